@@ -1,0 +1,147 @@
+//! The static layer: from program text to the mode it requires, with a reason for every bit.
+//!
+//! The text is parsed with `brush-parser`; the tree is walked with a small abstract state
+//! (known variable values, the cwd, functions, aliases), and every simple command is looked up
+//! in the command knowledge table (`commands.rs`). Anything the walk cannot know is reported as
+//! unresolved rather than guessed. The only I/O here is reading what the text itself names:
+//! `source`d files with literal paths, script files given to shells, and glob matches.
+//!
+//! The whole analysis runs on one thread with a large stack, after a cheap scan has bounded
+//! the nesting depth, so that no input can overflow the stack.
+
+mod commands;
+mod glob;
+mod parse;
+mod walk;
+mod word;
+
+pub use commands::{TABLE, TableEntry};
+pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};
+
+use crate::mode::{Mode, Perm, Scope};
+use crate::scope::Layout;
+
+/// A position in the program text the user gave (1-based).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Pos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// One bit of the mode that one part of the program needs, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub scope: Scope,
+    pub perm: Perm,
+    /// The path, host or command the bit is needed for.
+    pub target: String,
+    /// The command that needs it.
+    pub command: String,
+    pub reason: String,
+    pub pos: Pos,
+}
+
+/// A program or builtin the text can run. `name` is `None` when it is not static.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandUse {
+    pub name: Option<String>,
+    /// The source text of a name that is not static.
+    pub text: Option<String>,
+    pub pos: Pos,
+}
+
+/// A word whose value the analysis could not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unresolved {
+    pub text: String,
+    pub pos: Pos,
+}
+
+/// Why the program cannot be analysed at all (it is then denied as a whole).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub message: String,
+    pub pos: Option<Pos>,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pos {
+            Some(pos) => write!(f, "{} (line {})", self.message, pos),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// The result of analysing one program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub accesses: Vec<Access>,
+    pub commands: Vec<CommandUse>,
+    pub unresolved: Vec<Unresolved>,
+    pub failure: Option<Failure>,
+}
+
+impl Analysis {
+    /// The union of the bits every access needs.
+    pub fn required(&self) -> Mode {
+        self.accesses.iter().fold(Mode::NONE, |m, a| m.union(Mode::bit(a.scope, a.perm)))
+    }
+}
+
+/// Everything about the world the analysis may consult, gathered before it starts.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The cwd the program starts in (absolute, normal).
+    pub cwd: String,
+    pub layout: Layout,
+    /// The environment bash will start with (exported variables).
+    pub env: Vec<(String, String)>,
+    /// `$0`.
+    pub arg0: String,
+    /// `$1`, `$2`, …
+    pub args: Vec<String>,
+    /// Directories whose programs run as if named on `PATH` (the runtime baseline: the system
+    /// program directories and the caller's `PATH`), so `/usr/bin/env` is treated like `env`.
+    pub program_dirs: Vec<String>,
+    /// `$BASH_ENV`, which a non-interactive bash sources before the program.
+    pub bash_env: Option<String>,
+}
+
+/// What kind of text is analysed; scripts may start with a `#!` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextKind {
+    Command,
+    Script,
+}
+
+/// Analyses `text` as bash would run it in `ctx`. Never panics on any input; failures to
+/// understand the text are reported in [`Analysis::failure`].
+pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
+    let text = match parse::check_text(text) {
+        Ok(text) => text.to_string(),
+        Err(failure) => return Analysis { failure: Some(failure), ..Analysis::default() },
+    };
+    let ctx = ctx.clone();
+    let spawned = std::thread::Builder::new()
+        .name("analysis".into())
+        .stack_size(parse::STACK_BYTES)
+        .spawn(move || walk::analyze_program(&text, kind, &ctx));
+    match spawned {
+        Ok(handle) => match handle.join() {
+            Ok(analysis) => analysis,
+            Err(_) => failure("the analysis stopped unexpectedly"),
+        },
+        Err(e) => failure(&format!("cannot start the analysis thread: {e}")),
+    }
+}
+
+fn failure(message: &str) -> Analysis {
+    Analysis { failure: Some(Failure { message: message.into(), pos: None }), ..Analysis::default() }
+}

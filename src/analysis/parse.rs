@@ -1,0 +1,273 @@
+//! The adapter around `brush-parser`: input limits, a nesting bound checked before parsing,
+//! and parser errors turned into [`Failure`]s with a position.
+
+use brush_parser::ast;
+use brush_parser::word::WordPieceWithSource;
+
+use super::{Failure, Pos};
+
+/// The largest program text analysed; bigger ones are denied.
+pub const MAX_TEXT_BYTES: usize = 8 * 1024 * 1024;
+
+/// The deepest nesting of compound commands, substitutions and quotes accepted.
+pub const MAX_DEPTH: usize = 200;
+
+/// Stack for the analysis thread. The nesting bound keeps real use far below it.
+pub const STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// Rejects text that is too large, not UTF-8, or contains NUL bytes.
+pub fn check_text(text: &[u8]) -> Result<&str, Failure> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(Failure {
+            message: format!(
+                "the program is {} bytes long; the analysis accepts at most {} bytes",
+                text.len(),
+                MAX_TEXT_BYTES
+            ),
+            pos: None,
+        });
+    }
+    let text = std::str::from_utf8(text).map_err(|e| {
+        let at = e.valid_up_to();
+        Failure { message: "the program is not valid UTF-8".into(), pos: Some(position_of(text, at)) }
+    })?;
+    if let Some(at) = text.find('\0') {
+        return Err(Failure { message: "the program contains a NUL byte".into(), pos: Some(position_of(text.as_bytes(), at)) });
+    }
+    Ok(text)
+}
+
+fn position_of(text: &[u8], at: usize) -> Pos {
+    let before = &text[..at.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    Pos { line, column }
+}
+
+/// Parser options matching bash's defaults for scripts (extglob is accepted so that text
+/// using it parses; bash would reject it only later, at run time).
+pub fn options() -> brush_parser::ParserOptions {
+    brush_parser::ParserOptions { enable_extended_globbing: true, ..Default::default() }
+}
+
+/// Parses a whole program, after bounding its nesting.
+pub fn program(text: &str) -> Result<ast::Program, Failure> {
+    let depth = nesting_bound(text);
+    if depth > MAX_DEPTH {
+        return Err(Failure {
+            message: format!("the program nests {depth} levels deep; the analysis accepts at most {MAX_DEPTH}"),
+            pos: None,
+        });
+    }
+    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options());
+    parser.parse_program().map_err(|e| parse_failure(&e))
+}
+
+fn parse_failure(e: &brush_parser::ParseError) -> Failure {
+    use brush_parser::ParseError;
+    let pos = match e {
+        ParseError::ParsingNear(p) => Some(Pos { line: p.line, column: p.column }),
+        ParseError::Tokenizing { position, .. } => position.as_ref().map(|p| Pos { line: p.line, column: p.column }),
+        ParseError::ParsingAtEndOfInput => None,
+    };
+    let message = match e {
+        ParseError::Tokenizing { inner, .. } => format!("the parser rejected the program: {inner}"),
+        ParseError::ParsingAtEndOfInput => "the parser rejected the program: syntax error at end of input".into(),
+        ParseError::ParsingNear(_) => "the parser rejected the program: syntax error".into(),
+    };
+    Failure { message, pos }
+}
+
+/// Splits one word into its pieces.
+pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
+    if nesting_bound(text) > MAX_DEPTH {
+        return Err(Failure { message: format!("a word nests more than {MAX_DEPTH} levels deep"), pos: None });
+    }
+    brush_parser::word::parse(text, &options())
+        .map_err(|e| Failure { message: format!("the parser rejected a word: {e}"), pos: None })
+}
+
+/// Splits a here-document body into its pieces.
+pub fn heredoc(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
+    if nesting_bound(text) > MAX_DEPTH {
+        return Err(Failure { message: format!("a here-document nests more than {MAX_DEPTH} levels deep"), pos: None });
+    }
+    brush_parser::word::parse_heredoc(text, &options())
+        .map_err(|e| Failure { message: format!("the parser rejected a here-document: {e}"), pos: None })
+}
+
+/// Brace expansion of a raw word: `None` when the word has no brace expression.
+pub fn braces(text: &str) -> Result<Option<Vec<brush_parser::word::BraceExpressionOrText>>, Failure> {
+    brush_parser::word::parse_brace_expansions(text, &options())
+        .map_err(|e| Failure { message: format!("the parser rejected a brace expansion: {e}"), pos: None })
+}
+
+/// An upper bound, in practice, on how deeply `text` nests: a quote-aware scan that counts
+/// every opening construct (parentheses, braces, brackets, `$(`, `${`, backquotes, and the
+/// keywords that open compound commands). Closers inside quotes or here-documents never lower
+/// the count. It errs towards counting too much; it only has to keep the parser far from the
+/// stack limit, and the limit it is compared with is far below what the stack can hold.
+pub fn nesting_bound(text: &str) -> usize {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Code,
+        Double,
+        Backquote,
+        /// `$(` or `${` inside double quotes: code until the bracket that closes it.
+        Sub,
+    }
+    let b = text.as_bytes();
+    let mut frames: Vec<(Kind, usize)> = vec![(Kind::Code, 0)];
+    let mut depth: usize = 0;
+    let mut max: usize = 0;
+    let mut i = 0;
+    let mut word_start = true;
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    while i < b.len() {
+        let (kind, base) = *frames.last().unwrap_or(&(Kind::Code, 0));
+        let level = depth + frames.len() - 1;
+        max = max.max(level);
+        let c = b[i];
+        if kind == Kind::Double {
+            match c {
+                b'\\' => i += 1,
+                b'"' => {
+                    frames.pop();
+                }
+                b'`' => frames.push((Kind::Backquote, depth)),
+                b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
+                    frames.push((Kind::Sub, depth));
+                    depth += 1;
+                    i += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let at_word_start = word_start;
+        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>');
+        match c {
+            b'\\' => i += 1,
+            b'\'' => {
+                let ansi = i > 0 && b[i - 1] == b'$';
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    if ansi && b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'"' => frames.push((Kind::Double, depth)),
+            b'`' if kind == Kind::Backquote => {
+                frames.pop();
+            }
+            b'`' => frames.push((Kind::Backquote, depth)),
+            b'#' if at_word_start => {
+                while i + 1 < b.len() && b[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' | b'{' | b'[' => depth += 1,
+            b')' | b'}' | b']' => {
+                if kind == Kind::Sub && depth == base + 1 {
+                    frames.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
+                i += 2;
+                let strip = b.get(i) == Some(&b'-');
+                if strip {
+                    i += 1;
+                }
+                while i < b.len() && matches!(b[i], b' ' | b'\t') {
+                    i += 1;
+                }
+                let mut delim = Vec::new();
+                while i < b.len() && !matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>') {
+                    if !matches!(b[i], b'\'' | b'"' | b'\\') {
+                        delim.push(b[i]);
+                    }
+                    i += 1;
+                }
+                heredocs.push((delim, strip));
+                word_start = true;
+                continue;
+            }
+            b'\n' if !heredocs.is_empty() => {
+                // Skip the bodies of the here-documents started on this line.
+                for (delim, strip) in std::mem::take(&mut heredocs) {
+                    loop {
+                        let start = i + 1;
+                        if start >= b.len() {
+                            i = b.len();
+                            break;
+                        }
+                        let end = b[start..].iter().position(|&x| x == b'\n').map_or(b.len(), |p| p + start);
+                        let mut line = &b[start..end];
+                        if strip {
+                            while line.first() == Some(&b'\t') {
+                                line = &line[1..];
+                            }
+                        }
+                        i = end;
+                        if line == delim.as_slice() {
+                            break;
+                        }
+                    }
+                }
+            }
+            _ if at_word_start && c.is_ascii_alphabetic() => {
+                let end = b[i..].iter().position(|x| !x.is_ascii_alphanumeric() && *x != b'_').map_or(b.len(), |p| p + i);
+                match &b[i..end] {
+                    b"if" | b"case" | b"while" | b"until" | b"for" | b"select" | b"function" => depth += 1,
+                    b"fi" | b"esac" | b"done" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                i = end;
+                word_start = false;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    max.max(depth + frames.len() - 1)
+}
+
+/// The start of a word in its text, when the parser recorded it.
+pub fn word_pos(w: &ast::Word) -> Option<Pos> {
+    w.loc.as_ref().map(|l| Pos { line: l.start.line, column: l.start.column })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_counts_nesting_not_length() {
+        assert!(nesting_bound("echo hi; ls -la | grep x && cat y") <= 1);
+        assert!(nesting_bound(&"( ".repeat(300)) >= 300);
+        assert!(nesting_bound(&"$(".repeat(300)) >= 300);
+        assert!(nesting_bound(&"if true; then ".repeat(300)) >= 300);
+        // Closers hidden in quotes do not lower the count.
+        let tricky = "( \")\" ".repeat(300);
+        assert!(nesting_bound(&tricky) >= 300);
+        let long_flat = "echo $(date) \"$(pwd)\" \"${x}\" 'it''s'\n".repeat(10_000);
+        assert!(nesting_bound(&long_flat) <= 3, "{}", nesting_bound(&long_flat));
+        // A here-document body is skipped, quotes and all.
+        let heredoc = format!("cat <<'E'\ndon't )))\nE\n{}", "( ".repeat(300));
+        assert!(nesting_bound(&heredoc) >= 300);
+    }
+
+    #[test]
+    fn limits_are_clean_failures() {
+        assert!(check_text(&vec![b'a'; MAX_TEXT_BYTES + 1]).is_err());
+        let bad = check_text(b"echo \xff").unwrap_err();
+        assert_eq!(bad.pos, Some(Pos { line: 1, column: 6 }));
+        assert!(check_text(b"echo\0").is_err());
+        assert!(program(&format!("{}true{}", "( ".repeat(100_000), " )".repeat(100_000))).is_err());
+    }
+}

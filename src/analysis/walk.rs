@@ -1,0 +1,1658 @@
+//! The tree walk: an abstract run of the program that records what each command needs.
+//!
+//! The state follows bash where it can be known cheaply and soundly: variables assigned
+//! literal values in straight-line code, the cwd through `cd`/`pushd`, positional parameters.
+//! Branches are joined (a value that differs becomes unknown), loop bodies start from a state
+//! where everything they assign is unknown, subshells and pipeline parts do not leak their
+//! changes. Function bodies and trap actions are analysed at the end, when every assignment
+//! of the program is known, and a function's needs count only if something can call it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use brush_parser::ast;
+
+use super::commands;
+use super::parse;
+use super::word::{Arg, Field};
+use super::{Access, Analysis, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
+use crate::mode::{Perm, Scope};
+use crate::scope::{self, Class};
+
+/// Deepest chain of nested texts (`eval` inside `bash -c` inside `$(…)` …).
+const MAX_NESTED_TEXTS: usize = 64;
+/// Most texts parsed for one program, and most bytes parsed in all.
+const MAX_PARSES: usize = 20_000;
+const MAX_PARSED_BYTES: usize = 64 * 1024 * 1024;
+/// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
+const MAX_PRERUN_LOOP_DEPTH: usize = 6;
+/// Largest file read for `source`/script analysis (the same limit as the program text).
+const MAX_FILE_BYTES: u64 = parse::MAX_TEXT_BYTES as u64;
+
+/// A variable's value as far as it is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Var {
+    Known(String),
+    Unknown,
+    Unset,
+}
+
+/// The abstract shell state at one point of the program.
+#[derive(Clone, Debug)]
+pub struct State {
+    vars: HashMap<String, Var>,
+    exported: HashSet<String>,
+    /// The cwd, when known.
+    pub cwd: Option<String>,
+    dirs: Option<Vec<Option<String>>>,
+    /// `$1…`, when known.
+    positional: Option<Vec<String>>,
+    pub arg0: String,
+    /// Every variable not in `vars` is unknown (after code the analysis could not see).
+    all_unknown: bool,
+    /// Files this program downloaded, so running them later is running fetched code.
+    pub downloaded: BTreeSet<String>,
+}
+
+impl State {
+    fn new(ctx: &Context) -> State {
+        State {
+            vars: HashMap::new(),
+            exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
+            cwd: Some(ctx.cwd.clone()),
+            dirs: Some(Vec::new()),
+            positional: Some(ctx.args.clone()),
+            arg0: ctx.arg0.clone(),
+            all_unknown: false,
+            downloaded: BTreeSet::new(),
+        }
+    }
+
+    /// Sets a variable; `None` means its value is not known.
+    pub fn set_var(&mut self, name: &str, value: Option<String>) {
+        self.vars.insert(name.to_string(), value.map_or(Var::Unknown, Var::Known));
+    }
+
+    fn unset_var(&mut self, name: &str) {
+        self.vars.insert(name.to_string(), Var::Unset);
+    }
+
+    /// `$n`: `None` unknown, `Some(None)` unset.
+    pub fn positional(&self, n: usize) -> Option<Option<String>> {
+        if n == 0 {
+            return Some(Some(self.arg0.clone()));
+        }
+        self.positional.as_ref().map(|p| p.get(n - 1).cloned())
+    }
+
+    pub fn all_positional(&self) -> Option<Vec<String>> {
+        self.positional.clone()
+    }
+
+    /// Merges the state of another path through the program: what differs becomes unknown.
+    fn join(&mut self, other: &State) {
+        let names: HashSet<String> = self.vars.keys().chain(other.vars.keys()).cloned().collect();
+        for name in names {
+            let a = self.vars.get(&name).cloned();
+            let b = other.vars.get(&name).cloned();
+            if a != b {
+                self.vars.insert(name, Var::Unknown);
+            }
+        }
+        self.exported.extend(other.exported.iter().cloned());
+        if self.cwd != other.cwd {
+            self.cwd = None;
+        }
+        if self.dirs != other.dirs {
+            self.dirs = None;
+        }
+        if self.positional != other.positional {
+            self.positional = None;
+        }
+        self.all_unknown |= other.all_unknown;
+        self.downloaded.extend(other.downloaded.iter().cloned());
+    }
+
+    /// Forgets everything about variables and the cwd (after code the analysis cannot see).
+    fn havoc(&mut self) {
+        self.vars.clear();
+        self.all_unknown = true;
+        self.cwd = None;
+        self.dirs = None;
+        self.positional = None;
+    }
+}
+
+/// Where nested text sits in the text the user gave, to report positions there.
+#[derive(Clone, Copy, Debug)]
+struct Origin {
+    base: Pos,
+    /// The nested text appears verbatim at `base`, so inner positions can be offset; otherwise
+    /// (decoded strings, files) every inner position is reported as `base`.
+    verbatim: bool,
+    /// Positions are those of a separate file: report them unchanged.
+    own_file: bool,
+}
+
+impl Origin {
+    fn map(&self, p: Pos) -> Pos {
+        if self.own_file {
+            return p;
+        }
+        if !self.verbatim {
+            return self.base;
+        }
+        if p.line <= 1 {
+            Pos { line: self.base.line, column: self.base.column + p.column.saturating_sub(1) }
+        } else {
+            Pos { line: self.base.line + p.line - 1, column: p.column }
+        }
+    }
+}
+
+/// Accesses of one body of code whose needs count only if it can run.
+#[derive(Default)]
+struct Sink {
+    accesses: Vec<Access>,
+    /// Static command names this code runs (to activate functions of that name).
+    calls: HashSet<String>,
+    /// This code runs a command whose name is not static (it could call any function).
+    dynamic: bool,
+}
+
+/// A function definition, analysed at the end.
+struct FunctionDef {
+    name: String,
+    body: ast::FunctionBody,
+    origin: Origin,
+    sink: usize,
+}
+
+/// Where a command's standard input comes from, as far as it matters for running code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// Inherited or unknown.
+    Unknown,
+    /// A pipe whose writer fetched from the network.
+    Fetched,
+    /// A here-document or here-string with this text, when known.
+    Text(Option<String>),
+    /// A file redirection.
+    File(String),
+    /// `/dev/null` or closed.
+    Empty,
+}
+
+/// What a nested text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nest {
+    /// Runs in this shell (`eval`, `source`, alias text).
+    Same,
+    /// Runs in a subshell (`$(…)`, `( … )`): changes do not leak.
+    Subshell,
+    /// Runs in a new bash process (`bash -c`): it sees only exported variables.
+    NewShell,
+}
+
+/// The walker: the abstract interpreter and everything it records.
+pub struct Walker<'c> {
+    pub ctx: &'c Context,
+    failure: Option<Failure>,
+    origin: Origin,
+    nested_texts: usize,
+    parses: usize,
+    parsed_bytes: usize,
+    quiet: u32,
+    loop_depth: usize,
+    sink: usize,
+    sinks: Vec<Sink>,
+    commands: Vec<CommandUse>,
+    unresolved: Vec<Unresolved>,
+    functions: Vec<FunctionDef>,
+    function_sinks: HashMap<String, Vec<usize>>,
+    traps: Vec<(String, Origin)>,
+    /// Aliases by name; `None` when the value is not known.
+    aliases: HashMap<String, Option<String>>,
+    aliases_unknown: bool,
+    /// Every variable name the program assigns anywhere, and whether it assigns names it
+    /// computes at run time.
+    assigned: HashSet<String>,
+    assigned_dynamic: bool,
+    cwd_changes: bool,
+    /// A network read was recorded since this was last cleared (for taint tracking).
+    fetched: bool,
+    pending_taint: bool,
+    /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
+    written: HashSet<String>,
+    written_unknown: bool,
+    /// Position of the command being analysed, for words without a recorded location.
+    here: Pos,
+}
+
+/// Runs the analysis of a whole program text.
+pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
+    let mut w = Walker::new(ctx);
+    let mut st = State::new(ctx);
+    let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
+    let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
+    if let Some(value) = &ctx.bash_env {
+        // bash expands $BASH_ENV and sources the file it names before the program.
+        let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
+        w.run_text(&format!(". {value}"), startup, &mut st, Nest::Same);
+    }
+    w.run_text(&body, origin, &mut st, Nest::Same);
+    w.finish()
+}
+
+/// A `#!` line is a comment to bash; keep it out of the parser but keep line numbers.
+fn strip_shebang(text: &str) -> String {
+    if text.starts_with("#!") {
+        match text.find('\n') {
+            Some(nl) => format!("{}", &text[nl..]),
+            None => String::new(),
+        }
+    } else {
+        text.to_string()
+    }
+}
+
+impl<'c> Walker<'c> {
+    fn new(ctx: &'c Context) -> Walker<'c> {
+        Walker {
+            ctx,
+            failure: None,
+            origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false },
+            nested_texts: 0,
+            parses: 0,
+            parsed_bytes: 0,
+            quiet: 0,
+            loop_depth: 0,
+            sink: 0,
+            sinks: vec![Sink::default()],
+            commands: Vec::new(),
+            unresolved: Vec::new(),
+            functions: Vec::new(),
+            function_sinks: HashMap::new(),
+            traps: Vec::new(),
+            aliases: HashMap::new(),
+            aliases_unknown: false,
+            assigned: HashSet::new(),
+            assigned_dynamic: false,
+            cwd_changes: false,
+            fetched: false,
+            pending_taint: false,
+            written: HashSet::new(),
+            written_unknown: false,
+            here: Pos { line: 1, column: 1 },
+        }
+    }
+
+    // ----- recording -------------------------------------------------------------------
+
+    /// Records the first failure; the program is then denied as a whole.
+    pub fn fail(&mut self, f: Failure) {
+        if self.failure.is_none() {
+            self.failure = Some(f);
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+
+    /// Records that `command` needs `perm` in `scope` for `target`.
+    pub fn need(&mut self, scope: Scope, perm: Perm, target: &str, command: &str, reason: &str, pos: Pos) {
+        if scope == Scope::Network && perm == Perm::Read {
+            self.fetched = true;
+        }
+        if self.quiet > 0 {
+            return;
+        }
+        self.sinks[self.sink].accesses.push(Access {
+            scope,
+            perm,
+            target: target.to_string(),
+            command: command.to_string(),
+            reason: reason.to_string(),
+            pos,
+        });
+    }
+
+    /// Records a word whose value is not known.
+    pub fn unresolved(&mut self, text: &str, pos: Pos) {
+        if self.quiet == 0 {
+            self.unresolved.push(Unresolved { text: text.to_string(), pos });
+        }
+    }
+
+    fn record_command(&mut self, name: Option<&str>, text: &str, pos: Pos) {
+        if self.quiet > 0 {
+            return;
+        }
+        self.commands.push(CommandUse {
+            name: name.map(str::to_string),
+            text: if name.is_none() { Some(text.to_string()) } else { None },
+            pos,
+        });
+        match name {
+            Some(n) => {
+                self.sinks[self.sink].calls.insert(n.to_string());
+            }
+            None => self.sinks[self.sink].dynamic = true,
+        }
+    }
+
+    /// Marks that code the analysis cannot see runs here: it needs workspace execute, it may
+    /// call any function, and afterwards nothing about variables or the cwd is known.
+    pub fn unknown_code(&mut self, what: &str, command: &str, pos: Pos, tainted: bool, st: &mut State) {
+        self.unresolved(what, pos);
+        if tainted {
+            self.need(Scope::Network, Perm::Execute, what, command, "runs code fetched from the network", pos);
+        } else {
+            self.need(Scope::Workspace, Perm::Execute, what, command, "runs code the analysis cannot see", pos);
+        }
+        if self.quiet == 0 {
+            self.sinks[self.sink].dynamic = true;
+        }
+        self.aliases_unknown = true;
+        self.assigned_dynamic = true;
+        st.havoc();
+    }
+
+    pub fn take_taint(&mut self) -> bool {
+        std::mem::take(&mut self.pending_taint)
+    }
+
+    /// Maps a position of the text being walked to the user's text.
+    pub fn map(&self, p: Pos) -> Pos {
+        self.origin.map(p)
+    }
+
+    fn word_pos(&self, w: &ast::Word) -> Pos {
+        parse::word_pos(w).map_or(self.here, |p| self.map(p))
+    }
+
+    // ----- variables ---------------------------------------------------------------------
+
+    /// The value of a variable when known (unset variables are known to be empty).
+    pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
+        match st.vars.get(name) {
+            Some(Var::Known(v)) => return Some(v.clone()),
+            Some(Var::Unset) => return Some(String::new()),
+            Some(Var::Unknown) => return None,
+            None => {}
+        }
+        if st.all_unknown {
+            return None;
+        }
+        match name {
+            "PWD" => return st.cwd.clone(),
+            "IFS" => return Some(" \t\n".into()),
+            _ => {}
+        }
+        if is_dynamic_bash_var(name) {
+            return None;
+        }
+        Some(self.ctx.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default())
+    }
+
+    /// Whether a variable is set: `None` when not known.
+    pub fn var_is_set(&self, name: &str, st: &State) -> Option<bool> {
+        match st.vars.get(name) {
+            Some(Var::Known(_)) => Some(true),
+            Some(Var::Unset) => Some(false),
+            Some(Var::Unknown) => None,
+            None if st.all_unknown || is_dynamic_bash_var(name) => None,
+            None => Some(name == "PWD" || name == "IFS" || self.ctx.env.iter().any(|(k, _)| k == name)),
+        }
+    }
+
+    pub fn ifs(&self, st: &State) -> String {
+        self.var_value("IFS", st).unwrap_or_else(|| " \t\n".into())
+    }
+
+    /// Records an assignment the program makes.
+    pub fn assign(&mut self, name: &str, value: Option<String>, st: &mut State) {
+        self.assigned.insert(name.to_string());
+        st.set_var(name, value);
+    }
+
+    fn assign_unset(&mut self, name: &str, st: &mut State) {
+        self.assigned.insert(name.to_string());
+        st.unset_var(name);
+    }
+
+    pub fn export(&mut self, name: &str, st: &mut State) {
+        st.exported.insert(name.to_string());
+    }
+
+    // ----- nested text -------------------------------------------------------------------
+
+    /// Parses and walks a piece of text that bash will run.
+    fn run_text(&mut self, text: &str, origin: Origin, st: &mut State, nest: Nest) {
+        if self.failed() {
+            return;
+        }
+        if self.nested_texts >= MAX_NESTED_TEXTS {
+            self.fail(Failure {
+                message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
+                pos: Some(origin.base),
+            });
+            return;
+        }
+        self.parses += 1;
+        self.parsed_bytes += text.len();
+        if self.parses > MAX_PARSES || self.parsed_bytes > MAX_PARSED_BYTES {
+            self.fail(Failure {
+                message: "the program expands into more nested code than the analysis accepts".into(),
+                pos: Some(origin.base),
+            });
+            return;
+        }
+        let program = match parse::program(text) {
+            Ok(p) => p,
+            Err(mut f) => {
+                f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
+                self.fail(f);
+                return;
+            }
+        };
+        let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let saved_here = self.here;
+        self.nested_texts += 1;
+        match nest {
+            Nest::Same => self.program(&program, st),
+            Nest::Subshell | Nest::NewShell => {
+                let mut inner = st.clone();
+                self.program(&program, &mut inner);
+            }
+        }
+        self.nested_texts -= 1;
+        self.origin = saved_origin;
+        self.here = saved_here;
+    }
+
+    /// Walks text that appears verbatim at `pos` in the current text.
+    pub fn run_verbatim(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        let origin = Origin { base: pos, verbatim: true, own_file: false };
+        self.run_text(text, origin, st, nest)
+    }
+
+    /// Walks text that was decoded from a word at `pos` (positions inside map to `pos`).
+    pub fn run_decoded(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        let origin = Origin { base: pos, verbatim: false, own_file: false };
+        self.run_text(text, origin, st, nest)
+    }
+
+    /// The state a new bash process starts with: exported variables only.
+    pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<String>, extra: &[(String, Field)]) -> State {
+        let mut inner = st.clone();
+        let names: Vec<String> = inner.vars.keys().cloned().collect();
+        for name in names {
+            if !inner.exported.contains(&name) {
+                inner.vars.insert(name, Var::Unset);
+            }
+        }
+        for (name, value) in extra {
+            inner.vars.insert(name.clone(), value.known().map_or(Var::Unknown, Var::Known));
+            inner.exported.insert(name.clone());
+        }
+        inner.arg0 = arg0;
+        inner.positional = Some(args);
+        inner.dirs = Some(Vec::new());
+        inner
+    }
+
+    /// Reads a file bash will run as code (`source`, `bash FILE`), if it can be trusted to be
+    /// what will run: readable now, not too large, valid text, and not written earlier by this
+    /// very program.
+    pub fn read_code_file(&mut self, path: &str) -> Option<String> {
+        if self.written.contains(path) || self.written_unknown {
+            return None;
+        }
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        match parse::check_text(&bytes) {
+            Ok(text) => Some(text.to_string()),
+            Err(f) => {
+                self.fail(Failure { message: format!("{path}: {}", f.message), pos: Some(self.here) });
+                None
+            }
+        }
+    }
+
+    /// Walks a file's text as code run at `pos`.
+    pub fn run_file(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        let _ = pos;
+        let body = strip_shebang(text);
+        let origin = Origin { base: pos, verbatim: false, own_file: false };
+        self.run_text(&body, origin, st, nest)
+    }
+
+    // ----- the tree ----------------------------------------------------------------------
+
+    fn program(&mut self, p: &ast::Program, st: &mut State) {
+        for list in &p.complete_commands {
+            self.compound_list(list, st);
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn compound_list(&mut self, list: &ast::CompoundList, st: &mut State) {
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            if matches!(sep, ast::SeparatorOperator::Async) {
+                let mut inner = st.clone();
+                self.and_or(and_or, &mut inner);
+            } else {
+                self.and_or(and_or, st);
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn and_or(&mut self, list: &ast::AndOrList, st: &mut State) {
+        self.pipeline(&list.first, st);
+        if list.additional.is_empty() {
+            return;
+        }
+        // Everything after the first pipeline may or may not run.
+        let before = st.clone();
+        for item in &list.additional {
+            let p = match item {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            };
+            self.pipeline(p, st);
+        }
+        st.join(&before);
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline, st: &mut State) {
+        if p.seq.len() == 1 {
+            self.command(&p.seq[0], st, Stdin::Unknown);
+            return;
+        }
+        let mut upstream_fetched = false;
+        for cmd in &p.seq {
+            let mut inner = st.clone();
+            let stdin = if upstream_fetched { Stdin::Fetched } else { Stdin::Unknown };
+            let saved = std::mem::replace(&mut self.fetched, false);
+            self.command(cmd, &mut inner, stdin);
+            upstream_fetched |= self.fetched;
+            self.fetched |= saved;
+            st.downloaded.extend(inner.downloaded);
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn command(&mut self, c: &ast::Command, st: &mut State, stdin: Stdin) {
+        match c {
+            ast::Command::Simple(s) => self.simple(s, st, stdin),
+            ast::Command::Compound(cc, redirects) => {
+                let stdin = match redirects {
+                    Some(r) => self.redirects(&r.0, "", st, stdin),
+                    None => stdin,
+                };
+                self.compound(cc, st, stdin);
+            }
+            ast::Command::Function(f) => self.define_function(f, st),
+            ast::Command::ExtendedTest(t, redirects) => {
+                if let Some(r) = redirects {
+                    self.redirects(&r.0, "[[", st, stdin);
+                }
+                self.record_command(Some("[["), "[[", self.here);
+                self.extended_test(&t.expr, st);
+            }
+        }
+    }
+
+    fn compound(&mut self, c: &ast::CompoundCommand, st: &mut State, stdin: Stdin) {
+        let _ = stdin;
+        match c {
+            ast::CompoundCommand::Arithmetic(a) => {
+                let pos = self.here;
+                self.arithmetic(&a.expr.value, pos, st);
+                self.arith_assignments(&a.expr.value, st);
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                let pos = self.here;
+                for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                    self.arithmetic(&e.value, pos, st);
+                    self.arith_assignments(&e.value, st);
+                }
+                self.looped(st, |w, st| w.compound_list(&f.body.list, st));
+            }
+            ast::CompoundCommand::BraceGroup(b) => self.compound_list(&b.list, st),
+            ast::CompoundCommand::Subshell(s) => {
+                let mut inner = st.clone();
+                self.compound_list(&s.list, &mut inner);
+                st.downloaded.extend(inner.downloaded);
+            }
+            ast::CompoundCommand::ForClause(f) => {
+                let mut values: Vec<Field> = Vec::new();
+                let mut all_known = true;
+                match &f.values {
+                    Some(words) => {
+                        for word in words {
+                            let pos = self.word_pos(word);
+                            for arg in self.expand_word(&word.value, pos, st) {
+                                all_known &= arg.field.known().is_some() && !arg.field.has_glob();
+                                values.push(arg.field);
+                            }
+                        }
+                    }
+                    None => all_known = st.positional.is_some(),
+                }
+                let var = f.variable_name.clone();
+                self.assigned.insert(var.clone());
+                let literal: Option<Vec<String>> = if all_known {
+                    match &f.values {
+                        Some(_) => Some(values.iter().filter_map(Field::known).collect()),
+                        None => st.positional.clone(),
+                    }
+                } else {
+                    None
+                };
+                match literal {
+                    Some(vals) if vals.len() <= 8 && self.loop_depth < 2 && !vals.is_empty() => {
+                        // A short literal list: walk the body once per value.
+                        let before = st.clone();
+                        let mut merged: Option<State> = None;
+                        for v in vals {
+                            let mut inner = before.clone();
+                            self.looped(&mut inner, |w, st| {
+                                st.set_var(&var, Some(v.clone()));
+                                w.compound_list(&f.body.list, st)
+                            });
+                            match &mut merged {
+                                None => merged = Some(inner),
+                                Some(m) => m.join(&inner),
+                            }
+                        }
+                        if let Some(m) = merged {
+                            *st = m;
+                        }
+                        st.join(&before);
+                    }
+                    _ => self.looped(st, |w, st| {
+                        st.set_var(&var, None);
+                        w.compound_list(&f.body.list, st)
+                    }),
+                }
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                let pos = self.word_pos(&c.value);
+                self.expand_single(&c.value.value, pos, st);
+                let before = st.clone();
+                let mut merged = before.clone();
+                for item in &c.cases {
+                    for pattern in &item.patterns {
+                        let pos = self.word_pos(pattern);
+                        self.expand_single(&pattern.value, pos, st);
+                    }
+                    if let Some(body) = &item.cmd {
+                        let mut inner = before.clone();
+                        self.compound_list(body, &mut inner);
+                        merged.join(&inner);
+                    }
+                }
+                *st = merged;
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.compound_list(&i.condition, st);
+                let before = st.clone();
+                let mut then = before.clone();
+                self.compound_list(&i.then, &mut then);
+                let mut merged = then;
+                let mut has_else = false;
+                let mut cond_state = before.clone();
+                for e in i.elses.iter().flatten() {
+                    if let Some(cond) = &e.condition {
+                        self.compound_list(cond, &mut cond_state);
+                    } else {
+                        has_else = true;
+                    }
+                    let mut branch = cond_state.clone();
+                    self.compound_list(&e.body, &mut branch);
+                    merged.join(&branch);
+                }
+                if !has_else {
+                    merged.join(&cond_state);
+                }
+                *st = merged;
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                // The condition runs at least once; condition and body may then repeat.
+                self.compound_list(&w.0, st);
+                self.looped(st, |walker, st| {
+                    walker.compound_list(&w.1.list, st);
+                    walker.compound_list(&w.0, st);
+                });
+            }
+            ast::CompoundCommand::Coprocess(c) => {
+                self.record_command(Some("coproc"), "coproc", self.here);
+                let mut inner = st.clone();
+                self.command(&c.body, &mut inner, Stdin::Unknown);
+            }
+        }
+    }
+
+    /// Walks a loop body: first quietly, to learn what it changes, then for real from a state
+    /// where all of that is unknown, and joins the result with the state before the loop
+    /// (the body may run zero times).
+    fn looped(&mut self, st: &mut State, body: impl Fn(&mut Self, &mut State)) {
+        self.loop_depth += 1;
+        let before = st.clone();
+        let mut entry = st.clone();
+        if self.loop_depth <= MAX_PRERUN_LOOP_DEPTH {
+            let mut probe = st.clone();
+            self.quiet += 1;
+            let saved_fetched = self.fetched;
+            body(self, &mut probe);
+            self.fetched = saved_fetched;
+            self.quiet -= 1;
+            entry.join(&probe);
+        } else {
+            entry.havoc();
+        }
+        body(self, &mut entry);
+        entry.join(&before);
+        *st = entry;
+        self.loop_depth -= 1;
+    }
+
+    fn define_function(&mut self, f: &ast::FunctionDefinition, st: &mut State) {
+        let _ = st;
+        let name = f.fname.value.clone();
+        let pos = self.word_pos(&f.fname);
+        if self.quiet > 0 {
+            return;
+        }
+        let sink = self.sinks.len();
+        self.sinks.push(Sink::default());
+        self.function_sinks.entry(name.clone()).or_default().push(sink);
+        self.functions.push(FunctionDef { name, body: f.body.clone(), origin: Origin { base: pos, ..self.origin }, sink });
+    }
+
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.extended_test(a, st);
+                self.extended_test(b, st);
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => self.extended_test(a, st),
+            ast::ExtendedTestExpr::UnaryTest(pred, w) => {
+                let pos = self.word_pos(w);
+                let value = self.expand_single(&w.value, pos, st);
+                if matches!(pred, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
+                    if let Some(name) = value.known() {
+                        self.subscript_text(&name, pos, st);
+                    }
+                }
+            }
+            ast::ExtendedTestExpr::BinaryTest(pred, a, b) => {
+                let pa = self.word_pos(a);
+                self.expand_single(&a.value, pa, st);
+                let pb = self.word_pos(b);
+                self.expand_single(&b.value, pb, st);
+                let arithmetic = matches!(
+                    pred,
+                    ast::BinaryPredicate::ArithmeticEqualTo
+                        | ast::BinaryPredicate::ArithmeticNotEqualTo
+                        | ast::BinaryPredicate::ArithmeticLessThan
+                        | ast::BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | ast::BinaryPredicate::ArithmeticGreaterThan
+                        | ast::BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                );
+                if arithmetic {
+                    self.arithmetic(&a.value, pa, st);
+                    self.arithmetic(&b.value, pb, st);
+                }
+            }
+        }
+    }
+
+    /// Variables an arithmetic expression assigns (`x=1`, `x+=2`, `x++`) become unknown.
+    fn arith_assignments(&mut self, text: &str, st: &mut State) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let name = &text[start..i];
+                let rest = text[i..].trim_start();
+                let before = text[..start].trim_end();
+                let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+                    || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--", "["]
+                        .iter()
+                        .any(|op| rest.starts_with(op))
+                    || before.ends_with("++")
+                    || before.ends_with("--");
+                if assigns {
+                    self.assign(name, None, st);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    // ----- simple commands ---------------------------------------------------------------
+
+    fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
+        let items: Vec<&ast::CommandPrefixOrSuffixItem> =
+            c.prefix.iter().flat_map(|p| p.0.iter()).chain(c.suffix.iter().flat_map(|s| s.0.iter())).collect();
+        let prefix_len = c.prefix.as_ref().map_or(0, |p| p.0.len());
+        if let Some(w) = &c.word_or_name {
+            self.here = self.word_pos(w);
+        } else if let Some(first) = items.first() {
+            if let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) = first {
+                self.here = self.word_pos(w);
+            }
+        }
+
+        // Expansions, left to right.
+        let mut assigns: Vec<(String, Field, bool, Pos)> = Vec::new();
+        let mut args: Vec<Arg> = Vec::new();
+        let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let in_prefix = i < prefix_len;
+            if !in_prefix && i == prefix_len {
+                if let Some(w) = &c.word_or_name {
+                    let pos = self.word_pos(w);
+                    let expanded = self.expand_word(&w.value, pos, st);
+                    let tainted = self.take_taint();
+                    args.extend(expanded.into_iter().map(|mut a| {
+                        a.field.tainted |= tainted;
+                        a
+                    }));
+                }
+            }
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) if in_prefix => {
+                    let pos = self.word_pos(w);
+                    let (name, value, append) = self.assignment(a, pos, st);
+                    assigns.push((name, value, append, pos));
+                }
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) => {
+                    let pos = self.word_pos(w);
+                    let expanded = self.expand_word(&w.value, pos, st);
+                    let tainted = self.take_taint();
+                    args.extend(expanded.into_iter().map(|mut a| {
+                        a.field.tainted |= tainted;
+                        a
+                    }));
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                    let pos = self.here;
+                    let tainted = self.process_substitution(sub, st);
+                    let mut field = Field::literal("/dev/fd/63");
+                    field.tainted = tainted;
+                    args.push(Arg { field, pos, raw: "<(…)".into() });
+                }
+            }
+        }
+        if prefix_len == items.len() {
+            if let Some(w) = &c.word_or_name {
+                let pos = self.word_pos(w);
+                let expanded = self.expand_word(&w.value, pos, st);
+                let tainted = self.take_taint();
+                args.extend(expanded.into_iter().map(|mut a| {
+                    a.field.tainted |= tainted;
+                    a
+                }));
+            }
+        }
+        if self.failed() {
+            return;
+        }
+
+        let name_for_messages = args.first().and_then(|a| a.known()).unwrap_or_else(|| "the shell".to_string());
+        let mark = self.sinks[self.sink].accesses.len();
+        let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
+
+        if args.is_empty() {
+            // Assignments (and redirections) only: they stay in this shell.
+            for (name, value, append, _) in assigns {
+                let value = self.combine_append(&name, value, append, st);
+                self.assign_field(&name, &value, st);
+            }
+            return;
+        }
+
+        // Assignments before a command are its environment only.
+        let env: Vec<(String, Field)> = assigns.into_iter().map(|(n, v, _, _)| (n, v)).collect();
+        self.run_command(&args, &env, stdin, st, true);
+        if self.failed() || self.quiet > 0 {
+            return;
+        }
+        let sink = &self.sinks[self.sink];
+        if sink.accesses.len() == mark {
+            let pos = args[0].pos;
+            self.need(Scope::Workspace, Perm::Read, &name_for_messages, &name_for_messages, "runs a program (every program needs workspace read)", pos);
+        }
+    }
+
+    fn combine_append(&self, name: &str, value: Field, append: bool, st: &State) -> Field {
+        if !append {
+            return value;
+        }
+        match (self.var_value(name, st), value.known()) {
+            (Some(old), Some(new)) => Field::literal(&format!("{old}{new}")),
+            _ => Field::unknown(),
+        }
+    }
+
+    fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {
+        self.assign(name, value.known(), st);
+        if let Some(v) = value.known() {
+            self.code_variable(name, &v, st);
+        }
+        if value.tainted {
+            // Remember nothing more precise: the value is unknown anyway.
+            self.assign(name, None, st);
+        }
+    }
+
+    /// Variables whose value bash runs as code later.
+    fn code_variable(&mut self, name: &str, value: &str, st: &mut State) {
+        match name {
+            "PROMPT_COMMAND" => {
+                let pos = self.here;
+                self.run_decoded(value, pos, st, Nest::Subshell);
+            }
+            "PS0" | "PS1" | "PS2" | "PS4" if value.contains("$(") || value.contains('`') => {
+                let pos = self.here;
+                let mut inner = st.clone();
+                self.eval_text(value, pos, &mut inner, true);
+            }
+            _ => {}
+        }
+    }
+
+    /// Evaluates one assignment word: returns the name, the value and whether it appends.
+    fn assignment(&mut self, a: &ast::Assignment, pos: Pos, st: &mut State) -> (String, Field, bool) {
+        let name = match &a.name {
+            ast::AssignmentName::VariableName(n) => n.clone(),
+            ast::AssignmentName::ArrayElementName(n, index) => {
+                self.arithmetic(index, pos, st);
+                self.subscript_text(&format!("[{index}]"), pos, st);
+                n.clone()
+            }
+        };
+        let value = match &a.value {
+            ast::AssignmentValue::Scalar(w) => {
+                let v = self.expand_single(&w.value, pos, st);
+                if matches!(a.name, ast::AssignmentName::ArrayElementName(..)) {
+                    Field::unknown()
+                } else {
+                    v
+                }
+            }
+            ast::AssignmentValue::Array(items) => {
+                for (key, value) in items {
+                    if let Some(k) = key {
+                        self.arithmetic(&k.value, pos, st);
+                        self.subscript_text(&k.value, pos, st);
+                    }
+                    self.expand_word(&value.value, pos, st);
+                }
+                self.take_taint();
+                Field::unknown()
+            }
+        };
+        (name, value, a.append)
+    }
+
+    fn process_substitution(&mut self, sub: &ast::SubshellCommand, st: &mut State) -> bool {
+        let saved = std::mem::replace(&mut self.fetched, false);
+        let mut inner = st.clone();
+        self.compound_list(&sub.list, &mut inner);
+        let tainted = self.fetched;
+        self.fetched |= saved;
+        tainted
+    }
+
+    /// A command substitution: analysed as a subshell; its output is known only for a few
+    /// fixed forms.
+    pub fn command_substitution(&mut self, code: &str, pos: Pos, verbatim: bool, st: &mut State, quoted: bool) -> super::word::Part {
+        let saved = std::mem::replace(&mut self.fetched, false);
+        if verbatim {
+            self.run_verbatim(code, pos, st, Nest::Subshell);
+        } else {
+            self.run_decoded(code, pos, st, Nest::Subshell);
+        }
+        let tainted = self.fetched;
+        self.fetched |= saved;
+        if tainted {
+            self.pending_taint = true;
+        }
+        match commands::static_output(code, self, st) {
+            Some(text) => super::word::Part::Lit { text, quoted, split: !quoted },
+            None => super::word::Part::Unknown { numeric: false },
+        }
+    }
+
+    // ----- redirections ------------------------------------------------------------------
+
+    fn redirects(&mut self, list: &[ast::IoRedirect], command: &str, st: &mut State, stdin: Stdin) -> Stdin {
+        let refs: Vec<&ast::IoRedirect> = list.iter().collect();
+        self.redirects_of(&refs, command, st, stdin)
+    }
+
+    fn redirects_of(&mut self, list: &[&ast::IoRedirect], command: &str, st: &mut State, mut stdin: Stdin) -> Stdin {
+        let command = if command.is_empty() { "redirection" } else { command };
+        for r in list {
+            match r {
+                ast::IoRedirect::File(fd, kind, target) => {
+                    let reads_stdin = fd.is_none_or(|f| f == 0);
+                    match target {
+                        ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w) => {
+                            let pos = self.word_pos(w);
+                            let field = self.expand_single(&w.value, pos, st);
+                            if matches!(target, ast::IoFileRedirectTarget::Duplicate(_)) {
+                                // `>&2`, `<&-`, `>&$fd`: a descriptor, not a file, unless it is a name.
+                                let text = field.known();
+                                let is_fd = text.as_deref().is_some_and(|t| t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit()));
+                                if is_fd || text.is_none() && fd.is_some() {
+                                    continue;
+                                }
+                            }
+                            let arg = Arg { field, pos, raw: w.value.clone() };
+                            match kind {
+                                ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::DuplicateInput => {
+                                    self.path(&arg, &[Perm::Read], command, "reads a file through a redirection", st);
+                                    if reads_stdin {
+                                        stdin = match arg.known() {
+                                            Some(p) if p == "/dev/null" => Stdin::Empty,
+                                            Some(p) => Stdin::File(self.absolute(&p, st).unwrap_or(p)),
+                                            None => Stdin::Unknown,
+                                        };
+                                    }
+                                }
+                                ast::IoFileRedirectKind::ReadAndWrite => {
+                                    self.path(&arg, &[Perm::Read, Perm::Write], command, "opens a file for reading and writing through a redirection", st);
+                                }
+                                _ => {
+                                    self.path(&arg, &[Perm::Write], command, "writes a file through a redirection", st);
+                                }
+                            }
+                        }
+                        ast::IoFileRedirectTarget::Fd(_) => {}
+                        ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
+                            let tainted = self.process_substitution(sub, st);
+                            if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
+                                stdin = if tainted { Stdin::Fetched } else { Stdin::Unknown };
+                            }
+                        }
+                    }
+                }
+                ast::IoRedirect::HereDocument(fd, doc) => {
+                    let pos = self.word_pos(&doc.doc);
+                    let text = if doc.requires_expansion {
+                        self.eval_heredoc(&doc.doc.value, pos, st)
+                    } else {
+                        Some(doc.doc.value.clone())
+                    };
+                    let text = text.map(|t| if doc.remove_tabs { strip_leading_tabs(&t) } else { t });
+                    if fd.is_none_or(|f| f == 0) {
+                        stdin = Stdin::Text(text);
+                    }
+                }
+                ast::IoRedirect::HereString(fd, w) => {
+                    let pos = self.word_pos(w);
+                    let field = self.expand_single(&w.value, pos, st);
+                    if fd.is_none_or(|f| f == 0) {
+                        stdin = if field.tainted { Stdin::Fetched } else { Stdin::Text(field.known().map(|t| t + "\n")) };
+                    }
+                }
+                ast::IoRedirect::OutputAndError(w, _) => {
+                    let pos = self.word_pos(w);
+                    let field = self.expand_single(&w.value, pos, st);
+                    let arg = Arg { field, pos, raw: w.value.clone() };
+                    self.path(&arg, &[Perm::Write], command, "writes a file through a redirection", st);
+                }
+            }
+        }
+        stdin
+    }
+
+    // ----- paths -------------------------------------------------------------------------
+
+    /// The absolute, normal form of a path in the current cwd, when it can be known.
+    pub fn absolute(&self, path: &str, st: &State) -> Option<String> {
+        if path.starts_with('/') {
+            Some(scope::normalize("/", path))
+        } else {
+            st.cwd.as_ref().map(|cwd| scope::normalize(cwd, path))
+        }
+    }
+
+    /// Records the accesses a command makes to the file named by `arg`.
+    pub fn path(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
+        let field = &arg.field;
+        if field.tainted {
+            self.unresolved(&arg.raw, arg.pos);
+        }
+        match field.known() {
+            Some(text) if field.has_glob() => self.glob_path(arg, &field.glob_pattern(), &text, perms, command, reason, st),
+            Some(text) => {
+                if text.is_empty() {
+                    return;
+                }
+                match self.absolute(&text, st) {
+                    Some(abs) => self.classified(&abs, perms, command, reason, arg.pos),
+                    None => {
+                        self.unresolved(&arg.raw, arg.pos);
+                        self.credential_fragments(field, perms, command, reason, arg.pos);
+                    }
+                }
+            }
+            None => {
+                let prefix = field.prefix();
+                let certain = field.only_numbers_unknown();
+                if !certain {
+                    self.unresolved(&arg.raw, arg.pos);
+                }
+                // The directory part of the known prefix scopes it, as for a glob.
+                if let Some(slash) = prefix.rfind('/') {
+                    let dir = if slash == 0 { "/".to_string() } else { prefix[..slash].to_string() };
+                    if let Some(abs) = self.absolute(&dir, st) {
+                        self.classified(&abs, perms, command, reason, arg.pos);
+                    }
+                } else if certain {
+                    if let Some(cwd) = st.cwd.clone() {
+                        self.classified(&cwd, perms, command, reason, arg.pos);
+                    }
+                }
+                self.credential_fragments(field, perms, command, reason, arg.pos);
+            }
+        }
+    }
+
+    /// Partly known paths whose known parts name a credential are treated as credentials.
+    fn credential_fragments(&mut self, field: &Field, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        let names_secret = field.fragments().iter().any(|f| {
+            f.split('/').any(|c| scope::credential_name(c) || [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc"].contains(&c))
+        });
+        if names_secret {
+            let target = field.fragments().concat();
+            for p in perms {
+                self.need(Scope::System, *p, &target, command, &format!("{reason}; the path names a credential"), pos);
+            }
+        }
+    }
+
+    fn glob_path(&mut self, arg: &Arg, pattern: &str, text: &str, perms: &[Perm], command: &str, reason: &str, st: &State) {
+        // Scoped by the literal directory before the first glob character…
+        let first_glob = first_unescaped_glob(pattern).unwrap_or(pattern.len());
+        let literal = unescape_glob(&pattern[..first_glob]);
+        let dir = match literal.rfind('/') {
+            Some(0) => "/".to_string(),
+            Some(i) => literal[..i].to_string(),
+            None => ".".to_string(),
+        };
+        let _ = text;
+        match self.absolute(&dir, st) {
+            Some(abs) => self.classified(&abs, perms, command, reason, arg.pos),
+            None => self.unresolved(&arg.raw, arg.pos),
+        }
+        // …and by the credential and protected paths it matches now.
+        let Some(abs_pattern) = self.absolute_pattern(pattern, st) else { return };
+        for m in super::glob::matches(&abs_pattern, 4096) {
+            let write = perms.contains(&Perm::Write);
+            let class = self.ctx.layout.classify(&m, write);
+            if matches!(class, Class::Credential | Class::Protected) {
+                self.classified(&m, perms, command, reason, arg.pos);
+            }
+        }
+    }
+
+    fn absolute_pattern(&self, pattern: &str, st: &State) -> Option<String> {
+        if pattern.starts_with('/') {
+            Some(pattern.to_string())
+        } else {
+            st.cwd.as_ref().map(|cwd| format!("{}/{pattern}", cwd.trim_end_matches('/')))
+        }
+    }
+
+    /// Records the bits an absolute path needs for `perms`.
+    pub fn classified(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        for &perm in perms {
+            let class = self.ctx.layout.classify(abs, perm == Perm::Write);
+            if perm == Perm::Write && self.quiet == 0 {
+                self.written.insert(abs.to_string());
+            }
+            if let Some(scope) = class.scope() {
+                let why = match class {
+                    Class::Credential => format!("{reason} ({})", class.noun()),
+                    Class::Protected => format!("{reason} (a protected path: changing it runs code later)"),
+                    Class::Network => format!("{reason} (bash's network pseudo-device)"),
+                    _ => reason.to_string(),
+                };
+                self.need(scope, perm, abs, command, &why, pos);
+            }
+            if is_engine_socket(abs) {
+                self.need(Scope::System, Perm::Execute, abs, command, "talks to a container engine, which is root-equivalent", pos);
+            }
+        }
+    }
+
+    pub fn note_unknown_write(&mut self) {
+        if self.quiet == 0 {
+            self.written_unknown = true;
+        }
+    }
+
+    // ----- running a command -------------------------------------------------------------
+
+    /// Analyses running `args` (name first) with extra environment `env`.
+    pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
+        let Some(first) = args.first() else { return };
+        let pos = first.pos;
+        let name = match first.field.known() {
+            Some(n) => n,
+            None => {
+                self.record_command(None, &first.raw, pos);
+                self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
+                return;
+            }
+        };
+        self.record_command(Some(&name), &name, pos);
+        if name.is_empty() {
+            return;
+        }
+        if first.field.tainted {
+            self.need(Scope::Network, Perm::Execute, &name, &name, "runs a command named by text fetched from the network", pos);
+        }
+        if direct {
+            self.expand_alias(&name, args, st);
+        }
+        for (var, value) in env {
+            if let Some(v) = value.known() {
+                if var == "BASH_ENV" || var == "ENV" {
+                    // A new shell started by this command sources it first.
+                    let arg = Arg { field: Field::literal(&v), pos, raw: v.clone() };
+                    commands::source_file(self, &arg, &name, st, Nest::Subshell);
+                }
+            }
+        }
+        let program = if name.contains('/') {
+            match self.absolute(&name, st) {
+                Some(abs) if self.in_program_dirs(&abs) => {
+                    abs.rsplit('/').next().unwrap_or(&name).to_string()
+                }
+                Some(abs) => {
+                    commands::run_path(self, &abs, &name, args, stdin, st);
+                    return;
+                }
+                None => {
+                    self.unknown_code(&first.raw, &name, pos, false, st);
+                    return;
+                }
+            }
+        } else {
+            name.clone()
+        };
+        commands::dispatch(self, &program, args, env, stdin, st, direct);
+    }
+
+    fn in_program_dirs(&self, abs: &str) -> bool {
+        let dir = match abs.rfind('/') {
+            Some(0) => "/",
+            Some(i) => &abs[..i],
+            None => return false,
+        };
+        let layout = &self.ctx.layout;
+        if scope::is_within(dir, &layout.workspace) || layout.is_credential(abs) {
+            return false;
+        }
+        self.ctx.program_dirs.iter().any(|d| d == dir)
+    }
+
+    fn expand_alias(&mut self, name: &str, args: &[Arg], st: &mut State) {
+        match self.aliases.get(name).cloned() {
+            Some(Some(text)) => {
+                let rest: Vec<String> = args[1..].iter().map(|a| shell_quote(&a.known().unwrap_or_else(|| a.raw.clone()))).collect();
+                let code = if rest.is_empty() { text } else { format!("{text} {}", rest.join(" ")) };
+                let pos = args[0].pos;
+                // Aliases do not expand recursively into themselves.
+                let saved = self.aliases.remove(name);
+                self.run_decoded(&code, pos, st, Nest::Same);
+                if let Some(v) = saved {
+                    self.aliases.insert(name.to_string(), v);
+                }
+            }
+            Some(None) => {
+                let pos = args[0].pos;
+                self.unknown_code(&format!("alias {name}"), name, pos, false, st);
+            }
+            None => {}
+        }
+    }
+
+    /// `alias NAME=VALUE …`.
+    pub fn define_alias(&mut self, name: &str, value: Option<String>) {
+        self.aliases.insert(name.to_string(), value);
+    }
+
+    pub fn set_trap(&mut self, action: &str, pos: Pos) {
+        if self.quiet == 0 {
+            self.traps.push((action.to_string(), Origin { base: pos, verbatim: false, own_file: false }));
+        }
+    }
+
+    /// `cd`/`pushd`: the directory is read and becomes the cwd.
+    pub fn change_dir(&mut self, target: Option<&Arg>, command: &str, st: &mut State) {
+        self.cwd_changes = true;
+        let old = st.cwd.clone();
+        let dest = match target {
+            None => self.var_value("HOME", st).filter(|h| !h.is_empty()),
+            Some(arg) => match arg.known() {
+                Some(t) if t == "-" => self.var_value("OLDPWD", st).filter(|h| !h.is_empty()),
+                Some(t) => {
+                    let cdpath = self.var_value("CDPATH", st);
+                    let searches_cdpath = !t.starts_with('/') && !t.starts_with("./") && !t.starts_with("../") && t != "." && t != "..";
+                    if searches_cdpath && cdpath.as_deref() != Some("") {
+                        None
+                    } else {
+                        self.absolute(&t, st)
+                    }
+                }
+                None => None,
+            },
+        };
+        let pos = target.map_or(self.here, |a| a.pos);
+        match &dest {
+            Some(d) => self.classified(d, &[Perm::Read], command, "changes into a directory, which reads it", pos),
+            None => {
+                let raw = target.map_or("$HOME".to_string(), |a| a.raw.clone());
+                self.unresolved(&raw, pos);
+                if let Some(arg) = target {
+                    self.path(arg, &[Perm::Read], command, "changes into a directory, which reads it", st);
+                }
+            }
+        }
+        st.cwd = dest.clone();
+        self.assign("OLDPWD", old, st);
+        self.assign("PWD", dest, st);
+    }
+
+    pub fn push_dir(&mut self, target: Option<&Arg>, command: &str, st: &mut State) {
+        let old = st.cwd.clone();
+        self.change_dir(target, command, st);
+        if let Some(dirs) = &mut st.dirs {
+            dirs.push(old);
+        }
+    }
+
+    pub fn pop_dir(&mut self, st: &mut State) {
+        self.cwd_changes = true;
+        let popped = st.dirs.as_mut().and_then(|d| d.pop());
+        let dest = popped.flatten();
+        st.cwd = dest.clone();
+        self.assign("PWD", dest, st);
+    }
+
+    pub fn set_positional(&mut self, values: Option<Vec<String>>, st: &mut State) {
+        st.positional = values;
+    }
+
+    pub fn shift_positional(&mut self, n: Option<usize>, st: &mut State) {
+        st.positional = match (st.positional.take(), n) {
+            (Some(mut p), Some(n)) if n <= p.len() => {
+                p.drain(..n);
+                Some(p)
+            }
+            _ => None,
+        };
+    }
+
+    pub fn unset(&mut self, name: &str, st: &mut State) {
+        self.assign_unset(name, st);
+    }
+
+    /// The program assigns variables whose names are computed at run time.
+    pub fn assign_dynamic(&mut self, st: &mut State) {
+        self.assigned_dynamic = true;
+        let cwd = st.cwd.clone();
+        let dirs = st.dirs.clone();
+        let positional = st.positional.clone();
+        st.havoc();
+        st.cwd = cwd;
+        st.dirs = dirs;
+        st.positional = positional;
+    }
+
+    /// Runs `f` without recording anything (to compute a value a second time).
+    pub fn quiet_eval<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.quiet += 1;
+        let fetched = self.fetched;
+        let taint = self.pending_taint;
+        let out = f(self);
+        self.fetched = fetched;
+        self.pending_taint = taint;
+        self.quiet -= 1;
+        out
+    }
+
+    /// The text of a file bash would run as a shell script when executed by path: one with a
+    /// `#!` line naming a POSIX shell, or a text file without one (bash runs those itself).
+    pub fn read_code_file_if_shell(&mut self, path: &str) -> Option<String> {
+        use std::io::Read;
+        let mut head = [0u8; 256];
+        let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+        let head = &head[..n];
+        if head.starts_with(b"#!") {
+            let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+            let line = String::from_utf8_lossy(&line[2..]).into_owned();
+            let mut words = line.split_whitespace();
+            let interp = words.next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+            let interp = if interp == "env" { words.find(|w| !w.starts_with('-')).unwrap_or("").to_string() } else { interp };
+            if !matches!(interp.as_str(), "bash" | "sh" | "dash" | "ash" | "ksh" | "mksh" | "sandbox-bash") {
+                return None;
+            }
+        } else if head.iter().take(80).any(|&b| b == 0) || head.starts_with(b"\x7fELF") {
+            return None;
+        }
+        self.read_code_file(path)
+    }
+
+    // ----- the end -----------------------------------------------------------------------
+
+    fn finish(mut self) -> Analysis {
+        if self.failed() {
+            return Analysis { failure: self.failure, ..Analysis::default() };
+        }
+        // Function bodies and traps run later, at times the walk cannot know: analyse them in
+        // a state where everything the program assigns anywhere is unknown. If they assign
+        // more, analyse once more with every variable unknown.
+        let commands_mark = self.commands.len();
+        let unresolved_mark = self.unresolved.len();
+        let trap_sink = self.sinks.len();
+        self.sinks.push(Sink::default());
+        let mut round = 0;
+        loop {
+            let assigned_before = self.assigned.len();
+            let dynamic_before = self.assigned_dynamic;
+            self.commands.truncate(commands_mark);
+            self.unresolved.truncate(unresolved_mark);
+            for s in self.sinks.iter_mut().skip(1) {
+                *s = Sink::default();
+            }
+            let mut done = 0;
+            let mut traps_done = 0;
+            while done < self.functions.len() || traps_done < self.traps.len() {
+                while done < self.functions.len() {
+                    let (body, origin, sink) = {
+                        let f = &self.functions[done];
+                        (f.body.clone(), f.origin, f.sink)
+                    };
+                    let _ = &self.functions[done].name;
+                    done += 1;
+                    let mut st = self.deferred_state(round);
+                    self.sink = sink;
+                    let saved = std::mem::replace(&mut self.origin, origin);
+                    self.nested_texts += 1;
+                    let mut inner = st.clone();
+                    let redirect_stdin = match &body.1 {
+                        Some(r) => self.redirects(&r.0, "", &mut inner, Stdin::Unknown),
+                        None => Stdin::Unknown,
+                    };
+                    self.compound(&body.0, &mut st, redirect_stdin);
+                    self.nested_texts -= 1;
+                    self.origin = saved;
+                    if self.failed() {
+                        return Analysis { failure: self.failure, ..Analysis::default() };
+                    }
+                }
+                while traps_done < self.traps.len() {
+                    let (text, origin) = self.traps[traps_done].clone();
+                    traps_done += 1;
+                    let mut st = self.deferred_state(round);
+                    self.sink = trap_sink;
+                    self.run_text(&text, origin, &mut st, Nest::Same);
+                    if self.failed() {
+                        return Analysis { failure: self.failure, ..Analysis::default() };
+                    }
+                }
+            }
+            round += 1;
+            let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
+            if !grew || round >= 2 {
+                break;
+            }
+        }
+        self.sink = 0;
+
+        // Which bodies can run: the main program and the traps, plus every function some
+        // running code calls by name (or all of them, if any running code calls a name that
+        // is not static).
+        let mut active: HashSet<usize> = [0, trap_sink].into_iter().collect();
+        let mut queue: Vec<usize> = active.iter().copied().collect();
+        let mut all = false;
+        while let Some(s) = queue.pop() {
+            if self.sinks[s].dynamic {
+                all = true;
+                break;
+            }
+            let calls: Vec<String> = self.sinks[s].calls.iter().cloned().collect();
+            for name in calls.iter().chain(std::iter::once(&"command_not_found_handle".to_string())) {
+                for &fs in self.function_sinks.get(name).into_iter().flatten() {
+                    if active.insert(fs) {
+                        queue.push(fs);
+                    }
+                }
+            }
+        }
+        let mut accesses = Vec::new();
+        for (i, sink) in self.sinks.into_iter().enumerate() {
+            if all || active.contains(&i) {
+                accesses.extend(sink.accesses);
+            }
+        }
+        Analysis {
+            accesses: dedup(accesses),
+            commands: dedup(self.commands),
+            unresolved: dedup(self.unresolved),
+            failure: None,
+        }
+    }
+
+    fn deferred_state(&self, round: usize) -> State {
+        let mut st = State::new(self.ctx);
+        st.positional = None;
+        if round > 0 || self.assigned_dynamic {
+            st.havoc();
+        } else {
+            for name in &self.assigned {
+                st.vars.insert(name.clone(), Var::Unknown);
+            }
+            if self.cwd_changes {
+                st.cwd = None;
+                st.dirs = None;
+            }
+        }
+        st
+    }
+}
+
+fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(items.len());
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+fn strip_leading_tabs(text: &str) -> String {
+    text.lines().map(|l| l.trim_start_matches('\t')).collect::<Vec<_>>().join("\n") + if text.ends_with('\n') { "\n" } else { "" }
+}
+
+/// Variables bash sets itself, whose values the analysis does not know.
+fn is_dynamic_bash_var(name: &str) -> bool {
+    matches!(
+        name,
+        "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "GROUPS" | "HOSTNAME"
+            | "HOSTTYPE" | "OSTYPE" | "MACHTYPE" | "BASH" | "BASH_VERSION" | "BASH_VERSINFO" | "SHLVL" | "PIPESTATUS"
+            | "FUNCNAME" | "BASH_SOURCE" | "BASH_LINENO" | "BASH_COMMAND" | "BASH_REMATCH" | "BASH_ARGV" | "BASH_ARGC"
+            | "REPLY" | "OPTARG" | "OPTIND" | "COPROC" | "DIRSTACK" | "EPOCHSECONDS" | "EPOCHREALTIME" | "_"
+            | "BASH_SUBSHELL" | "HISTCMD" | "COLUMNS" | "LINES" | "MAPFILE" | "OLDPWD" | "BASHOPTS" | "SHELLOPTS"
+    )
+}
+
+/// Whether a path is a container engine's control socket.
+pub fn is_engine_socket(abs: &str) -> bool {
+    let name = abs.rsplit('/').next().unwrap_or("");
+    matches!(name, "docker.sock" | "podman.sock" | "containerd.sock" | "crio.sock" | "dockershim.sock")
+}
+
+/// Quotes a word so that re-parsing yields exactly it.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn first_unescaped_glob(pattern: &str) -> Option<usize> {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'*' | b'?' | b'[' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn unescape_glob(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,777 @@
+//! Word expansion, as far as it can be known statically: quotes, `$'…'`, tilde, variables
+//! that hold simple literal values, `"$@"`, brace expansion and field splitting. Every piece
+//! of code a word carries (`$(…)`, backquotes, `${x:-$(…)}` operands, arithmetic and array
+//! subscripts) is handed back to the walker to analyse; its output is unknown unless it is one
+//! of a few forms whose output is fixed (`pwd`, `echo LITERAL`, `echo B64 | base64 -d`, …).
+
+use brush_parser::word::{Parameter, ParameterExpr, SpecialParameter, TildeExpr, WordPiece, WordPieceWithSource};
+
+use super::parse;
+use super::walk::{State, Walker};
+use super::{Failure, Pos};
+
+/// One part of an expanded field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Known text. `quoted` text is not split or globbed; `split` marks the unquoted result of
+    /// an expansion, which bash splits on IFS.
+    Lit { text: String, quoted: bool, split: bool },
+    /// Text the analysis cannot know. `numeric` when it can only be a number (`$$`, `$?`,
+    /// arithmetic), so it cannot contain `/` or `..`.
+    Unknown { numeric: bool },
+    /// A break between fields (`"$@"`).
+    Break,
+}
+
+/// The value of one field after expansion.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Field {
+    pub parts: Vec<Part>,
+    /// Some of it came from the network (`$(curl …)`).
+    pub tainted: bool,
+}
+
+impl Field {
+    /// A field of known, quoted text.
+    pub fn literal(text: &str) -> Field {
+        Field { parts: vec![Part::Lit { text: text.into(), quoted: true, split: false }], tainted: false }
+    }
+
+    /// A field whose value is not known at all.
+    pub fn unknown() -> Field {
+        Field { parts: vec![Part::Unknown { numeric: false }], tainted: false }
+    }
+
+    /// The text, when every part is known.
+    pub fn known(&self) -> Option<String> {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Lit { text, .. } => out.push_str(text),
+                Part::Unknown { .. } => return None,
+                Part::Break => {}
+            }
+        }
+        Some(out)
+    }
+
+    /// The known text before the first unknown part.
+    pub fn prefix(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Lit { text, .. } => out.push_str(text),
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// Whether every unknown part is a number (so the directory part is certain).
+    pub fn only_numbers_unknown(&self) -> bool {
+        self.parts.iter().all(|p| !matches!(p, Part::Unknown { numeric: false }))
+    }
+
+    /// Known literal runs, for name checks on partly known paths.
+    pub fn fragments(&self) -> Vec<&str> {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Lit { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether unquoted known text holds glob characters.
+    pub fn has_glob(&self) -> bool {
+        self.parts.iter().any(|p| match p {
+            Part::Lit { text, quoted: false, .. } => text.contains(['*', '?', '[']),
+            _ => false,
+        })
+    }
+
+    /// The pattern for glob matching: quoted glob characters are escaped.
+    pub fn glob_pattern(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            if let Part::Lit { text, quoted, .. } = part {
+                for c in text.chars() {
+                    if *quoted && matches!(c, '*' | '?' | '[' | ']' | '\\') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    fn is_empty_unquoted(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Lit { text, quoted: false, .. } if text.is_empty()))
+    }
+}
+
+/// An expanded argument with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arg {
+    pub field: Field,
+    pub pos: Pos,
+    /// The word as written, for messages.
+    pub raw: String,
+}
+
+impl Arg {
+    /// The known text of the argument.
+    pub fn known(&self) -> Option<String> {
+        self.field.known()
+    }
+}
+
+/// Most fields a single word may expand to through braces before the analysis stops
+/// enumerating them and keeps only what is common to all.
+const MAX_BRACE_FIELDS: usize = 256;
+
+/// Decodes the body of a `$'…'` string.
+pub fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'e' | 'E' => out.push('\x1b'),
+            'f' => out.push('\x0c'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\x0b'),
+            '\\' => out.push('\\'),
+            '\'' => out.push('\''),
+            '"' => out.push('"'),
+            '?' => out.push('?'),
+            'c' => {
+                if let Some(x) = chars.next() {
+                    out.push(char::from((x as u32 & 0x1f) as u8));
+                }
+            }
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                push_byte_char(&mut out, v);
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < max {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            v = v.wrapping_mul(16).wrapping_add(d);
+                            chars.next();
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if n == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else if e == 'x' {
+                    push_byte_char(&mut out, v);
+                } else if let Some(ch) = char::from_u32(v) {
+                    out.push(ch);
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+fn push_byte_char(out: &mut String, v: u32) {
+    // bash emits the raw byte; only ASCII bytes matter for paths and command names here.
+    if let Some(ch) = char::from_u32(v & 0xff) {
+        out.push(ch);
+    }
+}
+
+/// Splits text on the default IFS (space, tab, newline), or on the given IFS characters.
+fn split_ifs(text: &str, ifs: &str) -> Vec<String> {
+    text.split(|c: char| ifs.contains(c)).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+/// The position of byte `index` of a word that starts at `start`.
+pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
+    let before = &text[..index.min(text.len())];
+    match before.rfind('\n') {
+        None => Pos { line: start.line, column: start.column + before.chars().count() },
+        Some(nl) => Pos {
+            line: start.line + before.matches('\n').count(),
+            column: before[nl + 1..].chars().count() + 1,
+        },
+    }
+}
+
+impl Walker<'_> {
+    /// Expands a word as a command argument: braces, expansions, splitting; one [`Arg`] per field.
+    pub fn expand_word(&mut self, raw: &str, pos: Pos, st: &mut State) -> Vec<Arg> {
+        let mut out = Vec::new();
+        for variant in self.brace_variants(raw, pos) {
+            let parts = self.eval_text(&variant, pos, st, false);
+            for field in split_fields(parts, &self.ifs(st)) {
+                out.push(Arg { field, pos, raw: raw.to_string() });
+            }
+        }
+        out
+    }
+
+    /// Expands a word that is not split (assignment values, redirection targets, `case` words).
+    pub fn expand_single(&mut self, raw: &str, pos: Pos, st: &mut State) -> Field {
+        let parts = self.eval_text(raw, pos, st, false);
+        let mut field = Field::default();
+        for part in parts {
+            match part {
+                Part::Break => field.parts.push(Part::Lit { text: " ".into(), quoted: true, split: false }),
+                Part::Lit { text, split: true, .. } => field.parts.push(Part::Lit { text, quoted: true, split: false }),
+                other => field.parts.push(other),
+            }
+        }
+        field.tainted = self.take_taint();
+        field
+    }
+
+    fn brace_variants(&mut self, raw: &str, pos: Pos) -> Vec<String> {
+        if !raw.contains('{') {
+            return vec![raw.to_string()];
+        }
+        match parse::braces(raw) {
+            Ok(Some(pieces)) => {
+                let mut acc = vec![String::new()];
+                if !expand_brace_pieces(&pieces, &mut acc) {
+                    // Too many to list: keep the word as written; its literal prefix still scopes it.
+                    return vec![raw.to_string()];
+                }
+                acc
+            }
+            Ok(None) => vec![raw.to_string()],
+            Err(mut f) => {
+                f.pos = Some(pos);
+                self.fail(f);
+                vec![raw.to_string()]
+            }
+        }
+    }
+
+    /// Parses `text` as a word and evaluates its pieces.
+    pub fn eval_text(&mut self, text: &str, pos: Pos, st: &mut State, in_double: bool) -> Vec<Part> {
+        if self.failed() {
+            return vec![Part::Unknown { numeric: false }];
+        }
+        match parse::word(text) {
+            Ok(pieces) => self.eval_pieces(&pieces, text, pos, st, in_double),
+            Err(mut f) => {
+                f.pos = Some(pos);
+                self.fail(f);
+                vec![Part::Unknown { numeric: false }]
+            }
+        }
+    }
+
+    /// Evaluates a here-document body; returns its text when fully known.
+    pub fn eval_heredoc(&mut self, text: &str, pos: Pos, st: &mut State) -> Option<String> {
+        match parse::heredoc(text) {
+            Ok(pieces) => {
+                let parts = self.eval_pieces(&pieces, text, pos, st, true);
+                Field { parts, tainted: false }.known()
+            }
+            Err(mut f) => {
+                f.pos = Some(pos);
+                self.fail(f);
+                None
+            }
+        }
+    }
+
+    fn eval_pieces(&mut self, pieces: &[WordPieceWithSource], raw: &str, pos: Pos, st: &mut State, quoted: bool) -> Vec<Part> {
+        let mut out = Vec::new();
+        for (i, p) in pieces.iter().enumerate() {
+            let at = offset_pos(pos, raw, p.start_index);
+            match &p.piece {
+                WordPiece::Text(t) => {
+                    let next = raw.as_bytes().get(p.end_index).copied();
+                    let dangling = t.ends_with('$') && matches!(next, Some(b'{' | b'('));
+                    if t.contains("${") || t.contains("$(") || t.contains('`') || dangling {
+                        self.fail(Failure {
+                            message: format!("the parser left an expansion it does not understand in {t:?}"),
+                            pos: Some(at),
+                        });
+                    }
+                    out.push(Part::Lit { text: t.clone(), quoted, split: false });
+                }
+                WordPiece::SingleQuotedText(t) => out.push(Part::Lit { text: t.clone(), quoted: true, split: false }),
+                WordPiece::AnsiCQuotedText(t) => {
+                    out.push(Part::Lit { text: decode_ansi_c(t), quoted: true, split: false })
+                }
+                WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    // The inner pieces' indices are relative to this word too.
+                    let parts = self.eval_pieces(inner, raw, pos, st, true);
+                    if parts.is_empty() {
+                        out.push(Part::Lit { text: String::new(), quoted: true, split: false });
+                    }
+                    out.extend(parts);
+                }
+                WordPiece::EscapeSequence(e) => {
+                    let ch = e.strip_prefix('\\').unwrap_or(e);
+                    let text = if quoted && !matches!(ch, "$" | "`" | "\"" | "\\" | "\n") {
+                        e.clone()
+                    } else if ch == "\n" {
+                        String::new()
+                    } else {
+                        ch.to_string()
+                    };
+                    out.push(Part::Lit { text, quoted: true, split: false });
+                }
+                WordPiece::TildeExpansion(t) => {
+                    let value = match t {
+                        TildeExpr::Home => self.var_value("HOME", st),
+                        TildeExpr::WorkingDir => st.cwd.clone(),
+                        TildeExpr::OldWorkingDir => self.var_value("OLDPWD", st),
+                        _ => None,
+                    };
+                    match value {
+                        Some(v) => out.push(Part::Lit { text: v, quoted: true, split: false }),
+                        None => out.push(Part::Unknown { numeric: false }),
+                    }
+                }
+                WordPiece::ParameterExpansion(e) => {
+                    let parts = self.eval_parameter(e, at, st, quoted);
+                    out.extend(parts);
+                }
+                WordPiece::CommandSubstitution(code) => {
+                    // `$(` is two bytes before the body.
+                    let body_pos = offset_pos(pos, raw, p.start_index + 2);
+                    out.push(self.command_substitution(code, body_pos, true, st, quoted));
+                }
+                WordPiece::BackquotedCommandSubstitution(code) => {
+                    out.push(self.command_substitution(code, at, false, st, quoted));
+                }
+                WordPiece::ArithmeticExpression(expr) => {
+                    self.arithmetic(&expr.value, at, st);
+                    out.push(Part::Unknown { numeric: true });
+                }
+            }
+            let _ = i;
+        }
+        out
+    }
+
+    fn eval_parameter(&mut self, e: &ParameterExpr, pos: Pos, st: &mut State, quoted: bool) -> Vec<Part> {
+        // First analyse every operand that carries code, whether or not bash will expand it.
+        let operand = |this: &mut Self, text: &Option<String>, st: &mut State| -> Option<Vec<Part>> {
+            text.as_ref().map(|t| this.eval_text(t, pos, st, quoted))
+        };
+        match e {
+            ParameterExpr::Parameter { parameter, indirect } => self.parameter_value(parameter, *indirect, pos, st, quoted),
+            ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value }
+            | ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
+                let assign = matches!(e, ParameterExpr::AssignDefaultValues { .. });
+                let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
+                let fallback = operand(self, default_value, st).unwrap_or_default();
+                let current_field = Field { parts: current.clone(), tainted: false };
+                let null_counts = matches!(test_type, brush_parser::word::ParameterTestType::UnsetOrNull);
+                let is_set = match parameter {
+                    Parameter::Named(n) => self.var_is_set(n, st),
+                    _ => None,
+                };
+                match (current_field.known(), is_set) {
+                    (Some(v), Some(true)) if !v.is_empty() || !null_counts => current,
+                    (Some(_), Some(false)) | (Some(_), Some(true)) => {
+                        if assign {
+                            if let Parameter::Named(n) = parameter {
+                                let value = Field { parts: fallback.clone(), tainted: false }.known();
+                                st.set_var(n, value);
+                            }
+                        }
+                        fallback
+                    }
+                    _ => {
+                        if assign {
+                            if let Parameter::Named(n) = parameter {
+                                st.set_var(n, None);
+                            }
+                        }
+                        vec![Part::Unknown { numeric: false }]
+                    }
+                }
+            }
+            ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, error_message, .. } => {
+                operand(self, error_message, st);
+                self.parameter_value(parameter, *indirect, pos, st, quoted)
+            }
+            ParameterExpr::UseAlternativeValue { parameter, indirect, alternative_value, .. } => {
+                let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
+                let alternative = operand(self, alternative_value, st).unwrap_or_default();
+                let set = match parameter {
+                    Parameter::Named(n) => self.var_is_set(n, st),
+                    _ => None,
+                };
+                let current_known = Field { parts: current, tainted: false }.known();
+                match (set, current_known) {
+                    (Some(false), _) => vec![Part::Lit { text: String::new(), quoted: true, split: false }],
+                    (Some(true), Some(v)) if !v.is_empty() => alternative,
+                    _ => vec![Part::Unknown { numeric: false }],
+                }
+            }
+            ParameterExpr::ParameterLength { parameter, indirect } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted);
+                vec![Part::Unknown { numeric: true }]
+            }
+            ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, pattern }
+            | ParameterExpr::UppercaseFirstChar { parameter, indirect, pattern }
+            | ParameterExpr::UppercasePattern { parameter, indirect, pattern }
+            | ParameterExpr::LowercaseFirstChar { parameter, indirect, pattern }
+            | ParameterExpr::LowercasePattern { parameter, indirect, pattern } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted);
+                operand(self, pattern, st);
+                vec![Part::Unknown { numeric: false }]
+            }
+            ParameterExpr::Substring { parameter, indirect, offset, length } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted);
+                self.arithmetic(&offset.value, pos, st);
+                if let Some(l) = length {
+                    self.arithmetic(&l.value, pos, st);
+                }
+                vec![Part::Unknown { numeric: false }]
+            }
+            ParameterExpr::Transform { parameter, indirect, .. } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted);
+                vec![Part::Unknown { numeric: false }]
+            }
+            ParameterExpr::ReplaceSubstring { parameter, indirect, pattern, replacement, .. } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted);
+                self.eval_text(pattern, pos, st, quoted);
+                operand(self, replacement, st);
+                vec![Part::Unknown { numeric: false }]
+            }
+            ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => {
+                vec![Part::Unknown { numeric: false }]
+            }
+        }
+    }
+
+    fn parameter_value(&mut self, p: &Parameter, indirect: bool, pos: Pos, st: &mut State, quoted: bool) -> Vec<Part> {
+        if indirect {
+            // `${!x}`: the value of the variable named by x's value. A known name is followed;
+            // a subscript in it is code bash evaluates.
+            let target = self.parameter_value(p, false, pos, st, quoted);
+            if let Some(name) = (Field { parts: target, tainted: false }).known() {
+                if name.contains('[') {
+                    self.subscript_text(&name, pos, st);
+                }
+                if is_name(&name) {
+                    return self.named_value(&name, st, quoted);
+                }
+            }
+            return vec![Part::Unknown { numeric: false }];
+        }
+        match p {
+            Parameter::Named(name) => self.named_value(name, st, quoted),
+            Parameter::Positional(n) => match st.positional(*n as usize) {
+                Some(Some(v)) => vec![Part::Lit { text: v, quoted, split: !quoted }],
+                Some(None) => vec![Part::Lit { text: String::new(), quoted, split: !quoted }],
+                None => vec![Part::Unknown { numeric: false }],
+            },
+            Parameter::NamedWithIndex { index, .. } => {
+                self.arithmetic(index, pos, st);
+                vec![Part::Unknown { numeric: false }]
+            }
+            Parameter::NamedWithAllIndices { .. } => vec![Part::Unknown { numeric: false }],
+            Parameter::Special(s) => match s {
+                SpecialParameter::AllPositionalParameters { concatenate } => match st.all_positional() {
+                    Some(values) => {
+                        let mut out = Vec::new();
+                        if quoted && !*concatenate {
+                            for (i, v) in values.into_iter().enumerate() {
+                                if i > 0 {
+                                    out.push(Part::Break);
+                                }
+                                out.push(Part::Lit { text: v, quoted: true, split: false });
+                            }
+                            if out.is_empty() {
+                                // "$@" with no parameters expands to no field at all.
+                                out.push(Part::Break);
+                            }
+                        } else {
+                            out.push(Part::Lit { text: values.join(" "), quoted, split: !quoted });
+                        }
+                        out
+                    }
+                    None => vec![Part::Unknown { numeric: false }],
+                },
+                SpecialParameter::ShellName => vec![Part::Lit { text: st.arg0.clone(), quoted, split: !quoted }],
+                SpecialParameter::CurrentOptionFlags => vec![Part::Unknown { numeric: false }],
+                SpecialParameter::PositionalParameterCount
+                | SpecialParameter::LastExitStatus
+                | SpecialParameter::ProcessId
+                | SpecialParameter::LastBackgroundProcessId => vec![Part::Unknown { numeric: true }],
+            },
+        }
+    }
+
+    fn named_value(&mut self, name: &str, st: &mut State, quoted: bool) -> Vec<Part> {
+        match self.var_value(name, st) {
+            Some(v) => vec![Part::Lit { text: v, quoted, split: !quoted }],
+            None if matches!(name, "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "SHLVL" | "OPTIND" | "EPOCHSECONDS") => {
+                vec![Part::Unknown { numeric: true }]
+            }
+            None => vec![Part::Unknown { numeric: false }],
+        }
+    }
+
+    /// Analyses an arithmetic expression for the code it can run: substitutions, and the
+    /// subscripts of array references (which bash expands and evaluates).
+    pub fn arithmetic(&mut self, text: &str, pos: Pos, st: &mut State) {
+        if text.contains('$') || text.contains('`') {
+            self.eval_text(text, pos, st, true);
+        }
+        if text.contains('[') {
+            self.subscript_text(text, pos, st);
+        }
+        // A variable whose known value holds code runs that code when evaluated here.
+        for ident in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|s| is_name(s)) {
+            if let Some(v) = self.var_value(ident, st) {
+                if v.contains("$(") || v.contains('`') || v.contains('[') {
+                    if v.contains('$') || v.contains('`') {
+                        self.eval_text(&v, pos, st, true);
+                    }
+                    if v.contains('[') {
+                        self.subscript_text(&v, pos, st);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Analyses the text inside every `[...]` of a variable reference as a word.
+    pub fn subscript_text(&mut self, text: &str, pos: Pos, st: &mut State) {
+        let mut rest = text;
+        while let Some(open) = rest.find('[') {
+            let inner = &rest[open + 1..];
+            let mut depth = 1;
+            let mut end = None;
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '[' => depth += 1,
+                    ']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(end) = end else { break };
+            let sub = &inner[..end];
+            if sub.contains('$') || sub.contains('`') {
+                self.eval_text(sub, pos, st, true);
+            }
+            rest = &inner[end + 1..];
+        }
+    }
+}
+
+/// Whether `s` is a valid shell variable name.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Turns evaluated parts into fields: breaks from `"$@"` and IFS splitting of unquoted
+/// expansion results. An unquoted expansion that is empty produces no field.
+pub fn split_fields(parts: Vec<Part>, ifs: &str) -> Vec<Field> {
+    let mut fields: Vec<Field> = Vec::new();
+    let mut cur = Field::default();
+    let mut started = false;
+    let mut any_quoted = false;
+    let flush = |cur: &mut Field, fields: &mut Vec<Field>, started: &mut bool, any_quoted: &mut bool| {
+        if *started && (*any_quoted || !cur.is_empty_unquoted()) {
+            fields.push(std::mem::take(cur));
+        } else {
+            *cur = Field::default();
+        }
+        *started = false;
+        *any_quoted = false;
+    };
+    for part in parts {
+        match part {
+            Part::Break => flush(&mut cur, &mut fields, &mut started, &mut any_quoted),
+            Part::Lit { text, split: true, .. } => {
+                let starts_with_sep = text.starts_with(|c: char| ifs.contains(c));
+                let ends_with_sep = text.ends_with(|c: char| ifs.contains(c));
+                let pieces = split_ifs(&text, ifs);
+                if pieces.is_empty() {
+                    if !text.is_empty() {
+                        flush(&mut cur, &mut fields, &mut started, &mut any_quoted);
+                    }
+                    continue;
+                }
+                if starts_with_sep {
+                    flush(&mut cur, &mut fields, &mut started, &mut any_quoted);
+                }
+                let n = pieces.len();
+                for (i, piece) in pieces.into_iter().enumerate() {
+                    cur.parts.push(Part::Lit { text: piece, quoted: false, split: false });
+                    started = true;
+                    if i + 1 < n || ends_with_sep {
+                        flush(&mut cur, &mut fields, &mut started, &mut any_quoted);
+                    }
+                }
+            }
+            Part::Lit { text, quoted, split: false } => {
+                if quoted {
+                    any_quoted = true;
+                }
+                cur.parts.push(Part::Lit { text, quoted, split: false });
+                started = true;
+            }
+            Part::Unknown { numeric } => {
+                cur.parts.push(Part::Unknown { numeric });
+                started = true;
+                any_quoted = true;
+            }
+        }
+    }
+    flush(&mut cur, &mut fields, &mut started, &mut any_quoted);
+    fields
+}
+
+fn expand_brace_pieces(pieces: &[brush_parser::word::BraceExpressionOrText], acc: &mut Vec<String>) -> bool {
+    use brush_parser::word::{BraceExpressionMember, BraceExpressionOrText};
+    for piece in pieces {
+        match piece {
+            BraceExpressionOrText::Text(t) => {
+                for a in acc.iter_mut() {
+                    a.push_str(t);
+                }
+            }
+            BraceExpressionOrText::Expr(members) => {
+                let mut alternatives: Vec<String> = Vec::new();
+                for m in members {
+                    match m {
+                        BraceExpressionMember::NumberSequence { start, end, increment } => {
+                            let step = increment.unsigned_abs().max(1) as i64;
+                            let count = (end - start).unsigned_abs() / step as u64 + 1;
+                            if count as usize > MAX_BRACE_FIELDS {
+                                return false;
+                            }
+                            let mut v = *start;
+                            loop {
+                                alternatives.push(v.to_string());
+                                if v == *end || (start <= end && v + step > *end) || (start > end && v - step < *end) {
+                                    break;
+                                }
+                                v = if start <= end { v + step } else { v - step };
+                            }
+                        }
+                        BraceExpressionMember::CharSequence { start, end, increment } => {
+                            let (s, e) = (*start as u32, *end as u32);
+                            let step = increment.unsigned_abs().max(1) as u32;
+                            let mut v = s;
+                            loop {
+                                if let Some(c) = char::from_u32(v) {
+                                    alternatives.push(c.to_string());
+                                }
+                                if v == e || (s <= e && v + step > e) || (s > e && v < e + step) {
+                                    break;
+                                }
+                                v = if s <= e { v + step } else { v - step };
+                            }
+                        }
+                        BraceExpressionMember::Child(children) => {
+                            let mut sub = vec![String::new()];
+                            if !expand_brace_pieces(children, &mut sub) {
+                                return false;
+                            }
+                            alternatives.extend(sub);
+                        }
+                    }
+                }
+                if acc.len().saturating_mul(alternatives.len()) > MAX_BRACE_FIELDS {
+                    return false;
+                }
+                let mut next = Vec::with_capacity(acc.len() * alternatives.len());
+                for a in acc.iter() {
+                    for alt in &alternatives {
+                        next.push(format!("{a}{alt}"));
+                    }
+                }
+                *acc = next;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_c_decoding() {
+        assert_eq!(decode_ansi_c(r"\x2fetc\x2fshadow"), "/etc/shadow");
+        assert_eq!(decode_ansi_c(r"\057etc"), "/etc");
+        assert_eq!(decode_ansi_c(r"a\nb\tc"), "a\nb\tc");
+        assert_eq!(decode_ansi_c(r"\u0063at"), "cat");
+        assert_eq!(decode_ansi_c(r"it\'s"), "it's");
+        assert_eq!(decode_ansi_c(r"\q"), "\\q");
+    }
+
+    #[test]
+    fn field_splitting() {
+        let lit = |t: &str, split| Part::Lit { text: t.into(), quoted: false, split };
+        let fields = split_fields(vec![lit("a b  c", true)], " \t\n");
+        assert_eq!(fields.len(), 3);
+        let fields = split_fields(vec![lit("x", false), lit("1 2", true), lit("y", false)], " \t\n");
+        let texts: Vec<_> = fields.iter().map(|f| f.known().unwrap()).collect();
+        assert_eq!(texts, ["x1", "2y"]);
+        assert!(split_fields(vec![lit("", true)], " ").is_empty());
+        let quoted_empty = split_fields(vec![Part::Lit { text: String::new(), quoted: true, split: false }], " ");
+        assert_eq!(quoted_empty.len(), 1);
+    }
+
+    #[test]
+    fn offsets_follow_lines() {
+        let p = Pos { line: 3, column: 5 };
+        assert_eq!(offset_pos(p, "ab\ncd", 4), Pos { line: 4, column: 2 });
+        assert_eq!(offset_pos(p, "abcd", 2), Pos { line: 3, column: 7 });
+    }
+}

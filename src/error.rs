@@ -1,0 +1,54 @@
+//! Everything that makes sandbox-bash refuse to run a command on its own account (status 125).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::mode::ModeError;
+
+/// An error of sandbox-bash itself, never of the command it runs.
+#[derive(Debug)]
+pub enum Error {
+    /// `BASH_AGENT_BASH_MODE` is not a valid mode.
+    Mode(ModeError),
+    /// sandbox-bash's own `--sandbox-*` options are wrong.
+    Options(String),
+    /// The current directory cannot be determined.
+    Cwd(std::io::Error),
+    /// The workspace root is not acceptable.
+    Workspace { path: String, why: String },
+    /// No real bash was found.
+    RealBashNotFound { tried: Vec<PathBuf> },
+    /// `SANDBOX_BASH_REAL_BASH` names something unusable.
+    RealBash { path: PathBuf, why: String },
+    /// `execve` of the real bash failed.
+    Exec { path: PathBuf, source: std::io::Error },
+    /// Writing the explanation failed.
+    Output(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Mode(e) => write!(f, "{e}"),
+            Error::Options(message) => write!(f, "{message}"),
+            Error::Cwd(e) => write!(f, "cannot determine the current directory: {e}"),
+            Error::Workspace { path, why } => write!(
+                f,
+                "the workspace root {path:?} is not acceptable: {why}; set SANDBOX_BASH_WORKSPACE to the project directory"
+            ),
+            Error::RealBashNotFound { tried } => {
+                let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "cannot find the real bash (looked at {}); install bash or set SANDBOX_BASH_REAL_BASH to its path",
+                    tried.join(", ")
+                )
+            }
+            Error::RealBash { path, why } => write!(f, "SANDBOX_BASH_REAL_BASH={}: {why}", path.display()),
+            Error::Exec { path, source } => write!(f, "cannot execute the real bash {}: {source}", path.display()),
+            Error::Output(e) => write!(f, "cannot write the explanation: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,88 @@
+//! Finding the real bash (never sandbox-bash itself) and replacing this process with it.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// The variable that names the real bash explicitly.
+pub const REAL_BASH_VAR: &str = "SANDBOX_BASH_REAL_BASH";
+
+/// The device and inode of a file, to recognise sandbox-bash under any name.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0)
+}
+
+/// Finds the real bash: `SANDBOX_BASH_REAL_BASH`, else `/bin/bash`, `/usr/bin/bash`, then
+/// `PATH`, skipping every file that is this very executable.
+pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Result<PathBuf, Error> {
+    let me = std::env::current_exe().ok().and_then(|p| identity(&p));
+    if let Some(explicit) = explicit {
+        let path = PathBuf::from(explicit);
+        if !path.is_absolute() {
+            return Err(Error::RealBash { path, why: "must be an absolute path".into() });
+        }
+        if !is_executable_file(&path) {
+            return Err(Error::RealBash { path, why: "is not an executable file".into() });
+        }
+        if me.is_some() && identity(&path) == me {
+            return Err(Error::RealBash { path, why: "is sandbox-bash itself, not the real bash".into() });
+        }
+        return Ok(path);
+    }
+    let mut tried = vec![PathBuf::from("/bin/bash"), PathBuf::from("/usr/bin/bash")];
+    if let Some(path_var) = path_var {
+        for dir in std::env::split_paths(path_var) {
+            if dir.is_absolute() {
+                tried.push(dir.join("bash"));
+            }
+        }
+    }
+    for candidate in &tried {
+        if is_executable_file(candidate) && (me.is_none() || identity(candidate) != me) {
+            return Ok(candidate.clone());
+        }
+    }
+    Err(Error::RealBashNotFound { tried })
+}
+
+fn cstring(s: &OsStr) -> Result<CString, std::io::Error> {
+    CString::new(s.as_bytes()).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "argument contains a NUL byte"))
+}
+
+/// Replaces this process with `bash`, with `argv` (including `argv[0]`) and the current
+/// environment. Returns only on failure.
+pub fn exec(bash: &Path, argv: &[OsString]) -> Error {
+    let run = || -> Result<std::convert::Infallible, std::io::Error> {
+        let path = cstring(bash.as_os_str())?;
+        let args: Vec<CString> = argv.iter().map(|a| cstring(a)).collect::<Result<_, _>>()?;
+        let env: Vec<CString> = std::env::vars_os()
+            .map(|(k, v)| {
+                let mut kv = k.into_vec();
+                kv.push(b'=');
+                kv.extend(v.into_vec());
+                CString::new(kv).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "environment contains a NUL byte"))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        arg_ptrs.push(std::ptr::null());
+        let mut env_ptrs: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+        env_ptrs.push(std::ptr::null());
+        // SAFETY: every pointer comes from a CString that lives until execve returns, and both
+        // arrays end with a null pointer as execve requires.
+        unsafe {
+            libc::execve(path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
+        }
+        Err(std::io::Error::last_os_error())
+    };
+    match run() {
+        Ok(never) => match never {},
+        Err(source) => Error::Exec { path: bash.to_path_buf(), source },
+    }
+}

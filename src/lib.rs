@@ -1,0 +1,364 @@
+//! sandbox-bash: a drop-in `bash` that checks each program against a four-scope rwx mode.
+//!
+//! The data flow is argv → program text → analysis → decision → exec. [`run`] is the only
+//! place where an error becomes an exit status.
+
+pub mod analysis;
+pub mod error;
+pub mod exec;
+pub mod invocation;
+pub mod mode;
+pub mod report;
+pub mod scope;
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+
+use analysis::{Access, Analysis, Context, Pos, TextKind};
+use error::Error;
+use invocation::{Parsed, Source, Tty};
+use mode::{MODE_VAR, Mode, Perm};
+use report::{Decision, Verdict};
+use scope::Layout;
+
+/// The variable that overrides the workspace root.
+pub const WORKSPACE_VAR: &str = "SANDBOX_BASH_WORKSPACE";
+
+/// Directories whose programs are part of the runtime baseline: running them by path is
+/// the same as running them by name.
+const SYSTEM_PROGRAM_DIRS: &[&str] =
+    &["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/libexec", "/usr/lib/git-core"];
+
+/// sandbox-bash's own options, which precede bash's arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxOptions {
+    pub explain: bool,
+    pub json: bool,
+    pub help: bool,
+    pub version: bool,
+}
+
+/// The `--sandbox-*` option parser; it is also the source of the manual's option list.
+pub fn sandbox_command() -> clap::Command {
+    use clap::{Arg, ArgAction, Command};
+    Command::new("sandbox-bash")
+        .no_binary_name(true)
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .arg(
+            Arg::new("sandbox-explain")
+                .long("sandbox-explain")
+                .action(ArgAction::SetTrue)
+                .help("Analyse what the rest of the arguments would run, print the verdict and reasons, run nothing"),
+        )
+        .arg(
+            Arg::new("sandbox-json")
+                .long("sandbox-json")
+                .action(ArgAction::SetTrue)
+                .help("With --sandbox-explain: print one JSON object instead of text"),
+        )
+        .arg(Arg::new("sandbox-help").long("sandbox-help").action(ArgAction::SetTrue).help("Print sandbox-bash's own options"))
+        .arg(Arg::new("sandbox-version").long("sandbox-version").action(ArgAction::SetTrue).help("Print sandbox-bash's version"))
+}
+
+/// Splits the leading `--sandbox-*` arguments from bash's arguments.
+pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsString>), Error> {
+    let count = args.iter().take_while(|a| a.as_bytes().starts_with(b"--sandbox-")).count();
+    let (ours, bash) = args.split_at(count);
+    if ours.is_empty() {
+        return Ok((SandboxOptions::default(), bash.to_vec()));
+    }
+    let matches = sandbox_command().try_get_matches_from(ours).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or("invalid option").trim_start_matches("error: ");
+        Error::Options(format!("{first} (see --sandbox-help)"))
+    })?;
+    let opts = SandboxOptions {
+        explain: matches.get_flag("sandbox-explain"),
+        json: matches.get_flag("sandbox-json"),
+        help: matches.get_flag("sandbox-help"),
+        version: matches.get_flag("sandbox-version"),
+    };
+    if opts.json && !opts.explain {
+        return Err(Error::Options("--sandbox-json only goes with --sandbox-explain".into()));
+    }
+    Ok((opts, bash.to_vec()))
+}
+
+/// The whole program: returns the exit status (it returns at all only when it does not exec).
+pub fn run() -> i32 {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    match run_with(&args) {
+        Ok(status) => status,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "sandbox-bash: error: {e}");
+            125
+        }
+    }
+}
+
+fn is_tty(fd: i32) -> bool {
+    // SAFETY: isatty only inspects the descriptor number.
+    unsafe { libc::isatty(fd) == 1 }
+}
+
+fn env_str(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
+
+fn run_with(args: &[OsString]) -> Result<i32, Error> {
+    let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
+    let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
+    if opts.help {
+        let mut cmd = sandbox_command();
+        println!("sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.", env!("CARGO_PKG_VERSION"));
+        println!("Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n");
+        println!("{}", cmd.render_help());
+        return Ok(0);
+    }
+    if opts.version {
+        println!("sandbox-bash {}", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    let allowed = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
+    let tty = Tty { stdin: is_tty(0), stderr: is_tty(2) };
+    let parsed = invocation::parse(&argv0, &bash_args, tty);
+
+    let mut exec_args: Vec<OsString> = vec![argv0.clone()];
+    let decision = match &parsed {
+        Parsed::Informational => {
+            exec_args.extend(bash_args.iter().cloned());
+            None
+        }
+        Parsed::UsageError { keep, then_stop } => {
+            // bash rejects these arguments before running anything; let it say so in its own
+            // words, and make sure nothing after the offending argument can run.
+            exec_args.extend(bash_args[..(*keep).min(bash_args.len())].iter().cloned());
+            if *then_stop {
+                exec_args.push("-n".into());
+            }
+            None
+        }
+        Parsed::Run(inv) => {
+            exec_args.extend(bash_args.iter().cloned());
+            Some(decide(&argv0, inv, allowed)?)
+        }
+    };
+
+    if opts.explain {
+        let decision = decision.unwrap_or_else(|| Decision {
+            source: "command",
+            cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+            workspace: String::new(),
+            allowed,
+            required: Mode::NONE,
+            verdict: Verdict::Allow,
+            analysis: Analysis::default(),
+            note: Some("bash prints its help, version or a usage error and runs nothing".into()),
+            error: None,
+        });
+        let text = if opts.json { decision.json() + "\n" } else { decision.text() };
+        let mut out = std::io::stdout();
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                return Err(Error::Output(e));
+            }
+        }
+        return Ok(decision.verdict.status());
+    }
+
+    if let Some(d) = &decision {
+        match d.verdict {
+            Verdict::Allow => {}
+            Verdict::Deny => {
+                let _ = std::io::stderr().write_all(d.denial_message().as_bytes());
+                return Ok(126);
+            }
+            Verdict::Error => {
+                let message = d.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
+                return Err(Error::Options(message));
+            }
+        }
+    }
+    let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
+    Err(exec::exec(&bash, &exec_args))
+}
+
+/// The environment as UTF-8 pairs (names or values that are not UTF-8 are kept lossily).
+fn environment() -> Vec<(String, String)> {
+    std::env::vars_os().map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned())).collect()
+}
+
+/// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
+/// holds the cwd (a `.git` entry, looked for upwards without running git), else the cwd.
+pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Error> {
+    let chosen = match explicit {
+        Some(value) => {
+            let text = value.to_string_lossy().into_owned();
+            let abs = scope::normalize(cwd, &text);
+            let canonical = std::fs::canonicalize(&abs).map_err(|e| Error::Workspace { path: text.clone(), why: e.to_string() })?;
+            if !canonical.is_dir() {
+                return Err(Error::Workspace { path: text, why: "not a directory".into() });
+            }
+            canonical.to_string_lossy().into_owned()
+        }
+        None => {
+            let mut dir = cwd.to_string();
+            let mut found = None;
+            loop {
+                if dir == "/" {
+                    break;
+                }
+                if std::fs::symlink_metadata(format!("{dir}/.git")).is_ok() {
+                    found = Some(dir.clone());
+                    break;
+                }
+                dir = match dir.rfind('/') {
+                    Some(0) | None => "/".into(),
+                    Some(i) => dir[..i].to_string(),
+                };
+            }
+            found.unwrap_or_else(|| cwd.to_string())
+        }
+    };
+    if !scope::acceptable_workspace(&chosen) {
+        return Err(Error::Workspace {
+            path: chosen,
+            why: "it is the filesystem root or a system directory, which would make the whole system the workspace".into(),
+        });
+    }
+    Ok(chosen)
+}
+
+fn canonical_or_normal(path: &str) -> String {
+    match std::fs::canonicalize(path) {
+        Ok(p) => p.to_string_lossy().into_owned(),
+        Err(_) => scope::normalize("/", path),
+    }
+}
+
+/// Gathers the facts the analysis may consult.
+fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
+    let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
+    let workspace = find_workspace(&cwd, env_str(WORKSPACE_VAR).as_deref())?;
+    let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
+    let tmpdir = env_str("TMPDIR")
+        .map(|t| scope::normalize("/", &t.to_string_lossy()))
+        .filter(|t| env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/")) && scope::acceptable_tmpdir(t, home.as_deref(), &workspace));
+    let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
+    if let Some(path) = env_str("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let d = dir.to_string_lossy();
+            if d.starts_with('/') {
+                let n = scope::normalize("/", &d);
+                if !program_dirs.contains(&n) {
+                    program_dirs.push(n);
+                }
+            }
+        }
+    }
+    let lossy = |s: &OsString| s.to_string_lossy().into_owned();
+    let (arg0, args) = match source {
+        Source::Command { name, args, .. } => (name.as_ref().map_or_else(|| lossy(&argv0.to_os_string()), lossy), args.iter().map(lossy).collect()),
+        Source::Script { path, args } => (lossy(path), args.iter().map(lossy).collect()),
+        Source::Stdin { args } | Source::Interactive { args } => (lossy(&argv0.to_os_string()), args.iter().map(lossy).collect()),
+    };
+    Ok(Context { cwd, layout: Layout { workspace, home, tmpdir }, env: environment(), arg0, args, program_dirs, bash_env: None })
+}
+
+/// How bash finds a script named on its command line: as given when it has a slash or exists
+/// in the cwd, else on `PATH`.
+fn locate_script(path: &OsStr, cwd: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(path);
+    if path.as_bytes().contains(&b'/') || p.exists() {
+        return p.to_path_buf();
+    }
+    if let Some(path_var) = env_str("PATH") {
+        for dir in std::env::split_paths(&path_var) {
+            let candidate = dir.join(p);
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+    }
+    std::path::Path::new(cwd).join(p)
+}
+
+/// The static layer's verdict for an invocation that runs a program.
+fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<Decision, Error> {
+    let mut ctx = context(argv0, &inv.source)?;
+    if !inv.interactive && !inv.posix {
+        ctx.bash_env = env_str("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
+    }
+    let mut decision = Decision {
+        source: inv.source.kind(),
+        cwd: ctx.cwd.clone(),
+        workspace: ctx.layout.workspace.clone(),
+        allowed,
+        required: Mode::NONE,
+        verdict: Verdict::Allow,
+        analysis: Analysis::default(),
+        note: None,
+        error: None,
+    };
+    let shell_itself = |command: &str| Access {
+        scope: mode::Scope::Workspace,
+        perm: Perm::Read,
+        target: command.to_string(),
+        command: command.to_string(),
+        reason: "runs a shell (every program needs workspace read)".into(),
+        pos: Pos { line: 1, column: 1 },
+    };
+    let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
+        Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
+        Source::Script { path, .. } => {
+            let located = locate_script(path, &ctx.cwd);
+            match std::fs::read(&located) {
+                Ok(bytes) => {
+                    let abs = scope::normalize(&ctx.cwd, &located.to_string_lossy());
+                    let mut extra = Vec::new();
+                    let class = ctx.layout.classify(&abs, false);
+                    if let Some(scope) = class.scope() {
+                        extra.push(Access {
+                            scope,
+                            perm: Perm::Read,
+                            target: abs.clone(),
+                            command: "bash".into(),
+                            reason: "reads the script it runs".into(),
+                            pos: Pos { line: 1, column: 1 },
+                        });
+                    }
+                    (bytes, TextKind::Script, extra)
+                }
+                Err(e) => {
+                    decision.verdict = Verdict::Error;
+                    decision.error = Some(format!("cannot read the script {}: {e}", located.display()));
+                    return Ok(decision);
+                }
+            }
+        }
+        Source::Stdin { .. } | Source::Interactive { .. } => {
+            decision.note = Some(format!(
+                "commands from {} are not checked statically yet; only the shell itself is",
+                if inv.interactive { "an interactive session" } else { "standard input" }
+            ));
+            decision.analysis.accesses.push(shell_itself("bash"));
+            decision.required = decision.analysis.required();
+            decision.verdict = if allowed.covers(decision.required) { Verdict::Allow } else { Verdict::Deny };
+            return Ok(decision);
+        }
+    };
+    let mut analysis = analysis::analyze(&text, kind, &ctx);
+    analysis.accesses.extend(extra);
+    if inv.noexec {
+        // bash only parses: nothing the text names can run.
+        decision.note = Some("bash runs with -n (noexec): it only parses, so only the shell itself needs a bit".into());
+        analysis.failure = None;
+        analysis.accesses = vec![shell_itself("bash")];
+    }
+    decision.required = analysis.required();
+    decision.verdict = if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
+    decision.analysis = analysis;
+    Ok(decision)
+}

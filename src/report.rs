@@ -1,0 +1,256 @@
+//! What sandbox-bash says: the denial on stderr, and the explanation (text or JSON).
+
+use serde::Serialize;
+
+use crate::analysis::{Access, Analysis};
+use crate::mode::{Mode, Perm, Scope};
+
+/// The fixed part of the denial line that existing tooling greps for.
+pub const MODE_LEGEND: &str = "mode=system/external/network/workspace bits=4:read,2:write,1:execute";
+
+/// The outcome of the static layer for one invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    Deny,
+    Error,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Error => "error",
+        }
+    }
+
+    /// The exit status of `--sandbox-explain` (and of a refusal).
+    pub fn status(self) -> i32 {
+        match self {
+            Verdict::Allow => 0,
+            Verdict::Deny => 126,
+            Verdict::Error => 125,
+        }
+    }
+}
+
+/// Everything the explanation reports.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub source: &'static str,
+    pub cwd: String,
+    pub workspace: String,
+    pub allowed: Mode,
+    pub required: Mode,
+    pub verdict: Verdict,
+    pub analysis: Analysis,
+    /// Why the program was not checked statically, or other facts worth saying.
+    pub note: Option<String>,
+    pub error: Option<String>,
+}
+
+impl Decision {
+    /// The canonical denial line.
+    pub fn blocked_line(&self) -> String {
+        format!(
+            "command blocked by bash safety policy (required={} allowed={}; {MODE_LEGEND})",
+            self.required, self.allowed
+        )
+    }
+
+    /// One line per missing bit: scope, permission, target, command, reason, position.
+    pub fn missing_lines(&self) -> Vec<String> {
+        let missing = self.required.missing_from(self.allowed);
+        let mut lines = Vec::new();
+        for (scope, perm) in missing.bits() {
+            let needing: Vec<&Access> =
+                self.analysis.accesses.iter().filter(|a| a.scope == scope && a.perm == perm).collect();
+            let Some(first) = needing.first() else { continue };
+            let more = match needing.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            lines.push(format!(
+                "missing {} {} ({}): {} needs it for {} at line {}: {}{more}",
+                scope.name(),
+                perm.word(),
+                Mode::bit(scope, perm),
+                first.command,
+                first.target,
+                first.pos,
+                first.reason
+            ));
+        }
+        lines
+    }
+
+    /// What goes to stderr when the program is denied.
+    pub fn denial_message(&self) -> String {
+        let mut out = String::new();
+        if let Some(failure) = &self.analysis.failure {
+            out.push_str(&format!("sandbox-bash: denied: cannot analyse the program: {failure}\n"));
+            out.push_str(&format!("sandbox-bash: denied: {}\n", self.blocked_line()));
+            return out;
+        }
+        out.push_str(&format!("sandbox-bash: denied: {}\n", self.blocked_line()));
+        for line in self.missing_lines() {
+            out.push_str(&format!("sandbox-bash: denied: {line}\n"));
+        }
+        out
+    }
+
+    /// The human-readable explanation.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let verdict = match self.verdict {
+            Verdict::Allow => "would run",
+            Verdict::Deny => "would be denied",
+            Verdict::Error => "error",
+        };
+        out.push_str(&format!("verdict:    {verdict} (exit {})\n", self.verdict.status()));
+        out.push_str(&format!("source:     {}\n", self.source));
+        out.push_str(&format!("cwd:        {}\n", self.cwd));
+        out.push_str(&format!("workspace:  {}\n", self.workspace));
+        out.push_str(&format!("allowed:    {}\n", self.allowed.describe()));
+        out.push_str(&format!("required:   {}\n", self.required));
+        let missing = self.required.missing_from(self.allowed);
+        if missing != Mode::NONE {
+            out.push_str(&format!("missing:    {missing}\n"));
+        }
+        out.push_str(&format!("            ({MODE_LEGEND})\n"));
+        if let Some(error) = &self.error {
+            out.push_str(&format!("error:      {error}\n"));
+        }
+        if let Some(failure) = &self.analysis.failure {
+            out.push_str(&format!("failure:    {failure}\n"));
+        }
+        if let Some(note) = &self.note {
+            out.push_str(&format!("note:       {note}\n"));
+        }
+        if !self.analysis.accesses.is_empty() {
+            out.push_str("needs:\n");
+            for a in &self.analysis.accesses {
+                let bit = Mode::bit(a.scope, a.perm);
+                let flag = if missing.covers(bit) { "  MISSING" } else { "" };
+                out.push_str(&format!(
+                    "  {bit} {} {:<7} {}  ({} at {}: {}){flag}\n",
+                    a.scope.name(),
+                    a.perm.word(),
+                    a.target,
+                    a.command,
+                    a.pos,
+                    a.reason
+                ));
+            }
+        }
+        if !self.analysis.commands.is_empty() {
+            out.push_str("commands:\n");
+            for c in &self.analysis.commands {
+                match &c.name {
+                    Some(name) => out.push_str(&format!("  {name} ({})\n", c.pos)),
+                    None => out.push_str(&format!("  (not static: {}) ({})\n", c.text.as_deref().unwrap_or(""), c.pos)),
+                }
+            }
+        }
+        if !self.analysis.unresolved.is_empty() {
+            out.push_str("unresolved (bounded only by the kernel layer):\n");
+            for u in &self.analysis.unresolved {
+                out.push_str(&format!("  {} ({})\n", u.text, u.pos));
+            }
+        }
+        out
+    }
+
+    /// The JSON explanation: one object, documented in the manual.
+    pub fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct JsonAccess<'a> {
+            scope: &'static str,
+            perm: &'static str,
+            target: &'a str,
+            command: &'a str,
+            reason: &'a str,
+            line: usize,
+            column: usize,
+        }
+        #[derive(Serialize)]
+        struct JsonCommand<'a> {
+            name: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            text: Option<&'a str>,
+            line: usize,
+            column: usize,
+        }
+        #[derive(Serialize)]
+        struct JsonUnresolved<'a> {
+            text: &'a str,
+            line: usize,
+            column: usize,
+        }
+        #[derive(Serialize)]
+        struct Json<'a> {
+            version: u32,
+            source: &'a str,
+            cwd: &'a str,
+            workspace: &'a str,
+            allowed: String,
+            required: String,
+            verdict: &'static str,
+            accesses: Vec<JsonAccess<'a>>,
+            commands: Vec<JsonCommand<'a>>,
+            unresolved: Vec<JsonUnresolved<'a>>,
+            error: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            note: Option<&'a str>,
+        }
+        let error = match (&self.error, &self.analysis.failure) {
+            (Some(e), _) => Some(e.clone()),
+            (None, Some(f)) => Some(format!("cannot analyse the program: {f}")),
+            (None, None) => None,
+        };
+        let doc = Json {
+            version: 1,
+            source: self.source,
+            cwd: &self.cwd,
+            workspace: &self.workspace,
+            allowed: self.allowed.to_string(),
+            required: self.required.to_string(),
+            verdict: self.verdict.name(),
+            accesses: self
+                .analysis
+                .accesses
+                .iter()
+                .map(|a| JsonAccess {
+                    scope: a.scope.name(),
+                    perm: a.perm.letter(),
+                    target: &a.target,
+                    command: &a.command,
+                    reason: &a.reason,
+                    line: a.pos.line,
+                    column: a.pos.column,
+                })
+                .collect(),
+            commands: self
+                .analysis
+                .commands
+                .iter()
+                .map(|c| JsonCommand { name: c.name.as_deref(), text: c.text.as_deref(), line: c.pos.line, column: c.pos.column })
+                .collect(),
+            unresolved: self
+                .analysis
+                .unresolved
+                .iter()
+                .map(|u| JsonUnresolved { text: &u.text, line: u.pos.line, column: u.pos.column })
+                .collect(),
+            error,
+            note: self.note.as_deref(),
+        };
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))
+    }
+}
+
+/// The scope and permission named in words, for messages.
+pub fn bit_words(scope: Scope, perm: Perm) -> String {
+    format!("{} {}", scope.name(), perm.word())
+}

@@ -1,0 +1,350 @@
+//! Where a path lands: lexical resolution against a cwd, then the first matching row of the
+//! scope table (network, credentials, protected, workspace, scratch, system, external).
+
+use crate::mode::Scope;
+
+/// The places that decide a path's scope. All paths are absolute and lexically normal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The workspace root W.
+    pub workspace: String,
+    /// `$HOME`, when known.
+    pub home: Option<String>,
+    /// `$TMPDIR`, only when it is a sane scratch directory (see [`acceptable_tmpdir`]).
+    pub tmpdir: Option<String>,
+}
+
+/// The row of the scope table a path falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// `/dev/tcp/HOST/PORT`, `/dev/udp/HOST/PORT`.
+    Network,
+    /// Secrets, wherever they are.
+    Credential,
+    /// Places whose change runs code later (`.git/hooks`, `.git/config`, shell start-up files).
+    /// Only writes are protected; reads of them fall through to the next row.
+    Protected,
+    Workspace,
+    /// `/tmp`, `$TMPDIR` and the harmless devices: no bit needed.
+    Scratch,
+    System,
+    External,
+}
+
+impl Class {
+    /// The mode scope this class needs bits in; `None` for scratch.
+    pub fn scope(self) -> Option<Scope> {
+        match self {
+            Class::Network => Some(Scope::Network),
+            Class::Credential | Class::Protected | Class::System => Some(Scope::System),
+            Class::Workspace => Some(Scope::Workspace),
+            Class::External => Some(Scope::External),
+            Class::Scratch => None,
+        }
+    }
+
+    /// A short noun for explanations.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Class::Network => "network pseudo-device",
+            Class::Credential => "credential path",
+            Class::Protected => "protected path",
+            Class::Workspace => "workspace",
+            Class::Scratch => "scratch",
+            Class::System => "system path",
+            Class::External => "outside the workspace",
+        }
+    }
+}
+
+/// Top-level directories that belong to the system scope (plus `/` itself and `/lib*`).
+#[cfg(not(target_os = "macos"))]
+pub const SYSTEM_ROOTS: &[&str] =
+    &["/etc", "/usr", "/bin", "/sbin", "/boot", "/dev", "/proc", "/sys", "/var", "/run", "/snap", "/nix"];
+#[cfg(target_os = "macos")]
+pub const SYSTEM_ROOTS: &[&str] = &[
+    "/etc", "/usr", "/bin", "/sbin", "/boot", "/dev", "/proc", "/sys", "/var", "/run", "/snap", "/nix", "/System",
+    "/Library", "/private",
+];
+
+const SCRATCH_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+];
+
+/// Credential locations relative to `$HOME` (a prefix match on whole components).
+const HOME_CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+];
+
+/// Shell start-up files: writing one runs code in every later shell.
+pub const STARTUP_FILES: &[&str] =
+    &[".bashrc", ".bash_profile", ".profile", ".zshrc", ".bash_login", ".bash_logout"];
+
+/// Joins `path` onto `cwd` (when relative) and removes `.`, `..` and repeated slashes
+/// lexically, the way bash's own `cd` treats them. `..` at the root stays at the root.
+pub fn normalize(cwd: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let joined_cwd = if path.starts_with('/') { "" } else { cwd };
+    for part in joined_cwd.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    let mut out = String::with_capacity(path.len() + cwd.len() + 1);
+    for part in &parts {
+        out.push('/');
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Whether `path` is `dir` or lies below it (both normal and absolute).
+pub fn is_within(path: &str, dir: &str) -> bool {
+    if dir == "/" {
+        return true;
+    }
+    path == dir || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
+}
+
+/// Whether `path` is one of the system roots, `/lib*`, or below one.
+pub fn is_system_path(path: &str) -> bool {
+    if path == "/" {
+        return true;
+    }
+    let first = path.split('/').nth(1).unwrap_or("");
+    first.starts_with("lib") || SYSTEM_ROOTS.iter().any(|root| is_within(path, root))
+}
+
+/// Whether a directory may be the workspace root: not `/`, not a system root, and not a
+/// directory that contains one. It may live inside a system root (`/var/lib/ci/checkout`).
+pub fn acceptable_workspace(dir: &str) -> bool {
+    if dir == "/" {
+        return false;
+    }
+    let components = dir.split('/').filter(|c| !c.is_empty()).count();
+    if components == 1 && is_system_path(dir) {
+        return false;
+    }
+    true
+}
+
+/// Whether `$TMPDIR` may count as scratch: a system location only if it is one of the usual
+/// temporary trees, never `/`, never `$HOME` or the workspace or one of their ancestors.
+pub fn acceptable_tmpdir(dir: &str, home: Option<&str>, workspace: &str) -> bool {
+    const TEMP_TREES: &[&str] =
+        &["/tmp", "/var/tmp", "/dev/shm", "/run/user", "/var/folders", "/private/var/folders", "/private/tmp"];
+    if !dir.starts_with('/') || dir == "/" {
+        return false;
+    }
+    if is_system_path(dir) && !TEMP_TREES.iter().any(|t| is_within(dir, t) && dir != "/run/user") {
+        return false;
+    }
+    if home.is_some_and(|h| is_within(h, dir)) || is_within(workspace, dir) {
+        return false;
+    }
+    true
+}
+
+impl Layout {
+    /// The class of an absolute, normal path. `write` decides whether the protected row applies.
+    pub fn classify(&self, path: &str, write: bool) -> Class {
+        if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") {
+            return Class::Network;
+        }
+        if self.is_credential(path) {
+            return Class::Credential;
+        }
+        if write && self.is_protected(path) {
+            return Class::Protected;
+        }
+        if is_within(path, &self.workspace) {
+            return Class::Workspace;
+        }
+        if self.is_scratch(path) {
+            return Class::Scratch;
+        }
+        if is_system_path(path) {
+            return Class::System;
+        }
+        Class::External
+    }
+
+    fn is_scratch(&self, path: &str) -> bool {
+        is_within(path, "/tmp")
+            || self.tmpdir.as_deref().is_some_and(|t| is_within(path, t))
+            || SCRATCH_DEVICES.contains(&path)
+            || path
+                .strip_prefix("/dev/fd/")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// The part of `path` below the innermost anchor (workspace or home), so that a workspace
+    /// called `tokenizer` does not make every file in it look like a credential.
+    fn relative_part<'a>(&self, path: &'a str) -> &'a str {
+        let mut best: &str = path;
+        for anchor in [Some(self.workspace.as_str()), self.home.as_deref()].into_iter().flatten() {
+            if anchor != "/" && is_within(path, anchor) {
+                let rest = &path[anchor.len()..];
+                if rest.len() < best.len() {
+                    best = rest;
+                }
+            }
+        }
+        best
+    }
+
+    /// Credentials: the home-relative locations, and the name patterns anywhere.
+    pub fn is_credential(&self, path: &str) -> bool {
+        if let Some(home) = self.home.as_deref().filter(|h| *h != "/") {
+            for entry in HOME_CREDENTIALS {
+                if is_within(path, &format!("{home}/{entry}")) {
+                    return true;
+                }
+            }
+            if let Some(rest) = path.strip_prefix(&format!("{home}/.cargo/")) {
+                if rest.starts_with("credentials") {
+                    return true;
+                }
+            }
+        }
+        self.relative_part(path).split('/').any(credential_name)
+    }
+
+    /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
+    /// whole, and shell start-up files.
+    pub fn is_protected(&self, path: &str) -> bool {
+        let parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+        if let Some(last) = parts.last() {
+            if STARTUP_FILES.contains(last) || *last == ".git" {
+                return true;
+            }
+        }
+        parts.windows(2).any(|w| w[0] == ".git" && (w[1] == "hooks" || w[1] == "config"))
+    }
+}
+
+/// Whether one path component names a secret.
+pub fn credential_name(component: &str) -> bool {
+    if component.is_empty() {
+        return false;
+    }
+    let lower = component.to_ascii_lowercase();
+    lower == ".env"
+        || lower.starts_with(".env.")
+        || [".pem", ".key", ".p12", ".pfx"].iter().any(|s| lower.ends_with(s) && lower.len() > s.len())
+        || ["id_rsa", "id_ecdsa", "id_ed25519"].iter().any(|p| lower.starts_with(p))
+        || ["token", "secret", "credential"].iter().any(|w| lower.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> Layout {
+        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None }
+    }
+
+    #[test]
+    fn normalizes_lexically() {
+        assert_eq!(normalize("/home/u/proj", "a/../b"), "/home/u/proj/b");
+        assert_eq!(normalize("/home/u/proj", "../../../../etc//passwd"), "/etc/passwd");
+        assert_eq!(normalize("/x", "/tmp/../etc/./shadow"), "/etc/shadow");
+        assert_eq!(normalize("/x", "//"), "/");
+        assert_eq!(normalize("/x", "."), "/x");
+        assert_eq!(normalize("/", ".."), "/");
+    }
+
+    #[test]
+    fn classifies_by_the_first_matching_row() {
+        let l = layout();
+        let c = |p: &str| l.classify(p, false);
+        let w = |p: &str| l.classify(p, true);
+        assert_eq!(c("/dev/tcp/example.com/80"), Class::Network);
+        assert_eq!(c("/home/u/.ssh/id_rsa"), Class::Credential);
+        assert_eq!(c("/home/u/.ssh"), Class::Credential);
+        assert_eq!(c("/home/u/proj/.env"), Class::Credential);
+        assert_eq!(c("/home/u/proj/.env.local"), Class::Credential);
+        assert_eq!(c("/home/u/proj/server.pem"), Class::Credential);
+        assert_eq!(c("/home/u/proj/api_token.txt"), Class::Credential);
+        assert_eq!(c("/home/u/.cargo/credentials.toml"), Class::Credential);
+        assert_eq!(c("/home/u/.config/gcloud/x"), Class::Credential);
+        assert_eq!(c("/home/u/.envrc"), Class::External);
+        assert_eq!(c("/home/u/proj/src/main.rs"), Class::Workspace);
+        assert_eq!(c("/home/u/proj/.git/hooks/pre-commit"), Class::Workspace);
+        assert_eq!(w("/home/u/proj/.git/hooks/pre-commit"), Class::Protected);
+        assert_eq!(w("/home/u/proj/.git/config"), Class::Protected);
+        assert_eq!(w("/home/u/.bashrc"), Class::Protected);
+        assert_eq!(c("/home/u/.bashrc"), Class::External);
+        assert_eq!(c("/tmp/x"), Class::Scratch);
+        assert_eq!(c("/tmp"), Class::Scratch);
+        assert_eq!(c("/dev/null"), Class::Scratch);
+        assert_eq!(c("/dev/fd/3"), Class::Scratch);
+        assert_eq!(c("/dev/sda"), Class::System);
+        assert_eq!(c("/etc/hosts"), Class::System);
+        assert_eq!(c("/lib64/ld-linux-x86-64.so.2"), Class::System);
+        assert_eq!(c("/"), Class::System);
+        assert_eq!(c("/home/u/notes.txt"), Class::External);
+        assert_eq!(c("/opt/thing"), Class::External);
+        assert_eq!(c("/etcetera"), Class::External);
+    }
+
+    #[test]
+    fn a_workspace_under_tmp_or_var_is_still_the_workspace() {
+        let l = Layout { workspace: "/var/lib/ci/build".into(), home: None, tmpdir: None };
+        assert_eq!(l.classify("/var/lib/ci/build/x", true), Class::Workspace);
+        assert_eq!(l.classify("/var/lib/ci/other", false), Class::System);
+        let t = Layout { workspace: "/tmp/ws".into(), home: None, tmpdir: None };
+        assert_eq!(t.classify("/tmp/ws/a", false), Class::Workspace);
+        assert_eq!(t.classify("/tmp/other", false), Class::Scratch);
+    }
+
+    #[test]
+    fn anchors_are_not_credentials_themselves() {
+        let l = Layout { workspace: "/home/u/tokenizer".into(), home: Some("/home/u".into()), tmpdir: None };
+        assert_eq!(l.classify("/home/u/tokenizer/src/lib.rs", false), Class::Workspace);
+        assert_eq!(l.classify("/home/u/tokenizer/secrets/a", false), Class::Credential);
+    }
+
+    #[test]
+    fn workspace_and_tmpdir_sanity() {
+        assert!(!acceptable_workspace("/"));
+        assert!(!acceptable_workspace("/usr"));
+        assert!(!acceptable_workspace("/lib64"));
+        assert!(acceptable_workspace("/var/lib/ci/x"));
+        assert!(acceptable_workspace("/home/u/p"));
+        assert!(acceptable_workspace("/tmp"));
+        assert!(acceptable_tmpdir("/tmp/user", Some("/home/u"), "/home/u/p"));
+        assert!(acceptable_tmpdir("/var/folders/ab/T", Some("/home/u"), "/home/u/p"));
+        assert!(!acceptable_tmpdir("/etc", Some("/home/u"), "/home/u/p"));
+        assert!(!acceptable_tmpdir("/", Some("/home/u"), "/home/u/p"));
+        assert!(!acceptable_tmpdir("/home", Some("/home/u"), "/home/u/p"));
+        assert!(!acceptable_tmpdir("/home/u", Some("/home/u"), "/home/u/p"));
+        assert!(acceptable_tmpdir("/home/u/tmp", Some("/home/u"), "/home/u/p"));
+        assert!(!acceptable_tmpdir("relative", None, "/w"));
+    }
+}
