@@ -1,0 +1,34 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use sandbox_bash::analysis::{self, Analysis, Context, TextKind};
+use sandbox_bash::scope::Layout;
+
+/// The layout the classification tables are written for: W = /home/u/proj = cwd, HOME = /home/u.
+pub fn table_context() -> Context {
+    Context {
+        cwd: "/home/u/proj".into(),
+        layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None },
+        env: vec![
+            ("HOME".into(), "/home/u".into()),
+            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+            ("USER".into(), "u".into()),
+        ],
+        arg0: "bash".into(),
+        args: Vec::new(),
+        program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"].iter().map(|s| s.to_string()).collect(),
+        bash_env: None,
+    }
+}
+
+pub fn analyze(program: &str) -> Analysis {
+    analysis::analyze(program.as_bytes(), TextKind::Command, &table_context())
+}
+
+pub fn required(program: &str) -> String {
+    let a = analyze(program);
+    match &a.failure {
+        Some(f) => format!("failure: {f}"),
+        None => a.required().to_string(),
+    }
+}
