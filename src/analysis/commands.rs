@@ -959,16 +959,16 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
 /// A shell running a script file: execute in the file's scope, and its text analysed.
 fn run_script_file(w: &mut Walker, program: &str, arg: &Arg, positional: Vec<String>, env: &[(String, Field)], st: &mut State) {
     w.path(arg, &[Perm::Read, Perm::Execute], program, "runs a script", st);
+    let tainted = arg.field.tainted;
     let Some(text) = arg.known() else {
-        w.unknown_code(&arg.raw, program, arg.pos, arg.field.tainted, st);
+        w.unknown_code(&arg.raw, program, arg.pos, tainted, st);
         return;
     };
-    let path = if text.contains('/') { w.absolute(&text, st) } else { find_script(w, &text, st) };
-    let Some(path) = path else {
-        w.unknown_code(&arg.raw, program, arg.pos, false, st);
+    let Some(path) = find_script(w, &text, st) else {
+        w.unknown_code(&arg.raw, program, arg.pos, tainted, st);
         return;
     };
-    if st.downloaded.contains(&path) || arg.field.tainted {
+    if st.downloaded.contains(&path) || tainted {
         w.need(Scope::Network, Perm::Execute, &path, program, "runs a script downloaded from the network", arg.pos);
     }
     match w.read_code_file(&path) {
@@ -976,18 +976,20 @@ fn run_script_file(w: &mut Walker, program: &str, arg: &Arg, positional: Vec<Str
             let mut inner = w.new_shell_state(st, text.clone(), positional, env);
             w.run_file(&code, arg.pos, &mut inner, Nest::NewShell);
         }
-        None => w.unknown_code(&arg.raw, program, arg.pos, false, st),
+        None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.downloaded.contains(&path), st),
     }
 }
 
-/// bash looks a script name up in the cwd, then on PATH.
+/// bash looks a script name without a slash up in the cwd, then on PATH.
 fn find_script(w: &Walker, name: &str, st: &State) -> Option<String> {
     let local = w.absolute(name, st)?;
-    if std::path::Path::new(&local).is_file() {
+    if name.contains('/') || std::path::Path::new(&local).is_file() || st.downloaded.contains(&local) {
         return Some(local);
     }
-    let path = w.var_value("PATH", st)?;
-    path.split(':').filter(|d| !d.is_empty()).map(|d| format!("{}/{name}", d.trim_end_matches('/'))).find(|p| std::path::Path::new(p).is_file())
+    let on_path = w.var_value("PATH", st).and_then(|path| {
+        path.split(':').filter(|d| !d.is_empty()).map(|d| format!("{}/{name}", d.trim_end_matches('/'))).find(|p| std::path::Path::new(p).is_file())
+    });
+    Some(on_path.unwrap_or(local))
 }
 
 /// Runs the words of a command as one string of shell code (`su -c`, `watch`, `sudo -s`).
