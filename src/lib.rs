@@ -157,6 +157,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             analysis: Analysis::default(),
             note: Some("bash prints its help, version or a usage error and runs nothing".into()),
             error: None,
+            bash_failure: None,
         });
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
         let mut out = std::io::stdout();
@@ -169,6 +170,10 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     }
 
     if let Some(d) = &decision {
+        if let Some((message, status)) = &d.bash_failure {
+            let _ = std::io::stderr().write_all(message.as_bytes());
+            return Ok(*status);
+        }
         match d.verdict {
             Verdict::Allow => {}
             Verdict::Deny => {
@@ -285,6 +290,15 @@ fn locate_script(path: &OsStr, cwd: &str) -> std::path::PathBuf {
     std::path::Path::new(cwd).join(p)
 }
 
+/// The C library's text for an OS error, as bash prints it.
+fn strerror(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
 /// The static layer's verdict for an invocation that runs a program.
 fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<Decision, Error> {
     let mut ctx = context(argv0, &inv.source)?;
@@ -301,6 +315,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
         analysis: Analysis::default(),
         note: None,
         error: None,
+        bash_failure: None,
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -332,8 +347,17 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
                     (bytes, TextKind::Script, extra)
                 }
                 Err(e) => {
+                    // bash fails the same way before running anything; say it as bash does.
+                    let shown = path.to_string_lossy();
+                    let (message, status) = if located.is_dir() {
+                        (format!("{shown}: {shown}: Is a directory\n"), 126)
+                    } else {
+                        let status = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+                        (format!("{}: {shown}: {}\n", argv0.to_string_lossy(), strerror(&e)), status)
+                    };
                     decision.verdict = Verdict::Error;
-                    decision.error = Some(format!("cannot read the script {}: {e}", located.display()));
+                    decision.error = Some(format!("cannot read the script {}: {}", located.display(), strerror(&e)));
+                    decision.bash_failure = Some((message, status));
                     return Ok(decision);
                 }
             }

@@ -48,6 +48,8 @@ pub struct Decision {
     /// Why the program was not checked statically, or other facts worth saying.
     pub note: Option<String>,
     pub error: Option<String>,
+    /// bash itself would fail before running anything: the message it prints and its status.
+    pub bash_failure: Option<(String, i32)>,
 }
 
 impl Decision {
