@@ -2,7 +2,7 @@
 //! it fetches, sends, runs code or needs privilege), each entry with examples a test checks,
 //! and the handlers that turn an entry and a command's arguments into accesses.
 
-use super::walk::{Nest, State, Stdin, Walker, shell_quote};
+use super::walk::{Nest, State, Stdin, Val, Walker, field_val, shell_quote};
 use super::word::{Arg, Field, Part};
 use crate::invocation;
 use crate::mode::{Perm, Scope};
@@ -536,9 +536,9 @@ impl Args {
 
 fn sub_arg(orig: &Arg, text: &str) -> Arg {
     let field = if orig.field.known().is_some() {
-        Field { parts: vec![Part::Lit { text: text.to_string(), quoted: !orig.field.has_glob(), split: false }], tainted: orig.field.tainted }
+        Field { parts: vec![Part::Lit { text: text.to_string(), quoted: !orig.field.has_glob(), split: false }], tainted: orig.field.tainted, content: None }
     } else {
-        Field { parts: vec![Part::Unknown { numeric: false }], tainted: orig.field.tainted }
+        Field { parts: vec![Part::Unknown { numeric: false }], tainted: orig.field.tainted, content: None }
     };
     Arg { field, pos: orig.pos, raw: text.to_string() }
 }
@@ -914,12 +914,14 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
     }
     // Where in `args` the pieces are: find the argument holding the command string.
     let lossy = |s: &std::ffi::OsString| s.to_string_lossy().into_owned();
+    // The positional parameters are the last arguments, with their values as far as known.
+    let tail_vals = |n: usize| -> Vec<Val> { args[args.len() - n..].iter().map(|a| field_val(&a.field)).collect() };
     match &inv.source {
         invocation::Source::Command { text, name, args: rest } => {
             let idx = texts.iter().position(|t| t == text).map(|i| i + 1).unwrap_or(1);
             let arg = &args[idx.min(args.len() - 1)];
             let arg0 = name.as_ref().map(lossy).unwrap_or_else(|| program.to_string());
-            let positional: Vec<String> = rest.iter().map(lossy).collect();
+            let positional = tail_vals(rest.len());
             match arg.known() {
                 Some(code) if !arg.field.tainted => {
                     let mut inner = w.new_shell_state(st, arg0, positional, env);
@@ -931,13 +933,24 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
                         w.run_decoded(&code, arg.pos, &mut inner, Nest::NewShell);
                     }
                 }
-                _ => w.unknown_code(&arg.raw, program, arg.pos, arg.field.tainted, st),
+                _ if arg.field.tainted => w.unknown_code(&arg.raw, program, arg.pos, true, st),
+                _ => {
+                    let (texts, open) = code_variants(std::slice::from_ref(arg));
+                    for code in texts {
+                        let mut inner = w.new_shell_state(st, arg0.clone(), positional.clone(), env);
+                        inner.set_var(PLACEHOLDER, None);
+                        w.run_decoded(&code, arg.pos, &mut inner, Nest::NewShell);
+                    }
+                    if open {
+                        w.unknown_code(&arg.raw, program, arg.pos, false, st);
+                    }
+                }
             }
         }
         invocation::Source::Script { path, args: rest } => {
             let idx = texts.iter().position(|t| t == path).map(|i| i + 1).unwrap_or(1);
             let arg = args[idx.min(args.len() - 1)].clone();
-            let positional: Vec<String> = rest.iter().map(lossy).collect();
+            let positional = tail_vals(rest.len());
             run_script_file(w, program, &arg, positional, env, st);
         }
         invocation::Source::Stdin { .. } | invocation::Source::Interactive { .. } => match stdin {
@@ -957,9 +970,14 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
 }
 
 /// A shell running a script file: execute in the file's scope, and its text analysed.
-fn run_script_file(w: &mut Walker, program: &str, arg: &Arg, positional: Vec<String>, env: &[(String, Field)], st: &mut State) {
+fn run_script_file(w: &mut Walker, program: &str, arg: &Arg, positional: Vec<Val>, env: &[(String, Field)], st: &mut State) {
     w.path(arg, &[Perm::Read, Perm::Execute], program, "runs a script", st);
     let tainted = arg.field.tainted;
+    if let Some(text) = &arg.field.content {
+        let mut inner = w.new_shell_state(st, arg.raw.clone(), positional, env);
+        w.run_decoded(text, arg.pos, &mut inner, Nest::NewShell);
+        return;
+    }
     let Some(text) = arg.known() else {
         w.unknown_code(&arg.raw, program, arg.pos, tainted, st);
         return;
@@ -997,16 +1015,61 @@ fn run_string(w: &mut Walker, program: &str, words: &[Arg], st: &mut State, nest
     if words.is_empty() {
         return;
     }
-    let known: Option<Vec<String>> = words.iter().map(Arg::known).collect();
     let tainted = words.iter().any(|a| a.field.tainted);
-    match known {
-        Some(parts) if !tainted => {
-            let code = parts.join(" ");
-            let mut inner = st.clone();
-            w.run_decoded(&code, words[0].pos, &mut inner, nest);
-        }
-        _ => w.unknown_code(&words[0].raw, program, words[0].pos, tainted, st),
+    let (texts, open) = code_variants(words);
+    if tainted {
+        w.unknown_code(&words[0].raw, program, words[0].pos, true, st);
+        return;
     }
+    for code in &texts {
+        let mut inner = st.clone();
+        inner.set_var(PLACEHOLDER, None);
+        w.run_decoded(code, words[0].pos, &mut inner, nest);
+        if nest == Nest::Same {
+            *st = inner;
+        }
+    }
+    if open {
+        let raw: Vec<&str> = words.iter().map(|a| a.raw.as_str()).collect();
+        w.unknown_code(&raw.join(" "), program, words[0].pos, false, st);
+    }
+}
+
+/// A variable the analysis puts where a code string has text it cannot know.
+pub const PLACEHOLDER: &str = "__sandbox_bash_unknown__";
+
+/// The texts a code string made of `words` may have, and whether it may also be something
+/// else. Unknown parts become an unknown variable, so the known commands around them are
+/// still seen (`sh -c 'rm {}'` from xargs runs rm on something).
+pub fn code_variants(words: &[Arg]) -> (Vec<String>, bool) {
+    let mut variants = vec![String::new()];
+    let mut open = false;
+    for (i, word) in words.iter().enumerate() {
+        let sep = if i > 0 { " " } else { "" };
+        let options: Vec<String> = match word.field.known() {
+            Some(t) => vec![t],
+            None => match word.field.alternatives() {
+                Some((values, o)) if variants.len() * values.len() <= super::walk::MAX_CHOICES => {
+                    open |= o;
+                    values
+                }
+                _ => {
+                    open = true;
+                    let mut text = String::new();
+                    for part in &word.field.parts {
+                        match part {
+                            Part::Lit { text: t, .. } => text.push_str(t),
+                            Part::Break => text.push(' '),
+                            _ => text.push_str(&format!("${{{PLACEHOLDER}}}")),
+                        }
+                    }
+                    vec![text]
+                }
+            },
+        };
+        variants = variants.iter().flat_map(|v| options.iter().map(move |o| format!("{v}{sep}{o}"))).collect();
+    }
+    (variants, open)
 }
 
 fn code_string(w: &mut Walker, program: &str, arg: &Arg, st: &mut State, nest: Nest) {
@@ -1184,14 +1247,22 @@ fn wrapper(w: &mut Walker, program: &str, entry: &TableEntry, kind: Wrap, args: 
             }
             let unknown = Arg { field: Field::unknown(), pos, raw: "(arguments read from standard input)".into() };
             match replace {
-                Some(r) => {
+                Some(r) if !r.is_empty() => {
+                    // Each occurrence of the replacement string becomes a line of input.
                     for a in inner.iter_mut().skip(1) {
-                        if a.known().is_some_and(|t| t.contains(&r)) {
-                            *a = Arg { field: Field::unknown(), pos: a.pos, raw: a.raw.clone() };
+                        if let Some(t) = a.known().filter(|t| t.contains(&r)) {
+                            let mut parts = Vec::new();
+                            for (i, piece) in t.split(r.as_str()).enumerate() {
+                                if i > 0 {
+                                    parts.push(Part::Unknown { numeric: false });
+                                }
+                                parts.push(Part::Lit { text: piece.to_string(), quoted: true, split: false });
+                            }
+                            a.field = Field { parts, ..Field::default() };
                         }
                     }
                 }
-                None => inner.push(unknown),
+                _ => inner.push(unknown),
             }
             w.run_command(&inner, &[], Stdin::Unknown, st, false);
         }
@@ -1365,7 +1436,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], stdin: Stdi
     }
     // A shell script run by path is read like `bash FILE`.
     if let Some(text) = w.read_code_file_if_shell(abs) {
-        let positional: Vec<String> = args[1..].iter().map(|a| a.known().unwrap_or_default()).collect();
+        let positional: Vec<Val> = args[1..].iter().map(|a| field_val(&a.field)).collect();
         let mut inner = w.new_shell_state(st, name.to_string(), positional, &[]);
         w.run_file(&text, first.pos, &mut inner, Nest::NewShell);
     }
@@ -1374,6 +1445,10 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], stdin: Stdi
 
 /// `source FILE`: the file is read, and its text runs in this shell.
 pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nest: Nest) {
+    if let Some(text) = &arg.field.content {
+        w.run_decoded(text, arg.pos, st, nest);
+        return;
+    }
     let Some(name) = arg.known() else {
         w.unknown_code(&arg.raw, command, arg.pos, arg.field.tainted, st);
         return;
@@ -1425,40 +1500,37 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
         }
         Builtin::Popd => w.pop_dir(st),
         Builtin::Eval => {
-            let parts: Option<Vec<String>> = rest.iter().map(Arg::known).collect();
             let tainted = rest.iter().any(|a| a.field.tainted);
-            match parts {
-                Some(parts) if !tainted => {
-                    let code = parts.join(" ");
-                    match rest {
-                        [single] => {
-                            let raw = &single.raw;
-                            let verbatim = (raw.starts_with('\'') && raw.ends_with('\'') && raw.len() == code.len() + 2) || *raw == code;
-                            if verbatim {
-                                let offset = usize::from(raw.starts_with('\''));
-                                let p = super::Pos { line: single.pos.line, column: single.pos.column + offset };
-                                w.run_verbatim(&code, p, st, Nest::Same);
-                            } else {
-                                w.run_decoded(&code, single.pos, st, Nest::Same);
-                            }
-                        }
-                        _ => w.run_decoded(&code, pos, st, Nest::Same),
+            match rest {
+                [] => {}
+                [single] if !tainted && single.known().is_some() => {
+                    let code = single.known().unwrap_or_default();
+                    let raw = &single.raw;
+                    let verbatim = (raw.starts_with('\'') && raw.ends_with('\'') && raw.len() == code.len() + 2) || *raw == code;
+                    if verbatim {
+                        let offset = usize::from(raw.starts_with('\''));
+                        let p = super::Pos { line: single.pos.line, column: single.pos.column + offset };
+                        w.run_verbatim(&code, p, st, Nest::Same);
+                    } else {
+                        w.run_decoded(&code, single.pos, st, Nest::Same);
                     }
                 }
-                _ => {
-                    let raw = rest.iter().map(|a| a.raw.as_str()).collect::<Vec<_>>().join(" ");
-                    w.unknown_code(&raw, program, pos, tainted, st);
-                }
+                _ => run_string(w, program, rest, st, Nest::Same),
             }
         }
         Builtin::Source => {
             let mut operands = rest.iter().skip_while(|a| a.known().as_deref() == Some("--"));
             if let Some(file) = operands.next() {
-                let file = file.clone();
+                let mut file = file.clone();
+                if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")) {
+                    if let Stdin::Text(Some(t)) = &stdin {
+                        file.field.content = Some(t.clone());
+                    }
+                }
                 let extra: Vec<Arg> = operands.cloned().collect();
                 if !extra.is_empty() {
-                    let values: Option<Vec<String>> = extra.iter().map(Arg::known).collect();
-                    w.set_positional(values, st);
+                    let values: Vec<Val> = extra.iter().map(|a| field_val(&a.field)).collect();
+                    w.set_positional(Some(values), st);
                 }
                 source_file(w, &file, program, st, Nest::Same);
             }
@@ -1486,6 +1558,7 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
         Builtin::Declare => {
             let mut functions = false;
             let mut array_or_ref = false;
+            let mut nameref = false;
             let mut export = program == "export";
             for a in rest {
                 let Some(t) = a.known() else {
@@ -1495,7 +1568,8 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
                 };
                 if (t.starts_with('-') || t.starts_with('+')) && !t.contains('=') {
                     functions |= t.contains('f') || t.contains('F');
-                    array_or_ref |= t.contains('a') || t.contains('A') || t.contains('n');
+                    array_or_ref |= t.contains('a') || t.contains('A');
+                    nameref |= t.starts_with('-') && t.contains('n');
                     export |= t.starts_with('-') && t.contains('x');
                     if t == "-p" {
                         return;
@@ -1518,6 +1592,13 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
                 }
                 if export {
                     w.export(&base, st);
+                }
+                if nameref {
+                    match &value {
+                        Some(target) if super::word::is_name(target) => w.nameref(&base, target, st),
+                        _ => w.assign(&base, None, st),
+                    }
+                    continue;
                 }
                 if array_or_ref || name.contains('[') || t.contains("+=") {
                     w.assign(&base, None, st);
@@ -1552,39 +1633,81 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
             let entry = lookup(program);
             let short = entry.map_or("", |e| e.short_args);
             let parsed = getopt(rest, short, &[], false);
-            let mut names: Vec<Arg> = Vec::new();
+            let input = match &stdin {
+                Stdin::Text(Some(t)) => Some(t.clone()),
+                _ => None,
+            };
+            let mut names: Vec<(Arg, Val)> = Vec::new();
+            let unknown = Val::unknown;
             match kind {
                 Builtin::Read => {
-                    names.extend(parsed.values(&["a"]));
-                    names.extend(parsed.operands.iter().cloned());
-                    if names.is_empty() {
-                        w.assign("REPLY", None, st);
+                    let line = input.as_ref().map(|t| t.split('\n').next().unwrap_or("").to_string());
+                    for a in parsed.values(&["a"]) {
+                        let v = line.as_ref().map_or_else(unknown, |l| Val::Array(l.split_whitespace().map(str::to_string).collect()));
+                        names.push((a, v));
+                    }
+                    let ops = &parsed.operands;
+                    let mut words: Vec<String> = line.as_ref().map(|l| l.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+                    for (i, n) in ops.iter().enumerate() {
+                        let v = match &line {
+                            None => unknown(),
+                            Some(_) if i + 1 == ops.len() => Val::Known(words.join(" ")),
+                            Some(_) if words.is_empty() => Val::Known(String::new()),
+                            Some(_) => Val::Known(words.remove(0)),
+                        };
+                        names.push((n.clone(), v));
+                    }
+                    if ops.is_empty() && parsed.values(&["a"]).is_empty() {
+                        let v = line.map_or_else(unknown, Val::Known);
+                        w.assign_val("REPLY", v, st);
                     }
                 }
                 Builtin::Mapfile => {
-                    names.extend(parsed.operands.iter().cloned());
-                    if names.is_empty() {
-                        w.assign("MAPFILE", None, st);
+                    let strip = parsed.has(&["t"]);
+                    let v = input.as_ref().map_or_else(unknown, |t| {
+                        let body = t.strip_suffix('\n').unwrap_or(t);
+                        Val::Array(body.split('\n').map(|l| if strip { l.to_string() } else { format!("{l}\n") }).collect())
+                    });
+                    match parsed.operands.first() {
+                        Some(n) => names.push((n.clone(), v)),
+                        None => w.assign_val("MAPFILE", v, st),
                     }
                     for c in parsed.values(&["C"]) {
                         code_string(w, program, &c, st, Nest::Same);
                     }
                 }
                 Builtin::Getopts => {
-                    names.extend(parsed.operands.get(1).cloned());
+                    if let Some(n) = parsed.operands.get(1) {
+                        names.push((n.clone(), unknown()));
+                    }
                     w.assign("OPTARG", None, st);
                     w.assign("OPTIND", None, st);
                 }
-                Builtin::Printf | Builtin::Wait => names.extend(parsed.values(&["v", "p"])),
-                _ => {}
+                Builtin::Printf => {
+                    let value = match (parsed.operands.first().and_then(Arg::known), parsed.operands[1.min(parsed.operands.len())..].iter().map(Arg::known).collect::<Option<Vec<String>>>()) {
+                        (Some(f), Some(args)) if f == "%s" => Val::Known(args.concat()),
+                        (Some(f), Some(args)) if args.is_empty() && !f.contains(['%', '\\']) => Val::Known(f),
+                        _ => unknown(),
+                    };
+                    for n in parsed.values(&["v"]) {
+                        names.push((n, value.clone()));
+                    }
+                }
+                _ => {
+                    for n in parsed.values(&["p"]) {
+                        names.push((n, unknown()));
+                    }
+                }
             }
-            for n in names {
+            for (n, value) in names {
                 match n.known() {
                     Some(t) => {
                         if t.contains('[') {
                             w.subscript_text(&t, n.pos, st);
+                            w.assign(t.split('[').next().unwrap_or(""), None, st);
+                        } else {
+                            w.assign_val(&t, value, st);
                         }
-                        w.assign(t.split('[').next().unwrap_or(""), None, st);
                     }
                     None => w.assign_dynamic(st),
                 }
@@ -1612,8 +1735,8 @@ fn builtin(w: &mut Walker, program: &str, kind: Builtin, args: &[Arg], env: &[(S
                 }
             }
             if let Some(p) = positional {
-                let values: Option<Vec<String>> = p.iter().map(Arg::known).collect();
-                w.set_positional(values, st);
+                let values: Vec<Val> = p.iter().map(|a| field_val(&a.field)).collect();
+                w.set_positional(Some(values), st);
             }
         }
         Builtin::Shift => {
@@ -2382,7 +2505,7 @@ fn find(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
     // What `{}` stands for: some path under the start directories.
     let found = |start: &Arg| -> Field {
         match start.known() {
-            Some(t) => Field { parts: vec![Part::Lit { text: format!("{}/", t.trim_end_matches('/')), quoted: true, split: false }, Part::Unknown { numeric: false }], tainted: false },
+            Some(t) => Field { parts: vec![Part::Lit { text: format!("{}/", t.trim_end_matches('/')), quoted: true, split: false }, Part::Unknown { numeric: false }], ..Field::default() },
             None => Field::unknown(),
         }
     };

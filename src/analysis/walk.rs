@@ -24,28 +24,88 @@ const MAX_NESTED_TEXTS: usize = 64;
 const MAX_PARSES: usize = 20_000;
 const MAX_PARSED_BYTES: usize = 64 * 1024 * 1024;
 /// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
-const MAX_PRERUN_LOOP_DEPTH: usize = 6;
+const MAX_PRERUN_LOOP_DEPTH: usize = 4;
+/// Deepest chain of function calls followed into function bodies.
+const MAX_CALL_DEPTH: usize = 8;
+/// Most commands and compound commands walked for one program.
+const MAX_STEPS: usize = 2_000_000;
 /// Largest file read for `source`/script analysis (the same limit as the program text).
 const MAX_FILE_BYTES: u64 = parse::MAX_TEXT_BYTES as u64;
 
+/// Most distinct values a variable may hold before the analysis forgets them.
+pub const MAX_CHOICES: usize = 8;
+
 /// A variable's value as far as it is known.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Var {
-    Known(String),
-    Unknown,
+pub enum Val {
     Unset,
+    Known(String),
+    /// An indexed array whose elements are all known.
+    Array(Vec<String>),
+    /// One of `values`, or (when `open`) anything else too.
+    Choice { values: BTreeSet<String>, open: bool },
+}
+
+impl Val {
+    /// A value nothing is known about.
+    pub fn unknown() -> Val {
+        Val::Choice { values: BTreeSet::new(), open: true }
+    }
+
+    pub fn from_option(v: Option<String>) -> Val {
+        v.map_or_else(Val::unknown, Val::Known)
+    }
+
+    /// The possible scalar values (`$name`), and whether others are possible too.
+    pub fn scalars(&self) -> (BTreeSet<String>, bool) {
+        match self {
+            Val::Unset => ([String::new()].into_iter().collect(), false),
+            Val::Known(s) => ([s.clone()].into_iter().collect(), false),
+            Val::Array(a) => ([a.first().cloned().unwrap_or_default()].into_iter().collect(), false),
+            Val::Choice { values, open } => (values.clone(), *open),
+        }
+    }
+
+    /// The value on either of two paths through the program.
+    pub fn join(&self, other: &Val) -> Val {
+        if self == other {
+            return self.clone();
+        }
+        if matches!(self, Val::Array(_)) || matches!(other, Val::Array(_)) {
+            return Val::unknown();
+        }
+        let (mut a, open_a) = self.scalars();
+        let (b, open_b) = other.scalars();
+        a.extend(b);
+        if a.len() > MAX_CHOICES {
+            return Val::unknown();
+        }
+        Val::Choice { values: a, open: open_a || open_b }
+    }
+
+    /// The single known scalar value, if there is one.
+    pub fn exact(&self) -> Option<String> {
+        let (values, open) = self.scalars();
+        if open || values.len() != 1 {
+            return None;
+        }
+        values.into_iter().next()
+    }
 }
 
 /// The abstract shell state at one point of the program.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
-    vars: HashMap<String, Var>,
+    vars: HashMap<String, Val>,
     exported: HashSet<String>,
+    /// Names declared with `declare -n`, and the variable each refers to.
+    namerefs: HashMap<String, String>,
     /// The cwd, when known.
     pub cwd: Option<String>,
     dirs: Option<Vec<Option<String>>>,
-    /// `$1…`, when known.
-    positional: Option<Vec<String>>,
+    /// `$1…`; `positional_open` when there may be more than these, or they are not known.
+    positional: Vec<Val>,
+    positional_open: bool,
     pub arg0: String,
     /// Every variable not in `vars` is unknown (after code the analysis could not see).
     all_unknown: bool,
@@ -58,9 +118,11 @@ impl State {
         State {
             vars: HashMap::new(),
             exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
+            namerefs: HashMap::new(),
             cwd: Some(ctx.cwd.clone()),
             dirs: Some(Vec::new()),
-            positional: Some(ctx.args.clone()),
+            positional: ctx.args.iter().cloned().map(Val::Known).collect(),
+            positional_open: false,
             arg0: ctx.arg0.clone(),
             all_unknown: false,
             downloaded: BTreeSet::new(),
@@ -69,44 +131,91 @@ impl State {
 
     /// Sets a variable; `None` means its value is not known.
     pub fn set_var(&mut self, name: &str, value: Option<String>) {
-        self.vars.insert(name.to_string(), value.map_or(Var::Unknown, Var::Known));
+        self.set_val(name, Val::from_option(value));
+    }
+
+    pub fn set_val(&mut self, name: &str, value: Val) {
+        let target = self.resolve_name(name);
+        self.vars.insert(target, value);
     }
 
     fn unset_var(&mut self, name: &str) {
-        self.vars.insert(name.to_string(), Var::Unset);
+        let target = self.resolve_name(name);
+        self.vars.insert(target, Val::Unset);
     }
 
-    /// `$n`: `None` unknown, `Some(None)` unset.
-    pub fn positional(&self, n: usize) -> Option<Option<String>> {
-        if n == 0 {
-            return Some(Some(self.arg0.clone()));
-        }
-        self.positional.as_ref().map(|p| p.get(n - 1).cloned())
-    }
-
-    pub fn all_positional(&self) -> Option<Vec<String>> {
-        self.positional.clone()
-    }
-
-    /// Merges the state of another path through the program: what differs becomes unknown.
-    fn join(&mut self, other: &State) {
-        let names: HashSet<String> = self.vars.keys().chain(other.vars.keys()).cloned().collect();
-        for name in names {
-            let a = self.vars.get(&name).cloned();
-            let b = other.vars.get(&name).cloned();
-            if a != b {
-                self.vars.insert(name, Var::Unknown);
+    /// Follows `declare -n` references.
+    fn resolve_name(&self, name: &str) -> String {
+        let mut current = name.to_string();
+        for _ in 0..8 {
+            match self.namerefs.get(&current) {
+                Some(next) => current = next.clone(),
+                None => break,
             }
         }
+        current
+    }
+
+    pub fn set_nameref(&mut self, name: &str, target: &str) {
+        self.namerefs.insert(name.to_string(), target.to_string());
+    }
+
+    /// `$n` (n ≥ 1).
+    pub fn positional_val(&self, n: usize) -> Val {
+        match self.positional.get(n - 1) {
+            Some(v) => v.clone(),
+            None if self.positional_open => Val::unknown(),
+            None => Val::Unset,
+        }
+    }
+
+    /// All positional parameters, when their number is known.
+    pub fn all_positional(&self) -> Option<Vec<Val>> {
+        if self.positional_open { None } else { Some(self.positional.clone()) }
+    }
+
+    pub fn set_positional_vals(&mut self, values: Option<Vec<Val>>) {
+        match values {
+            Some(v) => {
+                self.positional = v;
+                self.positional_open = false;
+            }
+            None => {
+                self.positional = Vec::new();
+                self.positional_open = true;
+            }
+        }
+    }
+
+    /// Merges the state of another path through the program: what differs becomes the set of
+    /// both values (or unknown, past a few). `default` gives a variable's starting value.
+    fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
+        let names: HashSet<String> = self.vars.keys().chain(other.vars.keys()).cloned().collect();
+        for name in names {
+            let a = self.vars.get(&name).cloned().unwrap_or_else(|| default(&name, self));
+            let b = other.vars.get(&name).cloned().unwrap_or_else(|| default(&name, other));
+            self.vars.insert(name, a.join(&b));
+        }
         self.exported.extend(other.exported.iter().cloned());
+        for (k, v) in &other.namerefs {
+            if self.namerefs.get(k) != Some(v) {
+                self.namerefs.insert(k.clone(), v.clone());
+            }
+        }
         if self.cwd != other.cwd {
             self.cwd = None;
         }
         if self.dirs != other.dirs {
             self.dirs = None;
         }
-        if self.positional != other.positional {
-            self.positional = None;
+        if self.positional != other.positional || self.positional_open != other.positional_open {
+            let n = self.positional.len().max(other.positional.len());
+            let mut joined = Vec::with_capacity(n);
+            for i in 0..n {
+                joined.push(self.positional_val(i + 1).join(&other.positional_val(i + 1)));
+            }
+            self.positional_open |= other.positional_open;
+            self.positional = joined;
         }
         self.all_unknown |= other.all_unknown;
         self.downloaded.extend(other.downloaded.iter().cloned());
@@ -115,10 +224,12 @@ impl State {
     /// Forgets everything about variables and the cwd (after code the analysis cannot see).
     fn havoc(&mut self) {
         self.vars.clear();
+        self.namerefs.clear();
         self.all_unknown = true;
         self.cwd = None;
         self.dirs = None;
-        self.positional = None;
+        self.positional.clear();
+        self.positional_open = true;
     }
 }
 
@@ -165,6 +276,13 @@ struct FunctionDef {
     body: ast::FunctionBody,
     origin: Origin,
     sink: usize,
+}
+
+/// The value of one assignment word.
+enum Assigned {
+    Scalar { value: Field, append: bool },
+    /// An array; its elements when all are known.
+    Array(Option<Vec<String>>),
 }
 
 /// Where a command's standard input comes from, as far as it matters for running code.
@@ -226,6 +344,11 @@ pub struct Walker<'c> {
     written_unknown: bool,
     /// Position of the command being analysed, for words without a recorded location.
     here: Pos,
+    /// The latest definition of each function, by name.
+    function_by_name: HashMap<String, usize>,
+    /// Functions whose bodies are being walked for a call.
+    call_stack: Vec<String>,
+    steps: usize,
 }
 
 /// Runs the analysis of a whole program text.
@@ -283,6 +406,9 @@ impl<'c> Walker<'c> {
             written: HashSet::new(),
             written_unknown: false,
             here: Pos { line: 1, column: 1 },
+            function_by_name: HashMap::new(),
+            call_stack: Vec::new(),
+            steps: 0,
         }
     }
 
@@ -373,37 +499,51 @@ impl<'c> Walker<'c> {
 
     // ----- variables ---------------------------------------------------------------------
 
-    /// The value of a variable when known (unset variables are known to be empty).
-    pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
-        match st.vars.get(name) {
-            Some(Var::Known(v)) => return Some(v.clone()),
-            Some(Var::Unset) => return Some(String::new()),
-            Some(Var::Unknown) => return None,
-            None => {}
-        }
+    /// A variable's value where the program has not assigned it: the environment's, or unset.
+    fn default_val(&self, name: &str, st: &State) -> Val {
         if st.all_unknown {
-            return None;
+            return Val::unknown();
         }
         match name {
-            "PWD" => return st.cwd.clone(),
-            "IFS" => return Some(" \t\n".into()),
+            "PWD" => return st.cwd.clone().map_or_else(Val::unknown, Val::Known),
+            "IFS" => return Val::Known(" \t\n".into()),
             _ => {}
         }
         if is_dynamic_bash_var(name) {
-            return None;
+            return Val::unknown();
         }
-        Some(self.ctx.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default())
+        match self.ctx.env.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => Val::Known(v.clone()),
+            None => Val::Unset,
+        }
+    }
+
+    /// A variable's value as far as it is known.
+    pub fn var_val(&self, name: &str, st: &State) -> Val {
+        let name = st.resolve_name(name);
+        match st.vars.get(&name) {
+            Some(v) => v.clone(),
+            None => self.default_val(&name, st),
+        }
+    }
+
+    /// The value of a variable when it is exactly known (unset variables are known empty).
+    pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
+        self.var_val(name, st).exact()
     }
 
     /// Whether a variable is set: `None` when not known.
     pub fn var_is_set(&self, name: &str, st: &State) -> Option<bool> {
-        match st.vars.get(name) {
-            Some(Var::Known(_)) => Some(true),
-            Some(Var::Unset) => Some(false),
-            Some(Var::Unknown) => None,
-            None if st.all_unknown || is_dynamic_bash_var(name) => None,
-            None => Some(name == "PWD" || name == "IFS" || self.ctx.env.iter().any(|(k, _)| k == name)),
+        match self.var_val(name, st) {
+            Val::Unset => Some(false),
+            Val::Known(_) | Val::Array(_) => Some(true),
+            Val::Choice { .. } => None,
         }
+    }
+
+    /// Joins another path's state into `st`.
+    pub fn join(&self, st: &mut State, other: &State) {
+        st.join_with(other, &|name, s| self.default_val(name, s));
     }
 
     pub fn ifs(&self, st: &State) -> String {
@@ -412,13 +552,23 @@ impl<'c> Walker<'c> {
 
     /// Records an assignment the program makes.
     pub fn assign(&mut self, name: &str, value: Option<String>, st: &mut State) {
-        self.assigned.insert(name.to_string());
-        st.set_var(name, value);
+        self.assign_val(name, Val::from_option(value), st);
+    }
+
+    pub fn assign_val(&mut self, name: &str, value: Val, st: &mut State) {
+        self.assigned.insert(st.resolve_name(name));
+        st.set_val(name, value);
     }
 
     fn assign_unset(&mut self, name: &str, st: &mut State) {
         self.assigned.insert(name.to_string());
         st.unset_var(name);
+    }
+
+    /// `declare -n name=target`.
+    pub fn nameref(&mut self, name: &str, target: &str, st: &mut State) {
+        self.assigned.insert(name.to_string());
+        st.set_nameref(name, target);
     }
 
     pub fn export(&mut self, name: &str, st: &mut State) {
@@ -484,20 +634,21 @@ impl<'c> Walker<'c> {
     }
 
     /// The state a new bash process starts with: exported variables only.
-    pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<String>, extra: &[(String, Field)]) -> State {
+    pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
         let mut inner = st.clone();
         let names: Vec<String> = inner.vars.keys().cloned().collect();
         for name in names {
             if !inner.exported.contains(&name) {
-                inner.vars.insert(name, Var::Unset);
+                inner.vars.insert(name, Val::Unset);
             }
         }
+        inner.namerefs.clear();
         for (name, value) in extra {
-            inner.vars.insert(name.clone(), value.known().map_or(Var::Unknown, Var::Known));
+            inner.vars.insert(name.clone(), field_val(value));
             inner.exported.insert(name.clone());
         }
         inner.arg0 = arg0;
-        inner.positional = Some(args);
+        inner.set_positional_vals(Some(args));
         inner.dirs = Some(Vec::new());
         inner
     }
@@ -569,7 +720,7 @@ impl<'c> Walker<'c> {
             };
             self.pipeline(p, st);
         }
-        st.join(&before);
+        self.join(st, &before);
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline, st: &mut State) {
@@ -578,9 +729,20 @@ impl<'c> Walker<'c> {
             return;
         }
         let mut upstream_fetched = false;
+        let mut upstream_text: Option<String> = None;
         for cmd in &p.seq {
             let mut inner = st.clone();
-            let stdin = if upstream_fetched { Stdin::Fetched } else { Stdin::Unknown };
+            let stdin = if upstream_fetched {
+                Stdin::Fetched
+            } else if upstream_text.is_some() {
+                Stdin::Text(upstream_text.take())
+            } else {
+                Stdin::Unknown
+            };
+            upstream_text = match cmd {
+                ast::Command::Simple(_) => self.static_stdout(&cmd.to_string(), st),
+                _ => None,
+            };
             let saved = std::mem::replace(&mut self.fetched, false);
             self.command(cmd, &mut inner, stdin);
             upstream_fetched |= self.fetched;
@@ -615,6 +777,10 @@ impl<'c> Walker<'c> {
 
     fn compound(&mut self, c: &ast::CompoundCommand, st: &mut State, stdin: Stdin) {
         let _ = stdin;
+        self.step();
+        if self.failed() {
+            return;
+        }
         match c {
             ast::CompoundCommand::Arithmetic(a) => {
                 let pos = self.here;
@@ -636,56 +802,35 @@ impl<'c> Walker<'c> {
                 st.downloaded.extend(inner.downloaded);
             }
             ast::CompoundCommand::ForClause(f) => {
+                // The loop variable takes each value of the list in turn.
                 let mut values: Vec<Field> = Vec::new();
-                let mut all_known = true;
                 match &f.values {
                     Some(words) => {
                         for word in words {
                             let pos = self.word_pos(word);
                             for arg in self.expand_word(&word.value, pos, st) {
-                                all_known &= arg.field.known().is_some() && !arg.field.has_glob();
                                 values.push(arg.field);
                             }
                         }
                     }
-                    None => all_known = st.positional.is_some(),
+                    None => match st.all_positional() {
+                        Some(vals) => values.extend(vals.iter().map(val_field)),
+                        None => values.push(Field::unknown()),
+                    },
+                }
+                let mut var_val = Val::Choice { values: BTreeSet::new(), open: false };
+                for v in &values {
+                    var_val = match (&var_val, field_val(v)) {
+                        (Val::Choice { values, open: false }, first) if values.is_empty() => first,
+                        (acc, next) => acc.join(&next),
+                    };
                 }
                 let var = f.variable_name.clone();
                 self.assigned.insert(var.clone());
-                let literal: Option<Vec<String>> = if all_known {
-                    match &f.values {
-                        Some(_) => Some(values.iter().filter_map(Field::known).collect()),
-                        None => st.positional.clone(),
-                    }
-                } else {
-                    None
-                };
-                match literal {
-                    Some(vals) if vals.len() <= 8 && self.loop_depth < 2 && !vals.is_empty() => {
-                        // A short literal list: walk the body once per value.
-                        let before = st.clone();
-                        let mut merged: Option<State> = None;
-                        for v in vals {
-                            let mut inner = before.clone();
-                            self.looped(&mut inner, |w, st| {
-                                st.set_var(&var, Some(v.clone()));
-                                w.compound_list(&f.body.list, st)
-                            });
-                            match &mut merged {
-                                None => merged = Some(inner),
-                                Some(m) => m.join(&inner),
-                            }
-                        }
-                        if let Some(m) = merged {
-                            *st = m;
-                        }
-                        st.join(&before);
-                    }
-                    _ => self.looped(st, |w, st| {
-                        st.set_var(&var, None);
-                        w.compound_list(&f.body.list, st)
-                    }),
-                }
+                self.looped(st, |w, st| {
+                    st.set_val(&var, var_val.clone());
+                    w.compound_list(&f.body.list, st)
+                });
             }
             ast::CompoundCommand::CaseClause(c) => {
                 let pos = self.word_pos(&c.value);
@@ -700,7 +845,7 @@ impl<'c> Walker<'c> {
                     if let Some(body) = &item.cmd {
                         let mut inner = before.clone();
                         self.compound_list(body, &mut inner);
-                        merged.join(&inner);
+                        self.join(&mut merged, &inner);
                     }
                 }
                 *st = merged;
@@ -721,10 +866,10 @@ impl<'c> Walker<'c> {
                     }
                     let mut branch = cond_state.clone();
                     self.compound_list(&e.body, &mut branch);
-                    merged.join(&branch);
+                    self.join(&mut merged, &branch);
                 }
                 if !has_else {
-                    merged.join(&cond_state);
+                    self.join(&mut merged, &cond_state);
                 }
                 *st = merged;
             }
@@ -744,26 +889,49 @@ impl<'c> Walker<'c> {
         }
     }
 
-    /// Walks a loop body: first quietly, to learn what it changes, then for real from a state
-    /// where all of that is unknown, and joins the result with the state before the loop
+    /// Walks a loop body from a state that covers every iteration: quiet runs of the body
+    /// learn what it changes (until nothing new appears, or the changes are forgotten), then
+    /// the body is walked for real, and the result is joined with the state before the loop
     /// (the body may run zero times).
     fn looped(&mut self, st: &mut State, body: impl Fn(&mut Self, &mut State)) {
         self.loop_depth += 1;
         let before = st.clone();
         let mut entry = st.clone();
         if self.loop_depth <= MAX_PRERUN_LOOP_DEPTH {
-            let mut probe = st.clone();
-            self.quiet += 1;
             let saved_fetched = self.fetched;
-            body(self, &mut probe);
-            self.fetched = saved_fetched;
+            self.quiet += 1;
+            let mut converged = false;
+            for _ in 0..3 {
+                let mut probe = entry.clone();
+                body(self, &mut probe);
+                let mut next = entry.clone();
+                self.join(&mut next, &probe);
+                if next == entry {
+                    converged = true;
+                    break;
+                }
+                entry = next;
+            }
             self.quiet -= 1;
-            entry.join(&probe);
+            self.fetched = saved_fetched;
+            if !converged {
+                // Still changing: forget what the body changes.
+                let changed: Vec<String> = entry.vars.iter().filter(|(k, v)| before.vars.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect();
+                for name in changed {
+                    entry.vars.insert(name, Val::unknown());
+                }
+                if entry.cwd != before.cwd {
+                    entry.cwd = None;
+                }
+                if entry.positional != before.positional {
+                    entry.set_positional_vals(None);
+                }
+            }
         } else {
             entry.havoc();
         }
         body(self, &mut entry);
-        entry.join(&before);
+        self.join(&mut entry, &before);
         *st = entry;
         self.loop_depth -= 1;
     }
@@ -778,7 +946,9 @@ impl<'c> Walker<'c> {
         let sink = self.sinks.len();
         self.sinks.push(Sink::default());
         self.function_sinks.entry(name.clone()).or_default().push(sink);
-        self.functions.push(FunctionDef { name, body: f.body.clone(), origin: Origin { base: pos, ..self.origin }, sink });
+        self.function_by_name.insert(name.clone(), self.functions.len());
+        let origin = if self.origin.verbatim { self.origin } else { Origin { base: pos, ..self.origin } };
+        self.functions.push(FunctionDef { name, body: f.body.clone(), origin, sink });
     }
 
     fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
@@ -862,7 +1032,7 @@ impl<'c> Walker<'c> {
         }
 
         // Expansions, left to right.
-        let mut assigns: Vec<(String, Field, bool, Pos)> = Vec::new();
+        let mut assigns: Vec<(String, Assigned)> = Vec::new();
         let mut args: Vec<Arg> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -882,8 +1052,8 @@ impl<'c> Walker<'c> {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) if in_prefix => {
                     let pos = self.word_pos(w);
-                    let (name, value, append) = self.assignment(a, pos, st);
-                    assigns.push((name, value, append, pos));
+                    let (name, value) = self.assignment(a, pos, st);
+                    assigns.push((name, value));
                 }
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) => {
                     let pos = self.word_pos(w);
@@ -899,6 +1069,7 @@ impl<'c> Walker<'c> {
                     let tainted = self.process_substitution(sub, st);
                     let mut field = Field::literal("/dev/fd/63");
                     field.tainted = tainted;
+                    field.content = self.static_stdout(&sub.list.to_string(), st);
                     args.push(Arg { field, pos, raw: "<(…)".into() });
                 }
             }
@@ -924,15 +1095,27 @@ impl<'c> Walker<'c> {
 
         if args.is_empty() {
             // Assignments (and redirections) only: they stay in this shell.
-            for (name, value, append, _) in assigns {
-                let value = self.combine_append(&name, value, append, st);
-                self.assign_field(&name, &value, st);
+            for (name, value) in assigns {
+                match value {
+                    Assigned::Scalar { value, append } => {
+                        let value = self.combine_append(&name, value, append, st);
+                        self.assign_field(&name, &value, st);
+                    }
+                    Assigned::Array(Some(items)) => self.assign_val(&name, Val::Array(items), st),
+                    Assigned::Array(None) => self.assign_val(&name, Val::unknown(), st),
+                }
             }
             return;
         }
 
         // Assignments before a command are its environment only.
-        let env: Vec<(String, Field)> = assigns.into_iter().map(|(n, v, _, _)| (n, v)).collect();
+        let env: Vec<(String, Field)> = assigns
+            .into_iter()
+            .map(|(n, v)| match v {
+                Assigned::Scalar { value, .. } => (n, value),
+                Assigned::Array(_) => (n, Field::unknown()),
+            })
+            .collect();
         self.run_command(&args, &env, stdin, st, true);
         if self.failed() || self.quiet > 0 {
             return;
@@ -955,6 +1138,10 @@ impl<'c> Walker<'c> {
     }
 
     fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {
+        if value.known().is_none() {
+            self.assign_val(name, field_val(value), st);
+            return;
+        }
         self.assign(name, value.known(), st);
         if let Some(v) = value.known() {
             self.code_variable(name, &v, st);
@@ -982,7 +1169,7 @@ impl<'c> Walker<'c> {
     }
 
     /// Evaluates one assignment word: returns the name, the value and whether it appends.
-    fn assignment(&mut self, a: &ast::Assignment, pos: Pos, st: &mut State) -> (String, Field, bool) {
+    fn assignment(&mut self, a: &ast::Assignment, pos: Pos, st: &mut State) -> (String, Assigned) {
         let name = match &a.name {
             ast::AssignmentName::VariableName(n) => n.clone(),
             ast::AssignmentName::ArrayElementName(n, index) => {
@@ -1001,18 +1188,29 @@ impl<'c> Walker<'c> {
                 }
             }
             ast::AssignmentValue::Array(items) => {
+                let mut elements: Option<Vec<String>> = Some(Vec::new());
                 for (key, value) in items {
                     if let Some(k) = key {
                         self.arithmetic(&k.value, pos, st);
                         self.subscript_text(&k.value, pos, st);
+                        elements = None;
                     }
-                    self.expand_word(&value.value, pos, st);
+                    for arg in self.expand_word(&value.value, pos, st) {
+                        match (&mut elements, arg.field.known()) {
+                            (Some(list), Some(text)) if !arg.field.has_glob() && !arg.field.tainted => list.push(text),
+                            _ => elements = None,
+                        }
+                    }
                 }
-                self.take_taint();
-                Field::unknown()
+                return (name, Assigned::Array(elements.filter(|_| !a.append)));
             }
         };
-        (name, value, a.append)
+        (name, Assigned::Scalar { value, append: a.append })
+    }
+
+    /// What a piece of code writes to stdout, when that is fixed (`echo x`, `printf %s x`).
+    fn static_stdout(&mut self, code: &str, st: &State) -> Option<String> {
+        commands::static_output(code, self, st).map(|t| t + "\n")
     }
 
     fn process_substitution(&mut self, sub: &ast::SubshellCommand, st: &mut State) -> bool {
@@ -1093,7 +1291,11 @@ impl<'c> Walker<'c> {
                         ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
                             let tainted = self.process_substitution(sub, st);
                             if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
-                                stdin = if tainted { Stdin::Fetched } else { Stdin::Unknown };
+                                stdin = if tainted {
+                                    Stdin::Fetched
+                                } else {
+                                    Stdin::Text(self.static_stdout(&sub.list.to_string(), st))
+                                };
                             }
                         }
                     }
@@ -1144,6 +1346,22 @@ impl<'c> Walker<'c> {
         let field = &arg.field;
         if field.tainted {
             self.unresolved(&arg.raw, arg.pos);
+        }
+        if field.known().is_none() {
+            if let Some((values, open)) = field.alternatives() {
+                // Each possible value is a path this command may touch.
+                for value in values {
+                    let words: Vec<&str> = if field.splits_choices() { value.split_whitespace().collect() } else { vec![value.as_str()] };
+                    for w in words {
+                        let alt = Arg { field: Field::literal(w), pos: arg.pos, raw: arg.raw.clone() };
+                        self.path(&alt, perms, command, reason, st);
+                    }
+                }
+                if open {
+                    self.unresolved(&arg.raw, arg.pos);
+                }
+                return;
+            }
         }
         match field.known() {
             Some(text) if field.has_glob() => self.glob_path(arg, &field.glob_pattern(), &text, perms, command, reason, st),
@@ -1261,9 +1479,36 @@ impl<'c> Walker<'c> {
     pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
         let Some(first) = args.first() else { return };
         let pos = first.pos;
+        self.step();
         let name = match first.field.known() {
             Some(n) => n,
             None => {
+                // A name with a few possible values: each of them may run.
+                if let Some((values, open)) = first.field.alternatives() {
+                    let before = st.clone();
+                    let mut merged: Option<State> = None;
+                    for value in values {
+                        let mut words = value.split_whitespace();
+                        let name = if first.field.splits_choices() { words.next().unwrap_or("").to_string() } else { value.clone() };
+                        let mut alt: Vec<Arg> = vec![Arg { field: Field { tainted: first.field.tainted, ..Field::literal(&name) }, pos, raw: first.raw.clone() }];
+                        if first.field.splits_choices() {
+                            alt.extend(words.map(|w| Arg { field: Field::literal(w), pos, raw: first.raw.clone() }));
+                        }
+                        alt.extend(args[1..].iter().cloned());
+                        let mut branch = before.clone();
+                        self.run_command(&alt, env, stdin.clone(), &mut branch, direct);
+                        match &mut merged {
+                            None => merged = Some(branch),
+                            Some(m) => self.join(m, &branch),
+                        }
+                    }
+                    if let Some(m) = merged {
+                        *st = m;
+                    }
+                    if !open {
+                        return;
+                    }
+                }
                 self.record_command(None, &first.raw, pos);
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
@@ -1305,7 +1550,45 @@ impl<'c> Walker<'c> {
         } else {
             name.clone()
         };
+        if direct && !name.contains('/') {
+            self.call_function(&name, args, st);
+        }
         commands::dispatch(self, &program, args, env, stdin, st, direct);
+    }
+
+    /// A call of a function defined earlier: its body runs here, in this shell, with the
+    /// call's arguments as positional parameters (the body is also analysed on its own at the
+    /// end, for calls the walk cannot see).
+    fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) {
+        let Some(&index) = self.function_by_name.get(name) else { return };
+        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= MAX_CALL_DEPTH {
+            return;
+        }
+        let (body, origin) = {
+            let f = &self.functions[index];
+            (f.body.clone(), f.origin)
+        };
+        let saved_positional = (st.positional.clone(), st.positional_open);
+        st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
+        self.call_stack.push(name.to_string());
+        let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let stdin = match &body.1 {
+            Some(r) => self.redirects(&r.0, "", st, Stdin::Unknown),
+            None => Stdin::Unknown,
+        };
+        self.compound(&body.0, st, stdin);
+        self.origin = saved_origin;
+        self.call_stack.pop();
+        st.positional = saved_positional.0;
+        st.positional_open = saved_positional.1;
+    }
+
+    /// Counts work, so that no input can make the analysis run for long.
+    pub fn step(&mut self) {
+        self.steps += 1;
+        if self.steps == MAX_STEPS {
+            self.fail(Failure { message: format!("the program needs more than {MAX_STEPS} analysis steps"), pos: Some(self.here) });
+        }
     }
 
     fn in_program_dirs(&self, abs: &str) -> bool {
@@ -1405,18 +1688,18 @@ impl<'c> Walker<'c> {
         self.assign("PWD", dest, st);
     }
 
-    pub fn set_positional(&mut self, values: Option<Vec<String>>, st: &mut State) {
-        st.positional = values;
+    pub fn set_positional(&mut self, values: Option<Vec<Val>>, st: &mut State) {
+        st.set_positional_vals(values);
     }
 
     pub fn shift_positional(&mut self, n: Option<usize>, st: &mut State) {
-        st.positional = match (st.positional.take(), n) {
-            (Some(mut p), Some(n)) if n <= p.len() => {
-                p.drain(..n);
-                Some(p)
+        match n {
+            Some(n) if n <= st.positional.len() => {
+                st.positional.drain(..n);
             }
-            _ => None,
-        };
+            Some(_) if !st.positional_open => {}
+            _ => st.set_positional_vals(None),
+        }
     }
 
     pub fn unset(&mut self, name: &str, st: &mut State) {
@@ -1429,10 +1712,12 @@ impl<'c> Walker<'c> {
         let cwd = st.cwd.clone();
         let dirs = st.dirs.clone();
         let positional = st.positional.clone();
+        let open = st.positional_open;
         st.havoc();
         st.cwd = cwd;
         st.dirs = dirs;
         st.positional = positional;
+        st.positional_open = open;
     }
 
     /// Runs `f` without recording anything (to compute a value a second time).
@@ -1572,12 +1857,12 @@ impl<'c> Walker<'c> {
 
     fn deferred_state(&self, round: usize) -> State {
         let mut st = State::new(self.ctx);
-        st.positional = None;
+        st.set_positional_vals(None);
         if round > 0 || self.assigned_dynamic {
             st.havoc();
         } else {
             for name in &self.assigned {
-                st.vars.insert(name.clone(), Var::Unknown);
+                st.vars.insert(name.clone(), Val::unknown());
             }
             if self.cwd_changes {
                 st.cwd = None;
@@ -1586,6 +1871,32 @@ impl<'c> Walker<'c> {
         }
         st
     }
+}
+
+/// The value a field gives a variable.
+pub fn field_val(f: &Field) -> Val {
+    if f.tainted {
+        return Val::unknown();
+    }
+    if let Some(text) = f.known() {
+        return Val::Known(text);
+    }
+    match f.alternatives() {
+        Some((values, open)) if values.len() <= MAX_CHOICES => Val::Choice { values: values.into_iter().collect(), open },
+        _ => Val::unknown(),
+    }
+}
+
+/// The field a value expands to (quoted).
+pub fn val_field(v: &Val) -> Field {
+    let (values, open) = v.scalars();
+    if !open && values.len() == 1 {
+        return Field::literal(values.iter().next().map_or("", String::as_str));
+    }
+    if values.is_empty() {
+        return Field::unknown();
+    }
+    Field { parts: vec![super::word::Part::Choice { values: values.into_iter().collect(), open, quoted: true, split: false }], tainted: false, content: None }
 }
 
 fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {

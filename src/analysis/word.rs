@@ -7,7 +7,7 @@
 use brush_parser::word::{Parameter, ParameterExpr, SpecialParameter, TildeExpr, WordPiece, WordPieceWithSource};
 
 use super::parse;
-use super::walk::{State, Walker};
+use super::walk::{State, Val, Walker};
 use super::{Failure, Pos};
 
 /// One part of an expanded field.
@@ -19,6 +19,9 @@ pub enum Part {
     /// Text the analysis cannot know. `numeric` when it can only be a number (`$$`, `$?`,
     /// arithmetic), so it cannot contain `/` or `..`.
     Unknown { numeric: bool },
+    /// One of several known texts (a variable assigned on different paths), or, when `open`,
+    /// possibly something else too.
+    Choice { values: Vec<String>, open: bool, quoted: bool, split: bool },
     /// A break between fields (`"$@"`).
     Break,
 }
@@ -29,17 +32,19 @@ pub struct Field {
     pub parts: Vec<Part>,
     /// Some of it came from the network (`$(curl …)`).
     pub tainted: bool,
+    /// The contents of the file it names, when known (`<(echo …)`).
+    pub content: Option<String>,
 }
 
 impl Field {
     /// A field of known, quoted text.
     pub fn literal(text: &str) -> Field {
-        Field { parts: vec![Part::Lit { text: text.into(), quoted: true, split: false }], tainted: false }
+        Field { parts: vec![Part::Lit { text: text.into(), quoted: true, split: false }], tainted: false, content: None }
     }
 
     /// A field whose value is not known at all.
     pub fn unknown() -> Field {
-        Field { parts: vec![Part::Unknown { numeric: false }], tainted: false }
+        Field { parts: vec![Part::Unknown { numeric: false }], tainted: false, content: None }
     }
 
     /// The text, when every part is known.
@@ -48,11 +53,41 @@ impl Field {
         for part in &self.parts {
             match part {
                 Part::Lit { text, .. } => out.push_str(text),
-                Part::Unknown { .. } => return None,
+                Part::Unknown { .. } | Part::Choice { .. } => return None,
                 Part::Break => {}
             }
         }
         Some(out)
+    }
+
+    /// Every text the field may have, when there are few and no part is wholly unknown; and
+    /// whether it may also have others.
+    pub fn alternatives(&self) -> Option<(Vec<String>, bool)> {
+        let mut acc = vec![String::new()];
+        let mut open = false;
+        for part in &self.parts {
+            match part {
+                Part::Lit { text, .. } => acc.iter_mut().for_each(|a| a.push_str(text)),
+                Part::Unknown { .. } => return None,
+                Part::Break => {}
+                Part::Choice { values, open: o, .. } => {
+                    open |= *o;
+                    if values.is_empty() {
+                        return None;
+                    }
+                    if acc.len() * values.len() > super::walk::MAX_CHOICES * 4 {
+                        return None;
+                    }
+                    acc = acc.iter().flat_map(|a| values.iter().map(move |v| format!("{a}{v}"))).collect();
+                }
+            }
+        }
+        Some((acc, open))
+    }
+
+    /// Whether some part is a choice that bash would split on IFS.
+    pub fn splits_choices(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Choice { split: true, .. }))
     }
 
     /// The known text before the first unknown part.
@@ -69,7 +104,7 @@ impl Field {
 
     /// Whether every unknown part is a number (so the directory part is certain).
     pub fn only_numbers_unknown(&self) -> bool {
-        self.parts.iter().all(|p| !matches!(p, Part::Unknown { numeric: false }))
+        self.parts.iter().all(|p| !matches!(p, Part::Unknown { numeric: false } | Part::Choice { .. }))
     }
 
     /// Known literal runs, for name checks on partly known paths.
@@ -246,6 +281,11 @@ impl Walker<'_> {
                 out.push(Arg { field, pos, raw: raw.to_string() });
             }
         }
+        if self.take_taint() {
+            for a in &mut out {
+                a.field.tainted = true;
+            }
+        }
         out
     }
 
@@ -257,6 +297,7 @@ impl Walker<'_> {
             match part {
                 Part::Break => field.parts.push(Part::Lit { text: " ".into(), quoted: true, split: false }),
                 Part::Lit { text, split: true, .. } => field.parts.push(Part::Lit { text, quoted: true, split: false }),
+                Part::Choice { values, open, .. } => field.parts.push(Part::Choice { values, open, quoted: true, split: false }),
                 other => field.parts.push(other),
             }
         }
@@ -306,7 +347,7 @@ impl Walker<'_> {
         match parse::heredoc(text) {
             Ok(pieces) => {
                 let parts = self.eval_pieces(&pieces, text, pos, st, true);
-                Field { parts, tainted: false }.known()
+                Field { parts, ..Field::default() }.known()
             }
             Err(mut f) => {
                 f.pos = Some(pos);
@@ -401,7 +442,7 @@ impl Walker<'_> {
                 let assign = matches!(e, ParameterExpr::AssignDefaultValues { .. });
                 let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
                 let fallback = operand(self, default_value, st).unwrap_or_default();
-                let current_field = Field { parts: current.clone(), tainted: false };
+                let current_field = Field { parts: current.clone(), ..Field::default() };
                 let null_counts = matches!(test_type, brush_parser::word::ParameterTestType::UnsetOrNull);
                 let is_set = match parameter {
                     Parameter::Named(n) => self.var_is_set(n, st),
@@ -412,7 +453,7 @@ impl Walker<'_> {
                     (Some(_), Some(false)) | (Some(_), Some(true)) => {
                         if assign {
                             if let Parameter::Named(n) = parameter {
-                                let value = Field { parts: fallback.clone(), tainted: false }.known();
+                                let value = Field { parts: fallback.clone(), ..Field::default() }.known();
                                 st.set_var(n, value);
                             }
                         }
@@ -439,7 +480,7 @@ impl Walker<'_> {
                     Parameter::Named(n) => self.var_is_set(n, st),
                     _ => None,
                 };
-                let current_known = Field { parts: current, tainted: false }.known();
+                let current_known = Field { parts: current, ..Field::default() }.known();
                 match (set, current_known) {
                     (Some(false), _) => vec![Part::Lit { text: String::new(), quoted: true, split: false }],
                     (Some(true), Some(v)) if !v.is_empty() => alternative,
@@ -491,7 +532,7 @@ impl Walker<'_> {
             // `${!x}`: the value of the variable named by x's value. A known name is followed;
             // a subscript in it is code bash evaluates.
             let target = self.parameter_value(p, false, pos, st, quoted);
-            if let Some(name) = (Field { parts: target, tainted: false }).known() {
+            if let Some(name) = (Field { parts: target, ..Field::default() }).known() {
                 if name.contains('[') {
                     self.subscript_text(&name, pos, st);
                 }
@@ -503,36 +544,34 @@ impl Walker<'_> {
         }
         match p {
             Parameter::Named(name) => self.named_value(name, st, quoted),
-            Parameter::Positional(n) => match st.positional(*n as usize) {
-                Some(Some(v)) => vec![Part::Lit { text: v, quoted, split: !quoted }],
-                Some(None) => vec![Part::Lit { text: String::new(), quoted, split: !quoted }],
-                None => vec![Part::Unknown { numeric: false }],
-            },
-            Parameter::NamedWithIndex { index, .. } => {
+            Parameter::Positional(n) => val_parts(&st.positional_val(*n as usize), quoted),
+            Parameter::NamedWithIndex { name, index } => {
                 self.arithmetic(index, pos, st);
-                vec![Part::Unknown { numeric: false }]
+                match self.var_val(name, st) {
+                    Val::Array(items) => match index.trim().parse::<usize>() {
+                        Ok(i) => vec![Part::Lit { text: items.get(i).cloned().unwrap_or_default(), quoted, split: !quoted }],
+                        Err(_) => {
+                            let mut values: Vec<String> = items;
+                            values.push(String::new());
+                            values.sort();
+                            values.dedup();
+                            vec![Part::Choice { values, open: false, quoted, split: !quoted }]
+                        }
+                    },
+                    Val::Unset => vec![Part::Lit { text: String::new(), quoted, split: !quoted }],
+                    Val::Known(v) if index.trim() == "0" => vec![Part::Lit { text: v, quoted, split: !quoted }],
+                    _ => vec![Part::Unknown { numeric: false }],
+                }
             }
-            Parameter::NamedWithAllIndices { .. } => vec![Part::Unknown { numeric: false }],
+            Parameter::NamedWithAllIndices { name, concatenate } => match self.var_val(name, st) {
+                Val::Array(items) => list_parts(items.into_iter().map(Val::Known).collect(), quoted, *concatenate),
+                Val::Unset => list_parts(Vec::new(), quoted, *concatenate),
+                Val::Known(v) => list_parts(vec![Val::Known(v)], quoted, *concatenate),
+                _ => vec![Part::Unknown { numeric: false }],
+            },
             Parameter::Special(s) => match s {
                 SpecialParameter::AllPositionalParameters { concatenate } => match st.all_positional() {
-                    Some(values) => {
-                        let mut out = Vec::new();
-                        if quoted && !*concatenate {
-                            for (i, v) in values.into_iter().enumerate() {
-                                if i > 0 {
-                                    out.push(Part::Break);
-                                }
-                                out.push(Part::Lit { text: v, quoted: true, split: false });
-                            }
-                            if out.is_empty() {
-                                // "$@" with no parameters expands to no field at all.
-                                out.push(Part::Break);
-                            }
-                        } else {
-                            out.push(Part::Lit { text: values.join(" "), quoted, split: !quoted });
-                        }
-                        out
-                    }
+                    Some(values) => list_parts(values, quoted, *concatenate),
                     None => vec![Part::Unknown { numeric: false }],
                 },
                 SpecialParameter::ShellName => vec![Part::Lit { text: st.arg0.clone(), quoted, split: !quoted }],
@@ -546,13 +585,12 @@ impl Walker<'_> {
     }
 
     fn named_value(&mut self, name: &str, st: &mut State, quoted: bool) -> Vec<Part> {
-        match self.var_value(name, st) {
-            Some(v) => vec![Part::Lit { text: v, quoted, split: !quoted }],
-            None if matches!(name, "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "SHLVL" | "OPTIND" | "EPOCHSECONDS") => {
-                vec![Part::Unknown { numeric: true }]
-            }
-            None => vec![Part::Unknown { numeric: false }],
+        if matches!(name, "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "SHLVL" | "OPTIND" | "EPOCHSECONDS")
+            && self.var_is_set(name, st).is_none()
+        {
+            return vec![Part::Unknown { numeric: true }];
         }
+        val_parts(&self.var_val(name, st), quoted)
     }
 
     /// Analyses an arithmetic expression for the code it can run: substitutions, and the
@@ -607,6 +645,48 @@ impl Walker<'_> {
             rest = &inner[end + 1..];
         }
     }
+}
+
+/// The parts a variable's value expands to.
+fn val_parts(v: &Val, quoted: bool) -> Vec<Part> {
+    match v {
+        Val::Unset => vec![Part::Lit { text: String::new(), quoted, split: !quoted }],
+        Val::Known(text) => vec![Part::Lit { text: text.clone(), quoted, split: !quoted }],
+        Val::Array(items) => vec![Part::Lit { text: items.first().cloned().unwrap_or_default(), quoted, split: !quoted }],
+        Val::Choice { values, open } if values.is_empty() => {
+            let _ = open;
+            vec![Part::Unknown { numeric: false }]
+        }
+        Val::Choice { values, open } => vec![Part::Choice { values: values.iter().cloned().collect(), open: *open, quoted, split: !quoted }],
+    }
+}
+
+/// `"$@"` / `$*` style expansion of a list of values.
+fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool) -> Vec<Part> {
+    let mut out = Vec::new();
+    if quoted && !concatenate {
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(Part::Break);
+            }
+            out.extend(val_parts(v, true));
+        }
+        if out.is_empty() {
+            // "$@" with no parameters expands to no field at all.
+            out.push(Part::Break);
+        }
+    } else {
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(Part::Lit { text: " ".into(), quoted, split: !quoted });
+            }
+            out.extend(val_parts(v, quoted));
+        }
+        if out.is_empty() {
+            out.push(Part::Lit { text: String::new(), quoted, split: !quoted });
+        }
+    }
+    out
 }
 
 /// Whether `s` is a valid shell variable name.
@@ -665,6 +745,11 @@ pub fn split_fields(parts: Vec<Part>, ifs: &str) -> Vec<Field> {
             }
             Part::Unknown { numeric } => {
                 cur.parts.push(Part::Unknown { numeric });
+                started = true;
+                any_quoted = true;
+            }
+            choice @ Part::Choice { .. } => {
+                cur.parts.push(choice);
                 started = true;
                 any_quoted = true;
             }
