@@ -935,11 +935,11 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
                 }
                 _ if arg.field.tainted => w.unknown_code(&arg.raw, program, arg.pos, true, st),
                 _ => {
-                    let (texts, open) = code_variants(std::slice::from_ref(arg));
+                    let (texts, open, placeholder) = code_variants(std::slice::from_ref(arg));
                     for code in texts {
                         let mut inner = w.new_shell_state(st, arg0.clone(), positional.clone(), env);
                         inner.set_var(PLACEHOLDER, None);
-                        w.run_decoded(&code, arg.pos, &mut inner, Nest::NewShell);
+                        w.run_code_variant(&code, arg.pos, &mut inner, Nest::NewShell, placeholder);
                     }
                     if open {
                         w.unknown_code(&arg.raw, program, arg.pos, false, st);
@@ -992,7 +992,7 @@ fn run_script_file(w: &mut Walker, program: &str, arg: &Arg, positional: Vec<Val
     match w.read_code_file(&path) {
         Some(code) => {
             let mut inner = w.new_shell_state(st, text.clone(), positional, env);
-            w.run_file(&code, arg.pos, &mut inner, Nest::NewShell);
+            w.run_file(&path, &code, arg.pos, &mut inner, Nest::NewShell);
         }
         None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.downloaded.contains(&path), st),
     }
@@ -1016,7 +1016,7 @@ fn run_string(w: &mut Walker, program: &str, words: &[Arg], st: &mut State, nest
         return;
     }
     let tainted = words.iter().any(|a| a.field.tainted);
-    let (texts, open) = code_variants(words);
+    let (texts, open, placeholder) = code_variants(words);
     if tainted {
         w.unknown_code(&words[0].raw, program, words[0].pos, true, st);
         return;
@@ -1024,7 +1024,7 @@ fn run_string(w: &mut Walker, program: &str, words: &[Arg], st: &mut State, nest
     for code in &texts {
         let mut inner = st.clone();
         inner.set_var(PLACEHOLDER, None);
-        w.run_decoded(code, words[0].pos, &mut inner, nest);
+        w.run_code_variant(code, words[0].pos, &mut inner, nest, placeholder);
         if nest == Nest::Same {
             *st = inner;
         }
@@ -1038,12 +1038,14 @@ fn run_string(w: &mut Walker, program: &str, words: &[Arg], st: &mut State, nest
 /// A variable the analysis puts where a code string has text it cannot know.
 pub const PLACEHOLDER: &str = "__sandbox_bash_unknown__";
 
-/// The texts a code string made of `words` may have, and whether it may also be something
-/// else. Unknown parts become an unknown variable, so the known commands around them are
-/// still seen (`sh -c 'rm {}'` from xargs runs rm on something).
-pub fn code_variants(words: &[Arg]) -> (Vec<String>, bool) {
+/// The texts a code string made of `words` may have, whether it may also be something else,
+/// and whether the texts stand in for unknown parts with a placeholder. Unknown parts become
+/// an unknown variable, so the known commands around them are still seen (`sh -c 'rm {}'`
+/// from xargs runs rm on something).
+pub fn code_variants(words: &[Arg]) -> (Vec<String>, bool, bool) {
     let mut variants = vec![String::new()];
     let mut open = false;
+    let mut placeholder = false;
     for (i, word) in words.iter().enumerate() {
         let sep = if i > 0 { " " } else { "" };
         let options: Vec<String> = match word.field.known() {
@@ -1055,6 +1057,7 @@ pub fn code_variants(words: &[Arg]) -> (Vec<String>, bool) {
                 }
                 _ => {
                     open = true;
+                    placeholder = true;
                     let mut text = String::new();
                     for part in &word.field.parts {
                         match part {
@@ -1069,7 +1072,7 @@ pub fn code_variants(words: &[Arg]) -> (Vec<String>, bool) {
         };
         variants = variants.iter().flat_map(|v| options.iter().map(move |o| format!("{v}{sep}{o}"))).collect();
     }
-    (variants, open)
+    (variants, open, placeholder)
 }
 
 fn code_string(w: &mut Walker, program: &str, arg: &Arg, st: &mut State, nest: Nest) {
@@ -1438,7 +1441,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], stdin: Stdi
     if let Some(text) = w.read_code_file_if_shell(abs) {
         let positional: Vec<Val> = args[1..].iter().map(|a| field_val(&a.field)).collect();
         let mut inner = w.new_shell_state(st, name.to_string(), positional, &[]);
-        w.run_file(&text, first.pos, &mut inner, Nest::NewShell);
+        w.run_file(abs, &text, first.pos, &mut inner, Nest::NewShell);
     }
     generic(w, name, &args[1..], st);
 }
@@ -1479,7 +1482,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         w.need(Scope::Network, Perm::Execute, &path, command, "runs a file downloaded from the network", arg.pos);
     }
     match w.read_code_file(&path) {
-        Some(text) => w.run_file(&text, arg.pos, st, nest),
+        Some(text) => w.run_file(&path, &text, arg.pos, st, nest),
         None => w.unknown_code(&arg.raw, command, arg.pos, false, st),
     }
 }

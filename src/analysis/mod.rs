@@ -129,18 +129,27 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
         Err(failure) => return Analysis { failure: Some(failure), ..Analysis::default() },
     };
     let ctx = ctx.clone();
-    let spawned = std::thread::Builder::new()
-        .name("analysis".into())
-        .stack_size(parse::STACK_BYTES)
-        .spawn(move || walk::analyze_program(&text, kind, &ctx));
-    match spawned {
-        Ok(handle) => match handle.join() {
-            Ok(analysis) => analysis,
-            Err(_) => failure("the analysis stopped unexpectedly"),
-        },
-        Err(e) => failure(&format!("cannot start the analysis thread: {e}")),
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("analysis".into()).stack_size(parse::STACK_BYTES).spawn(move || {
+        let analysis = walk::analyze_program(&text, kind, &ctx);
+        let _ = tx.send(analysis);
+    });
+    if let Err(e) = spawned {
+        return failure(&format!("cannot start the analysis thread: {e}"));
+    }
+    // A watchdog: no input may keep the analysis busy for long. The thread is left behind
+    // (the process denies and exits right after).
+    match rx.recv_timeout(TIME_LIMIT) {
+        Ok(analysis) => analysis,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure("the analysis stopped unexpectedly"),
     }
 }
+
+/// The longest the analysis may take before the program is denied.
+pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 fn failure(message: &str) -> Analysis {
     Analysis { failure: Some(Failure { message: message.into(), pos: None }), ..Analysis::default() }

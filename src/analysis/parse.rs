@@ -12,6 +12,9 @@ pub const MAX_TEXT_BYTES: usize = 8 * 1024 * 1024;
 /// The deepest nesting of compound commands, substitutions and quotes accepted.
 pub const MAX_DEPTH: usize = 200;
 
+/// Unclosed parentheses accepted before parsing (bash itself rejects any).
+const MAX_OPEN_PARENS: usize = 8;
+
 /// Stack for the analysis thread. The nesting bound keeps real use far below it.
 pub const STACK_BYTES: usize = 256 * 1024 * 1024;
 
@@ -50,12 +53,55 @@ pub fn options() -> brush_parser::ParserOptions {
     brush_parser::ParserOptions { enable_extended_globbing: true, ..Default::default() }
 }
 
+/// Inputs the parser is known to panic on (it unwraps integer parses): a run of ten or more
+/// digits right before `<` or `>` (a file descriptor number), and `~` followed by twenty or
+/// more digits (a directory stack index). bash cannot use such numbers either.
+fn overflowing_number(text: &str) -> Option<&'static str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            let run = i - start;
+            if run >= 10 && matches!(b.get(i), Some(b'<' | b'>')) {
+                return Some("a file descriptor number too large for bash");
+            }
+            let tilde = start > 0 && (b[start - 1] == b'~' || (start > 1 && matches!(b[start - 1], b'+' | b'-') && b[start - 2] == b'~'));
+            if run >= 20 && tilde {
+                return Some("a directory stack index too large for bash");
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+fn check_numbers(text: &str) -> Result<(), Failure> {
+    match overflowing_number(text) {
+        Some(what) => Err(Failure { message: format!("the program holds {what}"), pos: None }),
+        None => Ok(()),
+    }
+}
+
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
-    let depth = nesting_bound(text);
+    check_numbers(text)?;
+    let (depth, open_parens) = scan(text);
     if depth > MAX_DEPTH {
         return Err(Failure {
             message: format!("the program nests {depth} levels deep; the analysis accepts at most {MAX_DEPTH}"),
+            pos: None,
+        });
+    }
+    // bash rejects unclosed parentheses anyway; the parser's backtracking over many of them
+    // grows exponentially, so they are refused before it starts.
+    if open_parens > MAX_OPEN_PARENS {
+        return Err(Failure {
+            message: format!("the parser rejected the program: {open_parens} parentheses are never closed"),
             pos: None,
         });
     }
@@ -80,6 +126,7 @@ fn parse_failure(e: &brush_parser::ParseError) -> Failure {
 
 /// Splits one word into its pieces.
 pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
+    check_numbers(text)?;
     if nesting_bound(text) > MAX_DEPTH {
         return Err(Failure { message: format!("a word nests more than {MAX_DEPTH} levels deep"), pos: None });
     }
@@ -89,17 +136,12 @@ pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
 
 /// Splits a here-document body into its pieces.
 pub fn heredoc(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
+    check_numbers(text)?;
     if nesting_bound(text) > MAX_DEPTH {
         return Err(Failure { message: format!("a here-document nests more than {MAX_DEPTH} levels deep"), pos: None });
     }
     brush_parser::word::parse_heredoc(text, &options())
         .map_err(|e| Failure { message: format!("the parser rejected a here-document: {e}"), pos: None })
-}
-
-/// Brace expansion of a raw word: `None` when the word has no brace expression.
-pub fn braces(text: &str) -> Result<Option<Vec<brush_parser::word::BraceExpressionOrText>>, Failure> {
-    brush_parser::word::parse_brace_expansions(text, &options())
-        .map_err(|e| Failure { message: format!("the parser rejected a brace expansion: {e}"), pos: None })
 }
 
 /// An upper bound, in practice, on how deeply `text` nests: a quote-aware scan that counts
@@ -108,6 +150,11 @@ pub fn braces(text: &str) -> Result<Option<Vec<brush_parser::word::BraceExpressi
 /// the count. It errs towards counting too much; it only has to keep the parser far from the
 /// stack limit, and the limit it is compared with is far below what the stack can hold.
 pub fn nesting_bound(text: &str) -> usize {
+    scan(text).0
+}
+
+/// The nesting bound, and how many parentheses stay open at the end of the text.
+fn scan(text: &str) -> (usize, usize) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Code,
@@ -123,6 +170,7 @@ pub fn nesting_bound(text: &str) -> usize {
     let mut i = 0;
     let mut word_start = true;
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut open_parens: usize = 0;
     while i < b.len() {
         let (kind, base) = *frames.last().unwrap_or(&(Kind::Code, 0));
         let level = depth + frames.len() - 1;
@@ -169,12 +217,20 @@ pub fn nesting_bound(text: &str) -> usize {
                     i += 1;
                 }
             }
-            b'(' | b'{' | b'[' => depth += 1,
+            b'(' | b'{' | b'[' => {
+                depth += 1;
+                if c == b'(' {
+                    open_parens += 1;
+                }
+            }
             b')' | b'}' | b']' => {
                 if kind == Kind::Sub && depth == base + 1 {
                     frames.pop();
                 }
                 depth = depth.saturating_sub(1);
+                if c == b')' {
+                    open_parens = open_parens.saturating_sub(1);
+                }
             }
             b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
                 i += 2;
@@ -234,7 +290,7 @@ pub fn nesting_bound(text: &str) -> usize {
         }
         i += 1;
     }
-    max.max(depth + frames.len() - 1)
+    (max.max(depth + frames.len() - 1), open_parens)
 }
 
 /// The start of a word in its text, when the parser recorded it.
@@ -255,6 +311,14 @@ mod tests {
         // Closers hidden in quotes do not lower the count.
         let tricky = "( \")\" ".repeat(300);
         assert!(nesting_bound(&tricky) >= 300);
+        assert_eq!(scan("((z|(((((((((((((((((((((((((+").1, 27);
+        assert!(program("echo 333333333333333333333>|x").is_err());
+        assert!(program("echo 2>&1 3<x 10>y").is_ok());
+        assert!(word("~99999999999999999999999").is_err());
+        assert!(word("${x:-~+99999999999999999999999}").is_err());
+        assert!(word("~12").is_ok());
+        assert_eq!(scan("case x in a) echo;; esac; (x)").1, 0);
+        assert!(program(&format!("((z|{}+", "(".repeat(40))).is_err());
         let long_flat = "echo $(date) \"$(pwd)\" \"${x}\" 'it''s'\n".repeat(10_000);
         assert!(nesting_bound(&long_flat) <= 3, "{}", nesting_bound(&long_flat));
         // A here-document body is skipped, quotes and all.

@@ -348,6 +348,8 @@ pub struct Walker<'c> {
     function_by_name: HashMap<String, usize>,
     /// Functions whose bodies are being walked for a call.
     call_stack: Vec<String>,
+    /// Files whose text is being walked (`source`, scripts run by path or by a shell).
+    file_stack: Vec<String>,
     steps: usize,
 }
 
@@ -408,6 +410,7 @@ impl<'c> Walker<'c> {
             here: Pos { line: 1, column: 1 },
             function_by_name: HashMap::new(),
             call_stack: Vec::new(),
+            file_stack: Vec::new(),
             steps: 0,
         }
     }
@@ -633,6 +636,18 @@ impl<'c> Walker<'c> {
         self.run_text(text, origin, st, nest)
     }
 
+    /// Walks one possible text of a code string. A text with placeholders for unknown parts
+    /// is only an approximation, so a parse failure in it means "unknown code", not a denial
+    /// (the unknown part is flagged by the caller either way).
+    pub fn run_code_variant(&mut self, code: &str, pos: Pos, st: &mut State, nest: Nest, placeholder: bool) {
+        let clean = self.failure.is_none();
+        self.run_decoded(code, pos, st, nest);
+        if placeholder && clean && self.failure.is_some() {
+            self.failure = None;
+            self.unknown_code(code, "eval", pos, false, st);
+        }
+    }
+
     /// The state a new bash process starts with: exported variables only.
     pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
         let mut inner = st.clone();
@@ -660,26 +675,27 @@ impl<'c> Walker<'c> {
         if self.written.contains(path) || self.written_unknown {
             return None;
         }
+        if self.file_stack.iter().any(|f| f == path) {
+            // Already being analysed further up (a script that runs or sources itself).
+            return Some(String::new());
+        }
         let meta = std::fs::metadata(path).ok()?;
         if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
             return None;
         }
         let bytes = std::fs::read(path).ok()?;
-        match parse::check_text(&bytes) {
-            Ok(text) => Some(text.to_string()),
-            Err(f) => {
-                self.fail(Failure { message: format!("{path}: {}", f.message), pos: Some(self.here) });
-                None
-            }
-        }
+        // A binary or an oversized file is not text bash would run as a script; it stays
+        // unknown code for the caller.
+        parse::check_text(&bytes).ok().map(str::to_string)
     }
 
-    /// Walks a file's text as code run at `pos`.
-    pub fn run_file(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
-        let _ = pos;
+    /// Walks the text of the file at `path` as code run at `pos`.
+    pub fn run_file(&mut self, path: &str, text: &str, pos: Pos, st: &mut State, nest: Nest) {
         let body = strip_shebang(text);
         let origin = Origin { base: pos, verbatim: false, own_file: false };
-        self.run_text(&body, origin, st, nest)
+        self.file_stack.push(path.to_string());
+        self.run_text(&body, origin, st, nest);
+        self.file_stack.pop();
     }
 
     // ----- the tree ----------------------------------------------------------------------

@@ -305,26 +305,12 @@ impl Walker<'_> {
         field
     }
 
-    fn brace_variants(&mut self, raw: &str, pos: Pos) -> Vec<String> {
+    fn brace_variants(&mut self, raw: &str, _pos: Pos) -> Vec<String> {
         if !raw.contains('{') {
             return vec![raw.to_string()];
         }
-        match parse::braces(raw) {
-            Ok(Some(pieces)) => {
-                let mut acc = vec![String::new()];
-                if !expand_brace_pieces(&pieces, &mut acc) {
-                    // Too many to list: keep the word as written; its literal prefix still scopes it.
-                    return vec![raw.to_string()];
-                }
-                acc
-            }
-            Ok(None) => vec![raw.to_string()],
-            Err(mut f) => {
-                f.pos = Some(pos);
-                self.fail(f);
-                vec![raw.to_string()]
-            }
-        }
+        // Too many to list: keep the word as written; its literal prefix still scopes it.
+        brace_expand(raw, MAX_BRACE_FIELDS).unwrap_or_else(|| vec![raw.to_string()])
     }
 
     /// Parses `text` as a word and evaluates its pieces.
@@ -759,71 +745,220 @@ pub fn split_fields(parts: Vec<Part>, ifs: &str) -> Vec<Field> {
     fields
 }
 
-fn expand_brace_pieces(pieces: &[brush_parser::word::BraceExpressionOrText], acc: &mut Vec<String>) -> bool {
-    use brush_parser::word::{BraceExpressionMember, BraceExpressionOrText};
-    for piece in pieces {
-        match piece {
-            BraceExpressionOrText::Text(t) => {
-                for a in acc.iter_mut() {
-                    a.push_str(t);
+/// bash's brace expansion of a raw word (quotes and expansions left as they are), in time
+/// linear in the word plus the output. `None` when it would give more than `limit` words.
+pub fn brace_expand(word: &str, limit: usize) -> Option<Vec<String>> {
+    let b = word.as_bytes();
+    // One quote-aware pass: the brace that closes each open brace, and whether a comma sits
+    // directly inside it.
+    let mut closing: Vec<Option<usize>> = vec![None; b.len()];
+    let mut comma: Vec<bool> = vec![false; b.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'\'' => {
+                let ansi = i > 0 && b[i - 1] == b'$';
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    if ansi && b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
                 }
             }
-            BraceExpressionOrText::Expr(members) => {
-                let mut alternatives: Vec<String> = Vec::new();
-                for m in members {
-                    match m {
-                        BraceExpressionMember::NumberSequence { start, end, increment } => {
-                            let step = increment.unsigned_abs().max(1) as i64;
-                            let count = (end - start).unsigned_abs() / step as u64 + 1;
-                            if count as usize > MAX_BRACE_FIELDS {
-                                return false;
-                            }
-                            let mut v = *start;
-                            loop {
-                                alternatives.push(v.to_string());
-                                if v == *end || (start <= end && v + step > *end) || (start > end && v - step < *end) {
-                                    break;
-                                }
-                                v = if start <= end { v + step } else { v - step };
-                            }
-                        }
-                        BraceExpressionMember::CharSequence { start, end, increment } => {
-                            let (s, e) = (*start as u32, *end as u32);
-                            let step = increment.unsigned_abs().max(1) as u32;
-                            let mut v = s;
-                            loop {
-                                if let Some(c) = char::from_u32(v) {
-                                    alternatives.push(c.to_string());
-                                }
-                                if v == e || (s <= e && v + step > e) || (s > e && v < e + step) {
-                                    break;
-                                }
-                                v = if s <= e { v + step } else { v - step };
-                            }
-                        }
-                        BraceExpressionMember::Child(children) => {
-                            let mut sub = vec![String::new()];
-                            if !expand_brace_pieces(children, &mut sub) {
-                                return false;
-                            }
-                            alternatives.extend(sub);
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'`' => {
+                i += 1;
+                while i < b.len() && b[i] != b'`' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'{' | b'(' | b'[')) => {
+                // Skip a whole expansion: braces inside it are not brace expansion.
+                let (open, close) = match b[i + 1] {
+                    b'{' => (b'{', b'}'),
+                    b'(' => (b'(', b')'),
+                    _ => (b'[', b']'),
+                };
+                let mut depth = 0usize;
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == open {
+                        depth += 1;
+                    } else if b[i] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
                         }
                     }
+                    i += 1;
                 }
-                if acc.len().saturating_mul(alternatives.len()) > MAX_BRACE_FIELDS {
-                    return false;
+            }
+            b'{' => stack.push(i),
+            b'}' => {
+                if let Some(open) = stack.pop() {
+                    closing[open] = Some(i);
                 }
-                let mut next = Vec::with_capacity(acc.len() * alternatives.len());
-                for a in acc.iter() {
-                    for alt in &alternatives {
-                        next.push(format!("{a}{alt}"));
+            }
+            b',' => {
+                if let Some(&open) = stack.last() {
+                    comma[open] = true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // The first brace that forms an expression.
+    for start in 0..b.len() {
+        let Some(end) = closing[start] else { continue };
+        let inner = &word[start + 1..end];
+        let alternatives: Vec<String> = if comma[start] {
+            split_top_level_commas(inner, &closing[start + 1..end], start + 1)
+        } else if let Some(seq) = sequence(inner, limit) {
+            seq?
+        } else {
+            continue;
+        };
+        let pre = &word[..start];
+        let post = brace_expand(&word[end + 1..], limit)?;
+        let mut out = Vec::new();
+        for alt in alternatives {
+            for a in brace_expand(&alt, limit)? {
+                for p in &post {
+                    out.push(format!("{pre}{a}{p}"));
+                    if out.len() > limit {
+                        return None;
                     }
                 }
-                *acc = next;
             }
         }
+        return Some(out);
     }
-    true
+    Some(vec![word.to_string()])
+}
+
+/// Splits the inside of a brace expression at the commas that are not nested in a brace.
+fn split_top_level_commas(inner: &str, closing: &[Option<usize>], offset: usize) -> Vec<String> {
+    let b = inner.as_bytes();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'\'' | b'"' | b'`' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if q != b'\'' && b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'{' | b'(' | b'[')) => {
+                let (open, close) = match b[i + 1] {
+                    b'{' => (b'{', b'}'),
+                    b'(' => (b'(', b')'),
+                    _ => (b'[', b']'),
+                };
+                let mut depth = 0usize;
+                i += 1;
+                while i < b.len() {
+                    if b[i] == open {
+                        depth += 1;
+                    } else if b[i] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            b'{' => {
+                if let Some(end) = closing[i] {
+                    i = end - offset;
+                }
+            }
+            b',' => {
+                parts.push(inner[start..i].to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(inner[start..].to_string());
+    parts
+}
+
+/// `{1..5}`, `{a..e}`, `{10..1..2}`: `None` when `inner` is not a sequence, `Some(None)` when
+/// it has more than `limit` elements.
+fn sequence(inner: &str, limit: usize) -> Option<Option<Vec<String>>> {
+    let parts: Vec<&str> = inner.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse::<i64>().ok()?.checked_abs()?.max(1),
+        None => 1,
+    };
+    if let (Ok(a), Ok(z)) = (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        let count = (a.abs_diff(z) / step as u64).saturating_add(1);
+        if count > limit as u64 {
+            return Some(None);
+        }
+        let width = if (parts[0].starts_with('0') && parts[0].len() > 1) || (parts[1].starts_with('0') && parts[1].len() > 1) {
+            parts[0].len().max(parts[1].len())
+        } else {
+            0
+        };
+        let mut out = Vec::new();
+        let mut v = a;
+        loop {
+            out.push(format!("{v:0width$}"));
+            if v == z || (a < z && v + step > z) || (a > z && v - step < z) {
+                break;
+            }
+            v = if a < z { v + step } else { v - step };
+        }
+        return Some(Some(out));
+    }
+    let (ca, cz) = (parts[0].chars().collect::<Vec<_>>(), parts[1].chars().collect::<Vec<_>>());
+    if ca.len() == 1 && cz.len() == 1 && ca[0].is_ascii_alphabetic() && cz[0].is_ascii_alphabetic() {
+        let (a, z) = (ca[0] as u8, cz[0] as u8);
+        let mut out = Vec::new();
+        let mut v = a as i64;
+        let (zi, stepi) = (z as i64, step);
+        loop {
+            out.push((v as u8 as char).to_string());
+            if v == zi || (a < z && v + stepi > zi) || (a > z && v - stepi < zi) {
+                break;
+            }
+            v = if a < z { v + stepi } else { v - stepi };
+        }
+        return Some(Some(out));
+    }
+    None
 }
 
 #[cfg(test)]
@@ -838,6 +973,30 @@ mod tests {
         assert_eq!(decode_ansi_c(r"\u0063at"), "cat");
         assert_eq!(decode_ansi_c(r"it\'s"), "it's");
         assert_eq!(decode_ansi_c(r"\q"), "\\q");
+    }
+
+    #[test]
+    fn brace_expansion() {
+        let e = |w: &str| brace_expand(w, 256).unwrap();
+        assert_eq!(e("/etc/{passwd,shadow}"), ["/etc/passwd", "/etc/shadow"]);
+        assert_eq!(e("a{b,c{d,e}}f"), ["abf", "acdf", "acef"]);
+        assert_eq!(e("{1..3}"), ["1", "2", "3"]);
+        assert_eq!(e("{3..1}"), ["3", "2", "1"]);
+        assert_eq!(e("{01..03}"), ["01", "02", "03"]);
+        assert_eq!(e("{a..c}"), ["a", "b", "c"]);
+        assert_eq!(e("{1..10..4}"), ["1", "5", "9"]);
+        assert_eq!(e("{a}"), ["{a}"]);
+        assert_eq!(e("{}"), ["{}"]);
+        assert_eq!(e("${x}{a,b}"), ["${x}a", "${x}b"]);
+        assert_eq!(e("'{a,b}'"), ["'{a,b}'"]);
+        assert_eq!(e("\\{a,b}"), ["\\{a,b}"]);
+        assert_eq!(e("{a,'b,c'}"), ["a", "'b,c'"]);
+        assert_eq!(e("{,x}y"), ["y", "xy"]);
+        assert!(brace_expand("{1..100000}", 256).is_none());
+        assert!(brace_expand(&"{a,b}".repeat(20), 256).is_none());
+        // Linear, not exponential, in unclosed braces.
+        let nasty = "{a,".repeat(5_000) + "$(())";
+        assert_eq!(brace_expand(&nasty, 256).unwrap(), [nasty.clone()]);
     }
 
     #[test]
