@@ -245,7 +245,7 @@ const CASES: &[(&str, &str)] = &[
     ("x=/etc/shadow bash -c 'cat $x'", "4000"),
     ("alias ll='cat /etc/hosts'\nll", "4004"),
     ("watch -n1 'cat /etc/hosts'", "4000"),
-    ("xargs -I{} sh -c 'cat /etc/hosts {}' < list", "0005"),
+    ("xargs -I{} sh -c 'cat /etc/hosts {}' < list", "4005"),
     // --- code execution -------------------------------------------------------------------------
     ("python3 -c 'print(1)'", "0001"),
     ("python3 x.py", "0005"),
