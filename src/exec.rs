@@ -53,7 +53,8 @@ pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Res
 }
 
 fn cstring(s: &OsStr) -> Result<CString, std::io::Error> {
-    CString::new(s.as_bytes()).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "argument contains a NUL byte"))
+    CString::new(s.as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "argument contains a NUL byte"))
 }
 
 /// Replaces this process with `bash`, with `argv` (including `argv[0]`) and the current
@@ -67,7 +68,9 @@ pub fn exec(bash: &Path, argv: &[OsString]) -> Error {
                 let mut kv = k.into_vec();
                 kv.push(b'=');
                 kv.extend(v.into_vec());
-                CString::new(kv).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "environment contains a NUL byte"))
+                CString::new(kv).map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "environment contains a NUL byte")
+                })
             })
             .collect::<Result<_, _>>()?;
         let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();

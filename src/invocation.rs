@@ -220,8 +220,8 @@ pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
     } else {
         None
     };
-    inv.interactive = forced_interactive
-        || (command.is_none() && (i == args.len() || read_stdin) && tty.stdin && tty.stderr);
+    inv.interactive =
+        forced_interactive || (command.is_none() && (i == args.len() || read_stdin) && tty.stdin && tty.stderr);
     inv.noexec = (inv.noexec || dump_strings) && !inv.interactive;
     inv.source = if let Some(text) = command {
         Source::Command { text, name: args.get(i + 1).cloned(), args: rest(i + 2) }

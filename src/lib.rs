@@ -27,8 +27,16 @@ pub const WORKSPACE_VAR: &str = "SANDBOX_BASH_WORKSPACE";
 
 /// Directories whose programs are part of the runtime baseline: running them by path is
 /// the same as running them by name.
-const SYSTEM_PROGRAM_DIRS: &[&str] =
-    &["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/libexec", "/usr/lib/git-core"];
+const SYSTEM_PROGRAM_DIRS: &[&str] = &[
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+    "/usr/libexec",
+    "/usr/lib/git-core",
+];
 
 /// sandbox-bash's own options, which precede bash's arguments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,8 +66,18 @@ pub fn sandbox_command() -> clap::Command {
                 .action(ArgAction::SetTrue)
                 .help("With --sandbox-explain: print one JSON object instead of text"),
         )
-        .arg(Arg::new("sandbox-help").long("sandbox-help").action(ArgAction::SetTrue).help("Print sandbox-bash's own options"))
-        .arg(Arg::new("sandbox-version").long("sandbox-version").action(ArgAction::SetTrue).help("Print sandbox-bash's version"))
+        .arg(
+            Arg::new("sandbox-help")
+                .long("sandbox-help")
+                .action(ArgAction::SetTrue)
+                .help("Print sandbox-bash's own options"),
+        )
+        .arg(
+            Arg::new("sandbox-version")
+                .long("sandbox-version")
+                .action(ArgAction::SetTrue)
+                .help("Print sandbox-bash's version"),
+        )
 }
 
 /// Splits the leading `--sandbox-*` arguments from bash's arguments.
@@ -112,7 +130,10 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
     if opts.help {
         let mut cmd = sandbox_command();
-        println!("sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.", env!("CARGO_PKG_VERSION"));
+        println!(
+            "sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.",
+            env!("CARGO_PKG_VERSION")
+        );
         println!("Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n");
         println!("{}", cmd.render_help());
         return Ok(0);
@@ -202,7 +223,8 @@ pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Err
         Some(value) => {
             let text = value.to_string_lossy().into_owned();
             let abs = scope::normalize(cwd, &text);
-            let canonical = std::fs::canonicalize(&abs).map_err(|e| Error::Workspace { path: text.clone(), why: e.to_string() })?;
+            let canonical =
+                std::fs::canonicalize(&abs).map_err(|e| Error::Workspace { path: text.clone(), why: e.to_string() })?;
             if !canonical.is_dir() {
                 return Err(Error::Workspace { path: text, why: "not a directory".into() });
             }
@@ -230,7 +252,8 @@ pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Err
     if !scope::acceptable_workspace(&chosen) {
         return Err(Error::Workspace {
             path: chosen,
-            why: "it is the filesystem root or a system directory, which would make the whole system the workspace".into(),
+            why: "it is the filesystem root or a system directory, which would make the whole system the workspace"
+                .into(),
         });
     }
     Ok(chosen)
@@ -248,9 +271,10 @@ fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let workspace = find_workspace(&cwd, env_str(WORKSPACE_VAR).as_deref())?;
     let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
-    let tmpdir = env_str("TMPDIR")
-        .map(|t| scope::normalize("/", &t.to_string_lossy()))
-        .filter(|t| env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/")) && scope::acceptable_tmpdir(t, home.as_deref(), &workspace));
+    let tmpdir = env_str("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
+        env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
+            && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
+    });
     let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
     if let Some(path) = env_str("PATH") {
         for dir in std::env::split_paths(&path) {
@@ -265,11 +289,23 @@ fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
     }
     let lossy = |s: &OsString| s.to_string_lossy().into_owned();
     let (arg0, args) = match source {
-        Source::Command { name, args, .. } => (name.as_ref().map_or_else(|| lossy(&argv0.to_os_string()), lossy), args.iter().map(lossy).collect()),
+        Source::Command { name, args, .. } => {
+            (name.as_ref().map_or_else(|| lossy(&argv0.to_os_string()), lossy), args.iter().map(lossy).collect())
+        }
         Source::Script { path, args } => (lossy(path), args.iter().map(lossy).collect()),
-        Source::Stdin { args } | Source::Interactive { args } => (lossy(&argv0.to_os_string()), args.iter().map(lossy).collect()),
+        Source::Stdin { args } | Source::Interactive { args } => {
+            (lossy(&argv0.to_os_string()), args.iter().map(lossy).collect())
+        }
     };
-    Ok(Context { cwd, layout: Layout { workspace, home, tmpdir }, env: environment(), arg0, args, program_dirs, bash_env: None })
+    Ok(Context {
+        cwd,
+        layout: Layout { workspace, home, tmpdir },
+        env: environment(),
+        arg0,
+        args,
+        program_dirs,
+        bash_env: None,
+    })
 }
 
 /// How bash finds a script named on its command line: as given when it has a slash or exists
@@ -382,7 +418,8 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
         analysis.accesses = vec![shell_itself("bash")];
     }
     decision.required = analysis.required();
-    decision.verdict = if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
+    decision.verdict =
+        if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
     decision.analysis = analysis;
     Ok(decision)
 }

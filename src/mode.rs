@@ -85,11 +85,8 @@ impl Perm {
 pub struct Mode(pub u16);
 
 /// The named presets and the digits they stand for.
-pub const PRESETS: [(&str, Mode); 3] = [
-    ("read-only", Mode(0o0444)),
-    ("workspace-write", Mode(0o0467)),
-    ("full", Mode(0o7777)),
-];
+pub const PRESETS: [(&str, Mode); 3] =
+    [("read-only", Mode(0o0444)), ("workspace-write", Mode(0o0467)), ("full", Mode(0o7777))];
 
 /// Why a mode string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -237,7 +237,12 @@ impl Decision {
                 .analysis
                 .commands
                 .iter()
-                .map(|c| JsonCommand { name: c.name.as_deref(), text: c.text.as_deref(), line: c.pos.line, column: c.pos.column })
+                .map(|c| JsonCommand {
+                    name: c.name.as_deref(),
+                    text: c.text.as_deref(),
+                    line: c.pos.line,
+                    column: c.pos.column,
+                })
                 .collect(),
             unresolved: self
                 .analysis
@@ -248,7 +253,8 @@ impl Decision {
             error,
             note: self.note.as_deref(),
         };
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))
+        serde_json::to_string_pretty(&doc)
+            .unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))
     }
 }
 

@@ -95,8 +95,7 @@ const HOME_CREDENTIALS: &[&str] = &[
 ];
 
 /// Shell start-up files: writing one runs code in every later shell.
-pub const STARTUP_FILES: &[&str] =
-    &[".bashrc", ".bash_profile", ".profile", ".zshrc", ".bash_login", ".bash_logout"];
+pub const STARTUP_FILES: &[&str] = &[".bashrc", ".bash_profile", ".profile", ".zshrc", ".bash_login", ".bash_logout"];
 
 /// Joins `path` onto `cwd` (when relative) and removes `.`, `..` and repeated slashes
 /// lexically, the way bash's own `cd` treats them. `..` at the root stays at the root.
@@ -198,9 +197,7 @@ impl Layout {
         is_within(path, "/tmp")
             || self.tmpdir.as_deref().is_some_and(|t| is_within(path, t))
             || SCRATCH_DEVICES.contains(&path)
-            || path
-                .strip_prefix("/dev/fd/")
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            || path.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     }
 
     /// The part of `path` below the innermost anchor (workspace or home), so that a workspace

@@ -324,10 +324,16 @@ const CASES: &[(&str, &str)] = &[
     ("curl --unix-socket /run/docker.sock http://x/info", "7000"),
     ("echo x > /var/run/docker.sock", "3000"),
     // --- the wrappers of real clients ---------------------------------------------------------
-    ("source /nonexistent/snapshot.sh 2>/dev/null || true && eval 'cat /etc/hosts' < /dev/null && pwd -P >| /tmp/claude-1a2b-cwd", "4405"),
+    (
+        "source /nonexistent/snapshot.sh 2>/dev/null || true && eval 'cat /etc/hosts' < /dev/null && pwd -P >| /tmp/claude-1a2b-cwd",
+        "4405",
+    ),
     ("eval 'ls' < /dev/null && pwd -P >| /tmp/claude-1a2b-cwd", "0004"),
     ("if . '/nonexistent/snap.sh' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'cat /etc/hosts'", "4405"),
-    ("shopt -u promptvars nullglob extglob nocaseglob dotglob; { cat /etc/hosts; }; __code=$?; pgrep -g 0 >/tmp/x 2>&1; exit $__code;", "4004"),
+    (
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob; { cat /etc/hosts; }; __code=$?; pgrep -g 0 >/tmp/x 2>&1; exit $__code;",
+        "4004",
+    ),
     // --- fail closed ----------------------------------------------------------------------------
     ("if true; then", "failure"),
     ("echo $(", "failure"),

@@ -52,7 +52,10 @@ fn claude_snapshot(path: &Path) {
 
 fn claude_command(snapshot: &Path, cmd: &str) -> String {
     let quoted = cmd.replace('\'', "'\"'\"'");
-    format!("source {} 2>/dev/null || true && eval '{quoted}' < /dev/null && pwd -P >| /tmp/claude-4f2a-cwd", snapshot.display())
+    format!(
+        "source {} 2>/dev/null || true && eval '{quoted}' < /dev/null && pwd -P >| /tmp/claude-4f2a-cwd",
+        snapshot.display()
+    )
 }
 
 #[test]
@@ -97,7 +100,8 @@ fn codex_wrapper_requires_the_commands_own_mode() {
     let h = Home::new();
     let snap = h.home().join("codex-snapshot.sh");
     std::fs::write(&snap, "export PATH=/usr/bin:/bin\nalias g=git\n").unwrap();
-    let wrapped = format!("if . '{}' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'cat README.md' 'arg'", snap.display());
+    let wrapped =
+        format!("if . '{}' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'cat README.md' 'arg'", snap.display());
     let v = h.explain("0444", &["-c", &wrapped]);
     assert_eq!(v["verdict"], "allow", "{v:#}");
     assert_eq!(v["required"], "0404", "{v:#}");

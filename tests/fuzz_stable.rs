@@ -27,11 +27,90 @@ const SEEDS: &[&str] = &[
 ];
 
 const DICTIONARY: &[&str] = &[
-    "$(", ")", "'", "\"", "`", "${", "}", "<<EOF\n", "\nEOF\n", "<<-'E'\n", "((", "))", "[[", "]]", ";;", "case ", " in ", "esac",
-    "if ", "then ", "fi", "for ", "do ", "done", "while ", "|", "&&", "||", "<(", ">(", "\\", "$'", "{a,b}", "{1..3}", "*", "?", "[",
-    "~", "..", "/etc/", "eval ", "bash -c ", "sh -c ", "source ", "\n", ";", "&", "$", "#", "=", "+=", "a[", "]", "$@", "\"$@\"",
-    "function ", "() { ", "; }", "trap ", "exec ", "coproc ", "select ", "time ", "!", "$((", "$[", "@(", "!(x)", "\t", " ",
-    "\u{0}", "\u{feff}", "é", "${x:-", "${x#", "${!", "<<<", ">|", "&>", "2>&1", "<&-", "/dev/tcp/h/1", "curl x |", "| sh",
+    "$(",
+    ")",
+    "'",
+    "\"",
+    "`",
+    "${",
+    "}",
+    "<<EOF\n",
+    "\nEOF\n",
+    "<<-'E'\n",
+    "((",
+    "))",
+    "[[",
+    "]]",
+    ";;",
+    "case ",
+    " in ",
+    "esac",
+    "if ",
+    "then ",
+    "fi",
+    "for ",
+    "do ",
+    "done",
+    "while ",
+    "|",
+    "&&",
+    "||",
+    "<(",
+    ">(",
+    "\\",
+    "$'",
+    "{a,b}",
+    "{1..3}",
+    "*",
+    "?",
+    "[",
+    "~",
+    "..",
+    "/etc/",
+    "eval ",
+    "bash -c ",
+    "sh -c ",
+    "source ",
+    "\n",
+    ";",
+    "&",
+    "$",
+    "#",
+    "=",
+    "+=",
+    "a[",
+    "]",
+    "$@",
+    "\"$@\"",
+    "function ",
+    "() { ",
+    "; }",
+    "trap ",
+    "exec ",
+    "coproc ",
+    "select ",
+    "time ",
+    "!",
+    "$((",
+    "$[",
+    "@(",
+    "!(x)",
+    "\t",
+    " ",
+    "\u{0}",
+    "\u{feff}",
+    "é",
+    "${x:-",
+    "${x#",
+    "${!",
+    "<<<",
+    ">|",
+    "&>",
+    "2>&1",
+    "<&-",
+    "/dev/tcp/h/1",
+    "curl x |",
+    "| sh",
 ];
 
 struct Rng(u64);
@@ -89,7 +168,8 @@ fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
 
 #[test]
 fn analysis_never_panics_on_mutated_input() {
-    let iterations: usize = std::env::var("SANDBOX_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let iterations: usize =
+        std::env::var("SANDBOX_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let ctx = common::table_context();
     let mut rng = Rng(0x00c0_ffee_dead_beef);
     let mut corpus: Vec<Vec<u8>> = SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
@@ -108,7 +188,11 @@ fn analysis_never_panics_on_mutated_input() {
         slowest = slowest.max(started.elapsed());
         match &result.failure {
             Some(f) => {
-                assert!(!f.message.contains("stopped unexpectedly"), "the analysis panicked on {:?}", String::from_utf8_lossy(&input));
+                assert!(
+                    !f.message.contains("stopped unexpectedly"),
+                    "the analysis panicked on {:?}",
+                    String::from_utf8_lossy(&input)
+                );
                 failed += 1;
             }
             None => {

@@ -51,7 +51,11 @@ impl Env {
         let mut child = cmd.spawn().unwrap();
         child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
         let out = child.wait_with_output().unwrap();
-        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code().unwrap_or(-1))
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code().unwrap_or(-1),
+        )
     }
 
     /// Asserts that sandbox-bash and bash agree exactly on this invocation.
@@ -180,7 +184,10 @@ fn started_through_a_link_named_bash() {
     assert!(denied.1.starts_with("sandbox-bash: denied:"), "{}", denied.1);
     // Through a PATH lookup of `bash` too: the real bash is found, never the link itself.
     let mut cmd = Command::new(&link);
-    cmd.arg0("bash").args(["-c", "echo found"]).env("PATH", format!("{}:/usr/bin:/bin", bin.display())).current_dir(e.work());
+    cmd.arg0("bash")
+        .args(["-c", "echo found"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .current_dir(e.work());
     let out = cmd.output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "found\n");
 }

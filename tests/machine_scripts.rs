@@ -32,7 +32,9 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
             collect(&path, depth - 1, out);
         } else if meta.is_file() && meta.len() < 4 * 1024 * 1024 {
             let dpkg = path.starts_with("/var/lib/dpkg/info")
-                && path.extension().is_some_and(|e| ["preinst", "postinst", "prerm", "postrm", "config"].contains(&e.to_str().unwrap_or("")));
+                && path.extension().is_some_and(|e| {
+                    ["preinst", "postinst", "prerm", "postrm", "config"].contains(&e.to_str().unwrap_or(""))
+                });
             if dpkg || is_shell_script(&path) {
                 out.push(path);
             }
@@ -74,7 +76,10 @@ fn every_script_on_the_machine_is_analysed_or_cleanly_denied() {
             None => analysed += 1,
         }
     }
-    println!("{} shell scripts found, {accepted} accepted by bash -n: {analysed} analysed, {denied} cleanly denied, none panicked", scripts.len());
+    println!(
+        "{} shell scripts found, {accepted} accepted by bash -n: {analysed} analysed, {denied} cleanly denied, none panicked",
+        scripts.len()
+    );
     for (reason, count) in reasons {
         println!("  {count:5}  {reason}");
     }

@@ -64,9 +64,14 @@ impl Lab {
 
     /// What explain says: (denied, names listed).
     fn explained(&self, program: &str) -> (bool, BTreeSet<String>, String) {
-        let out = self.command(Path::new(SANDBOX)).args(["--sandbox-explain", "--sandbox-json", "-c", program]).output().unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("explain printed no JSON for {program:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let out = self
+            .command(Path::new(SANDBOX))
+            .args(["--sandbox-explain", "--sandbox-json", "-c", program])
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("explain printed no JSON for {program:?}: {e}: {}", String::from_utf8_lossy(&out.stderr))
+        });
         let denied = json["verdict"] == "deny";
         let names = json["commands"]
             .as_array()
@@ -300,7 +305,12 @@ fn no_program_bash_runs_is_missing_from_explain() {
             Err(m) => misses.push(m),
         }
     }
-    println!("{checked} programs checked ({} generated, {} hand-written), {with_runs} ran a stub, {denied} denied, {} silent misses", generated, TRICKY.len(), misses.len());
+    println!(
+        "{checked} programs checked ({} generated, {} hand-written), {with_runs} ran a stub, {denied} denied, {} silent misses",
+        generated,
+        TRICKY.len(),
+        misses.len()
+    );
     assert!(misses.is_empty(), "{} silent misses:\n{}", misses.len(), misses.join("\n"));
     assert!(with_runs > generated / 2, "too few programs ran a stub ({with_runs}); the lab is broken");
 }

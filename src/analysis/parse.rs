@@ -35,7 +35,10 @@ pub fn check_text(text: &[u8]) -> Result<&str, Failure> {
         Failure { message: "the program is not valid UTF-8".into(), pos: Some(position_of(text, at)) }
     })?;
     if let Some(at) = text.find('\0') {
-        return Err(Failure { message: "the program contains a NUL byte".into(), pos: Some(position_of(text.as_bytes(), at)) });
+        return Err(Failure {
+            message: "the program contains a NUL byte".into(),
+            pos: Some(position_of(text.as_bytes(), at)),
+        });
     }
     Ok(text)
 }
@@ -69,7 +72,8 @@ fn overflowing_number(text: &str) -> Option<&'static str> {
             if run >= 10 && matches!(b.get(i), Some(b'<' | b'>')) {
                 return Some("a file descriptor number too large for bash");
             }
-            let tilde = start > 0 && (b[start - 1] == b'~' || (start > 1 && matches!(b[start - 1], b'+' | b'-') && b[start - 2] == b'~'));
+            let tilde = start > 0
+                && (b[start - 1] == b'~' || (start > 1 && matches!(b[start - 1], b'+' | b'-') && b[start - 2] == b'~'));
             if run >= 20 && tilde {
                 return Some("a directory stack index too large for bash");
             }
@@ -242,7 +246,9 @@ fn scan(text: &str) -> (usize, usize) {
                     i += 1;
                 }
                 let mut delim = Vec::new();
-                while i < b.len() && !matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>') {
+                while i < b.len()
+                    && !matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+                {
                     if !matches!(b[i], b'\'' | b'"' | b'\\') {
                         delim.push(b[i]);
                     }
@@ -276,7 +282,8 @@ fn scan(text: &str) -> (usize, usize) {
                 }
             }
             _ if at_word_start && c.is_ascii_alphabetic() => {
-                let end = b[i..].iter().position(|x| !x.is_ascii_alphanumeric() && *x != b'_').map_or(b.len(), |p| p + i);
+                let end =
+                    b[i..].iter().position(|x| !x.is_ascii_alphanumeric() && *x != b'_').map_or(b.len(), |p| p + i);
                 match &b[i..end] {
                     b"if" | b"case" | b"while" | b"until" | b"for" | b"select" | b"function" => depth += 1,
                     b"fi" | b"esac" | b"done" => depth = depth.saturating_sub(1),

@@ -43,7 +43,10 @@ pub enum Val {
     /// An indexed array whose elements are all known.
     Array(Vec<String>),
     /// One of `values`, or (when `open`) anything else too.
-    Choice { values: BTreeSet<String>, open: bool },
+    Choice {
+        values: BTreeSet<String>,
+        open: bool,
+    },
 }
 
 impl Val {
@@ -280,7 +283,10 @@ struct FunctionDef {
 
 /// The value of one assignment word.
 enum Assigned {
-    Scalar { value: Field, append: bool },
+    Scalar {
+        value: Field,
+        append: bool,
+    },
     /// An array; its elements when all are known.
     Array(Option<Vec<String>>),
 }
@@ -932,7 +938,8 @@ impl<'c> Walker<'c> {
             self.fetched = saved_fetched;
             if !converged {
                 // Still changing: forget what the body changes.
-                let changed: Vec<String> = entry.vars.iter().filter(|(k, v)| before.vars.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect();
+                let changed: Vec<String> =
+                    entry.vars.iter().filter(|(k, v)| before.vars.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect();
                 for name in changed {
                     entry.vars.insert(name, Val::unknown());
                 }
@@ -1042,7 +1049,9 @@ impl<'c> Walker<'c> {
         if let Some(w) = &c.word_or_name {
             self.here = self.word_pos(w);
         } else if let Some(first) = items.first() {
-            if let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) = first {
+            if let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) =
+                first
+            {
                 self.here = self.word_pos(w);
             }
         }
@@ -1139,7 +1148,14 @@ impl<'c> Walker<'c> {
         let sink = &self.sinks[self.sink];
         if sink.accesses.len() == mark {
             let pos = args[0].pos;
-            self.need(Scope::Workspace, Perm::Read, &name_for_messages, &name_for_messages, "runs a program (every program needs workspace read)", pos);
+            self.need(
+                Scope::Workspace,
+                Perm::Read,
+                &name_for_messages,
+                &name_for_messages,
+                "runs a program (every program needs workspace read)",
+                pos,
+            );
         }
     }
 
@@ -1197,11 +1213,7 @@ impl<'c> Walker<'c> {
         let value = match &a.value {
             ast::AssignmentValue::Scalar(w) => {
                 let v = self.expand_single(&w.value, pos, st);
-                if matches!(a.name, ast::AssignmentName::ArrayElementName(..)) {
-                    Field::unknown()
-                } else {
-                    v
-                }
+                if matches!(a.name, ast::AssignmentName::ArrayElementName(..)) { Field::unknown() } else { v }
             }
             ast::AssignmentValue::Array(items) => {
                 let mut elements: Option<Vec<String>> = Some(Vec::new());
@@ -1240,7 +1252,14 @@ impl<'c> Walker<'c> {
 
     /// A command substitution: analysed as a subshell; its output is known only for a few
     /// fixed forms.
-    pub fn command_substitution(&mut self, code: &str, pos: Pos, verbatim: bool, st: &mut State, quoted: bool) -> super::word::Part {
+    pub fn command_substitution(
+        &mut self,
+        code: &str,
+        pos: Pos,
+        verbatim: bool,
+        st: &mut State,
+        quoted: bool,
+    ) -> super::word::Part {
         let saved = std::mem::replace(&mut self.fetched, false);
         if verbatim {
             self.run_verbatim(code, pos, st, Nest::Subshell);
@@ -1278,7 +1297,9 @@ impl<'c> Walker<'c> {
                             if matches!(target, ast::IoFileRedirectTarget::Duplicate(_)) {
                                 // `>&2`, `<&-`, `>&$fd`: a descriptor, not a file, unless it is a name.
                                 let text = field.known();
-                                let is_fd = text.as_deref().is_some_and(|t| t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit()));
+                                let is_fd = text.as_deref().is_some_and(|t| {
+                                    t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit())
+                                });
                                 if is_fd || text.is_none() && fd.is_some() {
                                     continue;
                                 }
@@ -1296,7 +1317,13 @@ impl<'c> Walker<'c> {
                                     }
                                 }
                                 ast::IoFileRedirectKind::ReadAndWrite => {
-                                    self.path(&arg, &[Perm::Read, Perm::Write], command, "opens a file for reading and writing through a redirection", st);
+                                    self.path(
+                                        &arg,
+                                        &[Perm::Read, Perm::Write],
+                                        command,
+                                        "opens a file for reading and writing through a redirection",
+                                        st,
+                                    );
                                 }
                                 _ => {
                                     self.path(&arg, &[Perm::Write], command, "writes a file through a redirection", st);
@@ -1332,7 +1359,8 @@ impl<'c> Walker<'c> {
                     let pos = self.word_pos(w);
                     let field = self.expand_single(&w.value, pos, st);
                     if fd.is_none_or(|f| f == 0) {
-                        stdin = if field.tainted { Stdin::Fetched } else { Stdin::Text(field.known().map(|t| t + "\n")) };
+                        stdin =
+                            if field.tainted { Stdin::Fetched } else { Stdin::Text(field.known().map(|t| t + "\n")) };
                     }
                 }
                 ast::IoRedirect::OutputAndError(w, _) => {
@@ -1367,7 +1395,8 @@ impl<'c> Walker<'c> {
             if let Some((values, open)) = field.alternatives() {
                 // Each possible value is a path this command may touch.
                 for value in values {
-                    let words: Vec<&str> = if field.splits_choices() { value.split_whitespace().collect() } else { vec![value.as_str()] };
+                    let words: Vec<&str> =
+                        if field.splits_choices() { value.split_whitespace().collect() } else { vec![value.as_str()] };
                     for w in words {
                         let alt = Arg { field: Field::literal(w), pos: arg.pos, raw: arg.raw.clone() };
                         self.path(&alt, perms, command, reason, st);
@@ -1380,7 +1409,9 @@ impl<'c> Walker<'c> {
             }
         }
         match field.known() {
-            Some(text) if field.has_glob() => self.glob_path(arg, &field.glob_pattern(), &text, perms, command, reason, st),
+            Some(text) if field.has_glob() => {
+                self.glob_path(arg, &field.glob_pattern(), &text, perms, command, reason, st)
+            }
             Some(text) => {
                 if text.is_empty() {
                     return;
@@ -1418,7 +1449,22 @@ impl<'c> Walker<'c> {
     /// Partly known paths whose known parts name a credential are treated as credentials.
     fn credential_fragments(&mut self, field: &Field, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         let names_secret = field.fragments().iter().any(|f| {
-            f.split('/').any(|c| scope::credential_name(c) || [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc"].contains(&c))
+            f.split('/').any(|c| {
+                scope::credential_name(c)
+                    || [
+                        ".ssh",
+                        ".gnupg",
+                        ".aws",
+                        ".azure",
+                        ".kube",
+                        ".docker",
+                        ".netrc",
+                        ".git-credentials",
+                        ".npmrc",
+                        ".pypirc",
+                    ]
+                    .contains(&c)
+            })
         });
         if names_secret {
             let target = field.fragments().concat();
@@ -1428,7 +1474,16 @@ impl<'c> Walker<'c> {
         }
     }
 
-    fn glob_path(&mut self, arg: &Arg, pattern: &str, text: &str, perms: &[Perm], command: &str, reason: &str, st: &State) {
+    fn glob_path(
+        &mut self,
+        arg: &Arg,
+        pattern: &str,
+        text: &str,
+        perms: &[Perm],
+        command: &str,
+        reason: &str,
+        st: &State,
+    ) {
         // Scoped by the literal directory before the first glob character…
         let first_glob = first_unescaped_glob(pattern).unwrap_or(pattern.len());
         let literal = unescape_glob(&pattern[..first_glob]);
@@ -1478,7 +1533,14 @@ impl<'c> Walker<'c> {
                 self.need(scope, perm, abs, command, &why, pos);
             }
             if is_engine_socket(abs) {
-                self.need(Scope::System, Perm::Execute, abs, command, "talks to a container engine, which is root-equivalent", pos);
+                self.need(
+                    Scope::System,
+                    Perm::Execute,
+                    abs,
+                    command,
+                    "talks to a container engine, which is root-equivalent",
+                    pos,
+                );
             }
         }
     }
@@ -1505,8 +1567,16 @@ impl<'c> Walker<'c> {
                     let mut merged: Option<State> = None;
                     for value in values {
                         let mut words = value.split_whitespace();
-                        let name = if first.field.splits_choices() { words.next().unwrap_or("").to_string() } else { value.clone() };
-                        let mut alt: Vec<Arg> = vec![Arg { field: Field { tainted: first.field.tainted, ..Field::literal(&name) }, pos, raw: first.raw.clone() }];
+                        let name = if first.field.splits_choices() {
+                            words.next().unwrap_or("").to_string()
+                        } else {
+                            value.clone()
+                        };
+                        let mut alt: Vec<Arg> = vec![Arg {
+                            field: Field { tainted: first.field.tainted, ..Field::literal(&name) },
+                            pos,
+                            raw: first.raw.clone(),
+                        }];
                         if first.field.splits_choices() {
                             alt.extend(words.map(|w| Arg { field: Field::literal(w), pos, raw: first.raw.clone() }));
                         }
@@ -1535,7 +1605,14 @@ impl<'c> Walker<'c> {
             return;
         }
         if first.field.tainted {
-            self.need(Scope::Network, Perm::Execute, &name, &name, "runs a command named by text fetched from the network", pos);
+            self.need(
+                Scope::Network,
+                Perm::Execute,
+                &name,
+                &name,
+                "runs a command named by text fetched from the network",
+                pos,
+            );
         }
         if direct {
             self.expand_alias(&name, args, st);
@@ -1551,9 +1628,7 @@ impl<'c> Walker<'c> {
         }
         let program = if name.contains('/') {
             match self.absolute(&name, st) {
-                Some(abs) if self.in_program_dirs(&abs) => {
-                    abs.rsplit('/').next().unwrap_or(&name).to_string()
-                }
+                Some(abs) if self.in_program_dirs(&abs) => abs.rsplit('/').next().unwrap_or(&name).to_string(),
                 Some(abs) => {
                     commands::run_path(self, &abs, &name, args, stdin, st);
                     return;
@@ -1603,7 +1678,10 @@ impl<'c> Walker<'c> {
     pub fn step(&mut self) {
         self.steps += 1;
         if self.steps == MAX_STEPS {
-            self.fail(Failure { message: format!("the program needs more than {MAX_STEPS} analysis steps"), pos: Some(self.here) });
+            self.fail(Failure {
+                message: format!("the program needs more than {MAX_STEPS} analysis steps"),
+                pos: Some(self.here),
+            });
         }
     }
 
@@ -1623,7 +1701,8 @@ impl<'c> Walker<'c> {
     fn expand_alias(&mut self, name: &str, args: &[Arg], st: &mut State) {
         match self.aliases.get(name).cloned() {
             Some(Some(text)) => {
-                let rest: Vec<String> = args[1..].iter().map(|a| shell_quote(&a.known().unwrap_or_else(|| a.raw.clone()))).collect();
+                let rest: Vec<String> =
+                    args[1..].iter().map(|a| shell_quote(&a.known().unwrap_or_else(|| a.raw.clone()))).collect();
                 let code = if rest.is_empty() { text } else { format!("{text} {}", rest.join(" ")) };
                 let pos = args[0].pos;
                 // Aliases do not expand recursively into themselves.
@@ -1662,12 +1741,9 @@ impl<'c> Walker<'c> {
                 Some(t) if t == "-" => self.var_value("OLDPWD", st).filter(|h| !h.is_empty()),
                 Some(t) => {
                     let cdpath = self.var_value("CDPATH", st);
-                    let searches_cdpath = !t.starts_with('/') && !t.starts_with("./") && !t.starts_with("../") && t != "." && t != "..";
-                    if searches_cdpath && cdpath.as_deref() != Some("") {
-                        None
-                    } else {
-                        self.absolute(&t, st)
-                    }
+                    let searches_cdpath =
+                        !t.starts_with('/') && !t.starts_with("./") && !t.starts_with("../") && t != "." && t != "..";
+                    if searches_cdpath && cdpath.as_deref() != Some("") { None } else { self.absolute(&t, st) }
                 }
                 None => None,
             },
@@ -1760,7 +1836,8 @@ impl<'c> Walker<'c> {
             let line = String::from_utf8_lossy(&line[2..]).into_owned();
             let mut words = line.split_whitespace();
             let interp = words.next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
-            let interp = if interp == "env" { words.find(|w| !w.starts_with('-')).unwrap_or("").to_string() } else { interp };
+            let interp =
+                if interp == "env" { words.find(|w| !w.starts_with('-')).unwrap_or("").to_string() } else { interp };
             if !matches!(interp.as_str(), "bash" | "sh" | "dash" | "ash" | "ksh" | "mksh" | "sandbox-bash") {
                 return None;
             }
@@ -1898,7 +1975,9 @@ pub fn field_val(f: &Field) -> Val {
         return Val::Known(text);
     }
     match f.alternatives() {
-        Some((values, open)) if values.len() <= MAX_CHOICES => Val::Choice { values: values.into_iter().collect(), open },
+        Some((values, open)) if values.len() <= MAX_CHOICES => {
+            Val::Choice { values: values.into_iter().collect(), open }
+        }
         _ => Val::unknown(),
     }
 }
@@ -1912,7 +1991,16 @@ pub fn val_field(v: &Val) -> Field {
     if values.is_empty() {
         return Field::unknown();
     }
-    Field { parts: vec![super::word::Part::Choice { values: values.into_iter().collect(), open, quoted: true, split: false }], tainted: false, content: None }
+    Field {
+        parts: vec![super::word::Part::Choice {
+            values: values.into_iter().collect(),
+            open,
+            quoted: true,
+            split: false,
+        }],
+        tainted: false,
+        content: None,
+    }
 }
 
 fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
@@ -1926,18 +2014,55 @@ fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
 }
 
 fn strip_leading_tabs(text: &str) -> String {
-    text.lines().map(|l| l.trim_start_matches('\t')).collect::<Vec<_>>().join("\n") + if text.ends_with('\n') { "\n" } else { "" }
+    text.lines().map(|l| l.trim_start_matches('\t')).collect::<Vec<_>>().join("\n")
+        + if text.ends_with('\n') { "\n" } else { "" }
 }
 
 /// Variables bash sets itself, whose values the analysis does not know.
 fn is_dynamic_bash_var(name: &str) -> bool {
     matches!(
         name,
-        "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "GROUPS" | "HOSTNAME"
-            | "HOSTTYPE" | "OSTYPE" | "MACHTYPE" | "BASH" | "BASH_VERSION" | "BASH_VERSINFO" | "SHLVL" | "PIPESTATUS"
-            | "FUNCNAME" | "BASH_SOURCE" | "BASH_LINENO" | "BASH_COMMAND" | "BASH_REMATCH" | "BASH_ARGV" | "BASH_ARGC"
-            | "REPLY" | "OPTARG" | "OPTIND" | "COPROC" | "DIRSTACK" | "EPOCHSECONDS" | "EPOCHREALTIME" | "_"
-            | "BASH_SUBSHELL" | "HISTCMD" | "COLUMNS" | "LINES" | "MAPFILE" | "OLDPWD" | "BASHOPTS" | "SHELLOPTS"
+        "RANDOM"
+            | "SRANDOM"
+            | "SECONDS"
+            | "LINENO"
+            | "BASHPID"
+            | "PPID"
+            | "UID"
+            | "EUID"
+            | "GROUPS"
+            | "HOSTNAME"
+            | "HOSTTYPE"
+            | "OSTYPE"
+            | "MACHTYPE"
+            | "BASH"
+            | "BASH_VERSION"
+            | "BASH_VERSINFO"
+            | "SHLVL"
+            | "PIPESTATUS"
+            | "FUNCNAME"
+            | "BASH_SOURCE"
+            | "BASH_LINENO"
+            | "BASH_COMMAND"
+            | "BASH_REMATCH"
+            | "BASH_ARGV"
+            | "BASH_ARGC"
+            | "REPLY"
+            | "OPTARG"
+            | "OPTIND"
+            | "COPROC"
+            | "DIRSTACK"
+            | "EPOCHSECONDS"
+            | "EPOCHREALTIME"
+            | "_"
+            | "BASH_SUBSHELL"
+            | "HISTCMD"
+            | "COLUMNS"
+            | "LINES"
+            | "MAPFILE"
+            | "OLDPWD"
+            | "BASHOPTS"
+            | "SHELLOPTS"
     )
 }
 

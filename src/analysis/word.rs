@@ -39,7 +39,11 @@ pub struct Field {
 impl Field {
     /// A field of known, quoted text.
     pub fn literal(text: &str) -> Field {
-        Field { parts: vec![Part::Lit { text: text.into(), quoted: true, split: false }], tainted: false, content: None }
+        Field {
+            parts: vec![Part::Lit { text: text.into(), quoted: true, split: false }],
+            tainted: false,
+            content: None,
+        }
     }
 
     /// A field whose value is not known at all.
@@ -264,10 +268,9 @@ pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
     let before = &text[..index.min(text.len())];
     match before.rfind('\n') {
         None => Pos { line: start.line, column: start.column + before.chars().count() },
-        Some(nl) => Pos {
-            line: start.line + before.matches('\n').count(),
-            column: before[nl + 1..].chars().count() + 1,
-        },
+        Some(nl) => {
+            Pos { line: start.line + before.matches('\n').count(), column: before[nl + 1..].chars().count() + 1 }
+        }
     }
 }
 
@@ -297,7 +300,9 @@ impl Walker<'_> {
             match part {
                 Part::Break => field.parts.push(Part::Lit { text: " ".into(), quoted: true, split: false }),
                 Part::Lit { text, split: true, .. } => field.parts.push(Part::Lit { text, quoted: true, split: false }),
-                Part::Choice { values, open, .. } => field.parts.push(Part::Choice { values, open, quoted: true, split: false }),
+                Part::Choice { values, open, .. } => {
+                    field.parts.push(Part::Choice { values, open, quoted: true, split: false })
+                }
                 other => field.parts.push(other),
             }
         }
@@ -343,7 +348,14 @@ impl Walker<'_> {
         }
     }
 
-    fn eval_pieces(&mut self, pieces: &[WordPieceWithSource], raw: &str, pos: Pos, st: &mut State, quoted: bool) -> Vec<Part> {
+    fn eval_pieces(
+        &mut self,
+        pieces: &[WordPieceWithSource],
+        raw: &str,
+        pos: Pos,
+        st: &mut State,
+        quoted: bool,
+    ) -> Vec<Part> {
         let mut out = Vec::new();
         for (i, p) in pieces.iter().enumerate() {
             let at = offset_pos(pos, raw, p.start_index);
@@ -422,7 +434,9 @@ impl Walker<'_> {
             text.as_ref().map(|t| this.eval_text(t, pos, st, quoted))
         };
         match e {
-            ParameterExpr::Parameter { parameter, indirect } => self.parameter_value(parameter, *indirect, pos, st, quoted),
+            ParameterExpr::Parameter { parameter, indirect } => {
+                self.parameter_value(parameter, *indirect, pos, st, quoted)
+            }
             ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value }
             | ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
                 let assign = matches!(e, ParameterExpr::AssignDefaultValues { .. });
@@ -535,7 +549,9 @@ impl Walker<'_> {
                 self.arithmetic(index, pos, st);
                 match self.var_val(name, st) {
                     Val::Array(items) => match index.trim().parse::<usize>() {
-                        Ok(i) => vec![Part::Lit { text: items.get(i).cloned().unwrap_or_default(), quoted, split: !quoted }],
+                        Ok(i) => {
+                            vec![Part::Lit { text: items.get(i).cloned().unwrap_or_default(), quoted, split: !quoted }]
+                        }
                         Err(_) => {
                             let mut values: Vec<String> = items;
                             values.push(String::new());
@@ -571,8 +587,20 @@ impl Walker<'_> {
     }
 
     fn named_value(&mut self, name: &str, st: &mut State, quoted: bool) -> Vec<Part> {
-        if matches!(name, "RANDOM" | "SRANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" | "SHLVL" | "OPTIND" | "EPOCHSECONDS")
-            && self.var_is_set(name, st).is_none()
+        if matches!(
+            name,
+            "RANDOM"
+                | "SRANDOM"
+                | "SECONDS"
+                | "LINENO"
+                | "BASHPID"
+                | "PPID"
+                | "UID"
+                | "EUID"
+                | "SHLVL"
+                | "OPTIND"
+                | "EPOCHSECONDS"
+        ) && self.var_is_set(name, st).is_none()
         {
             return vec![Part::Unknown { numeric: true }];
         }
@@ -638,12 +666,16 @@ fn val_parts(v: &Val, quoted: bool) -> Vec<Part> {
     match v {
         Val::Unset => vec![Part::Lit { text: String::new(), quoted, split: !quoted }],
         Val::Known(text) => vec![Part::Lit { text: text.clone(), quoted, split: !quoted }],
-        Val::Array(items) => vec![Part::Lit { text: items.first().cloned().unwrap_or_default(), quoted, split: !quoted }],
+        Val::Array(items) => {
+            vec![Part::Lit { text: items.first().cloned().unwrap_or_default(), quoted, split: !quoted }]
+        }
         Val::Choice { values, open } if values.is_empty() => {
             let _ = open;
             vec![Part::Unknown { numeric: false }]
         }
-        Val::Choice { values, open } => vec![Part::Choice { values: values.iter().cloned().collect(), open: *open, quoted, split: !quoted }],
+        Val::Choice { values, open } => {
+            vec![Part::Choice { values: values.iter().cloned().collect(), open: *open, quoted, split: !quoted }]
+        }
     }
 }
 
@@ -678,7 +710,8 @@ fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool) -> Vec<Part> {
 /// Whether `s` is a valid shell variable name.
 pub fn is_name(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Turns evaluated parts into fields: breaks from `"$@"` and IFS splitting of unquoted
@@ -927,11 +960,12 @@ fn sequence(inner: &str, limit: usize) -> Option<Option<Vec<String>>> {
         if count > limit as u64 {
             return Some(None);
         }
-        let width = if (parts[0].starts_with('0') && parts[0].len() > 1) || (parts[1].starts_with('0') && parts[1].len() > 1) {
-            parts[0].len().max(parts[1].len())
-        } else {
-            0
-        };
+        let width =
+            if (parts[0].starts_with('0') && parts[0].len() > 1) || (parts[1].starts_with('0') && parts[1].len() > 1) {
+                parts[0].len().max(parts[1].len())
+            } else {
+                0
+            };
         let mut out = Vec::new();
         let mut v = a;
         loop {

@@ -16,7 +16,10 @@ pub fn table_context() -> Context {
         ],
         arg0: "bash".into(),
         args: Vec::new(),
-        program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"].iter().map(|s| s.to_string()).collect(),
+        program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         bash_env: None,
     }
 }
