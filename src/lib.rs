@@ -182,10 +182,10 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         });
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
         let mut out = std::io::stdout();
-        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            if e.kind() != std::io::ErrorKind::BrokenPipe {
-                return Err(Error::Output(e));
-            }
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(Error::Output(e));
         }
         return Ok(decision.verdict.status());
     }

@@ -223,10 +223,10 @@ impl Layout {
                     return true;
                 }
             }
-            if let Some(rest) = path.strip_prefix(&format!("{home}/.cargo/")) {
-                if rest.starts_with("credentials") {
-                    return true;
-                }
+            if let Some(rest) = path.strip_prefix(&format!("{home}/.cargo/"))
+                && rest.starts_with("credentials")
+            {
+                return true;
             }
         }
         self.relative_part(path).split('/').any(credential_name)
@@ -236,10 +236,10 @@ impl Layout {
     /// whole, and shell start-up files.
     pub fn is_protected(&self, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
-        if let Some(last) = parts.last() {
-            if STARTUP_FILES.contains(last) || *last == ".git" {
-                return true;
-            }
+        if let Some(last) = parts.last()
+            && (STARTUP_FILES.contains(last) || *last == ".git")
+        {
+            return true;
         }
         parts.windows(2).any(|w| w[0] == ".git" && (w[1] == "hooks" || w[1] == "config"))
     }

@@ -130,7 +130,8 @@ pub enum Builtin {
     Source,
     Exec,
     Command,
-    Builtin,
+    /// `builtin NAME`: runs the builtin, bypassing functions.
+    Bypass,
     Declare,
     Unset,
     Read,
@@ -225,7 +226,7 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[("command cat /etc/hosts", "4000"), ("command -v curl", "0004")],
     ),
-    entry(&["builtin"], Kind::Builtin(Builtin::Builtin), "", &[], &[("builtin cd /etc", "4000")]),
+    entry(&["builtin"], Kind::Builtin(Builtin::Bypass), "", &[], &[("builtin cd /etc", "4000")]),
     entry(
         &["declare", "typeset", "local", "export", "readonly"],
         Kind::Builtin(Builtin::Declare),
@@ -1595,20 +1596,21 @@ pub fn lookup(name: &str) -> Option<&'static TableEntry> {
         return Some(e);
     }
     let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    if trimmed != name && !trimmed.is_empty() {
-        if let Some(e) = index.get(trimmed) {
-            return Some(e);
-        }
+    if trimmed != name
+        && !trimmed.is_empty()
+        && let Some(e) = index.get(trimmed)
+    {
+        return Some(e);
     }
-    if let Some((head, _)) = name.split_once('.') {
-        if let Some(e) = index.get(head) {
-            return Some(e);
-        }
+    if let Some((head, _)) = name.split_once('.')
+        && let Some(e) = index.get(head)
+    {
+        return Some(e);
     }
-    if let Some((head, _)) = name.split_once('-') {
-        if matches!(head, "python" | "python3" | "pip" | "pip3" | "ruby" | "node" | "perl" | "php") {
-            return index.get(head).copied();
-        }
+    if let Some((head, _)) = name.split_once('-')
+        && matches!(head, "python" | "python3" | "pip" | "pip3" | "ruby" | "node" | "perl" | "php")
+    {
+        return index.get(head).copied();
     }
     None
 }
@@ -1960,12 +1962,12 @@ fn copy_like(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st
         None if operands.len() >= 2 => operands.pop(),
         None if program == "ln" || program == "link" => {
             // `ln -s TARGET` creates a link named after TARGET in the cwd.
-            if let Some(src) = operands.first().cloned() {
-                if let Some(name) = src.known().and_then(|t| t.rsplit('/').next().map(str::to_string)) {
-                    let mut link = sub_arg(&src, &name);
-                    link.raw = name;
-                    w.path(&link, &[Perm::Write], program, "creates a link", st);
-                }
+            if let Some(src) = operands.first().cloned()
+                && let Some(name) = src.known().and_then(|t| t.rsplit('/').next().map(str::to_string))
+            {
+                let mut link = sub_arg(&src, &name);
+                link.raw = name;
+                w.path(&link, &[Perm::Write], program, "creates a link", st);
             }
             return;
         }
@@ -1997,17 +1999,10 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
         match operands.next() {
             Some(script) if script.known().as_deref() != Some("-") => {
                 w.path(script, &[Perm::Read, Perm::Execute], program, "runs a script", st);
-                if let Some(p) = script.known().and_then(|t| w.absolute(&t, st)) {
-                    if st.downloaded.contains(&p) {
-                        w.need(
-                            Scope::Network,
-                            Perm::Execute,
-                            &p,
-                            program,
-                            "runs a script downloaded earlier",
-                            script.pos,
-                        );
-                    }
+                if let Some(p) = script.known().and_then(|t| w.absolute(&t, st))
+                    && st.downloaded.contains(&p)
+                {
+                    w.need(Scope::Network, Perm::Execute, &p, program, "runs a script downloaded earlier", script.pos);
                 }
                 if script.field.tainted {
                     w.need(
@@ -2024,10 +2019,10 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
                 if *stdin == Stdin::Fetched {
                     w.need(Scope::Network, Perm::Execute, program, program, "runs code fetched from the network", pos);
                 }
-                if let Stdin::File(p) = stdin {
-                    if st.downloaded.contains(p) {
-                        w.need(Scope::Network, Perm::Execute, p, program, "runs a script downloaded earlier", pos);
-                    }
+                if let Stdin::File(p) = stdin
+                    && st.downloaded.contains(p)
+                {
+                    w.need(Scope::Network, Perm::Execute, p, program, "runs a script downloaded earlier", pos);
                 }
             }
         }
@@ -2039,10 +2034,11 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
         }
     } else {
         for f in rest_ops {
-            if let Some(t) = f.known() {
-                if t.contains('/') && !is_url(&t) {
-                    w.path(f, &[Perm::Read], program, "may read a path it is given", st);
-                }
+            if let Some(t) = f.known()
+                && t.contains('/')
+                && !is_url(&t)
+            {
+                w.path(f, &[Perm::Read], program, "may read a path it is given", st);
             }
         }
     }
@@ -2485,20 +2481,20 @@ fn wrapper(w: &mut Walker, program: &str, entry: &TableEntry, kind: Wrap, args: 
                         }
                         return;
                     }
-                    if t == "-C" || t == "--chdir" {
-                        if let Some(d) = rest.get(i + 1) {
-                            w.path(d, &[Perm::Read], program, "changes into a directory", st);
-                        }
+                    if (t == "-C" || t == "--chdir")
+                        && let Some(d) = rest.get(i + 1)
+                    {
+                        w.path(d, &[Perm::Read], program, "changes into a directory", st);
                     }
                     i += if takes { 2 } else { 1 };
                     continue;
                 }
-                if let Some((k, v)) = t.split_once('=') {
-                    if super::word::is_name(k) {
-                        env.push((k.to_string(), Field::literal(v)));
-                        i += 1;
-                        continue;
-                    }
+                if let Some((k, v)) = t.split_once('=')
+                    && super::word::is_name(k)
+                {
+                    env.push((k.to_string(), Field::literal(v)));
+                    i += 1;
+                    continue;
                 }
                 break;
             }
@@ -2814,10 +2810,10 @@ fn builtin(
             let mut operands = rest.iter().skip_while(|a| a.known().as_deref() == Some("--"));
             if let Some(file) = operands.next() {
                 let mut file = file.clone();
-                if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")) {
-                    if let Stdin::Text(Some(t)) = &stdin {
-                        file.field.content = Some(t.clone());
-                    }
+                if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
+                    && let Stdin::Text(Some(t)) = &stdin
+                {
+                    file.field.content = Some(t.clone());
                 }
                 let extra: Vec<Arg> = operands.cloned().collect();
                 if !extra.is_empty() {
@@ -2842,7 +2838,7 @@ fn builtin(
                 w.run_command(&parsed.operands, env, stdin, st, false);
             }
         }
-        Builtin::Builtin => {
+        Builtin::Bypass => {
             if !rest.is_empty() {
                 w.run_command(rest, env, stdin, st, false);
             }
@@ -2897,10 +2893,10 @@ fn builtin(
                 } else if let Some(v) = value {
                     let value = if a.field.tainted { None } else { Some(v) };
                     w.assign(&base, value, st);
-                } else if program == "local" || program == "declare" || program == "typeset" {
-                    if w.var_is_set(&base, st) != Some(true) || program == "local" {
-                        w.unset(&base, st);
-                    }
+                } else if (program == "local" || program == "declare" || program == "typeset")
+                    && (w.var_is_set(&base, st) != Some(true) || program == "local")
+                {
+                    w.unset(&base, st);
                 }
             }
         }
@@ -3134,10 +3130,10 @@ fn builtin(
         }
         Builtin::Test => {
             for (i, a) in rest.iter().enumerate() {
-                if a.known().as_deref() == Some("-v") {
-                    if let Some(name) = rest.get(i + 1).and_then(Arg::known) {
-                        w.subscript_text(&name, a.pos, st);
-                    }
+                if a.known().as_deref() == Some("-v")
+                    && let Some(name) = rest.get(i + 1).and_then(Arg::known)
+                {
+                    w.subscript_text(&name, a.pos, st);
                 }
             }
         }
@@ -3302,10 +3298,10 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
                 }
             }
             let mut ops = parsed.operands.iter();
-            if let Some(input) = ops.next() {
-                if input.known().as_deref() != Some("-") {
-                    w.path(input, &[Perm::Read], program, "reads its input", st);
-                }
+            if let Some(input) = ops.next()
+                && input.known().as_deref() != Some("-")
+            {
+                w.path(input, &[Perm::Read], program, "reads its input", st);
             }
             match ops.next() {
                 Some(prefix) => {
@@ -3378,16 +3374,16 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
                     if upper.starts_with("EXEC:") || upper.starts_with("SYSTEM:") {
                         w.need(Scope::Workspace, Perm::Execute, t, program, "runs a program on the connection", a.pos);
                     }
-                    if upper.starts_with("UNIX") {
-                        if let Some((_, path)) = t.split_once(':') {
-                            w.path(
-                                &sub_arg(a, path.split(',').next().unwrap_or("")),
-                                &[Perm::Read, Perm::Write],
-                                program,
-                                "talks to a local socket",
-                                st,
-                            );
-                        }
+                    if upper.starts_with("UNIX")
+                        && let Some((_, path)) = t.split_once(':')
+                    {
+                        w.path(
+                            &sub_arg(a, path.split(',').next().unwrap_or("")),
+                            &[Perm::Read, Perm::Write],
+                            program,
+                            "talks to a local socket",
+                            st,
+                        );
                     }
                 }
             }
@@ -3681,15 +3677,16 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
         | "hash-object" | "mktag" | "mktree" | "pack-refs" | "maintenance" | "sparse-checkout" | "replace"
         | "unpack-objects" | "index-pack" | "fast-import" | "lfs" | "stash" | "branch" | "tag" | "worktree" => {
             repo_access(w, &[Perm::Read, Perm::Write], "changes the work tree or the repository");
-            if sub == "worktree" && words.first().is_some_and(|x| x == "add") {
-                if let Some(p) = args.iter().skip(1).find(|a| a.known().is_some_and(|t| !t.starts_with('-'))) {
-                    w.path(p, &[Perm::Write], program, "creates a work tree", st);
-                }
+            if sub == "worktree"
+                && words.first().is_some_and(|x| x == "add")
+                && let Some(p) = args.iter().skip(1).find(|a| a.known().is_some_and(|t| !t.starts_with('-')))
+            {
+                w.path(p, &[Perm::Write], program, "creates a work tree", st);
             }
-            if sub == "init" {
-                if let Some(p) = args.iter().find(|a| a.known().is_some_and(|t| !t.starts_with('-'))) {
-                    w.path(p, &[Perm::Write], program, "creates a repository", st);
-                }
+            if sub == "init"
+                && let Some(p) = args.iter().find(|a| a.known().is_some_and(|t| !t.starts_with('-')))
+            {
+                w.path(p, &[Perm::Write], program, "creates a repository", st);
             }
         }
         "commit" | "merge" | "rebase" | "checkout" | "switch" | "am" | "cherry-pick" | "revert" | "bisect"
@@ -3857,10 +3854,10 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             for o in getopt(args, "o", &["output", "remote"], true).values(&["o", "output"]) {
                 w.path(&o, &[Perm::Write], program, "writes an archive", st);
             }
-            if sub == "bundle" {
-                if let Some(f) = args.iter().filter(|a| a.known().is_some_and(|t| !t.starts_with('-'))).nth(1) {
-                    w.path(f, &[Perm::Read, Perm::Write], program, "reads or writes a bundle", st);
-                }
+            if sub == "bundle"
+                && let Some(f) = args.iter().filter(|a| a.known().is_some_and(|t| !t.starts_with('-'))).nth(1)
+            {
+                w.path(f, &[Perm::Read, Perm::Write], program, "reads or writes a bundle", st);
             }
         }
         "send-email" | "daemon" | "instaweb" | "http-push" | "svn" | "p4" | "credential" | "credential-store"
@@ -4017,10 +4014,12 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
         let text = v.known().unwrap_or_default();
         match o.name.as_str() {
             "d" | "data" | "data-binary" | "data-ascii" | "data-urlencode" | "json" | "H" | "header" => {
-                if let Some(f) = text.split_once('@').map(|(_, f)| f) {
-                    if !f.is_empty() && f != "-" && (text.starts_with('@') || o.name == "data-urlencode") {
-                        w.path(&sub_arg(v, f), &[Perm::Read], program, "sends a file's contents", st);
-                    }
+                if let Some(f) = text.split_once('@').map(|(_, f)| f)
+                    && !f.is_empty()
+                    && f != "-"
+                    && (text.starts_with('@') || o.name == "data-urlencode")
+                {
+                    w.path(&sub_arg(v, f), &[Perm::Read], program, "sends a file's contents", st);
                 }
             }
             "F" | "form" => {
@@ -4029,21 +4028,21 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                     w.path(&sub_arg(v, f), &[Perm::Read], program, "uploads a file", st);
                 }
             }
-            "T" | "upload-file" | "K" | "config" | "cacert" | "E" | "cert" | "key" | "netrc-file" | "etag-compare" => {
-                if text != "-" {
-                    w.path(v, &[Perm::Read], program, "reads a file", st);
-                }
+            "T" | "upload-file" | "K" | "config" | "cacert" | "E" | "cert" | "key" | "netrc-file" | "etag-compare"
+                if text != "-" =>
+            {
+                w.path(v, &[Perm::Read], program, "reads a file", st);
             }
             "b" | "cookie" if !text.contains('=') => w.path(v, &[Perm::Read], program, "reads cookies", st),
             "o" | "output" | "c" | "cookie-jar" | "D" | "dump-header" | "trace" | "trace-ascii" | "stderr"
-            | "etag-save" | "libcurl" | "hsts" | "alt-svc" => {
-                if text != "-" && text != "%" {
-                    w.path(v, &[Perm::Write], program, "writes a file", st);
-                    if matches!(o.name.as_str(), "o" | "output") {
-                        if let Some(p) = w.absolute(&text, st) {
-                            st.downloaded.insert(p);
-                        }
-                    }
+            | "etag-save" | "libcurl" | "hsts" | "alt-svc"
+                if text != "-" && text != "%" =>
+            {
+                w.path(v, &[Perm::Write], program, "writes a file", st);
+                if matches!(o.name.as_str(), "o" | "output")
+                    && let Some(p) = w.absolute(&text, st)
+                {
+                    st.downloaded.insert(p);
                 }
             }
             "output-dir" => w.path(v, &[Perm::Write], program, "writes downloads into a directory", st),
@@ -4247,13 +4246,12 @@ fn find(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
 fn tar(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
     // Old style: the first word is a bundle of letters without a dash.
     let mut args: Vec<Arg> = rest.to_vec();
-    if let Some(first) = args.first().and_then(Arg::known) {
-        if !first.starts_with('-')
-            && first.chars().all(|c| c.is_ascii_alphabetic())
-            && first.contains(['c', 'x', 't', 'r', 'u', 'A', 'd'])
-        {
-            args[0] = sub_arg(&args[0], &format!("-{first}"));
-        }
+    if let Some(first) = args.first().and_then(Arg::known)
+        && !first.starts_with('-')
+        && first.chars().all(|c| c.is_ascii_alphabetic())
+        && first.contains(['c', 'x', 't', 'r', 'u', 'A', 'd'])
+    {
+        args[0] = sub_arg(&args[0], &format!("-{first}"));
     }
     let long = [
         "file",
@@ -4311,11 +4309,11 @@ fn tar(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
     }
     let dirs = parsed.values(&["C", "directory"]);
     let archive = parsed.values(&["f", "file"]).into_iter().next();
-    if let Some(a) = &archive {
-        if a.known().as_deref() != Some("-") {
-            let perms: &[Perm] = if creating { &[Perm::Write] } else { &[Perm::Read] };
-            w.path(a, perms, program, if creating { "writes an archive" } else { "reads an archive" }, st);
-        }
+    if let Some(a) = &archive
+        && a.known().as_deref() != Some("-")
+    {
+        let perms: &[Perm] = if creating { &[Perm::Write] } else { &[Perm::Read] };
+        w.path(a, perms, program, if creating { "writes an archive" } else { "reads an archive" }, st);
     }
     if extracting {
         match dirs.last() {
@@ -4352,17 +4350,17 @@ fn sed(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     let mut scripts: Vec<Arg> = parsed.values(&["e", "expression"]);
     for f in parsed.values(&["f", "file"]) {
         w.path(&f, &[Perm::Read], program, "reads a sed script", st);
-        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st)) {
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                scripts.push(sub_arg(&f, &text));
-            }
+        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
+            && let Ok(text) = std::fs::read_to_string(&p)
+        {
+            scripts.push(sub_arg(&f, &text));
         }
     }
     let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "e" | "expression" | "f" | "file")) {
-        if let Some(s) = operands.next() {
-            scripts.push(s);
-        }
+    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "e" | "expression" | "f" | "file"))
+        && let Some(s) = operands.next()
+    {
+        scripts.push(s);
     }
     for s in &scripts {
         match s.known() {
@@ -4383,8 +4381,10 @@ fn sed_script(w: &mut Walker, program: &str, arg: &Arg, text: &str, st: &mut Sta
     for line in text.split(['\n', ';']) {
         let l = line.trim_start();
         let body = l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '$' || c == '!' || c == ' ');
-        let body =
-            if body.starts_with('/') { body[1..].find('/').map_or(body, |i| body[i + 2..].trim_start()) } else { body };
+        let body = match body.strip_prefix('/') {
+            Some(rest) => rest.find('/').map_or(body, |i| rest[i + 1..].trim_start()),
+            None => body,
+        };
         let mut chars = body.chars();
         let cmd = chars.next();
         let arg_text = chars.as_str().trim();
@@ -4439,20 +4439,20 @@ fn awk(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     let mut programs: Vec<Arg> = Vec::new();
     for f in parsed.values(&["f", "file", "i", "include", "E", "exec"]) {
         w.path(&f, &[Perm::Read], program, "reads an awk program", st);
-        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st)) {
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                programs.push(sub_arg(&f, &text));
-            }
+        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
+            && let Ok(text) = std::fs::read_to_string(&p)
+        {
+            programs.push(sub_arg(&f, &text));
         }
     }
     for l in parsed.values(&["l", "load"]) {
         w.need(Scope::Workspace, Perm::Execute, &l.raw, program, "loads an extension", l.pos);
     }
     let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "f" | "file" | "E" | "exec")) {
-        if let Some(p) = operands.next() {
-            programs.push(p);
-        }
+    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "f" | "file" | "E" | "exec"))
+        && let Some(p) = operands.next()
+    {
+        programs.push(p);
     }
     for p in &programs {
         match p.known() {

@@ -82,23 +82,24 @@ fn class_match(p: &[char], c: char) -> Option<(bool, usize)> {
             return Some((matched != negate, i + 1));
         }
         first = false;
-        if p[i] == '[' && p.get(i + 1) == Some(&':') {
-            if let Some(end) = (i + 2..p.len().saturating_sub(1)).find(|&j| p[j] == ':' && p[j + 1] == ']') {
-                let class: String = p[i + 2..end].iter().collect();
-                matched |= match class.as_str() {
-                    "alpha" => c.is_alphabetic(),
-                    "digit" => c.is_ascii_digit(),
-                    "alnum" => c.is_alphanumeric(),
-                    "upper" => c.is_uppercase(),
-                    "lower" => c.is_lowercase(),
-                    "space" => c.is_whitespace(),
-                    "punct" => c.is_ascii_punctuation(),
-                    "xdigit" => c.is_ascii_hexdigit(),
-                    _ => false,
-                };
-                i = end + 2;
-                continue;
-            }
+        if p[i] == '['
+            && p.get(i + 1) == Some(&':')
+            && let Some(end) = (i + 2..p.len().saturating_sub(1)).find(|&j| p[j] == ':' && p[j + 1] == ']')
+        {
+            let class: String = p[i + 2..end].iter().collect();
+            matched |= match class.as_str() {
+                "alpha" => c.is_alphabetic(),
+                "digit" => c.is_ascii_digit(),
+                "alnum" => c.is_alphanumeric(),
+                "upper" => c.is_uppercase(),
+                "lower" => c.is_lowercase(),
+                "space" => c.is_whitespace(),
+                "punct" => c.is_ascii_punctuation(),
+                "xdigit" => c.is_ascii_hexdigit(),
+                _ => false,
+            };
+            i = end + 2;
+            continue;
         }
         let lo = if p[i] == '\\' && i + 1 < p.len() {
             i += 1;

@@ -378,7 +378,7 @@ pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
 fn strip_shebang(text: &str) -> String {
     if text.starts_with("#!") {
         match text.find('\n') {
-            Some(nl) => format!("{}", &text[nl..]),
+            Some(nl) => text[nl..].to_string(),
             None => String::new(),
         }
     } else {
@@ -984,10 +984,10 @@ impl<'c> Walker<'c> {
             ast::ExtendedTestExpr::UnaryTest(pred, w) => {
                 let pos = self.word_pos(w);
                 let value = self.expand_single(&w.value, pos, st);
-                if matches!(pred, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
-                    if let Some(name) = value.known() {
-                        self.subscript_text(&name, pos, st);
-                    }
+                if matches!(pred, ast::UnaryPredicate::ShellVariableIsSetAndAssigned)
+                    && let Some(name) = value.known()
+                {
+                    self.subscript_text(&name, pos, st);
                 }
             }
             ast::ExtendedTestExpr::BinaryTest(pred, a, b) => {
@@ -1048,12 +1048,11 @@ impl<'c> Walker<'c> {
         let prefix_len = c.prefix.as_ref().map_or(0, |p| p.0.len());
         if let Some(w) = &c.word_or_name {
             self.here = self.word_pos(w);
-        } else if let Some(first) = items.first() {
-            if let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) =
+        } else if let Some(first) = items.first()
+            && let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) =
                 first
-            {
-                self.here = self.word_pos(w);
-            }
+        {
+            self.here = self.word_pos(w);
         }
 
         // Expansions, left to right.
@@ -1062,16 +1061,17 @@ impl<'c> Walker<'c> {
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let in_prefix = i < prefix_len;
-            if !in_prefix && i == prefix_len {
-                if let Some(w) = &c.word_or_name {
-                    let pos = self.word_pos(w);
-                    let expanded = self.expand_word(&w.value, pos, st);
-                    let tainted = self.take_taint();
-                    args.extend(expanded.into_iter().map(|mut a| {
-                        a.field.tainted |= tainted;
-                        a
-                    }));
-                }
+            if !in_prefix
+                && i == prefix_len
+                && let Some(w) = &c.word_or_name
+            {
+                let pos = self.word_pos(w);
+                let expanded = self.expand_word(&w.value, pos, st);
+                let tainted = self.take_taint();
+                args.extend(expanded.into_iter().map(|mut a| {
+                    a.field.tainted |= tainted;
+                    a
+                }));
             }
             match item {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
@@ -1099,16 +1099,16 @@ impl<'c> Walker<'c> {
                 }
             }
         }
-        if prefix_len == items.len() {
-            if let Some(w) = &c.word_or_name {
-                let pos = self.word_pos(w);
-                let expanded = self.expand_word(&w.value, pos, st);
-                let tainted = self.take_taint();
-                args.extend(expanded.into_iter().map(|mut a| {
-                    a.field.tainted |= tainted;
-                    a
-                }));
-            }
+        if prefix_len == items.len()
+            && let Some(w) = &c.word_or_name
+        {
+            let pos = self.word_pos(w);
+            let expanded = self.expand_word(&w.value, pos, st);
+            let tainted = self.take_taint();
+            args.extend(expanded.into_iter().map(|mut a| {
+                a.field.tainted |= tainted;
+                a
+            }));
         }
         if self.failed() {
             return;
@@ -1391,27 +1391,25 @@ impl<'c> Walker<'c> {
         if field.tainted {
             self.unresolved(&arg.raw, arg.pos);
         }
-        if field.known().is_none() {
-            if let Some((values, open)) = field.alternatives() {
-                // Each possible value is a path this command may touch.
-                for value in values {
-                    let words: Vec<&str> =
-                        if field.splits_choices() { value.split_whitespace().collect() } else { vec![value.as_str()] };
-                    for w in words {
-                        let alt = Arg { field: Field::literal(w), pos: arg.pos, raw: arg.raw.clone() };
-                        self.path(&alt, perms, command, reason, st);
-                    }
+        if field.known().is_none()
+            && let Some((values, open)) = field.alternatives()
+        {
+            // Each possible value is a path this command may touch.
+            for value in values {
+                let words: Vec<&str> =
+                    if field.splits_choices() { value.split_whitespace().collect() } else { vec![value.as_str()] };
+                for w in words {
+                    let alt = Arg { field: Field::literal(w), pos: arg.pos, raw: arg.raw.clone() };
+                    self.path(&alt, perms, command, reason, st);
                 }
-                if open {
-                    self.unresolved(&arg.raw, arg.pos);
-                }
-                return;
             }
+            if open {
+                self.unresolved(&arg.raw, arg.pos);
+            }
+            return;
         }
         match field.known() {
-            Some(text) if field.has_glob() => {
-                self.glob_path(arg, &field.glob_pattern(), &text, perms, command, reason, st)
-            }
+            Some(_) if field.has_glob() => self.glob_path(arg, &field.glob_pattern(), perms, command, reason, st),
             Some(text) => {
                 if text.is_empty() {
                     return;
@@ -1436,10 +1434,8 @@ impl<'c> Walker<'c> {
                     if let Some(abs) = self.absolute(&dir, st) {
                         self.classified(&abs, perms, command, reason, arg.pos);
                     }
-                } else if certain {
-                    if let Some(cwd) = st.cwd.clone() {
-                        self.classified(&cwd, perms, command, reason, arg.pos);
-                    }
+                } else if certain && let Some(cwd) = st.cwd.clone() {
+                    self.classified(&cwd, perms, command, reason, arg.pos);
                 }
                 self.credential_fragments(field, perms, command, reason, arg.pos);
             }
@@ -1474,16 +1470,7 @@ impl<'c> Walker<'c> {
         }
     }
 
-    fn glob_path(
-        &mut self,
-        arg: &Arg,
-        pattern: &str,
-        text: &str,
-        perms: &[Perm],
-        command: &str,
-        reason: &str,
-        st: &State,
-    ) {
+    fn glob_path(&mut self, arg: &Arg, pattern: &str, perms: &[Perm], command: &str, reason: &str, st: &State) {
         // Scoped by the literal directory before the first glob character…
         let first_glob = first_unescaped_glob(pattern).unwrap_or(pattern.len());
         let literal = unescape_glob(&pattern[..first_glob]);
@@ -1492,7 +1479,7 @@ impl<'c> Walker<'c> {
             Some(i) => literal[..i].to_string(),
             None => ".".to_string(),
         };
-        let _ = text;
+
         match self.absolute(&dir, st) {
             Some(abs) => self.classified(&abs, perms, command, reason, arg.pos),
             None => self.unresolved(&arg.raw, arg.pos),
@@ -1618,12 +1605,12 @@ impl<'c> Walker<'c> {
             self.expand_alias(&name, args, st);
         }
         for (var, value) in env {
-            if let Some(v) = value.known() {
-                if var == "BASH_ENV" || var == "ENV" {
-                    // A new shell started by this command sources it first.
-                    let arg = Arg { field: Field::literal(&v), pos, raw: v.clone() };
-                    commands::source_file(self, &arg, &name, st, Nest::Subshell);
-                }
+            if let Some(v) = value.known()
+                && (var == "BASH_ENV" || var == "ENV")
+            {
+                // A new shell started by this command sources it first.
+                let arg = Arg { field: Field::literal(&v), pos, raw: v.clone() };
+                commands::source_file(self, &arg, &name, st, Nest::Subshell);
             }
         }
         let program = if name.contains('/') {
