@@ -305,6 +305,7 @@ fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
         args,
         program_dirs,
         bash_env: None,
+        script_path: None,
     })
 }
 
@@ -368,6 +369,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
             match std::fs::read(&located) {
                 Ok(bytes) => {
                     let abs = scope::normalize(&ctx.cwd, &located.to_string_lossy());
+                    ctx.script_path = Some(abs.clone());
                     let mut extra = Vec::new();
                     let class = ctx.layout.classify(&abs, false);
                     if let Some(scope) = class.scope() {

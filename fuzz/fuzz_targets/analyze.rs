@@ -15,6 +15,7 @@ fn context() -> Context {
         args: vec!["a".into()],
         program_dirs: vec!["/usr/bin".into(), "/bin".into()],
         bash_env: None,
+        script_path: None,
     }
 }
 

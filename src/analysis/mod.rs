@@ -35,7 +35,7 @@ impl std::fmt::Display for Pos {
 }
 
 /// One bit of the mode that one part of the program needs, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Access {
     pub scope: Scope,
     pub perm: Perm,
@@ -48,7 +48,7 @@ pub struct Access {
 }
 
 /// A program or builtin the text can run. `name` is `None` when it is not static.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CommandUse {
     pub name: Option<String>,
     /// The source text of a name that is not static.
@@ -57,7 +57,7 @@ pub struct CommandUse {
 }
 
 /// A word whose value the analysis could not know.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Unresolved {
     pub text: String,
     pub pos: Pos,
@@ -112,6 +112,9 @@ pub struct Context {
     pub program_dirs: Vec<String>,
     /// `$BASH_ENV`, which a non-interactive bash sources before the program.
     pub bash_env: Option<String>,
+    /// The script file being analysed (absolute), so that running it again is not analysed
+    /// again.
+    pub script_path: Option<String>,
 }
 
 /// What kind of text is analysed; scripts may start with a `#!` line.

@@ -25,6 +25,8 @@ const MAX_PARSES: usize = 20_000;
 const MAX_PARSED_BYTES: usize = 64 * 1024 * 1024;
 /// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
 const MAX_PRERUN_LOOP_DEPTH: usize = 4;
+/// Largest nested text kept parsed for a second walk.
+const MAX_CACHED_TEXT: usize = 64 * 1024;
 /// Deepest chain of function calls followed into function bodies.
 const MAX_CALL_DEPTH: usize = 8;
 /// Most commands and compound commands walked for one program.
@@ -99,8 +101,8 @@ impl Val {
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
-    vars: HashMap<String, Val>,
-    exported: HashSet<String>,
+    vars: imbl::OrdMap<String, Val>,
+    exported: imbl::OrdSet<String>,
     /// Names declared with `declare -n`, and the variable each refers to.
     namerefs: HashMap<String, String>,
     /// The cwd, when known.
@@ -112,15 +114,19 @@ pub struct State {
     pub arg0: String,
     /// Every variable not in `vars` is unknown (after code the analysis could not see).
     all_unknown: bool,
+    /// Variables not in `vars` that are unknown (for code that runs at times the walk cannot
+    /// know: every variable the program assigns anywhere).
+    havoc_names: Option<std::sync::Arc<HashSet<String>>>,
     /// Files this program downloaded, so running them later is running fetched code.
-    pub downloaded: BTreeSet<String>,
+    pub downloaded: imbl::OrdSet<String>,
 }
 
 impl State {
     fn new(ctx: &Context) -> State {
         State {
-            vars: HashMap::new(),
+            vars: imbl::OrdMap::new(),
             exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
+            havoc_names: None,
             namerefs: HashMap::new(),
             cwd: Some(ctx.cwd.clone()),
             dirs: Some(Vec::new()),
@@ -128,7 +134,7 @@ impl State {
             positional_open: false,
             arg0: ctx.arg0.clone(),
             all_unknown: false,
-            downloaded: BTreeSet::new(),
+            downloaded: imbl::OrdSet::new(),
         }
     }
 
@@ -193,13 +199,21 @@ impl State {
     /// Merges the state of another path through the program: what differs becomes the set of
     /// both values (or unknown, past a few). `default` gives a variable's starting value.
     fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
-        let names: HashSet<String> = self.vars.keys().chain(other.vars.keys()).cloned().collect();
-        for name in names {
-            let a = self.vars.get(&name).cloned().unwrap_or_else(|| default(&name, self));
-            let b = other.vars.get(&name).cloned().unwrap_or_else(|| default(&name, other));
-            self.vars.insert(name, a.join(&b));
+        // Only what differs between the two paths needs joining; shared parts are skipped.
+        let mut changes: Vec<(String, Val)> = Vec::new();
+        for item in self.vars.diff(&other.vars) {
+            match item {
+                imbl::ordmap::DiffItem::Update { old: (k, a), new: (_, b) } => changes.push((k.clone(), a.join(b))),
+                imbl::ordmap::DiffItem::Remove(k, a) => changes.push((k.clone(), a.join(&default(k, other)))),
+                imbl::ordmap::DiffItem::Add(k, b) => changes.push((k.clone(), default(k, self).join(b))),
+            }
         }
-        self.exported.extend(other.exported.iter().cloned());
+        for (k, v) in changes {
+            self.vars.insert(k, v);
+        }
+        if !self.exported.ptr_eq(&other.exported) {
+            self.exported = self.exported.clone().union(other.exported.clone());
+        }
         for (k, v) in &other.namerefs {
             if self.namerefs.get(k) != Some(v) {
                 self.namerefs.insert(k.clone(), v.clone());
@@ -221,7 +235,9 @@ impl State {
             self.positional = joined;
         }
         self.all_unknown |= other.all_unknown;
-        self.downloaded.extend(other.downloaded.iter().cloned());
+        if !self.downloaded.ptr_eq(&other.downloaded) {
+            self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
+        }
     }
 
     /// Forgets everything about variables and the cwd (after code the analysis cannot see).
@@ -276,7 +292,7 @@ struct Sink {
 /// A function definition, analysed at the end.
 struct FunctionDef {
     name: String,
-    body: ast::FunctionBody,
+    body: std::sync::Arc<ast::FunctionBody>,
     origin: Origin,
     sink: usize,
 }
@@ -357,11 +373,17 @@ pub struct Walker<'c> {
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
     steps: usize,
+    /// Size of the program text, which the work budgets grow with.
+    input_len: usize,
+    /// Parsed nested texts, by text.
+    parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
 }
 
 /// Runs the analysis of a whole program text.
 pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
     let mut w = Walker::new(ctx);
+    w.input_len = text.len();
+    w.file_stack.extend(ctx.script_path.iter().cloned());
     let mut st = State::new(ctx);
     let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
     let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
@@ -418,6 +440,8 @@ impl<'c> Walker<'c> {
             call_stack: Vec::new(),
             file_stack: Vec::new(),
             steps: 0,
+            input_len: 0,
+            parse_cache: HashMap::new(),
         }
     }
 
@@ -510,7 +534,7 @@ impl<'c> Walker<'c> {
 
     /// A variable's value where the program has not assigned it: the environment's, or unset.
     fn default_val(&self, name: &str, st: &State) -> Val {
-        if st.all_unknown {
+        if st.all_unknown || st.havoc_names.as_ref().is_some_and(|h| h.contains(name)) {
             return Val::unknown();
         }
         match name {
@@ -534,6 +558,19 @@ impl<'c> Walker<'c> {
             Some(v) => v.clone(),
             None => self.default_val(&name, st),
         }
+    }
+
+    /// Whether two states are the same (cheap when they share their maps).
+    fn same_state(a: &State, b: &State) -> bool {
+        a.vars.diff(&b.vars).next().is_none()
+            && a.exported == b.exported
+            && a.namerefs == b.namerefs
+            && a.cwd == b.cwd
+            && a.dirs == b.dirs
+            && a.positional == b.positional
+            && a.positional_open == b.positional_open
+            && a.all_unknown == b.all_unknown
+            && a.downloaded == b.downloaded
     }
 
     /// The value of a variable when it is exactly known (unset variables are known empty).
@@ -600,20 +637,30 @@ impl<'c> Walker<'c> {
         }
         self.parses += 1;
         self.parsed_bytes += text.len();
-        if self.parses > MAX_PARSES || self.parsed_bytes > MAX_PARSED_BYTES {
+        if self.parses > MAX_PARSES + self.input_len / 8 || self.parsed_bytes > MAX_PARSED_BYTES + 16 * self.input_len {
             self.fail(Failure {
                 message: "the program expands into more nested code than the analysis accepts".into(),
                 pos: Some(origin.base),
             });
             return;
         }
-        let program = match parse::program(text) {
-            Ok(p) => p,
-            Err(mut f) => {
-                f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
-                self.fail(f);
-                return;
-            }
+        // Loop bodies are walked more than once; their nested texts are parsed once.
+        let program = match self.parse_cache.get(text) {
+            Some(p) => std::rc::Rc::clone(p),
+            None => match parse::program(text) {
+                Ok(p) => {
+                    let p = std::rc::Rc::new(p);
+                    if text.len() <= MAX_CACHED_TEXT {
+                        self.parse_cache.insert(text.to_string(), std::rc::Rc::clone(&p));
+                    }
+                    p
+                }
+                Err(mut f) => {
+                    f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
+                    self.fail(f);
+                    return;
+                }
+            },
         };
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_here = self.here;
@@ -657,11 +704,9 @@ impl<'c> Walker<'c> {
     /// The state a new bash process starts with: exported variables only.
     pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
         let mut inner = st.clone();
-        let names: Vec<String> = inner.vars.keys().cloned().collect();
-        for name in names {
-            if !inner.exported.contains(&name) {
-                inner.vars.insert(name, Val::Unset);
-            }
+        let hidden: Vec<String> = inner.vars.keys().filter(|n| !inner.exported.contains(*n)).cloned().collect();
+        for name in hidden {
+            inner.vars.insert(name, Val::Unset);
         }
         inner.namerefs.clear();
         for (name, value) in extra {
@@ -762,14 +807,18 @@ impl<'c> Walker<'c> {
                 Stdin::Unknown
             };
             upstream_text = match cmd {
-                ast::Command::Simple(_) => self.static_stdout(&cmd.to_string(), st),
+                ast::Command::Simple(s)
+                    if s.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")) =>
+                {
+                    self.static_stdout(&cmd.to_string(), st)
+                }
                 _ => None,
             };
             let saved = std::mem::replace(&mut self.fetched, false);
             self.command(cmd, &mut inner, stdin);
             upstream_fetched |= self.fetched;
             self.fetched |= saved;
-            st.downloaded.extend(inner.downloaded);
+            st.downloaded = st.downloaded.clone().union(inner.downloaded);
             if self.failed() {
                 return;
             }
@@ -821,7 +870,7 @@ impl<'c> Walker<'c> {
             ast::CompoundCommand::Subshell(s) => {
                 let mut inner = st.clone();
                 self.compound_list(&s.list, &mut inner);
-                st.downloaded.extend(inner.downloaded);
+                st.downloaded = st.downloaded.clone().union(inner.downloaded);
             }
             ast::CompoundCommand::ForClause(f) => {
                 // The loop variable takes each value of the list in turn.
@@ -919,16 +968,21 @@ impl<'c> Walker<'c> {
         self.loop_depth += 1;
         let before = st.clone();
         let mut entry = st.clone();
-        if self.loop_depth <= MAX_PRERUN_LOOP_DEPTH {
+        if self.quiet > 0 || self.loop_depth > MAX_PRERUN_LOOP_DEPTH {
+            // Inside a quiet run of an outer loop (or nested too deep): one pass, and whatever
+            // it changes may change again.
+            body(self, &mut entry);
+            Self::widen(&mut entry, &before);
+        } else {
             let saved_fetched = self.fetched;
             self.quiet += 1;
             let mut converged = false;
-            for _ in 0..3 {
+            for _ in 0..2 {
                 let mut probe = entry.clone();
                 body(self, &mut probe);
                 let mut next = entry.clone();
                 self.join(&mut next, &probe);
-                if next == entry {
+                if Self::same_state(&next, &entry) {
                     converged = true;
                     break;
                 }
@@ -937,26 +991,48 @@ impl<'c> Walker<'c> {
             self.quiet -= 1;
             self.fetched = saved_fetched;
             if !converged {
-                // Still changing: forget what the body changes.
-                let changed: Vec<String> =
-                    entry.vars.iter().filter(|(k, v)| before.vars.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect();
-                for name in changed {
-                    entry.vars.insert(name, Val::unknown());
-                }
-                if entry.cwd != before.cwd {
-                    entry.cwd = None;
-                }
-                if entry.positional != before.positional {
-                    entry.set_positional_vals(None);
-                }
+                Self::widen(&mut entry, &before);
             }
-        } else {
-            entry.havoc();
+            body(self, &mut entry);
         }
-        body(self, &mut entry);
         self.join(&mut entry, &before);
         *st = entry;
         self.loop_depth -= 1;
+    }
+
+    /// What changed since `before` may take other values too: its values stay listed, and it
+    /// becomes open.
+    fn widen(entry: &mut State, before: &State) {
+        let changed: Vec<String> = before
+            .vars
+            .diff(&entry.vars)
+            .filter_map(|item| match item {
+                imbl::ordmap::DiffItem::Update { new: (k, _), .. } | imbl::ordmap::DiffItem::Add(k, _) => {
+                    Some(k.clone())
+                }
+                imbl::ordmap::DiffItem::Remove(..) => None,
+            })
+            .collect();
+        for name in changed {
+            let widened = match entry.vars.get(&name) {
+                Some(v) => {
+                    let (values, _) = v.scalars();
+                    if matches!(v, Val::Array(_)) || values.len() > MAX_CHOICES {
+                        Val::unknown()
+                    } else {
+                        Val::Choice { values, open: true }
+                    }
+                }
+                None => Val::unknown(),
+            };
+            entry.vars.insert(name, widened);
+        }
+        if entry.cwd != before.cwd {
+            entry.cwd = None;
+        }
+        if entry.positional != before.positional || entry.positional_open != before.positional_open {
+            entry.set_positional_vals(None);
+        }
     }
 
     fn define_function(&mut self, f: &ast::FunctionDefinition, st: &mut State) {
@@ -971,7 +1047,7 @@ impl<'c> Walker<'c> {
         self.function_sinks.entry(name.clone()).or_default().push(sink);
         self.function_by_name.insert(name.clone(), self.functions.len());
         let origin = if self.origin.verbatim { self.origin } else { Origin { base: pos, ..self.origin } };
-        self.functions.push(FunctionDef { name, body: f.body.clone(), origin, sink });
+        self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, sink });
     }
 
     fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
@@ -1644,7 +1720,7 @@ impl<'c> Walker<'c> {
         }
         let (body, origin) = {
             let f = &self.functions[index];
-            (f.body.clone(), f.origin)
+            (std::sync::Arc::clone(&f.body), f.origin)
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
         st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
@@ -1664,7 +1740,7 @@ impl<'c> Walker<'c> {
     /// Counts work, so that no input can make the analysis run for long.
     pub fn step(&mut self) {
         self.steps += 1;
-        if self.steps == MAX_STEPS {
+        if self.steps == MAX_STEPS + 64 * self.input_len {
             self.fail(Failure {
                 message: format!("the program needs more than {MAX_STEPS} analysis steps"),
                 pos: Some(self.here),
@@ -1862,7 +1938,7 @@ impl<'c> Walker<'c> {
                 while done < self.functions.len() {
                     let (body, origin, sink) = {
                         let f = &self.functions[done];
-                        (f.body.clone(), f.origin, f.sink)
+                        (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
                     let _ = &self.functions[done].name;
                     done += 1;
@@ -1941,9 +2017,7 @@ impl<'c> Walker<'c> {
         if round > 0 || self.assigned_dynamic {
             st.havoc();
         } else {
-            for name in &self.assigned {
-                st.vars.insert(name.clone(), Val::unknown());
-            }
+            st.havoc_names = Some(std::sync::Arc::new(self.assigned.clone()));
             if self.cwd_changes {
                 st.cwd = None;
                 st.dirs = None;
@@ -1990,14 +2064,10 @@ pub fn val_field(v: &Val) -> Field {
     }
 }
 
-fn dedup<T: PartialEq>(items: Vec<T>) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(items.len());
-    for item in items {
-        if !out.contains(&item) {
-            out.push(item);
-        }
-    }
-    out
+/// Removes repeated items, keeping the first of each.
+fn dedup<T: Eq + std::hash::Hash + Clone>(items: Vec<T>) -> Vec<T> {
+    let mut seen: HashSet<T> = HashSet::with_capacity(items.len());
+    items.into_iter().filter(|item| seen.insert(item.clone())).collect()
 }
 
 fn strip_leading_tabs(text: &str) -> String {

@@ -323,6 +323,10 @@ impl Walker<'_> {
         if self.failed() {
             return vec![Part::Unknown { numeric: false }];
         }
+        // Most words are plain text: no quoting, expansion or tilde to look at.
+        if !text.bytes().any(|b| matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')) {
+            return vec![Part::Lit { text: text.to_string(), quoted: in_double, split: false }];
+        }
         match parse::word(text) {
             Ok(pieces) => self.eval_pieces(&pieces, text, pos, st, in_double),
             Err(mut f) => {

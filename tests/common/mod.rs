@@ -21,6 +21,7 @@ pub fn table_context() -> Context {
             .map(|s| s.to_string())
             .collect(),
         bash_env: None,
+        script_path: None,
     }
 }
 

@@ -1,0 +1,138 @@
+//! Analysis speed on real scripts: the shell scripts of this machine, concatenated to 1,000,
+//! 10,000 and 100,000 lines. Prints the median of repeated runs for each size and the time
+//! per 1,000 lines, so growth can be compared across sizes. Target: 10,000 lines in at most
+//! 50 ms, and linear growth.
+//!
+//! Run with `cargo bench --bench analysis`. `SANDBOX_BENCH_WRITE=DIR` also writes the three
+//! scripts to DIR (for measuring peak memory of `--sandbox-explain` on them).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sandbox_bash::analysis::{self, Context, TextKind};
+use sandbox_bash::scope::Layout;
+
+fn is_shell_script(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else { return false };
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let line = String::from_utf8_lossy(first);
+    let dpkg = path.starts_with("/var/lib/dpkg/info");
+    if dpkg {
+        return true;
+    }
+    if !line.starts_with("#!") {
+        return false;
+    }
+    let words: Vec<&str> = line[2..].split_whitespace().collect();
+    let interp = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)).unwrap_or("");
+    let interp = if interp == "env" { words.get(1).copied().unwrap_or("") } else { interp };
+    matches!(interp, "sh" | "bash" | "dash")
+}
+
+fn scripts() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["/usr/bin", "/usr/sbin", "/var/lib/dpkg/info"] {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let keep = if dir == "/var/lib/dpkg/info" {
+                    p.extension()
+                        .is_some_and(|x| ["postinst", "preinst", "postrm", "prerm"].contains(&x.to_str().unwrap_or("")))
+                } else {
+                    true
+                };
+                if keep && p.is_file() && is_shell_script(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn context() -> Context {
+    let cwd = std::env::current_dir().unwrap().to_string_lossy().into_owned();
+    Context {
+        cwd: cwd.clone(),
+        layout: Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None },
+        env: std::env::vars().collect(),
+        arg0: "bench.sh".into(),
+        args: Vec::new(),
+        program_dirs: vec!["/usr/bin".into(), "/bin".into(), "/usr/sbin".into(), "/sbin".into()],
+        bash_env: None,
+        script_path: None,
+    }
+}
+
+/// Whole scripts (each one analysable on its own) concatenated until `lines` lines.
+fn corpus(pieces: &[String], lines: usize) -> (String, usize) {
+    let mut text = String::new();
+    let mut count = 0;
+    'outer: loop {
+        for p in pieces {
+            text.push_str(p);
+            if !p.ends_with('\n') {
+                text.push('\n');
+            }
+            count += p.lines().count();
+            if count >= lines {
+                break 'outer;
+            }
+        }
+    }
+    (text, count)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let ctx = context();
+    let pieces: Vec<String> = scripts()
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|text| analysis::analyze(text.as_bytes(), TextKind::Script, &ctx).failure.is_none())
+        .collect();
+    assert!(!pieces.is_empty(), "no analysable shell scripts on this machine");
+    let total: usize = pieces.iter().map(|p| p.lines().count()).sum();
+    println!("corpus: {} scripts of this machine, {total} lines; repeated as needed", pieces.len());
+    let write_dir = std::env::var_os("SANDBOX_BENCH_WRITE").map(PathBuf::from);
+    let mut per_k = Vec::new();
+    for (target, runs) in [(1_000, 31), (10_000, 21), (100_000, 7)] {
+        let (text, lines) = corpus(&pieces, target);
+        if let Some(dir) = &write_dir {
+            std::fs::write(dir.join(format!("script-{target}.sh")), &text).unwrap();
+        }
+        let first = analysis::analyze(text.as_bytes(), TextKind::Script, &ctx);
+        if let Some(f) = &first.failure {
+            println!("{lines:>7} lines: the concatenation cannot be analysed: {f}");
+            continue;
+        }
+        let times: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let a = analysis::analyze(text.as_bytes(), TextKind::Script, &ctx);
+                std::hint::black_box(&a);
+                t.elapsed()
+            })
+            .collect();
+        let m = median(times);
+        let k = m.as_secs_f64() * 1000.0 / (lines as f64 / 1000.0);
+        per_k.push(k);
+        println!(
+            "{lines:>7} lines ({} bytes, {} commands): median {:>8.2} ms over {runs} runs, {k:.3} ms per 1,000 lines",
+            text.len(),
+            first.commands.len(),
+            m.as_secs_f64() * 1000.0
+        );
+    }
+    if per_k.len() == 3 {
+        println!(
+            "growth: time per line at 100,000 lines is {:.2}x that at 1,000 lines (1.00 = linear)",
+            per_k[2] / per_k[0]
+        );
+    }
+}
