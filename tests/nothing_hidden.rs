@@ -268,6 +268,10 @@ const TRICKY: &[&str] = &[
     "! stub_j",
     "stub_k & wait",
     "stub_l | stub_m | stub_n",
+    "f() { c=stub_o; }; f; $c",
+    "g() { c=stub_p; }; f() { g; }; c=true; for i in 1 2; do $c; f; done",
+    "h() { h2; }; h2() { h3; }; h3() { h4; }; h4() { h5; }; h5() { c=stub_q; }; c=true; for i in 1 2; do $c; h; done",
+    "r() { [ \"$1\" = 3 ] && return; c=stub_r; r 3; }; r 1; $c",
 ];
 
 #[test]

@@ -10,6 +10,7 @@
 //! the nesting depth, so that no input can overflow the stack.
 
 mod commands;
+mod effects;
 mod glob;
 mod parse;
 mod walk;

@@ -28,7 +28,7 @@ const MAX_PRERUN_LOOP_DEPTH: usize = 4;
 /// Largest nested text kept parsed for a second walk.
 const MAX_CACHED_TEXT: usize = 64 * 1024;
 /// Deepest chain of function calls followed into function bodies.
-const MAX_CALL_DEPTH: usize = 8;
+const MAX_CALL_DEPTH: usize = 4;
 /// Most commands and compound commands walked for one program.
 const MAX_STEPS: usize = 2_000_000;
 /// Largest file read for `source`/script analysis (the same limit as the program text).
@@ -377,6 +377,8 @@ pub struct Walker<'c> {
     input_len: usize,
     /// Parsed nested texts, by text.
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
+    /// What each function may change, read from its syntax, by function index.
+    function_effects: HashMap<usize, super::effects::Effects>,
 }
 
 /// Runs the analysis of a whole program text.
@@ -442,6 +444,7 @@ impl<'c> Walker<'c> {
             steps: 0,
             input_len: 0,
             parse_cache: HashMap::new(),
+            function_effects: HashMap::new(),
         }
     }
 
@@ -1715,7 +1718,11 @@ impl<'c> Walker<'c> {
     /// end, for calls the walk cannot see).
     fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) {
         let Some(&index) = self.function_by_name.get(name) else { return };
-        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= MAX_CALL_DEPTH {
+        // While probing a loop, follow calls one level deep only.
+        let depth_limit = if self.quiet > 0 { 1 } else { MAX_CALL_DEPTH };
+        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
+            // Not followed: what the function may change, changes.
+            self.apply_call_effects(name, st);
             return;
         }
         let (body, origin) = {
@@ -1735,6 +1742,53 @@ impl<'c> Walker<'c> {
         self.call_stack.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
+    }
+
+    /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
+    fn apply_call_effects(&mut self, name: &str, st: &mut State) {
+        let mut all = super::effects::Effects::default();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut queue = vec![name.to_string()];
+        while let Some(n) = queue.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            let Some(&index) = self.function_by_name.get(&n) else { continue };
+            let effects = match self.function_effects.get(&index) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = super::effects::Effects::of_compound(&self.functions[index].body.0);
+                    self.function_effects.insert(index, e.clone());
+                    e
+                }
+            };
+            queue.extend(effects.calls.iter().cloned());
+            all.merge(effects);
+        }
+        if all.dynamic {
+            self.assigned_dynamic = true;
+            st.havoc();
+            return;
+        }
+        for (n, (values, open)) in all.names {
+            // The old value stays possible (the assignment may not run), plus what it may assign.
+            let (mut now, was_open) = self.var_val(&n, st).scalars();
+            now.extend(values);
+            let widened = if now.len() > MAX_CHOICES {
+                Val::unknown()
+            } else {
+                Val::Choice { values: now, open: open || was_open }
+            };
+            self.assign_val(&n, widened, st);
+        }
+        if all.cwd {
+            self.cwd_changes = true;
+            st.cwd = None;
+            st.dirs = None;
+        }
+        if all.positional {
+            st.set_positional_vals(None);
+        }
     }
 
     /// Counts work, so that no input can make the analysis run for long.

@@ -1,0 +1,275 @@
+//! What a piece of code can change in the shell that runs it, read from its syntax alone:
+//! the variables it assigns, whether it changes the cwd or the positional parameters, which
+//! functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
+//! computed string, `source`, a command name that is not static).
+//!
+//! The walker uses this where it does not follow a function call into the body (a call
+//! nested too deep): the call's effects are then applied as "these may have changed".
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use brush_parser::ast;
+
+/// The possible effects of some code on the shell state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Variables it may assign: the plain literal values seen, and whether others are possible.
+    pub names: HashMap<String, (BTreeSet<String>, bool)>,
+    pub cwd: bool,
+    pub positional: bool,
+    /// Code whose effects cannot be read: anything may change.
+    pub dynamic: bool,
+    /// Functions called by name (their effects count too).
+    pub calls: HashSet<String>,
+}
+
+impl Effects {
+    /// Records that `name` may be assigned `value` (`None`: some value not known).
+    fn assign(&mut self, name: &str, value: Option<&str>) {
+        let entry = self.names.entry(name.to_string()).or_insert_with(|| (BTreeSet::new(), false));
+        match value {
+            Some(v) if !v.contains(['$', '`', '\\', '\'', '"', '~', '*', '?', '[', '{']) => {
+                entry.0.insert(v.to_string());
+            }
+            _ => entry.1 = true,
+        }
+    }
+
+    /// Merges another summary into this one.
+    pub fn merge(&mut self, other: Effects) {
+        for (name, (values, open)) in other.names {
+            let entry = self.names.entry(name).or_insert_with(|| (BTreeSet::new(), false));
+            entry.0.extend(values);
+            entry.1 |= open;
+        }
+        self.cwd |= other.cwd;
+        self.positional |= other.positional;
+        self.dynamic |= other.dynamic;
+        self.calls.extend(other.calls);
+    }
+
+    /// The effects of a compound command (a function body).
+    pub fn of_compound(c: &ast::CompoundCommand) -> Effects {
+        let mut e = Effects::default();
+        e.compound(c);
+        e
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            if matches!(sep, ast::SeparatorOperator::Async) {
+                continue;
+            }
+            self.pipeline(&and_or.first);
+            for item in &and_or.additional {
+                let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = item;
+                self.pipeline(p);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) {
+        // Every part of a pipeline of several commands runs in a subshell.
+        if p.seq.len() == 1 {
+            self.command(&p.seq[0]);
+        }
+    }
+
+    fn command(&mut self, c: &ast::Command) {
+        match c {
+            ast::Command::Simple(s) => self.simple(s),
+            ast::Command::Compound(cc, _) => self.compound(cc),
+            ast::Command::Function(_) => {}
+            ast::Command::ExtendedTest(..) => {}
+        }
+    }
+
+    fn compound(&mut self, c: &ast::CompoundCommand) {
+        match c {
+            ast::CompoundCommand::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                    self.arithmetic(&e.value);
+                }
+                self.list(&f.body.list);
+            }
+            ast::CompoundCommand::BraceGroup(b) => self.list(&b.list),
+            ast::CompoundCommand::Subshell(_) | ast::CompoundCommand::Coprocess(_) => {}
+            ast::CompoundCommand::ForClause(f) => {
+                self.assign(&f.variable_name, None);
+                self.list(&f.body.list);
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                self.word(&c.value.value);
+                for item in &c.cases {
+                    if let Some(body) = &item.cmd {
+                        self.list(body);
+                    }
+                }
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c);
+                    }
+                    self.list(&e.body);
+                }
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+        }
+    }
+
+    /// `${x:=v}` and `${x=v}` assign while expanding.
+    fn word(&mut self, raw: &str) {
+        let mut rest = raw;
+        while let Some(i) = rest.find("${") {
+            let after = &rest[i + 2..];
+            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let tail = &after[name.len()..];
+            if !name.is_empty() && (tail.starts_with(":=") || tail.starts_with('=')) {
+                self.assign(&name, None);
+            }
+            rest = after;
+        }
+    }
+
+    fn arithmetic(&mut self, text: &str) {
+        // Any name next to an assignment operator may be assigned.
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let rest = text[i..].trim_start();
+                let before = text[..start].trim_end();
+                if (rest.starts_with('=') && !rest.starts_with("=="))
+                    || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--", "["]
+                        .iter()
+                        .any(|op| rest.starts_with(op))
+                    || before.ends_with("++")
+                    || before.ends_with("--")
+                {
+                    let name = text[start..i].to_string();
+                    self.assign(&name, None);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn simple(&mut self, s: &ast::SimpleCommand) {
+        let mut words: Vec<&str> = Vec::new();
+        let mut prefix_assignments: Vec<(String, Option<String>)> = Vec::new();
+        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                    let (name, value) = match (&a.name, &a.value) {
+                        (ast::AssignmentName::VariableName(n), ast::AssignmentValue::Scalar(v)) if !a.append => {
+                            (n.clone(), Some(v.value.clone()))
+                        }
+                        (ast::AssignmentName::VariableName(n) | ast::AssignmentName::ArrayElementName(n, _), _) => {
+                            (n.clone(), None)
+                        }
+                    };
+                    prefix_assignments.push((name, value));
+                    self.word(&w.value);
+                }
+                ast::CommandPrefixOrSuffixItem::Word(w) => self.word(&w.value),
+                _ => {}
+            }
+        }
+        if let Some(w) = &s.word_or_name {
+            words.push(&w.value);
+            self.word(&w.value);
+        }
+        for item in s.suffix.iter().flat_map(|x| x.0.iter()) {
+            if let ast::CommandPrefixOrSuffixItem::Word(w) | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) = item
+            {
+                words.push(&w.value);
+                self.word(&w.value);
+            }
+        }
+        let Some(&name) = words.first() else {
+            // Assignments alone stay in this shell.
+            for (n, v) in prefix_assignments {
+                self.assign(&n, v.as_deref());
+            }
+            return;
+        };
+        if name.contains(['$', '`', '\\', '\'', '"']) {
+            self.dynamic = true;
+            return;
+        }
+        let args = &words[1..];
+        match name {
+            "cd" | "pushd" | "popd" => {
+                self.cwd = true;
+                self.assign("PWD", None);
+                self.assign("OLDPWD", None);
+            }
+            "set" | "shift" => self.positional = true,
+            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "trap" | "builtin" | "command" | "exec" => {
+                self.dynamic = true;
+            }
+            "read" | "mapfile" | "readarray" | "getopts" | "printf" | "declare" | "typeset" | "local" | "export"
+            | "readonly" | "unset" | "let" | "wait" => {
+                for n in ["REPLY", "MAPFILE", "OPTARG", "OPTIND"] {
+                    self.assign(n, None);
+                }
+                for a in args {
+                    if a.contains(['$', '`']) {
+                        self.dynamic = true;
+                    }
+                    if name == "let" {
+                        self.arithmetic(a);
+                        continue;
+                    }
+                    let candidate = a.split(['=', '[', '+']).next().unwrap_or("");
+                    if super::word::is_name(candidate) {
+                        self.assign(candidate, None);
+                    }
+                }
+            }
+            other => {
+                self.calls.insert(other.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> Effects {
+        let program = super::super::parse::program(&format!("f() {{ {text}\n}}")).unwrap();
+        let item = &program.complete_commands[0].0[0].0.first.seq[0];
+        match item {
+            ast::Command::Function(f) => Effects::of_compound(&f.body.0),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn reads_what_code_may_change() {
+        let e = body("x=1; for i in a; do read -r y; done; (( z++ )); echo ${w:=3}; cd /; g");
+        for n in ["x", "i", "y", "z", "w"] {
+            assert!(e.names.contains_key(n), "{n} in {e:?}");
+        }
+        assert_eq!(e.names["x"], (["1".to_string()].into_iter().collect(), false));
+        assert!(e.cwd && !e.dynamic && e.calls.contains("g") && e.calls.contains("echo"));
+        assert!(body("eval \"$x\"").dynamic);
+        assert!(body("$cmd").dynamic);
+        assert!(!body("( x=1 ); y=2 | cat").names.contains_key("x"));
+        assert!(body("set -- a").positional);
+    }
+}
