@@ -94,7 +94,14 @@ fn check_numbers(text: &str) -> Result<(), Failure> {
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
     check_numbers(text)?;
-    let (depth, open_parens) = scan(text);
+    let (depth, open_parens, empty_heredoc) = scan(text);
+    // The parser loops forever on some here-documents with an empty quoted delimiter (`<<''`).
+    if empty_heredoc {
+        return Err(Failure {
+            message: "the program has a here-document with an empty delimiter, which the parser cannot read".into(),
+            pos: None,
+        });
+    }
     if depth > MAX_DEPTH {
         return Err(Failure {
             message: format!("the program nests {depth} levels deep; the analysis accepts at most {MAX_DEPTH}"),
@@ -157,8 +164,9 @@ pub fn nesting_bound(text: &str) -> usize {
     scan(text).0
 }
 
-/// The nesting bound, and how many parentheses stay open at the end of the text.
-fn scan(text: &str) -> (usize, usize) {
+/// The nesting bound, how many parentheses stay open at the end of the text, and whether a
+/// here-document has an empty quoted delimiter.
+fn scan(text: &str) -> (usize, usize, bool) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Code,
@@ -175,6 +183,7 @@ fn scan(text: &str) -> (usize, usize) {
     let mut word_start = true;
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut open_parens: usize = 0;
+    let mut empty_heredoc = false;
     while i < b.len() {
         let (kind, base) = *frames.last().unwrap_or(&(Kind::Code, 0));
         let level = depth + frames.len() - 1;
@@ -297,7 +306,7 @@ fn scan(text: &str) -> (usize, usize) {
         }
         i += 1;
     }
-    (max.max(depth + frames.len() - 1), open_parens)
+    (max.max(depth + frames.len() - 1), open_parens, empty_heredoc)
 }
 
 /// The start of a word in its text, when the parser recorded it.
@@ -320,6 +329,9 @@ mod tests {
         assert!(nesting_bound(&tricky) >= 300);
         assert_eq!(scan("((z|(((((((((((((((((((((((((+").1, 27);
         assert!(program("echo 333333333333333333333>|x").is_err());
+        assert!(program("''<<''\t").is_err());
+        assert!(program("cat <<\"\" \nx\n\n").is_err());
+        assert!(program("cat <<'E'\nx\nE\n").is_ok());
         assert!(program("echo 2>&1 3<x 10>y").is_ok());
         assert!(word("~99999999999999999999999").is_err());
         assert!(word("${x:-~+99999999999999999999999}").is_err());
