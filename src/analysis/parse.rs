@@ -255,14 +255,18 @@ fn scan(text: &str) -> (usize, usize, bool) {
                     i += 1;
                 }
                 let mut delim = Vec::new();
+                let mut quoted = false;
                 while i < b.len()
                     && !matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
                 {
-                    if !matches!(b[i], b'\'' | b'"' | b'\\') {
+                    if matches!(b[i], b'\'' | b'"' | b'\\') {
+                        quoted = true;
+                    } else {
                         delim.push(b[i]);
                     }
                     i += 1;
                 }
+                empty_heredoc |= quoted && delim.is_empty();
                 heredocs.push((delim, strip));
                 word_start = true;
                 continue;
