@@ -1,0 +1,83 @@
+//! The README, the manual page and the changelog are checked against the code they describe.
+
+use std::process::Command;
+
+const SANDBOX: &str = env!("CARGO_BIN_EXE_sandbox-bash");
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn readme_starts_with_the_two_commands() {
+    let readme = read("README.md");
+    let block: Vec<&str> = readme.split("```sh\n").nth(1).unwrap().split("```").next().unwrap().lines().collect();
+    assert_eq!(
+        block,
+        [
+            "cargo run -q --release -- -c 'echo hello' && cargo run -q --release -- -c 'cat /etc/shadow'",
+            "cargo nextest run"
+        ]
+    );
+    let ci = read(".ci/run");
+    assert!(
+        ci.trim_end().ends_with("cargo nextest run --locked --no-fail-fast"),
+        ".ci/run must end with the README's test command"
+    );
+    for needle in [
+        "126",
+        "125",
+        "sandbox-bash: denied:",
+        "sandbox-bash: error:",
+        "0467",
+        "0444",
+        "7777",
+        "No kernel enforcement yet",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+}
+
+#[test]
+fn readme_shows_the_real_denial() {
+    let readme = read("README.md");
+    let out =
+        Command::new(SANDBOX).args(["-c", "cat /etc/shadow"]).env_remove("BASH_AGENT_BASH_MODE").output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for line in stderr.lines() {
+        assert!(readme.contains(line), "README does not show {line:?}");
+    }
+}
+
+#[test]
+fn the_manual_documents_every_option_preset_and_json_field() {
+    let man = read("man/sandbox-bash.1");
+    for arg in sandbox_bash::sandbox_command().get_arguments() {
+        let long = arg.get_long().unwrap();
+        assert!(man.contains(&format!("Fl \\-{long}")), "the manual page lacks --{long}");
+    }
+    for (name, mode) in sandbox_bash::mode::PRESETS {
+        assert!(man.contains(name) && man.contains(&mode.to_string()), "the manual page lacks the preset {name}");
+    }
+    let out = Command::new(SANDBOX)
+        .args(["--sandbox-explain", "--sandbox-json", "-c", "cat /etc/hosts; $x"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in json.as_object().unwrap().keys() {
+        assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the JSON field {key}");
+    }
+    for key in json["accesses"][0].as_object().unwrap().keys() {
+        assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the access field {key}");
+    }
+}
+
+#[test]
+fn the_changelog_is_kept() {
+    let changelog = read("CHANGELOG.md");
+    assert!(changelog.contains("## Unreleased"));
+    for section in ["### Added", "### Security"] {
+        assert!(changelog.contains(section), "CHANGELOG lacks {section}");
+    }
+}
