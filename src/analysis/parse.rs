@@ -251,13 +251,14 @@ fn scan(text: &str) -> (usize, usize, bool) {
                 if strip {
                     i += 1;
                 }
-                while i < b.len() && matches!(b[i], b' ' | b'\t') {
+                while i < b.len() && b[i] != b'\n' && b[i].is_ascii_whitespace() {
                     i += 1;
                 }
                 let mut delim = Vec::new();
                 let mut quoted = false;
                 while i < b.len()
-                    && !matches!(b[i], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+                    && !b[i].is_ascii_whitespace()
+                    && !matches!(b[i], b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
                 {
                     if matches!(b[i], b'\'' | b'"' | b'\\') {
                         quoted = true;
@@ -266,7 +267,10 @@ fn scan(text: &str) -> (usize, usize, bool) {
                     }
                     i += 1;
                 }
-                empty_heredoc |= quoted && delim.is_empty();
+                // bash rejects an empty delimiter unless it is quoted; the parser crate loops
+                // forever on some of either kind. (`((a << (b)))` is a shift, not one.)
+                let rest_of_line_blank = b[i..].iter().take_while(|&&c| c != b'\n').all(|c| c.is_ascii_whitespace());
+                empty_heredoc |= delim.is_empty() && (quoted || rest_of_line_blank);
                 heredocs.push((delim, strip));
                 word_start = true;
                 continue;
@@ -336,6 +340,10 @@ mod tests {
         assert!(program("''<<''\t").is_err());
         assert!(program("cat <<\"\" \nx\n\n").is_err());
         assert!(program("cat <<'E'\nx\nE\n").is_ok());
+        assert!(program("<<\t\r\t\t").is_err());
+        assert!(program("x << \r\t").is_err());
+        assert!(program("cat <<-EOF\n\tx\n\tEOF\n").is_ok());
+        assert!(program("echo $(( 1 << (2) ))").is_ok());
         assert!(program("echo 2>&1 3<x 10>y").is_ok());
         assert!(word("~99999999999999999999999").is_err());
         assert!(word("${x:-~+99999999999999999999999}").is_err());
