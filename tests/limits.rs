@@ -1,0 +1,121 @@
+//! Inputs built to break the analysis are denied cleanly (status 126 and the marker line) and
+//! nothing runs; the same program without the hostile part runs (the positive control).
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::Command;
+
+const SANDBOX: &str = env!("CARGO_BIN_EXE_sandbox-bash");
+
+fn run(dir: &Path, args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = Command::new(SANDBOX)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("BASH_AGENT_BASH_MODE")
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Runs `script` (which starts with `touch ran`) as a script file and returns (status, stderr,
+/// whether it ran).
+fn script(text: &[u8]) -> (i32, String, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sh");
+    std::fs::write(&path, text).unwrap();
+    let (status, stderr) = run(dir.path(), &[path.as_os_str()]);
+    (status, stderr, dir.path().join("ran").exists())
+}
+
+fn assert_denied(text: &[u8], why: &str) {
+    let (status, stderr, ran) = script(text);
+    assert_eq!(status, 126, "{why}: {stderr}");
+    assert!(stderr.starts_with("sandbox-bash: denied: cannot analyse the program:"), "{why}: {stderr}");
+    assert!(stderr.contains(why), "expected {why:?} in {stderr}");
+    assert!(!ran, "{why}: the program ran");
+}
+
+#[test]
+fn positive_control_runs() {
+    let (status, stderr, ran) = script(b"touch ran\n( ( echo $(echo ok) ) )\n");
+    assert_eq!(status, 0, "{stderr}");
+    assert!(ran);
+}
+
+#[test]
+fn hundred_thousand_levels_of_nesting_are_denied() {
+    let n = 100_000;
+    let mut parens = b"touch ran\n".to_vec();
+    parens.extend("( ".repeat(n).bytes());
+    parens.extend(b"true");
+    parens.extend(" )".repeat(n).bytes());
+    assert_denied(&parens, "levels deep");
+
+    let mut subst = b"touch ran\necho ".to_vec();
+    subst.extend("$(".repeat(n).bytes());
+    subst.extend(b"true");
+    subst.extend(")".repeat(n).bytes());
+    assert_denied(&subst, "levels deep");
+
+    let mut ifs = b"touch ran\n".to_vec();
+    ifs.extend("if true; then ".repeat(n).bytes());
+    ifs.extend(b"true");
+    ifs.extend("; fi".repeat(n).bytes());
+    assert_denied(&ifs, "levels deep");
+
+    let mut braces = b"touch ran\n".to_vec();
+    braces.extend("{ ".repeat(n).bytes());
+    braces.extend(b"true;");
+    braces.extend(" }".repeat(n).bytes());
+    assert_denied(&braces, "levels deep");
+}
+
+#[test]
+fn a_ten_mebibyte_program_is_denied() {
+    let mut text = b"touch ran\n".to_vec();
+    while text.len() < 10 * 1024 * 1024 {
+        text.extend(b"echo this line is padding to make the program very large\n");
+    }
+    assert_denied(&text, "bytes long");
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_denied() {
+    assert_denied(b"touch ran\necho \xff\xfe\n", "not valid UTF-8");
+    assert_denied(b"touch ran\necho a\0b\n", "NUL byte");
+    let dir = tempfile::tempdir().unwrap();
+    let arg = std::ffi::OsStr::from_bytes(b"touch ran; echo \xc3\x28");
+    let (status, stderr) = run(dir.path(), &[std::ffi::OsStr::new("-c"), arg]);
+    assert_eq!(status, 126, "{stderr}");
+    assert!(stderr.contains("not valid UTF-8"), "{stderr}");
+    assert!(!dir.path().join("ran").exists());
+}
+
+#[test]
+fn syntax_errors_anywhere_deny_the_whole_program() {
+    // bash would run `touch ran` before reaching the error; the analysis refuses it all.
+    assert_denied(b"touch ran\nif true; then\n", "rejected");
+    assert_denied(b"touch ran\neval 'if then'\n", "rejected");
+    assert_denied(b"touch ran\nbash -c 'echo \"'\n", "rejected");
+    assert_denied(b"touch ran\necho $(echo \"$(if)\")\n", "rejected");
+    assert_denied(b"touch ran\ncat <<EOF\n$(if)\nEOF\n", "rejected");
+    assert_denied(b"touch ran\necho ${ cat /etc/hostname; }\n", "does not understand");
+}
+
+#[test]
+fn parser_traps_are_refused_before_the_parser_sees_them() {
+    assert_denied(b"touch ran\necho 333333333333333333333>|x\n", "too large");
+    assert_denied(b"touch ran\necho ~99999999999999999999999\n", "too large");
+    assert_denied(b"touch ran\n''<<''\t", "empty delimiter");
+    let mut parens = b"touch ran\n((z|".to_vec();
+    parens.extend("(".repeat(40).bytes());
+    assert_denied(&parens, "never closed");
+    // Ten thousand unclosed braces are plain text to bash; brace expansion stays linear.
+    let mut braces = b"touch ran\necho ".to_vec();
+    braces.extend("{a,".repeat(10_000).bytes());
+    braces.extend(b" >/dev/null\n");
+    let (status, stderr, ran) = script(&braces);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(ran);
+}
