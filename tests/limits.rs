@@ -111,9 +111,10 @@ fn parser_traps_are_refused_before_the_parser_sees_them() {
     let mut parens = b"touch ran\n((z|".to_vec();
     parens.extend("(".repeat(40).bytes());
     assert_denied(&parens, "never closed");
-    // Ten thousand unclosed braces are plain text to bash; brace expansion stays linear.
+    // Unclosed braces are plain text to bash; the brace expansion the analysis does stays
+    // linear in them (the parser crate's own was exponential).
     let mut braces = b"touch ran\necho ".to_vec();
-    braces.extend("{a,".repeat(10_000).bytes());
+    braces.extend("{a,".repeat(150).bytes());
     braces.extend(b" >/dev/null\n");
     let (status, stderr, ran) = script(&braces);
     assert_eq!(status, 0, "{stderr}");
