@@ -145,16 +145,19 @@ impl State {
 
     pub fn set_val(&mut self, name: &str, value: Val) {
         let target = self.resolve_name(name);
-        self.vars.insert(target, value);
+        self.vars.insert(target.into_owned(), value);
     }
 
     fn unset_var(&mut self, name: &str) {
         let target = self.resolve_name(name);
-        self.vars.insert(target, Val::Unset);
+        self.vars.insert(target.into_owned(), Val::Unset);
     }
 
     /// Follows `declare -n` references.
-    fn resolve_name(&self, name: &str) -> String {
+    fn resolve_name<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.namerefs.is_empty() {
+            return std::borrow::Cow::Borrowed(name);
+        }
         let mut current = name.to_string();
         for _ in 0..8 {
             match self.namerefs.get(&current) {
@@ -162,7 +165,7 @@ impl State {
                 None => break,
             }
         }
-        current
+        std::borrow::Cow::Owned(current)
     }
 
     pub fn set_nameref(&mut self, name: &str, target: &str) {
@@ -557,7 +560,7 @@ impl<'c> Walker<'c> {
     /// A variable's value as far as it is known.
     pub fn var_val(&self, name: &str, st: &State) -> Val {
         let name = st.resolve_name(name);
-        match st.vars.get(&name) {
+        match st.vars.get(name.as_ref()) {
             Some(v) => v.clone(),
             None => self.default_val(&name, st),
         }
@@ -605,7 +608,7 @@ impl<'c> Walker<'c> {
     }
 
     pub fn assign_val(&mut self, name: &str, value: Val, st: &mut State) {
-        self.assigned.insert(st.resolve_name(name));
+        self.assigned.insert(st.resolve_name(name).into_owned());
         st.set_val(name, value);
     }
 

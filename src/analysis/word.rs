@@ -277,10 +277,20 @@ pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
 impl Walker<'_> {
     /// Expands a word as a command argument: braces, expansions, splitting; one [`Arg`] per field.
     pub fn expand_word(&mut self, raw: &str, pos: Pos, st: &mut State) -> Vec<Arg> {
+        // Most words are plain text: one field, as written.
+        if !raw.is_empty() && !raw.bytes().any(|b| b"$`\\'\"~{*?[".contains(&b)) {
+            let field = Field { parts: vec![Part::Lit { text: raw.to_string(), quoted: false, split: false }], ..Field::default() };
+            return vec![Arg { field, pos, raw: raw.to_string() }];
+        }
         let mut out = Vec::new();
         for variant in self.brace_variants(raw, pos) {
             let parts = self.eval_text(&variant, pos, st, false);
-            for field in split_fields(parts, &self.ifs(st)) {
+            let ifs = if parts.iter().any(|p| matches!(p, Part::Lit { split: true, .. })) {
+                self.ifs(st)
+            } else {
+                String::new()
+            };
+            for field in split_fields(parts, &ifs) {
                 out.push(Arg { field, pos, raw: raw.to_string() });
             }
         }
