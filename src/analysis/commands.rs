@@ -2815,10 +2815,12 @@ fn builtin(
             let mut operands = rest.iter().skip_while(|a| a.known().as_deref() == Some("--"));
             if let Some(file) = operands.next() {
                 let mut file = file.clone();
-                if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
-                    && let Stdin::Text(Some(t)) = &stdin
-                {
-                    file.field.content = Some(t.clone());
+                if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")) {
+                    match &stdin {
+                        Stdin::Text(Some(t)) => file.field.content = Some(t.clone()),
+                        Stdin::Fetched => file.field.tainted = true,
+                        _ => {}
+                    }
                 }
                 let extra: Vec<Arg> = operands.cloned().collect();
                 if !extra.is_empty() {

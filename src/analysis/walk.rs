@@ -1223,7 +1223,22 @@ impl<'c> Walker<'c> {
                 Assigned::Array(_) => (n, Field::unknown()),
             })
             .collect();
+        for (name, value) in &env {
+            if let Some(v) = value.known() {
+                self.code_variable(name, &v, st);
+            }
+        }
+        let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
+        // A fetch whose output is redirected to a file downloads that file.
+        if self.fetched {
+            for target in stdout_targets(&redirects) {
+                if let Some(abs) = self.absolute(&target, st) {
+                    st.downloaded.insert(abs);
+                }
+            }
+        }
+        self.fetched |= fetched_before;
         if self.failed() || self.quiet > 0 {
             return;
         }
@@ -2119,6 +2134,30 @@ pub fn val_field(v: &Val) -> Field {
         tainted: false,
         content: None,
     }
+}
+
+/// The literal files a command's standard output is redirected to.
+fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in redirects {
+        match r {
+            ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
+                if fd.is_none_or(|f| f == 1)
+                    && matches!(
+                        kind,
+                        ast::IoFileRedirectKind::Write
+                            | ast::IoFileRedirectKind::Append
+                            | ast::IoFileRedirectKind::Clobber
+                    ) =>
+            {
+                out.push(w.value.clone());
+            }
+            ast::IoRedirect::OutputAndError(w, _) => out.push(w.value.clone()),
+            _ => {}
+        }
+    }
+    out.retain(|t| !t.contains(['$', '`', '\'', '"', '\\', '*', '?', '[', '~', '{']));
+    out
 }
 
 /// Removes repeated items, keeping the first of each.

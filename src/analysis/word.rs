@@ -279,7 +279,10 @@ impl Walker<'_> {
     pub fn expand_word(&mut self, raw: &str, pos: Pos, st: &mut State) -> Vec<Arg> {
         // Most words are plain text: one field, as written.
         if !raw.is_empty() && !raw.bytes().any(|b| b"$`\\'\"~{*?[".contains(&b)) {
-            let field = Field { parts: vec![Part::Lit { text: raw.to_string(), quoted: false, split: false }], ..Field::default() };
+            let field = Field {
+                parts: vec![Part::Lit { text: raw.to_string(), quoted: false, split: false }],
+                ..Field::default()
+            };
             return vec![Arg { field, pos, raw: raw.to_string() }];
         }
         let mut out = Vec::new();
