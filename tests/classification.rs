@@ -327,6 +327,14 @@ const CASES: &[(&str, &str)] = &[
     ("podman ps", "1000"),
     ("curl --unix-socket /run/docker.sock http://x/info", "7000"),
     ("echo x > /var/run/docker.sock", "3000"),
+    // --- setting the mode of nested invocations needs what it grants -----------------------
+    ("BASH_AGENT_BASH_MODE=0444 bash -c 'ls'", "0444"),
+    ("BASH_AGENT_BASH_MODE=7777 sandbox-bash -c \"$(cat x)\"", "7777"),
+    ("export BASH_AGENT_BASH_MODE=full", "7777"),
+    ("env BASH_AGENT_BASH_MODE=0047 make", "0047"),
+    ("read -r BASH_AGENT_BASH_MODE", "7777"),
+    ("unset BASH_AGENT_BASH_MODE; ./run.sh", "0467"),
+    ("BASH_AGENT_BASH_MODE=bogus bash -c ls", "0004"),
     // --- the wrappers of real clients ---------------------------------------------------------
     (
         "source /nonexistent/snapshot.sh 2>/dev/null || true && eval 'cat /etc/hosts' < /dev/null && pwd -P >| /tmp/claude-1a2b-cwd",

@@ -15,7 +15,7 @@ use super::commands;
 use super::parse;
 use super::word::{Arg, Field};
 use super::{Access, Analysis, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
-use crate::mode::{Perm, Scope};
+use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
 
 /// Deepest chain of nested texts (`eval` inside `bash -c` inside `$(…)` …).
@@ -375,6 +375,8 @@ pub struct Walker<'c> {
     call_stack: Vec<String>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
+    /// Hashes of the texts being walked, outermost first.
+    text_stack: Vec<u64>,
     steps: usize,
     /// Size of the program text, which the work budgets grow with.
     input_len: usize,
@@ -444,6 +446,7 @@ impl<'c> Walker<'c> {
             function_by_name: HashMap::new(),
             call_stack: Vec::new(),
             file_stack: Vec::new(),
+            text_stack: Vec::new(),
             steps: 0,
             input_len: 0,
             parse_cache: HashMap::new(),
@@ -608,13 +611,45 @@ impl<'c> Walker<'c> {
     }
 
     pub fn assign_val(&mut self, name: &str, value: Val, st: &mut State) {
-        self.assigned.insert(st.resolve_name(name).into_owned());
+        let target = st.resolve_name(name).into_owned();
+        if target == MODE_VAR {
+            self.mode_assignment(&value);
+        }
+        self.assigned.insert(target);
         st.set_val(name, value);
     }
 
     fn assign_unset(&mut self, name: &str, st: &mut State) {
+        if st.resolve_name(name) == MODE_VAR {
+            self.mode_assignment(&Val::Unset);
+        }
         self.assigned.insert(name.to_string());
         st.unset_var(name);
+    }
+
+    /// Setting `BASH_AGENT_BASH_MODE` sets what nested invocations allow: it needs every bit it
+    /// grants (so it can narrow, never widen). A value the analysis cannot know may grant all.
+    pub fn mode_assignment(&mut self, value: &Val) {
+        let (values, open) = value.scalars();
+        let mut granted = if open { Mode(0o7777) } else { Mode::NONE };
+        for v in values {
+            let m = match v.as_str() {
+                "" if matches!(value, Val::Unset) => crate::mode::DEFAULT_MODE,
+                text => Mode::parse(text).unwrap_or(Mode::NONE),
+            };
+            granted = granted.union(m);
+        }
+        let pos = self.here;
+        for (scope, perm) in granted.bits() {
+            self.need(
+                scope,
+                perm,
+                MODE_VAR,
+                "export",
+                &format!("sets {MODE_VAR} for nested invocations, which grants this bit"),
+                pos,
+            );
+        }
     }
 
     /// `declare -n name=target`.
@@ -639,6 +674,12 @@ impl<'c> Walker<'c> {
                 message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
                 pos: Some(origin.base),
             });
+            return;
+        }
+        // The same text inside itself (`P='… bash -c "$P"'`): it is being analysed already.
+        let key = hash_text(text);
+        if self.text_stack.contains(&key) {
+            self.unresolved("the same program, run again inside itself", origin.base);
             return;
         }
         self.parses += 1;
@@ -671,6 +712,7 @@ impl<'c> Walker<'c> {
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_here = self.here;
         self.nested_texts += 1;
+        self.text_stack.push(key);
         match nest {
             Nest::Same => self.program(&program, st),
             Nest::Subshell | Nest::NewShell => {
@@ -679,6 +721,7 @@ impl<'c> Walker<'c> {
             }
         }
         self.nested_texts -= 1;
+        self.text_stack.pop();
         self.origin = saved_origin;
         self.here = saved_here;
     }
@@ -1702,6 +1745,9 @@ impl<'c> Walker<'c> {
             self.expand_alias(&name, args, st);
         }
         for (var, value) in env {
+            if var == MODE_VAR {
+                self.mode_assignment(&field_val(value));
+            }
             if let Some(v) = value.known()
                 && (var == "BASH_ENV" || var == "ENV")
             {
@@ -2134,6 +2180,13 @@ pub fn val_field(v: &Val) -> Field {
         tainted: false,
         content: None,
     }
+}
+
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// The literal files a command's standard output is redirected to.

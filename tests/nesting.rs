@@ -1,0 +1,80 @@
+//! Invocations nest: twenty levels of `sandbox-bash -c 'sandbox-bash -c …'` work, and an inner
+//! invocation cannot widen what the outer one allowed by setting the mode.
+
+use std::process::Command;
+
+const SANDBOX: &str = env!("CARGO_BIN_EXE_sandbox-bash");
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn run(mode: &str, program: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(SANDBOX).parent().unwrap();
+    Command::new(SANDBOX)
+        .args(["-c", program])
+        .current_dir(dir.path())
+        .env("BASH_AGENT_BASH_MODE", mode)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap()
+}
+
+/// Runs `sandbox-bash -c "$L1"` where each `L<i>` is `sandbox-bash -c "$L<i+1>"` and the
+/// last is `last`: twenty real levels of `sandbox-bash -c`, each analysing the rest.
+fn chain(mode: &str, levels: usize, last: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(SANDBOX).parent().unwrap();
+    let mut cmd = Command::new(SANDBOX);
+    cmd.args(["-c", "sandbox-bash -c \"$L1\""])
+        .current_dir(dir.path())
+        .env("BASH_AGENT_BASH_MODE", mode)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+    for i in 1..levels {
+        cmd.env(format!("L{i}"), format!("echo level {i}; sandbox-bash -c \"$L{}\"", i + 1));
+    }
+    cmd.env(format!("L{levels}"), last);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn twenty_levels_deep_work() {
+    let out = chain("0467", 20, "echo deepest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let expected: String = (1..20).map(|i| format!("level {i}\n")).collect::<String>() + "deepest\n";
+    assert_eq!(stdout, expected);
+    // A denial twenty levels down is seen from the top, before anything runs.
+    let out = chain("0467", 20, "cat /etc/shadow");
+    assert_eq!(out.status.code(), Some(126));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("sandbox-bash: denied:") && stderr.contains("/etc/shadow"), "{stderr}");
+    // Literal nesting, quoted level by level.
+    let mut program = "echo literal".to_string();
+    for _ in 0..6 {
+        program = format!("sandbox-bash -c {}", quote(&program));
+    }
+    let out = run("0467", &program);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "literal\n", "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn an_inner_invocation_cannot_widen_the_mode() {
+    // Positive control: narrowing is allowed.
+    let out = run("0467", "BASH_AGENT_BASH_MODE=0444 sandbox-bash -c 'echo narrowed'");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "narrowed\n");
+    for program in [
+        "BASH_AGENT_BASH_MODE=7777 sandbox-bash -c 'cat /etc/hostname'",
+        "BASH_AGENT_BASH_MODE=7777 sandbox-bash -c \"$(printf 'cat /etc/host%s' name)\"",
+        "export BASH_AGENT_BASH_MODE=full; sandbox-bash -c \"$(printf 'cat /etc/host%s' name)\"",
+        "env BASH_AGENT_BASH_MODE=4467 sandbox-bash -c \"$(printf 'cat /etc/host%s' name)\"",
+    ] {
+        let out = run("0467", program);
+        assert_eq!(out.status.code(), Some(126), "{program}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("sandbox-bash: denied:"), "{program}: {stderr}");
+        assert!(out.stdout.is_empty(), "{program}: something ran");
+    }
+}
