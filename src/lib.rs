@@ -366,9 +366,10 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
         Source::Script { path, .. } => {
             let located = locate_script(path, &ctx.cwd);
-            match std::fs::read(&located) {
+            let located_text = located.to_string_lossy().into_owned();
+            match analysis::files::read_regular(&located_text, analysis::MAX_TEXT_BYTES as u64) {
                 Ok(bytes) => {
-                    let abs = scope::normalize(&ctx.cwd, &located.to_string_lossy());
+                    let abs = scope::normalize(&ctx.cwd, &located_text);
                     ctx.script_path = Some(abs.clone());
                     let mut extra = Vec::new();
                     let class = ctx.layout.classify(&abs, false);
@@ -384,17 +385,41 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
                     }
                     (bytes, TextKind::Script, extra)
                 }
-                Err(e) => {
+                Err(analysis::files::NotRead::TooLarge(size)) => {
+                    decision.analysis.failure = Some(analysis::Failure {
+                        message: format!(
+                            "the program is {size} bytes long; the analysis accepts at most {} bytes",
+                            analysis::MAX_TEXT_BYTES
+                        ),
+                        pos: None,
+                    });
+                    decision.verdict = Verdict::Deny;
+                    return Ok(decision);
+                }
+                Err(analysis::files::NotRead::NotRegular) if !located.is_dir() => {
+                    // A pipe or device (`bash <(…)`): reading it here would take the program
+                    // away from bash. It is a stream, like standard input.
+                    decision.note = Some(format!(
+                        "the script {located_text} is a pipe or device, a stream like standard input: \
+                         it is not checked statically yet; only the shell itself is"
+                    ));
+                    decision.analysis.accesses.push(shell_itself("bash"));
+                    decision.required = decision.analysis.required();
+                    decision.verdict = if allowed.covers(decision.required) { Verdict::Allow } else { Verdict::Deny };
+                    return Ok(decision);
+                }
+                Err(not_read) => {
                     // bash fails the same way before running anything; say it as bash does.
                     let shown = path.to_string_lossy();
-                    let (message, status) = if located.is_dir() {
-                        (format!("{shown}: {shown}: Is a directory\n"), 126)
-                    } else {
-                        let status = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-                        (format!("{}: {shown}: {}\n", argv0.to_string_lossy(), strerror(&e)), status)
+                    let (message, status, why) = match &not_read {
+                        analysis::files::NotRead::Io(e) => {
+                            let status = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+                            (format!("{}: {shown}: {}\n", argv0.to_string_lossy(), strerror(e)), status, strerror(e))
+                        }
+                        _ => (format!("{shown}: {shown}: Is a directory\n"), 126, "Is a directory".to_string()),
                     };
                     decision.verdict = Verdict::Error;
-                    decision.error = Some(format!("cannot read the script {}: {}", located.display(), strerror(&e)));
+                    decision.error = Some(format!("cannot read the script {}: {why}", located.display()));
                     decision.bash_failure = Some((message, status));
                     return Ok(decision);
                 }

@@ -138,6 +138,11 @@ fn scripts_on_stdin() {
     e.same("bash", &["-il"], "echo il\n");
     e.same("bash", &["--init-file", "/dev/null", "-i"], "echo init\n");
     e.same("bash", &["--rcfile", "/dev/null", "-i"], "echo rc\n");
+    // The analysis never reads the stream bash is about to read.
+    e.same("bash", &["-c", "source /dev/stdin"], "echo sourced\n");
+    e.same("bash", &["-c", ". /dev/fd/0; echo after"], "echo dotted\n");
+    e.same("bash", &["-c", "bash /dev/stdin"], "echo inner\n");
+    e.same("bash", &["/dev/stdin"], "echo as-script\n");
 }
 
 #[test]

@@ -4358,7 +4358,7 @@ fn sed(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for f in parsed.values(&["f", "file"]) {
         w.path(&f, &[Perm::Read], program, "reads a sed script", st);
         if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Ok(text) = std::fs::read_to_string(&p)
+            && let Some(text) = super::files::read_regular(&p, 1 << 20).ok().and_then(|b| String::from_utf8(b).ok())
         {
             scripts.push(sub_arg(&f, &text));
         }
@@ -4447,7 +4447,7 @@ fn awk(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for f in parsed.values(&["f", "file", "i", "include", "E", "exec"]) {
         w.path(&f, &[Perm::Read], program, "reads an awk program", st);
         if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Ok(text) = std::fs::read_to_string(&p)
+            && let Some(text) = super::files::read_regular(&p, 1 << 20).ok().and_then(|b| String::from_utf8(b).ok())
         {
             programs.push(sub_arg(&f, &text));
         }

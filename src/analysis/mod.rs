@@ -11,6 +11,7 @@
 
 mod commands;
 mod effects;
+pub mod files;
 mod glob;
 mod parse;
 mod walk;

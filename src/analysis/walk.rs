@@ -779,11 +779,7 @@ impl<'c> Walker<'c> {
             // Already being analysed further up (a script that runs or sources itself).
             return Some(String::new());
         }
-        let meta = std::fs::metadata(path).ok()?;
-        if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-            return None;
-        }
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = super::files::read_regular(path, MAX_FILE_BYTES).ok()?;
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.
         parse::check_text(&bytes).ok().map(str::to_string)
@@ -2008,10 +2004,8 @@ impl<'c> Walker<'c> {
     /// The text of a file bash would run as a shell script when executed by path: one with a
     /// `#!` line naming a POSIX shell, or a text file without one (bash runs those itself).
     pub fn read_code_file_if_shell(&mut self, path: &str) -> Option<String> {
-        use std::io::Read;
-        let mut head = [0u8; 256];
-        let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-        let head = &head[..n];
+        let head = super::files::head(path, 256)?;
+        let head = head.as_slice();
         if head.starts_with(b"#!") {
             let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
             let line = String::from_utf8_lossy(&line[2..]).into_owned();

@@ -1,0 +1,73 @@
+//! Reading the files a program names, without side effects: only regular files are read,
+//! opened so that a FIFO or a terminal swapped in at the last moment cannot block or be
+//! consumed, and never more than a limit.
+
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum NotRead {
+    /// It is a pipe, a device, a socket or a directory: reading it could block or consume data
+    /// that belongs to someone else.
+    NotRegular,
+    TooLarge(u64),
+    Io(std::io::Error),
+}
+
+/// Reads a regular file of at most `limit` bytes.
+pub fn read_regular(path: &str, limit: u64) -> Result<Vec<u8>, NotRead> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(NotRead::Io)?;
+    let meta = file.metadata().map_err(NotRead::Io)?;
+    if !meta.is_file() {
+        return Err(NotRead::NotRegular);
+    }
+    if meta.len() > limit {
+        return Err(NotRead::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(NotRead::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(NotRead::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// The first bytes of a regular file.
+pub fn head(path: &str, n: usize) -> Option<Vec<u8>> {
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    file.take(n as u64).read_to_end(&mut out).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_regular_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "echo hi\n").unwrap();
+        assert_eq!(read_regular(file.to_str().unwrap(), 100).unwrap(), b"echo hi\n");
+        assert!(matches!(read_regular(file.to_str().unwrap(), 3), Err(NotRead::TooLarge(8))));
+        assert!(matches!(read_regular(dir.path().to_str().unwrap(), 100), Err(NotRead::NotRegular)));
+        // A FIFO with no writer would block a plain read forever.
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(read_regular(fifo.to_str().unwrap(), 100), Err(NotRead::NotRegular)));
+        assert!(head(fifo.to_str().unwrap(), 10).is_none());
+        assert!(matches!(read_regular("/dev/null", 100), Err(NotRead::NotRegular)));
+    }
+}
