@@ -14,11 +14,12 @@ mod effects;
 pub mod files;
 mod glob;
 mod parse;
+mod table;
 mod walk;
 mod word;
 
-pub use commands::{TABLE, TableEntry};
 pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};
+pub use table::{TABLE, TableEntry};
 
 use crate::mode::{Mode, Perm, Scope};
 use crate::scope::Layout;
