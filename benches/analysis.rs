@@ -6,49 +6,18 @@
 //! Run with `cargo bench --bench analysis`. `SANDBOX_BENCH_WRITE=DIR` also writes the three
 //! scripts to DIR (for measuring peak memory of `--sandbox-explain` on them).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sandbox_bash::analysis::{self, Context, TextKind};
 use sandbox_bash::scope::Layout;
 
-fn is_shell_script(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else { return false };
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    let line = String::from_utf8_lossy(first);
-    let dpkg = path.starts_with("/var/lib/dpkg/info");
-    if dpkg {
-        return true;
-    }
-    if !line.starts_with("#!") {
-        return false;
-    }
-    let words: Vec<&str> = line[2..].split_whitespace().collect();
-    let interp = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)).unwrap_or("");
-    let interp = if interp == "env" { words.get(1).copied().unwrap_or("") } else { interp };
-    matches!(interp, "sh" | "bash" | "dash")
-}
+#[path = "../tests/common/scripts.rs"]
+mod scripts;
 
-fn scripts() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in ["/usr/bin", "/usr/sbin", "/var/lib/dpkg/info"] {
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            for e in entries.flatten() {
-                let p = e.path();
-                let keep = if dir == "/var/lib/dpkg/info" {
-                    p.extension()
-                        .is_some_and(|x| ["postinst", "preinst", "postrm", "prerm"].contains(&x.to_str().unwrap_or("")))
-                } else {
-                    true
-                };
-                if keep && p.is_file() && is_shell_script(&p) {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+/// The machine's scripts, without /etc (configuration fragments are small and many).
+fn machine_scripts() -> Vec<PathBuf> {
+    scripts::machine_scripts().into_iter().filter(|p| !p.starts_with("/etc")).collect()
 }
 
 fn context() -> Context {
@@ -91,7 +60,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn main() {
     let ctx = context();
-    let pieces: Vec<String> = scripts()
+    let pieces: Vec<String> = machine_scripts()
         .iter()
         .filter_map(|p| std::fs::read_to_string(p).ok())
         .filter(|text| analysis::analyze(text.as_bytes(), TextKind::Script, &ctx).failure.is_none())

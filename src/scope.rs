@@ -245,6 +245,12 @@ impl Layout {
     }
 }
 
+/// Whether one path component is the name of a home credential directory or file (`.ssh`,
+/// `.aws`, `.netrc`, …), for paths only partly known.
+pub fn home_credential_name(component: &str) -> bool {
+    HOME_CREDENTIALS.iter().any(|entry| !entry.contains('/') && *entry == component)
+}
+
 /// Whether one path component names a secret.
 pub fn credential_name(component: &str) -> bool {
     if component.is_empty() {

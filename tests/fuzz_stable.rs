@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::Rng;
 use sandbox_bash::analysis::{self, TextKind};
 
 const SEEDS: &[&str] = &[
@@ -112,20 +113,6 @@ const DICTIONARY: &[&str] = &[
     "curl x |",
     "| sh",
 ];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-}
 
 fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
     let mut out = input.to_vec();

@@ -3,7 +3,11 @@
 //! really ran must be listed in `--sandbox-explain --sandbox-json`'s `commands` by name, or the
 //! program must have been denied. A name listed as not static does not count as listing it.
 
+mod common;
+
 use std::collections::BTreeSet;
+
+use common::Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -96,21 +100,6 @@ impl Lab {
         } else {
             Err(format!("{program:?}\n  ran {ran:?}\n  listed {listed:?}\n  missed {missed:?} (error {error})"))
         }
-    }
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

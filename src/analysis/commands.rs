@@ -2057,6 +2057,17 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
         Some(d) => w.classified(d, perms, program, reason, pos),
         None => w.unresolved("the repository directory", pos),
     };
+    // Changing `.git/config` changes which programs git runs: a protected path.
+    let config_write = |w: &mut Walker| match &repo_dir {
+        Some(d) => w.classified(
+            &format!("{d}/.git/config"),
+            &[Perm::Write],
+            program,
+            "changes the repository configuration",
+            pos,
+        ),
+        None => w.unresolved("the repository's .git/config", pos),
+    };
     match sub.as_str() {
         "" | "help" | "version" | "--version" | "--help" => {}
         "status" | "log" | "diff" | "show" | "blame" | "grep" | "ls-files" | "ls-tree" | "rev-parse" | "describe"
@@ -2123,14 +2134,7 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                 if words.iter().any(|x| {
                     matches!(x.as_str(), "add" | "remove" | "rm" | "rename" | "set-url" | "set-head" | "set-branches")
                 }) {
-                    let d = repo_dir.clone().unwrap_or_default();
-                    w.classified(
-                        &format!("{d}/.git/config"),
-                        &[Perm::Write],
-                        program,
-                        "changes the repository configuration",
-                        pos,
-                    );
+                    config_write(w);
                 }
                 return;
             }
@@ -2237,14 +2241,7 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             } else if has(&["--system"]) {
                 w.classified("/etc/gitconfig", &[Perm::Write], program, "changes the system's git configuration", pos);
             } else {
-                let d = repo_dir.clone().unwrap_or_default();
-                w.classified(
-                    &format!("{d}/.git/config"),
-                    &[Perm::Write],
-                    program,
-                    "changes the repository configuration",
-                    pos,
-                );
+                config_write(w);
             }
             repo_access(w, &[Perm::Read], "reads the configuration");
         }

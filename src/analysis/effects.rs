@@ -139,30 +139,8 @@ impl Effects {
     }
 
     fn arithmetic(&mut self, text: &str) {
-        // Any name next to an assignment operator may be assigned.
-        let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i].is_ascii_alphabetic() || b[i] == b'_' {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let rest = text[i..].trim_start();
-                let before = text[..start].trim_end();
-                if (rest.starts_with('=') && !rest.starts_with("=="))
-                    || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--", "["]
-                        .iter()
-                        .any(|op| rest.starts_with(op))
-                    || before.ends_with("++")
-                    || before.ends_with("--")
-                {
-                    let name = text[start..i].to_string();
-                    self.assign(&name, None);
-                }
-            } else {
-                i += 1;
-            }
+        for name in arithmetic_targets(text) {
+            self.assign(name, None);
         }
     }
 
@@ -244,6 +222,35 @@ impl Effects {
             }
         }
     }
+}
+
+/// The names an arithmetic expression may assign (`x=1`, `x+=2`, `x++`, `--x`, `a[i]=…`).
+pub fn arithmetic_targets(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let rest = text[i..].trim_start();
+            let before = text[..start].trim_end();
+            if (rest.starts_with('=') && !rest.starts_with("=="))
+                || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--", "["]
+                    .iter()
+                    .any(|op| rest.starts_with(op))
+                || before.ends_with("++")
+                || before.ends_with("--")
+            {
+                out.push(&text[start..i]);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1135,29 +1135,8 @@ impl<'c> Walker<'c> {
 
     /// Variables an arithmetic expression assigns (`x=1`, `x+=2`, `x++`) become unknown.
     fn arith_assignments(&mut self, text: &str, st: &mut State) {
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                let name = &text[start..i];
-                let rest = text[i..].trim_start();
-                let before = text[..start].trim_end();
-                let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
-                    || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--", "["]
-                        .iter()
-                        .any(|op| rest.starts_with(op))
-                    || before.ends_with("++")
-                    || before.ends_with("--");
-                if assigns {
-                    self.assign(name, None, st);
-                }
-            } else {
-                i += 1;
-            }
+        for name in super::effects::arithmetic_targets(text) {
+            self.assign(name, None, st);
         }
     }
 
@@ -1187,12 +1166,7 @@ impl<'c> Walker<'c> {
                 && let Some(w) = &c.word_or_name
             {
                 let pos = self.word_pos(w);
-                let expanded = self.expand_word(&w.value, pos, st);
-                let tainted = self.take_taint();
-                args.extend(expanded.into_iter().map(|mut a| {
-                    a.field.tainted |= tainted;
-                    a
-                }));
+                args.extend(self.expand_word(&w.value, pos, st));
             }
             match item {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
@@ -1203,12 +1177,7 @@ impl<'c> Walker<'c> {
                 }
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) => {
                     let pos = self.word_pos(w);
-                    let expanded = self.expand_word(&w.value, pos, st);
-                    let tainted = self.take_taint();
-                    args.extend(expanded.into_iter().map(|mut a| {
-                        a.field.tainted |= tainted;
-                        a
-                    }));
+                    args.extend(self.expand_word(&w.value, pos, st));
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
                     let pos = self.here;
@@ -1224,12 +1193,7 @@ impl<'c> Walker<'c> {
             && let Some(w) = &c.word_or_name
         {
             let pos = self.word_pos(w);
-            let expanded = self.expand_word(&w.value, pos, st);
-            let tainted = self.take_taint();
-            args.extend(expanded.into_iter().map(|mut a| {
-                a.field.tainted |= tainted;
-                a
-            }));
+            args.extend(self.expand_word(&w.value, pos, st));
         }
         if self.failed() {
             return;
@@ -1580,24 +1544,10 @@ impl<'c> Walker<'c> {
 
     /// Partly known paths whose known parts name a credential are treated as credentials.
     fn credential_fragments(&mut self, field: &Field, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
-        let names_secret = field.fragments().iter().any(|f| {
-            f.split('/').any(|c| {
-                scope::credential_name(c)
-                    || [
-                        ".ssh",
-                        ".gnupg",
-                        ".aws",
-                        ".azure",
-                        ".kube",
-                        ".docker",
-                        ".netrc",
-                        ".git-credentials",
-                        ".npmrc",
-                        ".pypirc",
-                    ]
-                    .contains(&c)
-            })
-        });
+        let names_secret = field
+            .fragments()
+            .iter()
+            .any(|f| f.split('/').any(|c| scope::credential_name(c) || scope::home_credential_name(c)));
         if names_secret {
             let target = field.fragments().concat();
             for p in perms {
@@ -2220,50 +2170,40 @@ fn strip_leading_tabs(text: &str) -> String {
 
 /// Variables bash sets itself, whose values the analysis does not know.
 fn is_dynamic_bash_var(name: &str) -> bool {
-    matches!(
-        name,
-        "RANDOM"
-            | "SRANDOM"
-            | "SECONDS"
-            | "LINENO"
-            | "BASHPID"
-            | "PPID"
-            | "UID"
-            | "EUID"
-            | "GROUPS"
-            | "HOSTNAME"
-            | "HOSTTYPE"
-            | "OSTYPE"
-            | "MACHTYPE"
-            | "BASH"
-            | "BASH_VERSION"
-            | "BASH_VERSINFO"
-            | "SHLVL"
-            | "PIPESTATUS"
-            | "FUNCNAME"
-            | "BASH_SOURCE"
-            | "BASH_LINENO"
-            | "BASH_COMMAND"
-            | "BASH_REMATCH"
-            | "BASH_ARGV"
-            | "BASH_ARGC"
-            | "REPLY"
-            | "OPTARG"
-            | "OPTIND"
-            | "COPROC"
-            | "DIRSTACK"
-            | "EPOCHSECONDS"
-            | "EPOCHREALTIME"
-            | "_"
-            | "BASH_SUBSHELL"
-            | "HISTCMD"
-            | "COLUMNS"
-            | "LINES"
-            | "MAPFILE"
-            | "OLDPWD"
-            | "BASHOPTS"
-            | "SHELLOPTS"
-    )
+    super::word::NUMERIC_BASH_VARS.contains(&name)
+        || matches!(
+            name,
+            "GROUPS"
+                | "HOSTNAME"
+                | "HOSTTYPE"
+                | "OSTYPE"
+                | "MACHTYPE"
+                | "BASH"
+                | "BASH_VERSION"
+                | "BASH_VERSINFO"
+                | "PIPESTATUS"
+                | "FUNCNAME"
+                | "BASH_SOURCE"
+                | "BASH_LINENO"
+                | "BASH_COMMAND"
+                | "BASH_REMATCH"
+                | "BASH_ARGV"
+                | "BASH_ARGC"
+                | "REPLY"
+                | "OPTARG"
+                | "COPROC"
+                | "DIRSTACK"
+                | "EPOCHREALTIME"
+                | "_"
+                | "BASH_SUBSHELL"
+                | "HISTCMD"
+                | "COLUMNS"
+                | "LINES"
+                | "MAPFILE"
+                | "OLDPWD"
+                | "BASHOPTS"
+                | "SHELLOPTS"
+        )
 }
 
 /// Whether a path is a container engine's control socket.

@@ -167,6 +167,10 @@ impl Arg {
     }
 }
 
+/// Variables bash sets itself that only ever hold numbers.
+pub const NUMERIC_BASH_VARS: &[&str] =
+    &["RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "SHLVL", "OPTIND", "EPOCHSECONDS"];
+
 /// Most fields a single word may expand to through braces before the analysis stops
 /// enumerating them and keeps only what is common to all.
 const MAX_BRACE_FIELDS: usize = 256;
@@ -600,21 +604,7 @@ impl Walker<'_> {
     }
 
     fn named_value(&mut self, name: &str, st: &mut State, quoted: bool) -> Vec<Part> {
-        if matches!(
-            name,
-            "RANDOM"
-                | "SRANDOM"
-                | "SECONDS"
-                | "LINENO"
-                | "BASHPID"
-                | "PPID"
-                | "UID"
-                | "EUID"
-                | "SHLVL"
-                | "OPTIND"
-                | "EPOCHSECONDS"
-        ) && self.var_is_set(name, st).is_none()
-        {
+        if NUMERIC_BASH_VARS.contains(&name) && self.var_is_set(name, st).is_none() {
             return vec![Part::Unknown { numeric: true }];
         }
         val_parts(&self.var_val(name, st), quoted)
@@ -802,73 +792,22 @@ pub fn brace_expand(word: &str, limit: usize) -> Option<Vec<String>> {
     let mut stack: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'\'' => {
-                let ansi = i > 0 && b[i - 1] == b'$';
-                i += 1;
-                while i < b.len() && b[i] != b'\'' {
-                    if ansi && b[i] == b'\\' {
-                        i += 1;
+        match skip_quoted(b, i) {
+            Some(end) => i = end,
+            None => match b[i] {
+                b'{' => stack.push(i),
+                b'}' => {
+                    if let Some(open) = stack.pop() {
+                        closing[open] = Some(i);
                     }
-                    i += 1;
                 }
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
+                b',' => {
+                    if let Some(&open) = stack.last() {
+                        comma[open] = true;
                     }
-                    i += 1;
                 }
-            }
-            b'`' => {
-                i += 1;
-                while i < b.len() && b[i] != b'`' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'$' if matches!(b.get(i + 1), Some(b'{' | b'(' | b'[')) => {
-                // Skip a whole expansion: braces inside it are not brace expansion.
-                let (open, close) = match b[i + 1] {
-                    b'{' => (b'{', b'}'),
-                    b'(' => (b'(', b')'),
-                    _ => (b'[', b']'),
-                };
-                let mut depth = 0usize;
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == open {
-                        depth += 1;
-                    } else if b[i] == close {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    i += 1;
-                }
-            }
-            b'{' => stack.push(i),
-            b'}' => {
-                if let Some(open) = stack.pop() {
-                    closing[open] = Some(i);
-                }
-            }
-            b',' => {
-                if let Some(&open) = stack.last() {
-                    comma[open] = true;
-                }
-            }
-            _ => {}
+                _ => {}
+            },
         }
         i += 1;
     }
@@ -901,6 +840,53 @@ pub fn brace_expand(word: &str, limit: usize) -> Option<Vec<String>> {
     Some(vec![word.to_string()])
 }
 
+/// When `b[i]` starts something whose braces and commas are not brace expansion (a backslash
+/// escape, a quoted string, a backquoted command, `${…}`, `$(…)`, `$[…]`), the index of its last
+/// byte.
+fn skip_quoted(b: &[u8], i: usize) -> Option<usize> {
+    let end_of = |mut j: usize, close: u8, escapes: bool| {
+        while j < b.len() && b[j] != close {
+            if escapes && b[j] == b'\\' {
+                j += 1;
+            }
+            j += 1;
+        }
+        j.min(b.len().saturating_sub(1))
+    };
+    match b[i] {
+        b'\\' => Some((i + 1).min(b.len() - 1)),
+        b'\'' => Some(end_of(i + 1, b'\'', i > 0 && b[i - 1] == b'$')),
+        b'"' => Some(end_of(i + 1, b'"', true)),
+        b'`' => Some(end_of(i + 1, b'`', true)),
+        b'$' if matches!(b.get(i + 1), Some(b'{' | b'(' | b'[')) => {
+            let (open, close) = match b[i + 1] {
+                b'{' => (b'{', b'}'),
+                b'(' => (b'(', b')'),
+                _ => (b'[', b']'),
+            };
+            let mut depth = 0usize;
+            let mut j = i + 1;
+            while j < b.len() {
+                if b[j] == b'\\' {
+                    j += 2;
+                    continue;
+                }
+                if b[j] == open {
+                    depth += 1;
+                } else if b[j] == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                j += 1;
+            }
+            Some(b.len() - 1)
+        }
+        _ => None,
+    }
+}
+
 /// Splits the inside of a brace expression at the commas that are not nested in a brace.
 fn split_top_level_commas(inner: &str, closing: &[Option<usize>], offset: usize) -> Vec<String> {
     let b = inner.as_bytes();
@@ -908,48 +894,20 @@ fn split_top_level_commas(inner: &str, closing: &[Option<usize>], offset: usize)
     let mut start = 0;
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'\'' | b'"' | b'`' => {
-                let q = b[i];
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    if q != b'\'' && b[i] == b'\\' {
-                        i += 1;
+        match skip_quoted(b, i) {
+            Some(end) => i = end,
+            None => match b[i] {
+                b'{' => {
+                    if let Some(end) = closing[i] {
+                        i = end - offset;
                     }
-                    i += 1;
                 }
-            }
-            b'$' if matches!(b.get(i + 1), Some(b'{' | b'(' | b'[')) => {
-                let (open, close) = match b[i + 1] {
-                    b'{' => (b'{', b'}'),
-                    b'(' => (b'(', b')'),
-                    _ => (b'[', b']'),
-                };
-                let mut depth = 0usize;
-                i += 1;
-                while i < b.len() {
-                    if b[i] == open {
-                        depth += 1;
-                    } else if b[i] == close {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    i += 1;
+                b',' => {
+                    parts.push(inner[start..i].to_string());
+                    start = i + 1;
                 }
-            }
-            b'{' => {
-                if let Some(end) = closing[i] {
-                    i = end - offset;
-                }
-            }
-            b',' => {
-                parts.push(inner[start..i].to_string());
-                start = i + 1;
-            }
-            _ => {}
+                _ => {}
+            },
         }
         i += 1;
     }

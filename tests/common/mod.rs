@@ -36,3 +36,21 @@ pub fn required(program: &str) -> String {
         None => a.required().to_string(),
     }
 }
+
+pub mod scripts;
+
+/// A small deterministic generator (xorshift), so generated inputs are the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+    }
+}
