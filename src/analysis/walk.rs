@@ -384,6 +384,9 @@ pub struct Walker<'c> {
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
     /// What each function may change, read from its syntax, by function index.
     function_effects: HashMap<usize, super::effects::Effects>,
+    /// Functions whose bodies were walked at a call, and those whose call was not followed.
+    function_walked: HashSet<usize>,
+    function_skipped: HashSet<usize>,
 }
 
 /// Runs the analysis of a whole program text.
@@ -451,6 +454,8 @@ impl<'c> Walker<'c> {
             input_len: 0,
             parse_cache: HashMap::new(),
             function_effects: HashMap::new(),
+            function_walked: HashSet::new(),
+            function_skipped: HashSet::new(),
         }
     }
 
@@ -1732,6 +1737,9 @@ impl<'c> Walker<'c> {
         let depth_limit = if self.quiet > 0 { 1 } else { MAX_CALL_DEPTH };
         if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
+            if self.quiet == 0 {
+                self.function_skipped.insert(index);
+            }
             self.apply_call_effects(name, st);
             return;
         }
@@ -1741,6 +1749,9 @@ impl<'c> Walker<'c> {
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
         st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
+        if self.quiet == 0 {
+            self.function_walked.insert(index);
+        }
         self.call_stack.push(name.to_string());
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let stdin = match &body.1 {
@@ -2002,8 +2013,19 @@ impl<'c> Walker<'c> {
                         let f = &self.functions[done];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
-                    let _ = &self.functions[done].name;
+                    let index = done;
                     done += 1;
+                    // A body already walked at each of its calls needs no second, vaguer walk,
+                    // unless something may call it in a way the walk did not see.
+                    let all_calls_seen = !self.sinks[0].dynamic && !self.assigned_dynamic;
+                    let implicit = self.functions[index].name == "command_not_found_handle";
+                    if all_calls_seen
+                        && !implicit
+                        && self.function_walked.contains(&index)
+                        && !self.function_skipped.contains(&index)
+                    {
+                        continue;
+                    }
                     let mut st = self.deferred_state(round);
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
