@@ -102,12 +102,14 @@ const SET_FLAGS: &[u8] = b"abefhikmnprtuvxBCEHPT";
 /// Scans bash's arguments (`args` excludes `argv[0]`).
 pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
     let mut i = 0;
+    let name = argv0.as_bytes().rsplit(|&b| b == b'/').next().unwrap_or(&[]);
     let mut inv = Invocation {
         source: Source::Interactive { args: Vec::new() },
         login: argv0.as_bytes().first() == Some(&b'-'),
         interactive: false,
         noexec: false,
-        posix: false,
+        // Started as `sh`, bash is in POSIX mode.
+        posix: name == b"sh" || name == b"-sh",
         no_rc: false,
         no_profile: false,
         rcfile: None,
@@ -325,6 +327,16 @@ mod tests {
         assert!(!run(&["-o", "noexec", "+o", "noexec", "-c", "x"]).noexec);
         assert!(run(&["--dump-strings", "-c", "x"]).noexec);
         assert!(!run(&["-n", "-i"]).noexec);
+    }
+
+    #[test]
+    fn posix_mode_from_argv0() {
+        for (argv0, posix) in [("sh", true), ("/bin/sh", true), ("-sh", true), ("bash", false), ("shell", false)] {
+            match parse(OsStr::new(argv0), &os(&["-c", "x"]), Tty::default()) {
+                Parsed::Run(inv) => assert_eq!(inv.posix, posix, "{argv0}"),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]
