@@ -277,7 +277,7 @@ pub fn dispatch(
 }
 
 /// Unknown programs: every word that looks like a path is read where it lands.
-fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
+pub fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for arg in rest {
         match arg.known() {
             Some(text) => {
@@ -368,12 +368,44 @@ fn copy_like(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st
     if let Some(d) = dest {
         let what = if program == "ln" || program == "link" { "creates a link" } else { "writes the destination" };
         w.path(&d, &[Perm::Write], program, what, st);
+        if program == "ln" || program == "link" {
+            let symbolic = parsed.has(&["s", "symbolic"]);
+            record_links(w, &d, &operands, symbolic, st);
+        }
     }
     for src in operands {
         match program {
             "mv" => w.path(&src, &[Perm::Read, Perm::Write], program, "moves a file away", st),
             "ln" | "link" => {}
             _ => w.path(&src, &[Perm::Read], program, "reads a source file", st),
+        }
+    }
+}
+
+/// `ln [-s] SOURCE… DEST`: later accesses through DEST land at the source.
+fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &State) {
+    let Some(dest_abs) = dest.known().and_then(|t| w.absolute(&t, st)) else { return };
+    let into_dir = sources.len() > 1 || std::path::Path::new(&dest_abs).is_dir();
+    for src in sources {
+        let Some(text) = src.known() else { continue };
+        let link = if into_dir {
+            format!(
+                "{}/{}",
+                dest_abs.trim_end_matches('/'),
+                text.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+            )
+        } else {
+            dest_abs.clone()
+        };
+        // A relative symbolic link is relative to the directory that holds it.
+        let target = if symbolic && !text.starts_with('/') {
+            let dir = dirname(&link);
+            Some(crate::scope::normalize(&dir, &text))
+        } else {
+            w.absolute(&text, st)
+        };
+        if let Some(t) = target {
+            w.record_link(&link, &t);
         }
     }
 }
@@ -2379,6 +2411,15 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
     }
     if socket.is_empty() {
         w.need(Scope::Network, Perm::Read, &target, program, "fetches from the network", pos);
+    }
+    // file:// URLs read local files.
+    for (i, u) in urls.iter().enumerate() {
+        if let Some(rest) = u.strip_prefix("file://") {
+            let path = rest.strip_prefix("localhost").unwrap_or(rest);
+            let at = parsed.operands.get(i).map_or(pos, |a| a.pos);
+            let arg = Arg { field: Field::literal(path), pos: at, raw: u.clone() };
+            w.path(&arg, &[Perm::Read], program, "reads a local file through a file:// URL", st);
+        }
     }
     let body_opts = [
         "d",

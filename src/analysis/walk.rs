@@ -384,6 +384,9 @@ pub struct Walker<'c> {
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
     /// What each function may change, read from its syntax, by function index.
     function_effects: HashMap<usize, super::effects::Effects>,
+    /// Links the program creates (link path, where it leads), and paths resolved on disk.
+    links: Vec<(String, String)>,
+    canonical_cache: HashMap<String, Option<String>>,
     /// Functions whose bodies were walked at a call, and those whose call was not followed.
     function_walked: HashSet<usize>,
     function_skipped: HashSet<usize>,
@@ -455,6 +458,8 @@ impl<'c> Walker<'c> {
             parse_cache: HashMap::new(),
             function_effects: HashMap::new(),
             function_walked: HashSet::new(),
+            links: Vec::new(),
+            canonical_cache: HashMap::new(),
             function_skipped: HashSet::new(),
         }
     }
@@ -1596,6 +1601,42 @@ impl<'c> Walker<'c> {
 
     /// Records the bits an absolute path needs for `perms`.
     pub fn classified(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        self.classified_once(abs, perms, command, reason, pos);
+        // A link lands somewhere else: the place it leads to needs the same bits.
+        if let Some(target) = self.link_target(abs) {
+            let why = format!("{reason}, through a link to {target}");
+            self.classified_once(&target, perms, command, &why, pos);
+        }
+    }
+
+    /// Where a path really leads when a link is on the way: one this program creates (`ln`),
+    /// or one that exists now in a place the program could have planted it.
+    fn link_target(&mut self, abs: &str) -> Option<String> {
+        for (link, target) in &self.links {
+            if scope::is_within(abs, link) {
+                return Some(format!("{target}{}", &abs[link.len()..]));
+            }
+        }
+        let class = self.ctx.layout.classify(abs, false);
+        if !matches!(class, Class::Workspace | Class::External | Class::Scratch) {
+            return None;
+        }
+        if let Some(cached) = self.canonical_cache.get(abs) {
+            return cached.clone();
+        }
+        let resolved = std::fs::canonicalize(abs).ok().map(|p| p.to_string_lossy().into_owned()).filter(|p| p != abs);
+        self.canonical_cache.insert(abs.to_string(), resolved.clone());
+        resolved
+    }
+
+    /// Records a link the program creates.
+    pub fn record_link(&mut self, link: &str, target: &str) {
+        if self.quiet == 0 {
+            self.links.push((link.to_string(), target.to_string()));
+        }
+    }
+
+    fn classified_once(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         for &perm in perms {
             let class = self.ctx.layout.classify(abs, perm == Perm::Write);
             if perm == Perm::Write && self.quiet == 0 {
@@ -1674,6 +1715,8 @@ impl<'c> Walker<'c> {
                     }
                 }
                 self.record_command(None, &first.raw, pos);
+                // Whatever runs, the paths it is given are still paths.
+                commands::generic(self, &first.raw, &args[1..], st);
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
             }
