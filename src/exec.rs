@@ -89,3 +89,39 @@ pub fn exec(bash: &Path, argv: &[OsString]) -> Error {
         Err(source) => Error::Exec { path: bash.to_path_buf(), source },
     }
 }
+
+/// Whether a file descriptor is a terminal.
+pub fn is_tty(fd: i32) -> bool {
+    // SAFETY: isatty only inspects the descriptor number.
+    unsafe { libc::isatty(fd) == 1 }
+}
+
+/// Turns any panic (in this crate or a dependency, such as the parser) into a denial: the
+/// marker line on stderr and status 126, at once, before anything could run.
+pub fn deny_on_panic() {
+    std::panic::set_hook(Box::new(|info| {
+        use std::io::Write;
+        // The crate, directory and file are enough to find the place.
+        let location = info
+            .location()
+            .map(|l| {
+                let parts: Vec<&str> = l.file().rsplit('/').take(3).collect();
+                let short: Vec<&str> = parts.into_iter().rev().collect();
+                format!(" in {}:{}", short.join("/"), l.line())
+            })
+            .unwrap_or_default();
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let _ = writeln!(
+            std::io::stderr(),
+            "sandbox-bash: denied: cannot analyse the program: the analysis stopped on an internal error{location}: {message}"
+        );
+        // SAFETY: _exit ends the process at once without running any other code; nothing of
+        // the command has run, and nothing will.
+        unsafe { libc::_exit(126) }
+    }));
+}

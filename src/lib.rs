@@ -106,6 +106,8 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsSt
 
 /// The whole program: returns the exit status (it returns at all only when it does not exec).
 pub fn run() -> i32 {
+    // A panic must never let a command run; it is a denial like any other, said clearly.
+    exec::deny_on_panic();
     let args: Vec<OsString> = std::env::args_os().collect();
     match run_with(&args) {
         Ok(status) => status,
@@ -114,11 +116,6 @@ pub fn run() -> i32 {
             125
         }
     }
-}
-
-fn is_tty(fd: i32) -> bool {
-    // SAFETY: isatty only inspects the descriptor number.
-    unsafe { libc::isatty(fd) == 1 }
 }
 
 fn env_str(name: &str) -> Option<OsString> {
@@ -143,7 +140,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         return Ok(0);
     }
     let allowed = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
-    let tty = Tty { stdin: is_tty(0), stderr: is_tty(2) };
+    let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&argv0, &bash_args, tty);
 
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
