@@ -24,6 +24,8 @@ pub enum Error {
     Exec { path: PathBuf, source: std::io::Error },
     /// Writing the explanation failed.
     Output(std::io::Error),
+    /// The script file changed between the analysis and bash reading it.
+    ScriptChanged(String),
 }
 
 impl fmt::Display for Error {
@@ -47,6 +49,9 @@ impl fmt::Display for Error {
             Error::RealBash { path, why } => write!(f, "SANDBOX_BASH_REAL_BASH={}: {why}", path.display()),
             Error::Exec { path, source } => write!(f, "cannot execute the real bash {}: {source}", path.display()),
             Error::Output(e) => write!(f, "cannot write the explanation: {e}"),
+            Error::ScriptChanged(path) => {
+                write!(f, "the script {path} changed while it was analysed; run it again")
+            }
         }
     }
 }

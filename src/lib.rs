@@ -176,6 +176,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             note: Some("bash prints its help, version or a usage error and runs nothing".into()),
             error: None,
             bash_failure: None,
+            script: None,
         });
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
         let mut out = std::io::stdout();
@@ -205,6 +206,12 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         }
     }
     let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
+    // bash reads the script again: it must still be the file that was analysed.
+    if let Some(script) = decision.as_ref().and_then(|d| d.script.as_ref())
+        && !script.unchanged()
+    {
+        return Err(Error::ScriptChanged(script.path.clone()));
+    }
     Err(exec::exec(&bash, &exec_args))
 }
 
@@ -350,6 +357,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
         note: None,
         error: None,
         bash_failure: None,
+        script: None,
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -364,8 +372,9 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<
         Source::Script { path, .. } => {
             let located = locate_script(path, &ctx.cwd);
             let located_text = located.to_string_lossy().into_owned();
-            match analysis::files::read_regular(&located_text, analysis::MAX_TEXT_BYTES as u64) {
-                Ok(bytes) => {
+            match analysis::files::read_regular_with_identity(&located_text, analysis::MAX_TEXT_BYTES as u64) {
+                Ok((bytes, identity)) => {
+                    decision.script = Some(identity);
                     let abs = scope::normalize(&ctx.cwd, &located_text);
                     ctx.script_path = Some(abs.clone());
                     let mut extra = Vec::new();

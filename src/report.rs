@@ -50,6 +50,9 @@ pub struct Decision {
     pub error: Option<String>,
     /// bash itself would fail before running anything: the message it prints and its status.
     pub bash_failure: Option<(String, i32)>,
+    /// The script file analysed, as it was when it was read, to check it is still the same
+    /// file right before bash reads it.
+    pub script: Option<crate::analysis::files::Identity>,
 }
 
 impl Decision {

@@ -15,8 +15,37 @@ pub enum NotRead {
     Io(std::io::Error),
 }
 
-/// Reads a regular file of at most `limit` bytes.
-pub fn read_regular(path: &str, limit: u64) -> Result<Vec<u8>, NotRead> {
+/// What identifies a file's contents cheaply: its path, device, inode, size and modification
+/// time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub path: String,
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+}
+
+impl Identity {
+    fn of(path: &str, meta: &std::fs::Metadata) -> Identity {
+        use std::os::unix::fs::MetadataExt;
+        Identity {
+            path: path.to_string(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+        }
+    }
+
+    /// Whether the path still names the same, unchanged file.
+    pub fn unchanged(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|m| Identity::of(&self.path, &m) == *self)
+    }
+}
+
+/// Reads a regular file of at most `limit` bytes, with its identity.
+pub fn read_regular_with_identity(path: &str, limit: u64) -> Result<(Vec<u8>, Identity), NotRead> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -29,12 +58,18 @@ pub fn read_regular(path: &str, limit: u64) -> Result<Vec<u8>, NotRead> {
     if meta.len() > limit {
         return Err(NotRead::TooLarge(meta.len()));
     }
+    let identity = Identity::of(path, &meta);
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(limit + 1).read_to_end(&mut bytes).map_err(NotRead::Io)?;
     if bytes.len() as u64 > limit {
         return Err(NotRead::TooLarge(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok((bytes, identity))
+}
+
+/// Reads a regular file of at most `limit` bytes.
+pub fn read_regular(path: &str, limit: u64) -> Result<Vec<u8>, NotRead> {
+    read_regular_with_identity(path, limit).map(|(bytes, _)| bytes)
 }
 
 /// The first bytes of a regular file.
@@ -52,6 +87,24 @@ pub fn head(path: &str, n: usize) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identity_notices_a_changed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.sh");
+        let path = file.to_str().unwrap();
+        std::fs::write(&file, "echo one\n").unwrap();
+        let (_, id) = read_regular_with_identity(path, 100).unwrap();
+        assert!(id.unchanged());
+        std::fs::write(&file, "echo two, and longer\n").unwrap();
+        assert!(!id.unchanged());
+        // Replaced by another file of the same size: another inode.
+        let (_, id) = read_regular_with_identity(path, 100).unwrap();
+        let other = dir.path().join("t.sh");
+        std::fs::write(&other, "echo evil, and longr\n").unwrap();
+        std::fs::rename(&other, &file).unwrap();
+        assert!(!id.unchanged());
+    }
 
     #[test]
     fn reads_regular_files_only() {
