@@ -196,3 +196,24 @@ fn started_through_a_link_named_bash() {
     let out = cmd.output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "found\n");
 }
+
+#[test]
+fn bash_replaces_sandbox_bash_in_the_same_process() {
+    let e = Env::new();
+    // The PID the caller started is bash's own `$$`.
+    let child = Command::new(SANDBOX)
+        .args(["-c", "echo $$; exec sleep 0"])
+        .current_dir(e.work())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), pid.to_string());
+    // A signal to that PID reaches bash, and the status says so, as with bash.
+    use std::os::unix::process::ExitStatusExt;
+    let status = Command::new(SANDBOX).args(["-c", "kill -TERM $$"]).current_dir(e.work()).status().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM));
+    let status = Command::new(SANDBOX).args(["-c", "exit 42"]).current_dir(e.work()).status().unwrap();
+    assert_eq!(status.code(), Some(42));
+}
