@@ -338,7 +338,7 @@ const CASES: &[(&str, &str)] = &[
     ("curl file:///etc/shadow", "4040"),
     ("curl -s file://localhost/home/u/.aws/credentials", "4040"),
     ("$(rev <<< tac) /etc/shadow", "4005"),
-    ("\"$(printf 'c%st' a)\" ~/.ssh/id_rsa", "4005"),
+    ("\"$(printf 'c%st' a)\" ~/.ssh/id_rsa", "4004"),
     // --- setting the mode of nested invocations needs what it grants -----------------------
     ("BASH_AGENT_BASH_MODE=0444 bash -c 'ls'", "0444"),
     ("BASH_AGENT_BASH_MODE=7777 sandbox-bash -c \"$(cat x)\"", "7777"),

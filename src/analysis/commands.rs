@@ -1062,8 +1062,7 @@ pub fn static_output(code: &str, w: &mut Walker, st: &State) -> Option<String> {
             let args: Vec<&str> = words.iter().map(String::as_str).collect();
             match args.as_slice() {
                 ["echo", rest @ ..] if rest.first().is_none_or(|f| !f.starts_with('-')) => Some(rest.join(" ")),
-                ["printf", "%s", rest @ ..] => Some(rest.concat()),
-                ["printf", fmt] if !fmt.contains(['%', '\\']) => Some(fmt.to_string()),
+                ["printf", fmt, rest @ ..] => simple_printf(fmt, rest),
                 ["dirname", p] => Some(dirname(p)),
                 ["basename", p] => Some(p.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()),
                 ["base64", "-d" | "--decode"] => decode_base64(here.as_deref()?.trim_end()),
@@ -1075,7 +1074,7 @@ pub fn static_output(code: &str, w: &mut Walker, st: &State) -> Option<String> {
             let (consumer, _) = simple_words(second, w)?;
             let data = match producer.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
                 ["echo", rest @ ..] if rest.first().is_none_or(|f| !f.starts_with('-')) => rest.join(" "),
-                ["printf", "%s", rest @ ..] => rest.concat(),
+                ["printf", fmt, rest @ ..] => simple_printf(fmt, rest)?,
                 _ => return None,
             };
             match consumer.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
@@ -1085,6 +1084,42 @@ pub fn static_output(code: &str, w: &mut Walker, st: &State) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `printf FORMAT ARGS…` for formats made of text, `%s`, `%%` and backslash escapes; the format is
+/// reused while arguments remain, as printf does. `None` for anything else.
+fn simple_printf(fmt: &str, args: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        let mut used = false;
+        let mut chars = fmt.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '%' => match chars.next()? {
+                    's' => {
+                        out.push_str(args.get(next).copied().unwrap_or(""));
+                        next += 1;
+                        used = true;
+                    }
+                    '%' => out.push('%'),
+                    _ => return None,
+                },
+                '\\' => match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    '\\' => out.push('\\'),
+                    _ => return None,
+                },
+                other => out.push(other),
+            }
+        }
+        if !used || next >= args.len() {
+            break;
+        }
+    }
+    // A command substitution drops the trailing newlines.
+    Some(out.trim_end_matches('\n').to_string())
 }
 
 fn dirname(p: &str) -> String {
@@ -1360,27 +1395,59 @@ fn builtin(
             let unknown = Val::unknown;
             match kind {
                 Builtin::Read => {
-                    let line = input.as_ref().map(|t| t.split('\n').next().unwrap_or("").to_string());
+                    // Each line the input has is a value `read` may get; its words are split
+                    // on IFS (the command's own `IFS=…` first).
+                    let ifs = env
+                        .iter()
+                        .find(|(k, _)| k == "IFS")
+                        .and_then(|(_, v)| v.known())
+                        .or_else(|| w.var_value("IFS", st))
+                        .unwrap_or_else(|| " \t\n".into());
+                    let split = |l: &str| -> Vec<String> {
+                        l.split(|c: char| ifs.contains(c)).filter(|x| !x.is_empty()).map(str::to_string).collect()
+                    };
+                    let lines: Option<Vec<String>> = input.as_ref().map(|t| {
+                        let body = t.strip_suffix('\n').unwrap_or(t);
+                        body.split('\n').map(str::to_string).collect()
+                    });
+                    let choose = |per_line: &dyn Fn(&str) -> String| -> Val {
+                        match &lines {
+                            None => unknown(),
+                            Some(ls) => {
+                                let mut v: Option<Val> = None;
+                                for l in ls {
+                                    let one = Val::Known(per_line(l));
+                                    v = Some(match v {
+                                        None => one,
+                                        Some(acc) => acc.join(&one),
+                                    });
+                                }
+                                v.unwrap_or(Val::Unset)
+                            }
+                        }
+                    };
                     for a in parsed.values(&["a"]) {
-                        let v = line
-                            .as_ref()
-                            .map_or_else(unknown, |l| Val::Array(l.split_whitespace().map(str::to_string).collect()));
+                        let v = match &lines {
+                            Some(ls) if ls.len() == 1 => Val::Array(split(&ls[0])),
+                            _ => unknown(),
+                        };
                         names.push((a, v));
                     }
                     let ops = &parsed.operands;
-                    let mut words: Vec<String> =
-                        line.as_ref().map(|l| l.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
                     for (i, n) in ops.iter().enumerate() {
-                        let v = match &line {
-                            None => unknown(),
-                            Some(_) if i + 1 == ops.len() => Val::Known(words.join(" ")),
-                            Some(_) if words.is_empty() => Val::Known(String::new()),
-                            Some(_) => Val::Known(words.remove(0)),
-                        };
+                        let last = i + 1 == ops.len();
+                        let v = choose(&|l: &str| {
+                            let words = split(l);
+                            if last {
+                                words.get(i..).map(|w| w.join(" ")).unwrap_or_default()
+                            } else {
+                                words.get(i).cloned().unwrap_or_default()
+                            }
+                        });
                         names.push((n.clone(), v));
                     }
                     if ops.is_empty() && parsed.values(&["a"]).is_empty() {
-                        let v = line.map_or_else(unknown, Val::Known);
+                        let v = choose(&|l: &str| l.to_string());
                         w.assign_val("REPLY", v, st);
                     }
                 }
@@ -3034,6 +3101,15 @@ mod tests {
         assert!(lookup("mkfs.ext4").is_some_and(|e| e.kind == Kind::Admin));
         assert!(lookup("pip3.12").is_some_and(|e| e.kind == Kind::Build));
         assert!(lookup("surely-not-a-command").is_none());
+    }
+
+    #[test]
+    fn printf_formats() {
+        assert_eq!(simple_printf("%s\\n", &["a", "b"]), Some("a\nb".into()));
+        assert_eq!(simple_printf("%s", &["a", "b"]), Some("ab".into()));
+        assert_eq!(simple_printf("x", &[]), Some("x".into()));
+        assert_eq!(simple_printf("%d", &["1"]), None);
+        assert_eq!(simple_printf("c%st", &["a"]), Some("cat".into()));
     }
 
     #[test]

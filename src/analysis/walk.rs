@@ -369,6 +369,9 @@ pub struct Walker<'c> {
     written_unknown: bool,
     /// Position of the command being analysed, for words without a recorded location.
     here: Pos,
+    /// What commands read when nothing more specific is known (the stdin of an enclosing
+    /// compound command).
+    stdin_ctx: Stdin,
     /// The latest definition of each function, by name.
     function_by_name: HashMap<String, usize>,
     /// Functions whose bodies are being walked for a call.
@@ -449,6 +452,7 @@ impl<'c> Walker<'c> {
             written: HashSet::new(),
             written_unknown: false,
             here: Pos { line: 1, column: 1 },
+            stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::new(),
             call_stack: Vec::new(),
             file_stack: Vec::new(),
@@ -902,11 +906,20 @@ impl<'c> Walker<'c> {
     }
 
     fn compound(&mut self, c: &ast::CompoundCommand, st: &mut State, stdin: Stdin) {
-        let _ = stdin;
         self.step();
         if self.failed() {
             return;
         }
+        // What the compound command reads, its commands read (`while read …; done < file`).
+        let saved_stdin =
+            if stdin == Stdin::Unknown { None } else { Some(std::mem::replace(&mut self.stdin_ctx, stdin)) };
+        self.compound_inner(c, st);
+        if let Some(saved) = saved_stdin {
+            self.stdin_ctx = saved;
+        }
+    }
+
+    fn compound_inner(&mut self, c: &ast::CompoundCommand, st: &mut State) {
         match c {
             ast::CompoundCommand::Arithmetic(a) => {
                 let pos = self.here;
@@ -1153,6 +1166,7 @@ impl<'c> Walker<'c> {
     // ----- simple commands ---------------------------------------------------------------
 
     fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
+        let stdin = if stdin == Stdin::Unknown { self.stdin_ctx.clone() } else { stdin };
         let items: Vec<&ast::CommandPrefixOrSuffixItem> =
             c.prefix.iter().flat_map(|p| p.0.iter()).chain(c.suffix.iter().flat_map(|s| s.0.iter())).collect();
         let prefix_len = c.prefix.as_ref().map_or(0, |p| p.0.len());
