@@ -135,9 +135,86 @@ fn parse_failure(e: &brush_parser::ParseError) -> Failure {
     Failure { message, pos }
 }
 
+/// Whether a `$(`, `$((`, `${` or `$[` is never closed. bash rejects such text when it expands
+/// it, and the word parser backtracks exponentially over several of them. In a here-document
+/// body (`heredoc`), quotes at the top level are plain text.
+fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Frame {
+        /// `$( … )` and the brackets nested in it: code.
+        Code(u8),
+        /// `${ … }` and `$[ … ]`.
+        Param(u8),
+        Double,
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let skip_to = |from: usize, quote: u8| -> usize {
+        let mut j = from;
+        while j < b.len() && b[j] != quote {
+            if quote == b'`' && b[j] == b'\\' {
+                j += 1;
+            }
+            j += 1;
+        }
+        j
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let top = stack.last().copied();
+        let quotes_work = match top {
+            None => !heredoc,
+            Some(Frame::Code(_)) => true,
+            Some(Frame::Param(_)) => {
+                let in_code = stack.iter().any(|f| matches!(f, Frame::Code(_)));
+                (in_code || !heredoc) && !stack.contains(&Frame::Double)
+            }
+            Some(Frame::Double) => false,
+        };
+        match b[i] {
+            b'\\' => i += 1,
+            b'$' if matches!(b.get(i + 1), Some(b'(' | b'{' | b'[')) => {
+                stack.push(match b[i + 1] {
+                    b'(' => Frame::Code(b')'),
+                    b'{' => Frame::Param(b'}'),
+                    _ => Frame::Param(b']'),
+                });
+                i += 1;
+            }
+            b'`' => i = skip_to(i + 1, b'`'),
+            b'\'' if quotes_work => i = skip_to(i + 1, b'\''),
+            b'"' if top == Some(Frame::Double) => {
+                stack.pop();
+            }
+            b'"' if quotes_work => stack.push(Frame::Double),
+            c @ (b'(' | b'{' | b'[') if matches!(top, Some(Frame::Code(_))) => stack.push(Frame::Code(match c {
+                b'(' => b')',
+                b'{' => b'}',
+                _ => b']',
+            })),
+            c @ (b')' | b'}' | b']') => {
+                if matches!(top, Some(Frame::Code(x) | Frame::Param(x)) if x == c) {
+                    stack.pop();
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    !stack.is_empty()
+}
+
+fn check_word(text: &str, heredoc: bool) -> Result<(), Failure> {
+    check_numbers(text)?;
+    if unterminated_expansion(text, heredoc) {
+        return Err(Failure { message: "the program has an expansion that is never closed".into(), pos: None });
+    }
+    Ok(())
+}
+
 /// Splits one word into its pieces.
 pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
-    check_numbers(text)?;
+    check_word(text, false)?;
     if nesting_bound(text) > MAX_DEPTH {
         return Err(Failure { message: format!("a word nests more than {MAX_DEPTH} levels deep"), pos: None });
     }
@@ -147,7 +224,7 @@ pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
 
 /// Splits a here-document body into its pieces.
 pub fn heredoc(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
-    check_numbers(text)?;
+    check_word(text, true)?;
     if nesting_bound(text) > MAX_DEPTH {
         return Err(Failure { message: format!("a here-document nests more than {MAX_DEPTH} levels deep"), pos: None });
     }
@@ -348,6 +425,20 @@ mod tests {
         assert!(word("~99999999999999999999999").is_err());
         assert!(word("${x:-~+99999999999999999999999}").is_err());
         assert!(word("~12").is_ok());
+        assert!(heredoc("$($(($((+((${i[$[${a[$(\n\n").is_err());
+        assert!(heredoc("(note) :) $(date) ${x:-(y} $((1+(2)))\n").is_ok());
+        assert!(word("\"$(echo ')')\"").is_ok());
+        assert!(word("${x/(/[}").is_ok());
+        // From the machine's scripts.
+        assert!(word("'${GREP-'\\''grep'\\''}'").is_ok());
+        assert!(word("${1?\"Missing pattern; try \\`${0##*/} --help' for help\"}").is_ok());
+        assert!(
+            word("\"$(dpkg-query -W -f='${Conffiles}' $pkg | sed -n -e \"\\' ${conffile} ' { s/ obsolete$//; p }\")\"")
+                .is_ok()
+        );
+        assert!(word("\"$(echo \"$(date)\")\"").is_ok());
+        assert!(word("$(echo").is_err());
+        assert!(word("\"${x\"").is_err());
         assert_eq!(scan("case x in a) echo;; esac; (x)").1, 0);
         assert!(program(&format!("((z|{}+", "(".repeat(40))).is_err());
         let long_flat = "echo $(date) \"$(pwd)\" \"${x}\" 'it''s'\n".repeat(10_000);
