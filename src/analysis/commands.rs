@@ -116,16 +116,7 @@ fn is_url(s: &str) -> bool {
 // ----- dispatch ----------------------------------------------------------------------------
 
 /// Analyses running `program` (a name, or the base name of a program in a system directory).
-pub fn dispatch(
-    w: &mut Walker,
-    program: &str,
-    args: &[Arg],
-    env: &[(String, Field)],
-    stdin: Stdin,
-    st: &mut State,
-    direct: bool,
-) {
-    let _ = direct;
+pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State) {
     let rest = &args[1..];
     let entry = lookup(program);
     let Some(entry) = entry else {
@@ -464,11 +455,6 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
             {
                 w.path(f, &[Perm::Read], program, "may read a path it is given", st);
             }
-        }
-    }
-    for o in &parsed.opts {
-        if o.name == "r" && matches!(base, "php") {
-            continue;
         }
     }
 }
@@ -1160,8 +1146,7 @@ fn decode_base64(s: &str) -> Option<String> {
 }
 
 /// A program run by a path that is not a system program directory.
-pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], stdin: Stdin, st: &mut State) {
-    let _ = stdin;
+pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut State) {
     let first = &args[0];
     w.classified(abs, &[Perm::Execute], name, "runs a program by its path", first.pos);
     if st.downloaded.contains(abs) || first.field.tainted {
@@ -2619,9 +2604,6 @@ fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
     }
     for f in parsed.values(&["o", "output-file", "a", "append-output", "save-cookies"]) {
         w.path(&f, &[Perm::Write], program, "writes a log or cookie file", st);
-    }
-    for e in parsed.values(&["e", "execute"]) {
-        let _ = e;
     }
     let outputs = parsed.values(&["O", "output-document"]);
     let spider = parsed.has(&["spider"]);

@@ -894,7 +894,7 @@ impl<'c> Walker<'c> {
                 };
                 self.compound(cc, st, stdin);
             }
-            ast::Command::Function(f) => self.define_function(f, st),
+            ast::Command::Function(f) => self.define_function(f),
             ast::Command::ExtendedTest(t, redirects) => {
                 if let Some(r) = redirects {
                     self.redirects(&r.0, "[[", st, stdin);
@@ -1103,8 +1103,7 @@ impl<'c> Walker<'c> {
         }
     }
 
-    fn define_function(&mut self, f: &ast::FunctionDefinition, st: &mut State) {
-        let _ = st;
+    fn define_function(&mut self, f: &ast::FunctionDefinition) {
         let name = f.fname.value.clone();
         let pos = self.word_pos(&f.fname);
         if self.quiet > 0 {
@@ -1768,7 +1767,7 @@ impl<'c> Walker<'c> {
             match self.absolute(&name, st) {
                 Some(abs) if self.in_program_dirs(&abs) => abs.rsplit('/').next().unwrap_or(&name).to_string(),
                 Some(abs) => {
-                    commands::run_path(self, &abs, &name, args, stdin, st);
+                    commands::run_path(self, &abs, &name, args, st);
                     return;
                 }
                 None => {
@@ -1782,7 +1781,7 @@ impl<'c> Walker<'c> {
         if direct && !name.contains('/') {
             self.call_function(&name, args, st);
         }
-        commands::dispatch(self, &program, args, env, stdin, st, direct);
+        commands::dispatch(self, &program, args, env, stdin, st);
     }
 
     /// A call of a function defined earlier: its body runs here, in this shell, with the

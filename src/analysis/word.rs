@@ -290,7 +290,7 @@ impl Walker<'_> {
             return vec![Arg { field, pos, raw: raw.to_string() }];
         }
         let mut out = Vec::new();
-        for variant in self.brace_variants(raw, pos) {
+        for variant in self.brace_variants(raw) {
             let parts = self.eval_text(&variant, pos, st, false);
             let ifs = if parts.iter().any(|p| matches!(p, Part::Lit { split: true, .. })) {
                 self.ifs(st)
@@ -327,7 +327,7 @@ impl Walker<'_> {
         field
     }
 
-    fn brace_variants(&mut self, raw: &str, _pos: Pos) -> Vec<String> {
+    fn brace_variants(&mut self, raw: &str) -> Vec<String> {
         if !raw.contains('{') {
             return vec![raw.to_string()];
         }
@@ -378,7 +378,7 @@ impl Walker<'_> {
         quoted: bool,
     ) -> Vec<Part> {
         let mut out = Vec::new();
-        for (i, p) in pieces.iter().enumerate() {
+        for p in pieces {
             let at = offset_pos(pos, raw, p.start_index);
             match &p.piece {
                 WordPiece::Text(t) => {
@@ -444,7 +444,6 @@ impl Walker<'_> {
                     out.push(Part::Unknown { numeric: true });
                 }
             }
-            let _ = i;
         }
         out
     }
