@@ -26,6 +26,8 @@ pub enum Error {
     Output(std::io::Error),
     /// The script file changed between the analysis and bash reading it.
     ScriptChanged(String),
+    /// The program cannot be run safely, for the reason given.
+    Refused(String),
 }
 
 impl fmt::Display for Error {
@@ -48,7 +50,8 @@ impl fmt::Display for Error {
             }
             Error::RealBash { path, why } => write!(f, "SANDBOX_BASH_REAL_BASH={}: {why}", path.display()),
             Error::Exec { path, source } => write!(f, "cannot execute the real bash {}: {source}", path.display()),
-            Error::Output(e) => write!(f, "cannot write the explanation: {e}"),
+            Error::Output(e) => write!(f, "cannot write to standard output: {e}"),
+            Error::Refused(why) => write!(f, "{why}"),
             Error::ScriptChanged(path) => {
                 write!(f, "the script {path} changed while it was analysed; run it again")
             }

@@ -118,6 +118,15 @@ pub fn run() -> i32 {
     }
 }
 
+/// Writes our own output; a reader that went away is not an error.
+fn write_stdout(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
+        _ => Ok(()),
+    }
+}
+
 fn env_str(name: &str) -> Option<OsString> {
     std::env::var_os(name)
 }
@@ -125,18 +134,18 @@ fn env_str(name: &str) -> Option<OsString> {
 fn run_with(args: &[OsString]) -> Result<i32, Error> {
     let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
     let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
-    if opts.help {
-        let mut cmd = sandbox_command();
-        println!(
-            "sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.",
-            env!("CARGO_PKG_VERSION")
-        );
-        println!("Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n");
-        println!("{}", cmd.render_help());
-        return Ok(0);
-    }
-    if opts.version {
-        println!("sandbox-bash {}", env!("CARGO_PKG_VERSION"));
+    if opts.help || opts.version {
+        let text = if opts.help {
+            format!(
+                "sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.\n\
+                 Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n\n{}\n",
+                env!("CARGO_PKG_VERSION"),
+                sandbox_command().render_help()
+            )
+        } else {
+            format!("sandbox-bash {}\n", env!("CARGO_PKG_VERSION"))
+        };
+        write_stdout(&text)?;
         return Ok(0);
     }
     let allowed = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
@@ -179,12 +188,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             script: None,
         });
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
-        let mut out = std::io::stdout();
-        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
-            && e.kind() != std::io::ErrorKind::BrokenPipe
-        {
-            return Err(Error::Output(e));
-        }
+        write_stdout(&text)?;
         return Ok(decision.verdict.status());
     }
 
@@ -201,7 +205,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             }
             Verdict::Error => {
                 let message = d.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
-                return Err(Error::Options(message));
+                return Err(Error::Refused(message));
             }
         }
     }
