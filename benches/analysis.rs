@@ -89,13 +89,33 @@ fn main() {
             })
             .collect();
         let m = median(times);
+        // The parser alone, for comparison: what any analysis on brush-parser pays.
+        let parse_times: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let text = text.clone();
+                let t = Instant::now();
+                let handle = std::thread::Builder::new()
+                    .stack_size(256 << 20)
+                    .spawn(move || {
+                        let options = brush_parser::ParserOptions::default();
+                        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options);
+                        std::hint::black_box(parser.parse_program().is_ok())
+                    })
+                    .unwrap();
+                let _ = handle.join();
+                t.elapsed()
+            })
+            .collect();
+        let parse_only = median(parse_times);
         let k = m.as_secs_f64() * 1000.0 / (lines as f64 / 1000.0);
         per_k.push(k);
         println!(
-            "{lines:>7} lines ({} bytes, {} commands): median {:>8.2} ms over {runs} runs, {k:.3} ms per 1,000 lines",
+            "{lines:>7} lines ({} bytes, {} commands): median {:>8.2} ms over {runs} runs, {k:.3} ms per 1,000 lines \
+             (the parser alone: {:.2} ms)",
             text.len(),
             first.commands.len(),
-            m.as_secs_f64() * 1000.0
+            m.as_secs_f64() * 1000.0,
+            parse_only.as_secs_f64() * 1000.0
         );
     }
     if per_k.len() == 3 {

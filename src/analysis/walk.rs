@@ -385,6 +385,8 @@ pub struct Walker<'c> {
     input_len: usize,
     /// Parsed nested texts, by text.
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
+    /// Parsed words, by text.
+    pub word_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
     /// What each function may change, read from its syntax, by function index.
     function_effects: HashMap<usize, super::effects::Effects>,
     /// Links the program creates (link path, where it leads), and paths resolved on disk.
@@ -460,6 +462,7 @@ impl<'c> Walker<'c> {
             steps: 0,
             input_len: 0,
             parse_cache: HashMap::new(),
+            word_cache: HashMap::new(),
             function_effects: HashMap::new(),
             function_walked: HashSet::new(),
             links: Vec::new(),
@@ -2071,15 +2074,12 @@ impl<'c> Walker<'c> {
                     };
                     let index = done;
                     done += 1;
-                    // A body already walked at each of its calls needs no second, vaguer walk,
-                    // unless something may call it in a way the walk did not see.
-                    let all_calls_seen = !self.sinks[0].dynamic && !self.assigned_dynamic;
+                    // A body already walked at its calls needs no second, vaguer walk: that one
+                    // would see the same commands, with less known about their words. A call
+                    // the walk cannot see (a name that is not static) is itself reported, needs
+                    // workspace execute, and makes every function's needs count.
                     let implicit = self.functions[index].name == "command_not_found_handle";
-                    if all_calls_seen
-                        && !implicit
-                        && self.function_walked.contains(&index)
-                        && !self.function_skipped.contains(&index)
-                    {
+                    if !implicit && self.function_walked.contains(&index) && !self.function_skipped.contains(&index) {
                         continue;
                     }
                     let mut st = self.deferred_state(round);

@@ -344,14 +344,23 @@ impl Walker<'_> {
         if !text.bytes().any(|b| matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')) {
             return vec![Part::Lit { text: text.to_string(), quoted: in_double, split: false }];
         }
-        match parse::word(text) {
-            Ok(pieces) => self.eval_pieces(&pieces, text, pos, st, in_double),
-            Err(mut f) => {
-                f.pos = Some(pos);
-                self.fail(f);
-                vec![Part::Unknown { numeric: false }]
-            }
-        }
+        // Words are evaluated again in loop passes and function calls; they are parsed once.
+        let pieces = match self.word_cache.get(text) {
+            Some(p) => std::rc::Rc::clone(p),
+            None => match parse::word(text) {
+                Ok(pieces) => {
+                    let pieces = std::rc::Rc::new(pieces);
+                    self.word_cache.insert(text.to_string(), std::rc::Rc::clone(&pieces));
+                    pieces
+                }
+                Err(mut f) => {
+                    f.pos = Some(pos);
+                    self.fail(f);
+                    return vec![Part::Unknown { numeric: false }];
+                }
+            },
+        };
+        self.eval_pieces(&pieces, text, pos, st, in_double)
     }
 
     /// Evaluates a here-document body; returns its text when fully known.
