@@ -150,9 +150,12 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
         }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure("the analysis stopped unexpectedly"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure(STOPPED),
     }
 }
+
+/// The failure when the analysis thread ended without a result (it panicked).
+pub const STOPPED: &str = "the analysis stopped unexpectedly";
 
 /// The longest the analysis may take before the program is denied.
 pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
