@@ -176,7 +176,7 @@ fn analysis_never_panics_on_mutated_input() {
         match &result.failure {
             Some(f) => {
                 assert!(
-                    !f.message == sandbox_bash::analysis::STOPPED,
+                    f.message != sandbox_bash::analysis::STOPPED,
                     "the analysis panicked on {:?}",
                     String::from_utf8_lossy(&input)
                 );
