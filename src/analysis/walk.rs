@@ -857,6 +857,11 @@ impl<'c> Walker<'c> {
             self.command(&p.seq[0], st, Stdin::Unknown);
             return;
         }
+        // A quiet pass only learns what changes this shell's state; the parts of a pipeline
+        // run in subshells and change nothing here.
+        if self.quiet > 0 {
+            return;
+        }
         let mut upstream_fetched = false;
         let mut upstream_text: Option<String> = None;
         for cmd in &p.seq {
@@ -938,6 +943,7 @@ impl<'c> Walker<'c> {
                 self.looped(st, |w, st| w.compound_list(&f.body.list, st));
             }
             ast::CompoundCommand::BraceGroup(b) => self.compound_list(&b.list, st),
+            ast::CompoundCommand::Subshell(_) if self.quiet > 0 => {}
             ast::CompoundCommand::Subshell(s) => {
                 let mut inner = st.clone();
                 self.compound_list(&s.list, &mut inner);
@@ -1368,6 +1374,9 @@ impl<'c> Walker<'c> {
     }
 
     fn process_substitution(&mut self, sub: &ast::SubshellCommand, st: &mut State) -> bool {
+        if self.quiet > 0 {
+            return false;
+        }
         let saved = std::mem::replace(&mut self.fetched, false);
         let mut inner = st.clone();
         self.compound_list(&sub.list, &mut inner);
@@ -1386,6 +1395,13 @@ impl<'c> Walker<'c> {
         st: &mut State,
         quoted: bool,
     ) -> super::word::Part {
+        if self.quiet > 0 {
+            // A subshell: in a quiet pass only its fixed output matters.
+            return match commands::static_output(code, self, st) {
+                Some(text) => super::word::Part::Lit { text, quoted, split: !quoted },
+                None => super::word::Part::Unknown { numeric: false },
+            };
+        }
         let saved = std::mem::replace(&mut self.fetched, false);
         if verbatim {
             self.run_verbatim(code, pos, st, Nest::Subshell);
@@ -1617,6 +1633,9 @@ impl<'c> Walker<'c> {
 
     /// Records the bits an absolute path needs for `perms`.
     pub fn classified(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        if self.quiet > 0 {
+            return;
+        }
         self.classified_once(abs, perms, command, reason, pos);
         // A link lands somewhere else: the place it leads to needs the same bits.
         if let Some(target) = self.link_target(abs) {
