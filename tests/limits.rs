@@ -108,6 +108,7 @@ fn parser_traps_are_refused_before_the_parser_sees_them() {
     assert_denied(b"touch ran\necho 333333333333333333333>|x\n", "too large");
     assert_denied(b"touch ran\necho ~99999999999999999999999\n", "too large");
     assert_denied(b"touch ran\n''<<''\t", "empty delimiter");
+    assert_denied(b"touch ran\n$s<<-\r yy ", "no body");
     // Expansions never closed: the word parser backtracks exponentially over them.
     assert_denied(b"touch ran\ncat <<EOF\n$($(($((+((${i[$[${a[$(\n\nEOF\n", "never closed");
     // The parser crate panics on this one (found by cargo fuzz): still a clean denial.

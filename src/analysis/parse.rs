@@ -98,7 +98,8 @@ pub fn program(text: &str) -> Result<ast::Program, Failure> {
     // The parser loops forever on some here-documents with an empty quoted delimiter (`<<''`).
     if empty_heredoc {
         return Err(Failure {
-            message: "the program has a here-document with an empty delimiter, which the parser cannot read".into(),
+            message: "the program has a here-document with an empty delimiter or no body, which the parser cannot read"
+                .into(),
             pos: None,
         });
     }
@@ -261,6 +262,7 @@ fn scan(text: &str) -> (usize, usize, bool) {
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut open_parens: usize = 0;
     let mut empty_heredoc = false;
+    let mut arithmetic: Vec<usize> = Vec::new();
     while i < b.len() {
         let (kind, base) = *frames.last().unwrap_or(&(Kind::Code, 0));
         let level = depth + frames.len() - 1;
@@ -274,6 +276,9 @@ fn scan(text: &str) -> (usize, usize, bool) {
                 }
                 b'`' => frames.push((Kind::Backquote, depth)),
                 b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
+                    if b.get(i + 1) == Some(&b'(') && b.get(i + 2) == Some(&b'(') {
+                        arithmetic.push(depth);
+                    }
                     frames.push((Kind::Sub, depth));
                     depth += 1;
                     i += 1;
@@ -308,6 +313,10 @@ fn scan(text: &str) -> (usize, usize, bool) {
                 }
             }
             b'(' | b'{' | b'[' => {
+                // `((` and `$[` open arithmetic, where `<<` is a shift.
+                if (c == b'(' && b.get(i + 1) == Some(&b'(')) || (c == b'[' && i > 0 && b[i - 1] == b'$') {
+                    arithmetic.push(depth);
+                }
                 depth += 1;
                 if c == b'(' {
                     open_parens += 1;
@@ -321,8 +330,16 @@ fn scan(text: &str) -> (usize, usize, bool) {
                 if c == b')' {
                     open_parens = open_parens.saturating_sub(1);
                 }
+                while arithmetic.last().is_some_and(|&d| depth <= d) {
+                    arithmetic.pop();
+                }
             }
-            b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
+            b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) == Some(&b'<') => {
+                // A here-string.
+                i += 2;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') && !arithmetic.is_empty() => i += 1,
+            b'<' if b.get(i + 1) == Some(&b'<') => {
                 i += 2;
                 let strip = b.get(i) == Some(&b'-');
                 if strip {
@@ -391,6 +408,9 @@ fn scan(text: &str) -> (usize, usize, bool) {
         }
         i += 1;
     }
+    // A here-document whose line never ends has no body; the parser crate loops forever on
+    // some of those, and bash has nothing to read either.
+    empty_heredoc |= !heredocs.is_empty();
     (max.max(depth + frames.len() - 1), open_parens, empty_heredoc)
 }
 
@@ -421,6 +441,12 @@ mod tests {
         assert!(program("x << \r\t").is_err());
         assert!(program("cat <<-EOF\n\tx\n\tEOF\n").is_ok());
         assert!(program("echo $(( 1 << (2) ))").is_ok());
+        assert!(program("$s<<-\r yy ").is_err());
+        for shift in ["echo \"$((1<<2))\"", "echo $[1<<2]", "a=$(( (1<<3) | 2 ))", "(( x <<= 1 ))"] {
+            assert!(program(shift).is_ok(), "{shift}");
+        }
+        assert!(program("cat <<EOF").is_err());
+        assert!(program("cat <<EOF\nx\nEOF").is_ok());
         assert!(program("echo 2>&1 3<x 10>y").is_ok());
         assert!(word("~99999999999999999999999").is_err());
         assert!(word("${x:-~+99999999999999999999999}").is_err());
