@@ -111,6 +111,8 @@ fn parser_traps_are_refused_before_the_parser_sees_them() {
     assert_denied(b"touch ran\n$s<<-\r yy ", "no body");
     // Expansions never closed: the word parser backtracks exponentially over them.
     assert_denied(b"touch ran\ncat <<EOF\n$($(($((+((${i[$[${a[$(\n\nEOF\n", "never closed");
+    // Nested array subscripts make the word parser's work grow twentyfold per level.
+    assert_denied(b"touch ran\necho ${a[${b[${c[1]}]}]}\n", "subscripts 3 deep");
     // The parser crate panics on this one (found by cargo fuzz): still a clean denial.
     assert_denied(b"touch ran\n<<EOF $((1)\nEOF", "internal error");
     let mut parens = b"touch ran\n((z|".to_vec();

@@ -139,17 +139,21 @@ fn parse_failure(e: &brush_parser::ParseError) -> Failure {
 /// Whether a `$(`, `$((`, `${` or `$[` is never closed. bash rejects such text when it expands
 /// it, and the word parser backtracks exponentially over several of them. In a here-document
 /// body (`heredoc`), quotes at the top level are plain text.
-fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
+/// Also returns how deeply array subscripts (`${a[ … ]}`) nest.
+fn unterminated_expansion(text: &str, heredoc: bool) -> (bool, usize) {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
         /// `$( … )` and the brackets nested in it: code.
         Code(u8),
-        /// `${ … }` and `$[ … ]`.
-        Param(u8),
+        /// `${ … }` and `$[ … ]`, with where the name starts.
+        Param(u8, usize),
+        /// The subscript of `${name[ … ]}`.
+        Index,
         Double,
     }
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut param_depth = 0;
     let skip_to = |from: usize, quote: u8| -> usize {
         let mut j = from;
         while j < b.len() && b[j] != quote {
@@ -166,7 +170,7 @@ fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
         let quotes_work = match top {
             None => !heredoc,
             Some(Frame::Code(_)) => true,
-            Some(Frame::Param(_)) => {
+            Some(Frame::Param(..) | Frame::Index) => {
                 let in_code = stack.iter().any(|f| matches!(f, Frame::Code(_)));
                 (in_code || !heredoc) && !stack.contains(&Frame::Double)
             }
@@ -177,10 +181,20 @@ fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
             b'$' if matches!(b.get(i + 1), Some(b'(' | b'{' | b'[')) => {
                 stack.push(match b[i + 1] {
                     b'(' => Frame::Code(b')'),
-                    b'{' => Frame::Param(b'}'),
-                    _ => Frame::Param(b']'),
+                    b'{' => Frame::Param(b'}', i + 2),
+                    _ => Frame::Param(b']', i + 2),
                 });
                 i += 1;
+            }
+            // `${name[`: a subscript (not a `[` in a pattern, `${x/[/y}`).
+            b'[' if matches!(top, Some(Frame::Param(b'}', start))
+                if { let name = text[start..i].trim_start_matches(['!', '#']); !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') }) =>
+            {
+                stack.push(Frame::Index);
+                param_depth = param_depth.max(stack.iter().filter(|f| **f == Frame::Index).count());
+            }
+            b']' if top == Some(Frame::Index) => {
+                stack.pop();
             }
             b'`' => i = skip_to(i + 1, b'`'),
             b'\'' if quotes_work => i = skip_to(i + 1, b'\''),
@@ -194,7 +208,7 @@ fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
                 _ => b']',
             })),
             c @ (b')' | b'}' | b']') => {
-                if matches!(top, Some(Frame::Code(x) | Frame::Param(x)) if x == c) {
+                if matches!(top, Some(Frame::Code(x) | Frame::Param(x, _)) if x == c) {
                     stack.pop();
                 }
             }
@@ -202,13 +216,26 @@ fn unterminated_expansion(text: &str, heredoc: bool) -> bool {
         }
         i += 1;
     }
-    !stack.is_empty()
+    (!stack.is_empty(), param_depth)
 }
+
+/// How deeply array subscripts may nest (`${a[${b[…]}]}` is two): the word parser's cost grows
+/// about twentyfold with each level.
+const MAX_SUBSCRIPTED_NESTING: usize = 2;
 
 fn check_word(text: &str, heredoc: bool) -> Result<(), Failure> {
     check_numbers(text)?;
-    if unterminated_expansion(text, heredoc) {
+    let (unterminated, param_depth) = unterminated_expansion(text, heredoc);
+    if unterminated {
         return Err(Failure { message: "the program has an expansion that is never closed".into(), pos: None });
+    }
+    if param_depth > MAX_SUBSCRIPTED_NESTING {
+        return Err(Failure {
+            message: format!(
+                "the program nests array subscripts {param_depth} deep; the analysis accepts {MAX_SUBSCRIPTED_NESTING}"
+            ),
+            pos: None,
+        });
     }
     Ok(())
 }
@@ -465,6 +492,10 @@ mod tests {
         assert!(word("\"$(echo \"$(date)\")\"").is_ok());
         assert!(word("$(echo").is_err());
         assert!(word("\"${x\"").is_err());
+        assert!(word("${a[${b[1]}]}").is_ok());
+        assert!(word("${a[${b[${c[1]}]}]}").is_err());
+        assert!(word("${ba[${b[${ba[${ba[$},}},~,,Z${ba[$@[$@{}}").is_err());
+        assert!(word("${a:-${b:-${c:-${d:-${e}}}}}").is_ok());
         assert_eq!(scan("case x in a) echo;; esac; (x)").1, 0);
         assert!(program(&format!("((z|{}+", "(".repeat(40))).is_err());
         let long_flat = "echo $(date) \"$(pwd)\" \"${x}\" 'it''s'\n".repeat(10_000);
