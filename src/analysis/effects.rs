@@ -6,7 +6,9 @@
 //! The walker uses this where it does not follow a function call into the body (a call
 //! nested too deep): the call's effects are then applied as "these may have changed".
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use brush_parser::ast;
 

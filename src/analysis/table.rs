@@ -971,10 +971,10 @@ pub static TABLE: &[TableEntry] = &[
 /// Finds the table entry for a program name (`python3.11` finds `python3`'s entry through
 /// `python`, `mkfs.ext4` finds `mkfs`).
 pub fn lookup(name: &str) -> Option<&'static TableEntry> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static TableEntry>> =
+    static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static TableEntry>> =
         std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut map = std::collections::HashMap::new();
+        let mut map = rustc_hash::FxHashMap::default();
         for e in TABLE {
             for n in e.names {
                 map.entry(*n).or_insert(e);

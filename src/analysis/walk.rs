@@ -7,7 +7,9 @@
 //! changes. Function bodies and trap actions are analysed at the end, when every assignment
 //! of the program is known, and a function's needs count only if something can call it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use brush_parser::ast;
 
@@ -127,7 +129,7 @@ impl State {
             vars: imbl::OrdMap::new(),
             exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
             havoc_names: None,
-            namerefs: HashMap::new(),
+            namerefs: HashMap::default(),
             cwd: Some(ctx.cwd.clone()),
             dirs: Some(Vec::new()),
             positional: ctx.args.iter().cloned().map(Val::Known).collect(),
@@ -442,32 +444,32 @@ impl<'c> Walker<'c> {
             commands: Vec::new(),
             unresolved: Vec::new(),
             functions: Vec::new(),
-            function_sinks: HashMap::new(),
+            function_sinks: HashMap::default(),
             traps: Vec::new(),
-            aliases: HashMap::new(),
+            aliases: HashMap::default(),
             aliases_unknown: false,
-            assigned: HashSet::new(),
+            assigned: HashSet::default(),
             assigned_dynamic: false,
             cwd_changes: false,
             fetched: false,
             pending_taint: false,
-            written: HashSet::new(),
+            written: HashSet::default(),
             written_unknown: false,
             here: Pos { line: 1, column: 1 },
             stdin_ctx: Stdin::Unknown,
-            function_by_name: HashMap::new(),
+            function_by_name: HashMap::default(),
             call_stack: Vec::new(),
             file_stack: Vec::new(),
             text_stack: Vec::new(),
             steps: 0,
             input_len: 0,
-            parse_cache: HashMap::new(),
-            word_cache: HashMap::new(),
-            function_effects: HashMap::new(),
-            function_walked: HashSet::new(),
+            parse_cache: HashMap::default(),
+            word_cache: HashMap::default(),
+            function_effects: HashMap::default(),
+            function_walked: HashSet::default(),
             links: Vec::new(),
-            canonical_cache: HashMap::new(),
-            function_skipped: HashSet::new(),
+            canonical_cache: HashMap::default(),
+            function_skipped: HashSet::default(),
         }
     }
 
@@ -1846,7 +1848,7 @@ impl<'c> Walker<'c> {
     /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
     fn apply_call_effects(&mut self, name: &str, st: &mut State) {
         let mut all = super::effects::Effects::default();
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<String> = HashSet::default();
         let mut queue = vec![name.to_string()];
         while let Some(n) = queue.pop() {
             if !seen.insert(n.clone()) {
@@ -2256,7 +2258,7 @@ fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
 
 /// Removes repeated items, keeping the first of each.
 fn dedup<T: Eq + std::hash::Hash + Clone>(items: Vec<T>) -> Vec<T> {
-    let mut seen: HashSet<T> = HashSet::with_capacity(items.len());
+    let mut seen: HashSet<T> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
     items.into_iter().filter(|item| seen.insert(item.clone())).collect()
 }
 
