@@ -31,6 +31,7 @@ fn context() -> Context {
         program_dirs: vec!["/usr/bin".into(), "/bin".into(), "/usr/sbin".into(), "/sbin".into()],
         bash_env: None,
         script_path: None,
+        self_exe: None,
     }
 }
 

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::mode::ModeError;
+use crate::mode::{Mode, ModeError};
+use crate::sandbox::{DEGRADED_VAR, Shortfall};
 
 /// An error of sandbox-bash itself, never of the command it runs.
 #[derive(Debug)]
@@ -28,6 +29,15 @@ pub enum Error {
     ScriptChanged(String),
     /// The program cannot be run safely, for the reason given.
     Refused(String),
+    /// A setting is invalid.
+    Config(String),
+    /// The kernel cannot enforce what the mode needs.
+    Unenforceable { mode: Mode, shortfalls: Vec<Shortfall> },
+    /// Applying the kernel rules failed.
+    Sandbox { mode: Mode, why: String },
+    /// Landlock cannot add another layer, and the inner invocation asks for more than the
+    /// outer one enforces.
+    LayerLimit { requested: Mode, outer: Option<Mode> },
 }
 
 impl fmt::Display for Error {
@@ -52,6 +62,30 @@ impl fmt::Display for Error {
             Error::Exec { path, source } => write!(f, "cannot execute the real bash {}: {source}", path.display()),
             Error::Output(e) => write!(f, "cannot write to standard output: {e}"),
             Error::Refused(why) => write!(f, "{why}"),
+            Error::Config(message) => write!(f, "{message}"),
+            Error::Unenforceable { mode, shortfalls } => {
+                let missing: Vec<String> = shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
+                write!(
+                    f,
+                    "the kernel cannot enforce mode {mode} here: {}. Run on Linux 6.7 or later with Landlock \
+                     enabled (landlock in the lsm= boot parameter) and seccomp, or set {DEGRADED_VAR}=1 to run with \
+                     only what can be enforced",
+                    missing.join("; ")
+                )
+            }
+            Error::Sandbox { mode, why } => write!(f, "cannot apply the kernel sandbox for mode {mode}: {why}"),
+            Error::LayerLimit { requested, outer } => match outer {
+                Some(outer) => write!(
+                    f,
+                    "Landlock cannot nest another sandbox here (its limit is 16 layers), and mode {requested} asks \
+                     for more than the enclosing sandbox-bash enforces ({outer}); ask for {outer} or less"
+                ),
+                None => write!(
+                    f,
+                    "Landlock cannot nest another sandbox here (its limit is 16 layers), and the mode the enclosing \
+                     sandbox-bash enforces is unknown"
+                ),
+            },
             Error::ScriptChanged(path) => {
                 write!(f, "the script {path} changed while it was analysed; run it again")
             }

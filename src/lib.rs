@@ -9,6 +9,7 @@ pub mod exec;
 pub mod invocation;
 pub mod mode;
 pub mod report;
+pub mod sandbox;
 pub mod scope;
 
 use std::ffi::{OsStr, OsString};
@@ -42,6 +43,7 @@ const SYSTEM_PROGRAM_DIRS: &[&str] = &[
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SandboxOptions {
     pub explain: bool,
+    pub info: bool,
     pub json: bool,
     pub help: bool,
     pub version: bool,
@@ -61,10 +63,16 @@ pub fn sandbox_command() -> clap::Command {
                 .help("Analyse what the rest of the arguments would run, print the verdict and reasons, run nothing"),
         )
         .arg(
+            Arg::new("sandbox-info")
+                .long("sandbox-info")
+                .action(ArgAction::SetTrue)
+                .help("Print what is enforced here and now (backend, workspace, mode, rules), run nothing"),
+        )
+        .arg(
             Arg::new("sandbox-json")
                 .long("sandbox-json")
                 .action(ArgAction::SetTrue)
-                .help("With --sandbox-explain: print one JSON object instead of text"),
+                .help("With --sandbox-explain or --sandbox-info: print one JSON object instead of text"),
         )
         .arg(
             Arg::new("sandbox-help")
@@ -94,12 +102,16 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsSt
     })?;
     let opts = SandboxOptions {
         explain: matches.get_flag("sandbox-explain"),
+        info: matches.get_flag("sandbox-info"),
         json: matches.get_flag("sandbox-json"),
         help: matches.get_flag("sandbox-help"),
         version: matches.get_flag("sandbox-version"),
     };
-    if opts.json && !opts.explain {
-        return Err(Error::Options("--sandbox-json only goes with --sandbox-explain".into()));
+    if opts.json && !opts.explain && !opts.info {
+        return Err(Error::Options("--sandbox-json only goes with --sandbox-explain or --sandbox-info".into()));
+    }
+    if opts.explain && opts.info {
+        return Err(Error::Options("--sandbox-explain and --sandbox-info do not go together".into()));
     }
     Ok((opts, bash.to_vec()))
 }
@@ -148,9 +160,25 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         write_stdout(&text)?;
         return Ok(0);
     }
-    let allowed = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
+    let requested = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
+    // An enclosing sandbox-bash enforces its own mode on us: we can only narrow it.
+    let outer = sandbox::outer_mode(env_str(sandbox::ENFORCED_VAR).as_deref());
+    let allowed = outer.map_or(requested, |o| Mode(requested.0 & o.0));
+    let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())?;
+
+    if opts.info {
+        let layout = layout()?;
+        let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
+        let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
+        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer);
+        let text = if opts.json { info.json() + "\n" } else { info.text() };
+        write_stdout(&text)?;
+        return Ok(0);
+    }
+
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&argv0, &bash_args, tty);
+    let layout = layout()?;
 
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
     let decision = match &parsed {
@@ -169,7 +197,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         }
         Parsed::Run(inv) => {
             exec_args.extend(bash_args.iter().cloned());
-            Some(decide(&argv0, inv, allowed)?)
+            Some(decide(&argv0, inv, allowed, &layout)?)
         }
     };
 
@@ -177,7 +205,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         let decision = decision.unwrap_or_else(|| Decision {
             source: "command",
             cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
-            workspace: String::new(),
+            workspace: layout.workspace.clone(),
             allowed,
             required: Mode::NONE,
             verdict: Verdict::Allow,
@@ -216,7 +244,53 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     {
         return Err(Error::ScriptChanged(script.path.clone()));
     }
-    Err(exec::exec(&bash, &exec_args))
+
+    // Lock first, then exec: bash and everything it starts inherit the rules.
+    let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
+    let outcome = sandbox::enforce(&policy, degraded_ok, requested, outer)?;
+    if !outcome.shortfalls.is_empty() {
+        let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
+        let _ = writeln!(
+            std::io::stderr(),
+            "sandbox-bash: warning: running degraded ({}=1): not enforced: {}",
+            sandbox::DEGRADED_VAR,
+            missing.join("; ")
+        );
+    }
+    let enforced = OsString::from(allowed.to_string());
+    Err(exec::exec(&bash, &exec_args, &[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())]))
+}
+
+/// The declaration `--sandbox-info` prints.
+fn sandbox_info(
+    policy: &sandbox::policy::Policy,
+    layout: &Layout,
+    degraded_ok: bool,
+    requested: Mode,
+    outer: Option<Mode>,
+) -> sandbox::info::Info {
+    #[cfg(target_os = "linux")]
+    let (abi, shortfalls) = sandbox::linux::shortfalls(policy);
+    #[cfg(not(target_os = "linux"))]
+    let (abi, shortfalls) = (
+        None,
+        vec![sandbox::Shortfall {
+            what: "every kernel rule".into(),
+            why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
+        }],
+    );
+    // SAFETY: geteuid only reads the caller's credentials.
+    let caller_is_root = unsafe { libc::geteuid() } == 0;
+    let facts = sandbox::info::Facts {
+        backend: if cfg!(target_os = "linux") { "landlock+seccomp" } else { "none" },
+        landlock_abi: abi,
+        shortfalls: &shortfalls,
+        degraded_ok,
+        requested,
+        outer,
+        caller_is_root,
+    };
+    sandbox::info::build(policy, layout, &facts)
 }
 
 /// The environment as UTF-8 pairs (names or values that are not UTF-8 are kept lossily).
@@ -274,8 +348,8 @@ fn canonical_or_normal(path: &str) -> String {
     }
 }
 
-/// Gathers the facts the analysis may consult.
-fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
+/// The places that decide scopes: workspace, home, temporary directory.
+fn layout() -> Result<Layout, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let workspace = find_workspace(&cwd, env_str(WORKSPACE_VAR).as_deref())?;
     let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
@@ -283,6 +357,12 @@ fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
         env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
             && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
     });
+    Ok(Layout { workspace, home, tmpdir })
+}
+
+/// Gathers the facts the analysis may consult.
+fn context(argv0: &OsStr, source: &Source, layout: &Layout) -> Result<Context, Error> {
+    let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
     if let Some(path) = env_str("PATH") {
         for dir in std::env::split_paths(&path) {
@@ -307,13 +387,14 @@ fn context(argv0: &OsStr, source: &Source) -> Result<Context, Error> {
     };
     Ok(Context {
         cwd,
-        layout: Layout { workspace, home, tmpdir },
+        layout: layout.clone(),
         env: environment(),
         arg0,
         args,
         program_dirs,
         bash_env: None,
         script_path: None,
+        self_exe: std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned()),
     })
 }
 
@@ -345,8 +426,8 @@ fn strerror(e: &std::io::Error) -> String {
 }
 
 /// The static layer's verdict for an invocation that runs a program.
-fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode) -> Result<Decision, Error> {
-    let mut ctx = context(argv0, &inv.source)?;
+fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode, layout: &Layout) -> Result<Decision, Error> {
+    let mut ctx = context(argv0, &inv.source, layout)?;
     if !inv.interactive && !inv.posix {
         ctx.bash_env = env_str("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
     }

@@ -80,7 +80,7 @@ const SCRATCH_DEVICES: &[&str] = &[
 ];
 
 /// Credential locations relative to `$HOME` (a prefix match on whole components).
-const HOME_CREDENTIALS: &[&str] = &[
+pub const HOME_CREDENTIALS: &[&str] = &[
     ".ssh",
     ".gnupg",
     ".aws",

@@ -118,6 +118,8 @@ pub struct Context {
     /// The script file being analysed (absolute), so that running it again is not analysed
     /// again.
     pub script_path: Option<String>,
+    /// sandbox-bash's own executable: running it by path is running it by name (nesting).
+    pub self_exe: Option<String>,
 }
 
 /// What kind of text is analysed; scripts may start with a `#!` line.
@@ -140,13 +142,21 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
         let analysis = walk::analyze_program(&text, kind, &ctx);
         let _ = tx.send(analysis);
     });
-    if let Err(e) = spawned {
-        return failure(&format!("cannot start the analysis thread: {e}"));
-    }
+    let handle = match spawned {
+        Ok(handle) => handle,
+        Err(e) => return failure(&format!("cannot start the analysis thread: {e}")),
+    };
     // A watchdog: no input may keep the analysis busy for long. The thread is left behind
     // (the process denies and exits right after).
     match rx.recv_timeout(TIME_LIMIT) {
-        Ok(analysis) => analysis,
+        Ok(analysis) => {
+            // The kernel rules are applied to one thread: the process must be single-threaded
+            // again before they are.
+            if handle.join().is_err() {
+                return failure(STOPPED);
+            }
+            analysis
+        }
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
         }

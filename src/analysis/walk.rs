@@ -1904,6 +1904,9 @@ impl<'c> Walker<'c> {
     }
 
     fn in_program_dirs(&self, abs: &str) -> bool {
+        if self.ctx.self_exe.as_deref() == Some(abs) {
+            return true;
+        }
         let dir = match abs.rfind('/') {
             Some(0) => "/",
             Some(i) => &abs[..i],

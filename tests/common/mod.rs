@@ -22,6 +22,7 @@ pub fn table_context() -> Context {
             .collect(),
         bash_env: None,
         script_path: None,
+        self_exe: None,
     }
 }
 

@@ -1,0 +1,254 @@
+//! `--sandbox-info`: what is in force here and now, per area: what the kernel enforces, what
+//! only the static layer sees, and what is not enforced at all. Text and JSON are rendered
+//! from the same data.
+
+use serde::Serialize;
+
+use super::Shortfall;
+use super::policy::{Policy, Rights};
+use crate::mode::{Mode, Scope};
+use crate::scope::Layout;
+
+/// One area of the declaration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Area {
+    pub area: &'static str,
+    pub kernel: Vec<String>,
+    #[serde(rename = "static")]
+    pub static_only: Vec<String>,
+    pub none: Vec<String>,
+}
+
+/// A path rule as shown.
+#[derive(Clone, Debug, Serialize)]
+pub struct RuleView {
+    pub path: String,
+    pub rights: String,
+    pub why: &'static str,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ShortfallView {
+    pub what: String,
+    pub why: String,
+}
+
+/// The whole declaration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Info {
+    pub version: u32,
+    pub sandbox_bash: &'static str,
+    pub backend: String,
+    pub landlock_abi: Option<i32>,
+    /// `enforced`, `degraded` (missing parts, opted in) or `refused` (missing parts: commands
+    /// will not run).
+    pub status: &'static str,
+    pub shortfalls: Vec<ShortfallView>,
+    pub workspace: String,
+    pub home: Option<String>,
+    pub requested: String,
+    pub outer: Option<String>,
+    pub allowed: String,
+    pub areas: Vec<Area>,
+    pub rules: Vec<RuleView>,
+}
+
+/// Facts about enforcement that are not in the policy.
+pub struct Facts<'a> {
+    pub backend: &'a str,
+    pub landlock_abi: Option<i32>,
+    pub shortfalls: &'a [Shortfall],
+    pub degraded_ok: bool,
+    pub requested: Mode,
+    pub outer: Option<Mode>,
+    pub caller_is_root: bool,
+}
+
+fn scope_rights(mode: Mode, scope: Scope) -> String {
+    Rights::of(mode, scope).letters()
+}
+
+/// Builds the declaration for `policy`.
+pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
+    let mode = policy.mode;
+    let short = |needle: &str| facts.shortfalls.iter().any(|s| s.what.contains(needle));
+    let landlock = facts.landlock_abi.is_some() && !short("Landlock)");
+    let scoped = facts.landlock_abi.is_some_and(|v| v >= 6);
+    let seccomp = !short("seccomp");
+
+    let mut filesystem = Area { area: "filesystem", kernel: vec![], static_only: vec![], none: vec![] };
+    let mut network = Area { area: "network", kernel: vec![], static_only: vec![], none: vec![] };
+    let mut credentials = Area { area: "credentials", kernel: vec![], static_only: vec![], none: vec![] };
+    let mut process = Area { area: "process and devices", kernel: vec![], static_only: vec![], none: vec![] };
+    let mut limits = Area { area: "resource limits", kernel: vec![], static_only: vec![], none: vec![] };
+
+    let fs_lines = vec![
+        format!("workspace {}: {}", layout.workspace, scope_rights(mode, Scope::Workspace)),
+        format!(
+            "external tree (entries of / and of the home directory outside the system, the workspace and \
+             credentials): {}",
+            scope_rights(mode, Scope::External)
+        ),
+        format!("system directories: {}", scope_rights(mode, Scope::System)),
+        "runtime baseline: read and execute of /usr /bin /sbin /lib*, read of the /etc entries programs need, \
+         /proc and /sys; the PATH directories and their toolchain homes read and execute"
+            .to_string(),
+        "scratch: /tmp and $TMPDIR, /dev/null and the other harmless devices, /dev/pts, /dev/shm, and the files \
+         already open as standard input, output and error"
+            .to_string(),
+    ];
+    let static_fs: Vec<String> = policy
+        .static_only
+        .iter()
+        .filter(|s| !s.contains("credential") && !s.contains("unix socket"))
+        .cloned()
+        .collect();
+    if landlock {
+        filesystem.kernel = fs_lines;
+    } else {
+        filesystem.none = fs_lines;
+    }
+    filesystem.static_only = static_fs;
+
+    if policy.sockets {
+        network.none.push("which hosts and ports are reached: network read or write allows every socket".into());
+    } else {
+        let socket_line = "only unix sockets can be created (seccomp refuses every other family: TCP, UDP, MPTCP, \
+                           raw, packet; and io_uring)"
+            .to_string();
+        let tcp_line = "TCP bind and connect are denied (Landlock)".to_string();
+        if seccomp {
+            network.kernel.push(socket_line)
+        } else {
+            network.none.push(socket_line)
+        }
+        if landlock && facts.landlock_abi.is_some_and(|v| v >= 4) {
+            network.kernel.push(tcp_line)
+        } else {
+            network.none.push(tcp_line)
+        }
+    }
+    network.static_only.push("network execute: running code that was fetched (curl … | bash)".into());
+    network.static_only.push(
+        "connecting to a unix socket by path (a container engine's, for one) is seen by the static layer only".into(),
+    );
+
+    let home_line = format!(
+        "credential entries of the home directory (~/.ssh, ~/.aws, ~/.netrc, …) get only the system bits ({})",
+        scope_rights(mode, Scope::System)
+    );
+    if landlock {
+        credentials.kernel.push(home_line)
+    } else {
+        credentials.none.push(home_line)
+    }
+    if !policy.keyring {
+        let line = "the kernel keyring (keyctl, add_key, request_key) is refused".to_string();
+        if seccomp { credentials.kernel.push(line) } else { credentials.none.push(line) }
+    }
+    credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
+    credentials.none.push("environment variables are passed on as they are, secrets included".into());
+
+    process.kernel.push("no_new_privs: setuid and file capabilities cannot raise privileges".into());
+    if landlock {
+        process.kernel.push("other processes cannot be traced, nor their memory or environment read".into());
+    } else {
+        process.none.push("tracing other processes of the same user".into());
+    }
+    let scope_line = "no signals to, and no abstract unix sockets of, processes outside the sandbox".to_string();
+    if scoped {
+        process.kernel.push(scope_line)
+    } else {
+        process.none.push(scope_line)
+    }
+    if policy.drop_capabilities.is_empty() {
+        process.none.push("system execute is allowed: a root caller keeps every capability".into());
+    } else {
+        let names: Vec<&str> = policy.drop_capabilities.iter().map(|c| c.name).collect();
+        process.kernel.push(format!(
+            "{} capabilities that administer the machine are dropped from every set{}: {}",
+            names.len(),
+            if facts.caller_is_root { "" } else { " (the caller is not root and holds none of them)" },
+            names.join(" ")
+        ));
+    }
+    if seccomp {
+        process.kernel.push("system calls of another architecture (32-bit, x32) end the process".into());
+    }
+    process
+        .static_only
+        .push("privileged commands (sudo, su, mount, …) and talking to a container engine need system execute".into());
+    limits.none.push("no limits on CPU time, memory, processes or disk use".into());
+
+    let status = if facts.shortfalls.is_empty() {
+        "enforced"
+    } else if facts.degraded_ok {
+        "degraded"
+    } else {
+        "refused"
+    };
+    Info {
+        version: 1,
+        sandbox_bash: env!("CARGO_PKG_VERSION"),
+        backend: facts.backend.to_string(),
+        landlock_abi: facts.landlock_abi,
+        status,
+        shortfalls: facts
+            .shortfalls
+            .iter()
+            .map(|s| ShortfallView { what: s.what.clone(), why: s.why.clone() })
+            .collect(),
+        workspace: layout.workspace.clone(),
+        home: layout.home.clone(),
+        requested: facts.requested.to_string(),
+        outer: facts.outer.map(|m| m.to_string()),
+        allowed: mode.to_string(),
+        areas: vec![filesystem, network, credentials, process, limits],
+        rules: policy
+            .paths
+            .iter()
+            .map(|r| RuleView { path: r.path.clone(), rights: r.rights.letters(), why: r.why.name() })
+            .collect(),
+    }
+}
+
+impl Info {
+    /// The JSON form: one object.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// The text form.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!("sandbox-bash {}\n", self.sandbox_bash));
+        let abi = self.landlock_abi.map_or_else(|| "none".to_string(), |v| v.to_string());
+        out.push_str(&format!("backend:   {} (Landlock ABI {abi})\n", self.backend));
+        out.push_str(&format!("status:    {}\n", self.status));
+        for s in &self.shortfalls {
+            out.push_str(&format!("  missing: {} ({})\n", s.what, s.why));
+        }
+        out.push_str(&format!("workspace: {}\n", self.workspace));
+        let mode = Mode::parse(&self.allowed).map(|m| m.describe()).unwrap_or_else(|_| self.allowed.clone());
+        out.push_str(&format!("allowed:   {mode}  (system/external/network/workspace)\n"));
+        if let Some(outer) = &self.outer {
+            out.push_str(&format!(
+                "           requested {}, narrowed by an enclosing sandbox-bash to {outer}\n",
+                self.requested
+            ));
+        }
+        for area in &self.areas {
+            out.push_str(&format!("\n{}:\n", area.area));
+            for (label, lines) in [("kernel", &area.kernel), ("static", &area.static_only), ("none", &area.none)] {
+                for line in lines {
+                    out.push_str(&format!("  {label:<6}  {line}\n"));
+                }
+            }
+        }
+        out.push_str("\nrules:\n");
+        for r in &self.rules {
+            out.push_str(&format!("  {}  {}  ({})\n", r.rights, r.path, r.why));
+        }
+        out
+    }
+}

@@ -1,0 +1,170 @@
+//! The kernel layer: the allowed mode as rules (pure data, [`policy`] and [`seccomp`]), the
+//! facts about this machine they are computed from, and one small interface over the
+//! platform backend that applies them to this process before `execve`.
+
+pub mod info;
+#[cfg(target_os = "linux")]
+pub mod linux;
+pub mod policy;
+pub mod seccomp;
+
+use std::ffi::OsStr;
+
+use crate::error::Error;
+use crate::mode::Mode;
+use crate::scope::Layout;
+use policy::{Inputs, Policy, World};
+
+/// The variable that opts in to running with less than the mode needs, said on every run.
+pub const DEGRADED_VAR: &str = "SANDBOX_BASH_ALLOW_DEGRADED";
+
+/// The variable sandbox-bash sets for the command: the mode its kernel layer enforces. A
+/// nested invocation reads it to narrow its own mode (never to widen it) and to decide what
+/// to do when Landlock cannot add another layer.
+pub const ENFORCED_VAR: &str = "SANDBOX_BASH_ENFORCED";
+
+/// Something the kernel cannot enforce here, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shortfall {
+    pub what: String,
+    pub why: String,
+}
+
+/// What holds after applying.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Enforcement {
+    pub landlock_abi: Option<i32>,
+    pub landlock: bool,
+    pub landlock_partial: bool,
+    pub seccomp: bool,
+    pub no_new_privs: bool,
+    pub capabilities_dropped: usize,
+}
+
+/// The machine as the planner sees it: directory listings and canonical paths.
+pub struct RealWorld;
+
+impl World for RealWorld {
+    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+        let entries = std::fs::read_dir(dir).ok()?;
+        let mut out: Vec<(String, bool)> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let link = e.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+                Some((name, link))
+            })
+            .collect();
+        out.sort();
+        Some(out)
+    }
+
+    fn canonical(&self, path: &str) -> Option<String> {
+        std::fs::canonicalize(path).ok().and_then(|p| p.into_os_string().into_string().ok())
+    }
+}
+
+/// The file behind descriptor `fd`, when it is a file or device with a path (not a pipe or
+/// socket, which no path rule is needed for).
+#[cfg(target_os = "linux")]
+fn standard_file(fd: i32) -> Option<String> {
+    let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?.into_os_string().into_string().ok()?;
+    if !target.starts_with('/') || target.ends_with(" (deleted)") {
+        return None;
+    }
+    let meta = std::fs::metadata(&target).ok()?;
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    (t.is_file() || t.is_char_device()).then_some(target)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn standard_file(_fd: i32) -> Option<String> {
+    None
+}
+
+/// Computes the policy for this invocation on this machine.
+pub fn plan_here(
+    mode: Mode,
+    layout: &Layout,
+    real_bash: &std::path::Path,
+    path_var: Option<&OsStr>,
+    nested: bool,
+) -> Policy {
+    let bash = std::fs::canonicalize(real_bash).unwrap_or_else(|_| real_bash.to_path_buf());
+    let bash = bash.to_string_lossy().into_owned();
+    let me = std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned());
+    let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
+    let inputs = Inputs {
+        mode,
+        layout,
+        path_var: path_var.as_deref(),
+        real_bash: &bash,
+        self_exe: me.as_deref(),
+        standard_files: [standard_file(0), standard_file(1), standard_file(2)],
+        nested,
+    };
+    policy::plan(&inputs, &RealWorld)
+}
+
+/// Whether the user opted in to degraded operation: `1` yes; unset, empty or `0` no;
+/// anything else is an error, so that a typo never changes what is enforced.
+pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, Error> {
+    match value.map(|v| v.as_encoded_bytes()) {
+        None | Some(b"") | Some(b"0") => Ok(false),
+        Some(b"1") => Ok(true),
+        Some(_) => Err(Error::Config(format!(
+            "invalid {DEGRADED_VAR}={:?}: expected 1 (run with what the kernel can enforce) or 0",
+            value.map(|v| v.to_string_lossy().into_owned()).unwrap_or_default()
+        ))),
+    }
+}
+
+/// The mode an outer sandbox-bash enforces, from the variable it set. A value that is not a
+/// mode is treated as the most restrictive one: it can only have been changed by a command
+/// inside a sandbox, which may narrow but never widen.
+pub fn outer_mode(value: Option<&OsStr>) -> Option<Mode> {
+    let value = value?;
+    Some(Mode::parse(&value.to_string_lossy()).unwrap_or(Mode::NONE))
+}
+
+/// What happened when the rules were applied.
+pub struct Outcome {
+    pub enforcement: Enforcement,
+    /// What could not be enforced (only with the degraded opt-in).
+    pub shortfalls: Vec<Shortfall>,
+    /// Landlock's layer limit was reached; the outer layers bind.
+    pub layer_limit: bool,
+}
+
+/// Applies `policy` to this process. `requested` is the mode the caller asked for and
+/// `outer` what an enclosing sandbox-bash enforces; they decide what happens at Landlock's
+/// layer limit. Fails closed: anything the kernel cannot enforce is an error unless
+/// `degraded_ok`.
+#[cfg(target_os = "linux")]
+pub fn enforce(policy: &Policy, degraded_ok: bool, requested: Mode, outer: Option<Mode>) -> Result<Outcome, Error> {
+    let prepared = linux::prepare(policy).map_err(|why| Error::Sandbox { mode: policy.mode, why })?;
+    let shortfalls = prepared.shortfalls().to_vec();
+    if !shortfalls.is_empty() && !degraded_ok {
+        return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
+    }
+    match linux::apply(prepared).map_err(|why| Error::Sandbox { mode: policy.mode, why })? {
+        linux::Applied::Done(enforcement) => Ok(Outcome { enforcement, shortfalls, layer_limit: false }),
+        linux::Applied::LayerLimit(enforcement) => match outer {
+            Some(outer) if outer.covers(requested) => Ok(Outcome { enforcement, shortfalls, layer_limit: true }),
+            _ => Err(Error::LayerLimit { requested, outer }),
+        },
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn enforce(policy: &Policy, degraded_ok: bool, _requested: Mode, _outer: Option<Mode>) -> Result<Outcome, Error> {
+    let shortfalls = vec![Shortfall {
+        what: "every kernel rule".into(),
+        why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
+    }];
+    if !degraded_ok {
+        return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
+    }
+    Ok(Outcome { enforcement: Enforcement::default(), shortfalls, layer_limit: false })
+}

@@ -1,0 +1,773 @@
+//! The allowed mode turned into the complete rule set the kernel layer applies: paths with
+//! rights, sockets on or off, capabilities to drop, and what this layout leaves to the static
+//! layer. A pure function of its inputs; the only view of the machine it gets is a [`World`]
+//! that lists directories, so tests can hand it any machine they like.
+
+use crate::mode::{Mode, Perm, Scope};
+use crate::scope::{self, Class, Layout};
+
+/// Filesystem rights, as the mode's digits spell them: 4 read, 2 write, 1 execute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rights(pub u8);
+
+impl Rights {
+    pub const NONE: Rights = Rights(0);
+    pub const READ: Rights = Rights(4);
+    pub const WRITE: Rights = Rights(2);
+    pub const EXECUTE: Rights = Rights(1);
+    pub const RX: Rights = Rights(5);
+    pub const RW: Rights = Rights(6);
+    pub const ALL: Rights = Rights(7);
+    /// Listing a directory's names, without reading its files. Only for directories that hold
+    /// the workspace or the home directory, where the full external rights cannot be given.
+    pub const LIST: Rights = Rights(8);
+
+    /// The digit of `scope` in `mode`.
+    pub fn of(mode: Mode, scope: Scope) -> Rights {
+        let mut r = Rights::NONE;
+        for (perm, bit) in [(Perm::Read, Rights::READ), (Perm::Write, Rights::WRITE), (Perm::Execute, Rights::EXECUTE)]
+        {
+            if mode.has(scope, perm) {
+                r = r.union(bit);
+            }
+        }
+        r
+    }
+
+    pub fn union(self, other: Rights) -> Rights {
+        Rights(self.0 | other.0)
+    }
+
+    pub fn intersect(self, other: Rights) -> Rights {
+        Rights(self.0 & other.0)
+    }
+
+    pub fn without(self, other: Rights) -> Rights {
+        Rights(self.0 & !other.0)
+    }
+
+    pub fn contains(self, other: Rights) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// `rwx` with dashes, as `ls` shows permissions.
+    pub fn letters(self) -> String {
+        let mut s = String::with_capacity(3);
+        s.push(if self.contains(Rights::READ) {
+            'r'
+        } else if self.contains(Rights::LIST) {
+            'l'
+        } else {
+            '-'
+        });
+        s.push(if self.contains(Rights::WRITE) { 'w' } else { '-' });
+        s.push(if self.contains(Rights::EXECUTE) { 'x' } else { '-' });
+        s
+    }
+}
+
+/// Why a path is in the rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Why {
+    /// Every scope has these rights, so the whole tree may have them.
+    Everything,
+    /// What programs need to start and run at all.
+    Runtime,
+    /// `/tmp`, `$TMPDIR`, the harmless devices, ptys, shared memory.
+    Scratch,
+    /// The file already open as standard input, output or error.
+    StandardStream,
+    /// A directory on the caller's `PATH`, or the toolchain home it lies in.
+    Toolchain,
+    /// The real bash, or sandbox-bash itself (nested invocations start it again).
+    Program,
+    Workspace,
+    External,
+    System,
+    Credential,
+}
+
+impl Why {
+    pub fn name(self) -> &'static str {
+        match self {
+            Why::Everything => "every scope",
+            Why::Runtime => "runtime baseline",
+            Why::Scratch => "scratch",
+            Why::StandardStream => "standard stream",
+            Why::Toolchain => "toolchain on PATH",
+            Why::Program => "program",
+            Why::Workspace => "workspace",
+            Why::External => "external",
+            Why::System => "system",
+            Why::Credential => "credential",
+        }
+    }
+}
+
+/// One rule: `rights` on `path` and everything beneath it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathRule {
+    pub path: String,
+    pub rights: Rights,
+    pub why: Why,
+    /// Whether a symlink at `path` is followed when the rule is applied. Only for fixed
+    /// system locations; a link anywhere a command could have planted it is never followed.
+    pub follow: bool,
+}
+
+/// A Linux capability, by number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capability {
+    pub number: u8,
+    pub name: &'static str,
+}
+
+/// The capabilities that administer the machine, dropped from every set (bounding set
+/// included) when system execute is off. What stays (chown, reading and writing files a root
+/// caller owns, kill, binding low ports, nice, resource limits) is ordinary root work that the
+/// filesystem rules already bound.
+pub const ADMIN_CAPABILITIES: &[Capability] = &[
+    Capability { number: 2, name: "CAP_DAC_READ_SEARCH" },
+    Capability { number: 6, name: "CAP_SETGID" },
+    Capability { number: 7, name: "CAP_SETUID" },
+    Capability { number: 8, name: "CAP_SETPCAP" },
+    Capability { number: 9, name: "CAP_LINUX_IMMUTABLE" },
+    Capability { number: 12, name: "CAP_NET_ADMIN" },
+    Capability { number: 13, name: "CAP_NET_RAW" },
+    Capability { number: 16, name: "CAP_SYS_MODULE" },
+    Capability { number: 17, name: "CAP_SYS_RAWIO" },
+    Capability { number: 18, name: "CAP_SYS_CHROOT" },
+    Capability { number: 19, name: "CAP_SYS_PTRACE" },
+    Capability { number: 20, name: "CAP_SYS_PACCT" },
+    Capability { number: 21, name: "CAP_SYS_ADMIN" },
+    Capability { number: 22, name: "CAP_SYS_BOOT" },
+    Capability { number: 25, name: "CAP_SYS_TIME" },
+    Capability { number: 26, name: "CAP_SYS_TTY_CONFIG" },
+    Capability { number: 27, name: "CAP_MKNOD" },
+    Capability { number: 30, name: "CAP_AUDIT_CONTROL" },
+    Capability { number: 31, name: "CAP_SETFCAP" },
+    Capability { number: 32, name: "CAP_MAC_OVERRIDE" },
+    Capability { number: 33, name: "CAP_MAC_ADMIN" },
+    Capability { number: 34, name: "CAP_SYSLOG" },
+    Capability { number: 35, name: "CAP_WAKE_ALARM" },
+    Capability { number: 36, name: "CAP_BLOCK_SUSPEND" },
+    Capability { number: 38, name: "CAP_PERFMON" },
+    Capability { number: 39, name: "CAP_BPF" },
+    Capability { number: 40, name: "CAP_CHECKPOINT_RESTORE" },
+];
+
+/// The complete rule set for one invocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    pub mode: Mode,
+    /// Filesystem rules, sorted by path, one per path.
+    pub paths: Vec<PathRule>,
+    /// Sockets of every family (network read or write). Without it only AF_UNIX sockets can
+    /// be created and no TCP port can be bound or connected to.
+    pub sockets: bool,
+    /// The kernel keyring (keyctl, add_key, request_key): it can hold the caller's secrets,
+    /// so it is system read.
+    pub keyring: bool,
+    /// Capabilities dropped from every set before exec.
+    pub drop_capabilities: Vec<Capability>,
+    /// No signals to, and no abstract unix sockets of, processes outside the sandbox (ABI 6+).
+    pub scoped: bool,
+    /// What this mode and layout leave to the static layer, in plain words.
+    pub static_only: Vec<String>,
+}
+
+/// What the planner may learn about the machine.
+pub trait World {
+    /// The entries of a directory: name and whether it is a symbolic link. `None` when the
+    /// directory cannot be read.
+    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>>;
+    /// The canonical form of a path (symlinks resolved), if it exists.
+    fn canonical(&self, path: &str) -> Option<String>;
+}
+
+/// The inputs of [`plan`] besides the machine.
+#[derive(Clone, Debug)]
+pub struct Inputs<'a> {
+    pub mode: Mode,
+    pub layout: &'a Layout,
+    /// The caller's `PATH`.
+    pub path_var: Option<&'a str>,
+    /// The real bash that will be executed.
+    pub real_bash: &'a str,
+    /// sandbox-bash's own executable.
+    pub self_exe: Option<&'a str>,
+    /// The files behind descriptors 0, 1 and 2, when they are files with a path.
+    pub standard_files: [Option<String>; 3],
+    /// An enclosing sandbox-bash has restricted this process already. A directory it does
+    /// not let us list is then granted whole: the enclosing rules still bound it.
+    pub nested: bool,
+}
+
+/// `/etc` entries programs read at run time: the loader cache, users and groups, name
+/// resolution, time zone, locale, certificates, the shells' own start-up files, alternatives.
+pub const ETC_RUNTIME: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ld.so.preload",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/resolv.conf",
+    "/etc/gai.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/locale.alias",
+    "/etc/locale.conf",
+    "/etc/default/locale",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/alternatives",
+    "/etc/profile",
+    "/etc/profile.d",
+    "/etc/bash.bashrc",
+    "/etc/bash_completion",
+    "/etc/bash_completion.d",
+    "/etc/environment",
+    "/etc/inputrc",
+    "/etc/terminfo",
+    "/etc/shells",
+    "/etc/os-release",
+    "/etc/lsb-release",
+    "/etc/debian_version",
+    "/etc/machine-id",
+    "/etc/mime.types",
+    "/etc/magic",
+    "/etc/mtab",
+    "/etc/login.defs",
+    "/etc/gitconfig",
+    "/etc/wgetrc",
+    "/etc/python3",
+    "/etc/perl",
+    "/etc/npmrc",
+    "/etc/pip.conf",
+    "/etc/xdg",
+    "/etc/fonts",
+    "/etc/vim",
+    "/etc/java-17-openjdk",
+    "/etc/subuid",
+    "/etc/subgid",
+];
+
+/// Other system locations programs read at run time: the resolver's files behind
+/// `/etc/resolv.conf`.
+const RUN_RUNTIME: &[&str] = &["/run/systemd/resolve"];
+
+/// Where programs live: read and execute for everyone.
+const PROGRAM_ROOTS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/// Devices any program may read and write.
+const SCRATCH_DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
+
+/// Directories of devices and memory any program may use: terminals and shared memory
+/// (POSIX semaphores of Python's multiprocessing live there).
+const SCRATCH_DEVICE_DIRS: &[&str] = &["/dev/pts", "/dev/shm"];
+
+/// Toolchain homes below `$HOME`: a `PATH` entry inside one makes the whole home readable
+/// and executable (the tools read their own installation). Cargo and rustup go together.
+const TOOLCHAIN_HOMES: &[&[&str]] = &[&[".cargo", ".rustup"], &[".nvm"], &[".pyenv"], &[".local"]];
+
+/// Computes the rule set for `inputs` on `world`.
+pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
+    let mut planner = Planner { inputs, world, rules: Vec::new(), static_only: Vec::new() };
+    planner.run();
+    let Planner { rules, static_only, .. } = planner;
+    let system = Rights::of(inputs.mode, Scope::System);
+    let network = Rights::of(inputs.mode, Scope::Network);
+    Policy {
+        mode: inputs.mode,
+        paths: merge(rules),
+        sockets: network.contains(Rights::READ) || network.contains(Rights::WRITE),
+        keyring: system.contains(Rights::READ),
+        drop_capabilities: if system.contains(Rights::EXECUTE) { Vec::new() } else { ADMIN_CAPABILITIES.to_vec() },
+        scoped: true,
+        static_only,
+    }
+}
+
+struct Planner<'a> {
+    inputs: &'a Inputs<'a>,
+    world: &'a dyn World,
+    rules: Vec<PathRule>,
+    static_only: Vec<String>,
+}
+
+impl Planner<'_> {
+    fn add(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
+        if !rights.is_empty() {
+            self.rules.push(PathRule { path: path.to_string(), rights, why, follow });
+        }
+    }
+
+    fn layout(&self) -> &Layout {
+        self.inputs.layout
+    }
+
+    fn run(&mut self) {
+        let mode = self.inputs.mode;
+        let system = Rights::of(mode, Scope::System);
+        let external = Rights::of(mode, Scope::External);
+        let workspace = Rights::of(mode, Scope::Workspace);
+        let everything = system.intersect(external).intersect(workspace);
+        self.add("/", everything, Why::Everything, false);
+
+        self.runtime();
+        self.toolchains();
+
+        let w = self.layout().workspace.clone();
+        self.add(&w, workspace, Why::Workspace, false);
+
+        if !external.without(everything).is_empty() {
+            self.cover("/", external, 0);
+        }
+        if !system.without(everything).is_empty() {
+            for root in scope::SYSTEM_ROOTS.iter().chain(["/lib", "/lib32", "/lib64", "/libx32"].iter()) {
+                self.add(root, system, Why::System, true);
+            }
+            if let Some(home) = self.layout().home.clone() {
+                for entry in scope::HOME_CREDENTIALS {
+                    self.add(&format!("{home}/{entry}"), system, Why::Credential, false);
+                }
+                for (name, link) in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
+                    if !link && name.starts_with("credentials") {
+                        self.add(&format!("{home}/.cargo/{name}"), system, Why::Credential, false);
+                    }
+                }
+            }
+        }
+        self.gaps(system, external, workspace);
+    }
+
+    /// What every program needs, whatever the mode.
+    fn runtime(&mut self) {
+        for root in PROGRAM_ROOTS {
+            self.add(root, Rights::RX, Why::Runtime, true);
+        }
+        for path in ETC_RUNTIME.iter().chain(RUN_RUNTIME) {
+            self.add(path, Rights::READ, Why::Runtime, true);
+        }
+        self.add("/proc", Rights::READ, Why::Runtime, false);
+        self.add("/sys", Rights::READ, Why::Runtime, false);
+        for dev in SCRATCH_DEVICES {
+            self.add(dev, Rights::RW, Why::Scratch, true);
+        }
+        for dir in SCRATCH_DEVICE_DIRS {
+            self.add(dir, Rights::RW, Why::Scratch, false);
+        }
+        self.add("/tmp", Rights::ALL, Why::Scratch, false);
+        if let Some(t) = self.layout().tmpdir.clone() {
+            self.add(&t, Rights::ALL, Why::Scratch, false);
+        }
+        let streams = self.inputs.standard_files.clone();
+        for (fd, file) in streams.iter().enumerate() {
+            if let Some(file) = file {
+                let rights = if fd == 0 { Rights::READ } else { Rights::WRITE };
+                self.add(file, rights, Why::StandardStream, false);
+            }
+        }
+        let bash = self.inputs.real_bash.to_string();
+        self.add(&bash, Rights::RX, Why::Program, false);
+        if let Some(me) = self.inputs.self_exe {
+            self.add(me, Rights::RX, Why::Program, false);
+        }
+    }
+
+    /// Read and execute on the caller's `PATH` directories and the toolchain homes they lie
+    /// in, except inside the workspace (its own bits decide), credential paths, and anything
+    /// that holds the home directory, the workspace or the system.
+    fn toolchains(&mut self) {
+        let Some(path_var) = self.inputs.path_var else { return };
+        let home = self.layout().home.clone();
+        let w = self.layout().workspace.clone();
+        let mut homes_done: Vec<String> = Vec::new();
+        for entry in path_var.split(':') {
+            if !entry.starts_with('/') {
+                continue;
+            }
+            let Some(dir) = self.world.canonical(entry) else { continue };
+            if dir == "/"
+                || scope::is_within(&dir, &w)
+                || scope::is_within(&w, &dir)
+                || home.as_deref().is_some_and(|h| scope::is_within(h, &dir))
+                || self.layout().is_credential(&dir)
+                || (scope::is_system_path(&dir) && !PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)))
+            {
+                continue;
+            }
+            let group = home.as_deref().and_then(|h| {
+                let rest = dir.strip_prefix(h)?.strip_prefix('/')?;
+                let first = rest.split('/').next()?;
+                TOOLCHAIN_HOMES.iter().find(|g| g.contains(&first)).map(|g| (h.to_string(), *g))
+            });
+            match group {
+                Some((h, names)) => {
+                    for name in names {
+                        let top = format!("{h}/{name}");
+                        if homes_done.contains(&top) {
+                            continue;
+                        }
+                        homes_done.push(top.clone());
+                        // The home's entries one by one, so that credentials kept in it
+                        // (`~/.cargo/credentials.toml`) stay out; the home itself can be
+                        // listed (nested invocations list it again).
+                        match self.world.list(&top) {
+                            Some(entries) => {
+                                self.add(&top, Rights::LIST, Why::Toolchain, false);
+                                for (child, link) in entries {
+                                    let p = format!("{top}/{child}");
+                                    if !link && !self.layout().is_credential(&p) {
+                                        self.add(&p, Rights::RX, Why::Toolchain, false);
+                                    }
+                                }
+                            }
+                            None if self.inputs.nested => self.add(&top, Rights::RX, Why::Toolchain, false),
+                            None => {}
+                        }
+                    }
+                }
+                None => self.add(&dir, Rights::RX, Why::Toolchain, false),
+            }
+        }
+    }
+
+    /// Grants `rights` on the external tree below `dir`: each entry that is external gets the
+    /// rule, except that directories holding the workspace or the home directory are entered
+    /// and their entries treated the same way (so neither the workspace nor credentials in the
+    /// home inherit external rights). Never more than the depth of those two paths.
+    fn cover(&mut self, dir: &str, rights: Rights, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let w = self.layout().workspace.clone();
+        let home = self.layout().home.clone();
+        let tmpdir = self.layout().tmpdir.clone();
+        let Some(entries) = self.world.list(dir) else {
+            // Inside an enclosing sandbox that does not let us list this directory: the
+            // enclosing rules decide what in it is reachable, this layer takes it whole.
+            if self.inputs.nested {
+                self.add(dir, rights, Why::External, false);
+            }
+            return;
+        };
+        for (name, link) in entries {
+            let p = if dir == "/" { format!("/{name}") } else { format!("{dir}/{name}") };
+            if link || p == w {
+                continue;
+            }
+            match self.layout().classify(&p, false) {
+                Class::External => {}
+                _ => continue,
+            }
+            let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
+            if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) {
+                // Its names may be listed (`ls ~`), its entries get rules of their own.
+                if rights.contains(Rights::READ) {
+                    self.add(&p, Rights::LIST, Why::External, false);
+                }
+                self.cover(&p, rights, depth + 1);
+                continue;
+            }
+            let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
+            self.add(&p, r, Why::External, false);
+        }
+    }
+
+    /// What Landlock cannot express for this mode and layout.
+    fn gaps(&mut self, system: Rights, external: Rights, workspace: Rights) {
+        let layout = self.layout().clone();
+        if !workspace.without(system).is_empty() || !external.without(system).is_empty() {
+            self.static_only.push(
+                "credential files inside allowed trees (.env, *.pem, *.key, id_rsa*, names with token, secret or \
+                 credential) are protected by the static layer only"
+                    .into(),
+            );
+        }
+        if external.contains(Rights::READ) && !system.contains(Rights::READ) {
+            self.static_only.push(
+                "names inside credential directories of the home (ls ~/.ssh) can be listed; their files cannot be read"
+                    .into(),
+            );
+        }
+        if workspace.contains(Rights::WRITE) && !system.contains(Rights::WRITE) {
+            self.static_only.push(
+                "writes to .git/hooks and .git/config inside the workspace are refused by the static layer only".into(),
+            );
+        }
+        let in_scratch = scope::is_within(&layout.workspace, "/tmp")
+            || layout.tmpdir.as_deref().is_some_and(|t| scope::is_within(&layout.workspace, t));
+        if in_scratch && !workspace.contains(Rights::ALL) {
+            self.static_only.push(format!(
+                "the workspace {} lies inside scratch space, which every mode may write: its own bits ({}) are \
+                 enforced by the static layer only",
+                layout.workspace,
+                workspace.letters()
+            ));
+        } else if scope::is_system_path(&layout.workspace) && !workspace.contains(system) {
+            self.static_only.push(format!(
+                "the workspace {} lies inside a system directory: the system bits ({}) reach it too",
+                layout.workspace,
+                system.letters()
+            ));
+        }
+        self.static_only.push(
+            "connecting to a unix socket by path (a container engine's, for one) is seen by the static layer only"
+                .into(),
+        );
+        self.static_only.push(
+            "a file run through an interpreter (bash file, python3 file, ld.so file) needs read, not execute: the \
+             static layer is what sees those"
+                .into(),
+        );
+    }
+}
+
+/// One rule per path, rights united, sorted by path.
+fn merge(mut rules: Vec<PathRule>) -> Vec<PathRule> {
+    rules.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut out: Vec<PathRule> = Vec::with_capacity(rules.len());
+    for r in rules {
+        match out.last_mut() {
+            Some(last) if last.path == r.path => {
+                last.rights = last.rights.union(r.rights);
+                last.follow &= r.follow;
+                if r.why < last.why {
+                    last.why = r.why;
+                }
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A machine described by its directory listings.
+    struct Fake(BTreeMap<&'static str, Vec<&'static str>>);
+
+    impl World for Fake {
+        fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+            self.0.get(dir).map(|v| {
+                v.iter()
+                    .map(|n| match n.strip_suffix('@') {
+                        Some(link) => (link.to_string(), true),
+                        None => (n.to_string(), false),
+                    })
+                    .collect()
+            })
+        }
+        fn canonical(&self, path: &str) -> Option<String> {
+            Some(path.trim_end_matches('/').to_string())
+        }
+    }
+
+    fn machine() -> Fake {
+        let mut m = BTreeMap::new();
+        m.insert("/", vec!["etc", "usr", "bin", "home", "opt", "tmp", "var", "srv", "data@"]);
+        m.insert("/home", vec!["u", "other"]);
+        m.insert(
+            "/home/u",
+            vec![".ssh", ".bashrc", ".cargo", ".rustup", "proj", "notes", ".config", "api_token.txt", "evil@"],
+        );
+        m.insert("/home/u/.cargo", vec!["bin", "registry", "credentials.toml", "env"]);
+        m.insert("/home/u/.rustup", vec!["toolchains", "settings.toml"]);
+        Fake(m)
+    }
+
+    fn layout() -> Layout {
+        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None }
+    }
+
+    fn policy(mode: u16) -> Policy {
+        let l = layout();
+        let inputs = Inputs {
+            mode: Mode(mode),
+            layout: &l,
+            path_var: Some("/home/u/.cargo/bin:/usr/local/bin:/usr/bin:/bin:relative:/home/u:/etc:/"),
+            real_bash: "/usr/bin/bash",
+            self_exe: Some("/home/u/.cargo/bin/sandbox-bash"),
+            standard_files: [None, Some("/srv/log.txt".into()), Some("/dev/pts/3".into())],
+            nested: false,
+        };
+        plan(&inputs, &machine())
+    }
+
+    fn rights(p: &Policy, path: &str) -> Option<Rights> {
+        p.paths.iter().find(|r| r.path == path).map(|r| r.rights)
+    }
+
+    /// What Landlock would allow at `path`: the union of the rules on it and its ancestors.
+    fn effective(p: &Policy, path: &str) -> Rights {
+        p.paths.iter().filter(|r| scope::is_within(path, &r.path)).fold(Rights::NONE, |a, r| a.union(r.rights))
+    }
+
+    #[test]
+    fn default_mode_maps_each_scope() {
+        let p = policy(0o0467);
+        assert_eq!(rights(&p, "/"), None, "no rule may cover the whole tree");
+        assert_eq!(rights(&p, "/home/u/proj"), Some(Rights::ALL));
+        // External read, entered along the path to the workspace and the home directory.
+        assert_eq!(rights(&p, "/opt"), Some(Rights::READ));
+        assert_eq!(rights(&p, "/srv"), Some(Rights::READ));
+        assert_eq!(rights(&p, "/home/other"), Some(Rights::READ));
+        assert_eq!(rights(&p, "/home/u/notes"), Some(Rights::READ));
+        // Directories that hold the workspace or the home directory: names only.
+        assert_eq!(rights(&p, "/home"), Some(Rights::LIST));
+        assert_eq!(rights(&p, "/home/u"), Some(Rights::LIST));
+        // Credentials and links are left out.
+        assert_eq!(rights(&p, "/home/u/.ssh"), None);
+        assert_eq!(rights(&p, "/home/u/api_token.txt"), None);
+        assert_eq!(rights(&p, "/home/u/evil"), None);
+        assert_eq!(rights(&p, "/data"), None);
+        assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::LIST, "names only, never contents");
+        assert_eq!(effective(&p, "/etc/shadow"), Rights::NONE);
+        assert_eq!(effective(&p, "/var/lib/x"), Rights::NONE);
+        // System: only the runtime baseline.
+        assert_eq!(rights(&p, "/etc"), None);
+        assert_eq!(rights(&p, "/var"), None);
+        assert_eq!(rights(&p, "/etc/passwd"), Some(Rights::READ));
+        assert_eq!(rights(&p, "/usr"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/tmp"), Some(Rights::ALL));
+        assert_eq!(rights(&p, "/dev/null"), Some(Rights::RW));
+        assert!(p.sockets);
+        assert!(!p.keyring);
+        assert!(p.drop_capabilities.iter().any(|c| c.name == "CAP_SYS_ADMIN"));
+    }
+
+    #[test]
+    fn toolchains_on_path_are_read_and_execute_without_their_credentials() {
+        let p = policy(0o0467);
+        assert_eq!(rights(&p, "/home/u/.cargo/bin"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/.cargo/registry"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/.rustup/toolchains"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/.cargo/credentials.toml"), None);
+        // PATH entries that hold the home directory, the system or everything are ignored.
+        assert_eq!(rights(&p, "/etc"), None);
+        assert_eq!(rights(&p, "/home/u"), Some(Rights::LIST));
+        assert_eq!(rights(&p, "/"), None);
+    }
+
+    #[test]
+    fn standard_streams_and_programs_get_file_rights() {
+        let p = policy(0o0000);
+        assert_eq!(rights(&p, "/srv/log.txt"), Some(Rights::WRITE));
+        assert_eq!(rights(&p, "/dev/pts/3"), Some(Rights::WRITE));
+        assert_eq!(rights(&p, "/usr/bin/bash"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/.cargo/bin/sandbox-bash"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/proj"), None);
+        assert_eq!(rights(&p, "/opt"), None);
+        assert!(!p.sockets);
+    }
+
+    #[test]
+    fn startup_files_never_get_external_write() {
+        let p = policy(0o0667);
+        assert_eq!(rights(&p, "/home/u/notes"), Some(Rights::RW));
+        assert_eq!(rights(&p, "/home/u/.bashrc"), Some(Rights::READ));
+    }
+
+    #[test]
+    fn system_bits_reach_system_roots_and_credentials() {
+        let p = policy(0o4467);
+        assert_eq!(rights(&p, "/"), Some(Rights::READ), "every scope reads, so the whole tree may");
+        assert_eq!(effective(&p, "/etc/shadow"), Rights::READ);
+        assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::READ);
+        assert!(p.keyring);
+        let p = policy(0o6467);
+        assert_eq!(rights(&p, "/etc"), Some(Rights::RW));
+        assert_eq!(rights(&p, "/home/u/.ssh"), Some(Rights::RW));
+        assert_eq!(rights(&p, "/home/u/.cargo/credentials.toml"), Some(Rights::RW));
+        assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::RW);
+        assert_eq!(effective(&p, "/home/u/proj/x"), Rights::ALL);
+        let p = policy(0o1467);
+        assert!(p.drop_capabilities.is_empty());
+    }
+
+    #[test]
+    fn full_mode_is_one_rule_for_everything() {
+        let p = policy(0o7777);
+        assert_eq!(rights(&p, "/"), Some(Rights::ALL));
+        assert!(p.sockets && p.keyring && p.drop_capabilities.is_empty());
+    }
+
+    #[test]
+    fn network_off_means_no_sockets() {
+        assert!(!policy(0o0407).sockets);
+        assert!(policy(0o0447).sockets);
+        assert!(policy(0o0427).sockets);
+        assert!(!policy(0o0417).sockets, "network execute alone is static only");
+    }
+
+    #[test]
+    fn read_only_audit_has_no_write_anywhere_but_scratch() {
+        let p = policy(0o0444);
+        for r in &p.paths {
+            if r.rights.contains(Rights::WRITE) {
+                assert!(
+                    matches!(r.why, Why::Scratch | Why::StandardStream),
+                    "{} has write in a read-only audit",
+                    r.path
+                );
+            }
+        }
+        assert_eq!(rights(&p, "/home/u/proj"), Some(Rights::READ));
+    }
+
+    #[test]
+    fn nested_invocations_take_unlistable_directories_whole() {
+        let l = layout();
+        let mut world = machine();
+        world.0.remove("/");
+        world.0.remove("/home/u/.cargo");
+        for nested in [false, true] {
+            let inputs = Inputs {
+                mode: Mode(0o0467),
+                layout: &l,
+                path_var: Some("/home/u/.cargo/bin"),
+                real_bash: "/usr/bin/bash",
+                self_exe: None,
+                standard_files: [None, None, None],
+                nested,
+            };
+            let p = plan(&inputs, &world);
+            let expect = |r: Rights| if nested { Some(r) } else { None };
+            assert_eq!(rights(&p, "/"), expect(Rights::READ));
+            assert_eq!(rights(&p, "/home/u/.cargo"), expect(Rights::RX));
+            assert_eq!(rights(&p, "/home/u/.rustup"), Some(Rights::LIST));
+        }
+    }
+
+    #[test]
+    fn a_workspace_in_scratch_is_stated_as_static_only() {
+        let l = Layout { workspace: "/tmp/ci/checkout".into(), home: Some("/home/u".into()), tmpdir: None };
+        let inputs = Inputs {
+            mode: Mode(0o0444),
+            layout: &l,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+        };
+        let p = plan(&inputs, &machine());
+        assert!(p.static_only.iter().any(|s| s.contains("inside scratch space")), "{:?}", p.static_only);
+    }
+}

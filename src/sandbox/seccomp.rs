@@ -1,0 +1,232 @@
+//! The seccomp filter as data: a classic BPF program built from the policy, which tests run
+//! through a small interpreter. It refuses what Landlock does not cover: creating sockets of
+//! any family but AF_UNIX when the network is off (this is what stops UDP, MPTCP, raw and
+//! packet sockets, which Landlock's TCP rules miss), io_uring (which can create sockets
+//! without the socket system call), and the kernel keyring when system read is off. System
+//! calls of another architecture (32-bit or x32 on a 64-bit kernel) end the process: the
+//! filter could not check them by number.
+
+/// One classic BPF instruction, laid out as the kernel's `struct sock_filter`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Insn {
+    pub code: u16,
+    pub jt: u8,
+    pub jf: u8,
+    pub k: u32,
+}
+
+pub const LD_W_ABS: u16 = 0x20;
+pub const JEQ_K: u16 = 0x15;
+pub const JGE_K: u16 = 0x35;
+pub const RET_K: u16 = 0x06;
+
+pub const RET_ALLOW: u32 = 0x7fff_0000;
+pub const RET_ERRNO: u32 = 0x0005_0000;
+pub const RET_KILL_PROCESS: u32 = 0x8000_0000;
+
+/// Offsets in `struct seccomp_data`.
+pub const OFFSET_NR: u32 = 0;
+pub const OFFSET_ARCH: u32 = 4;
+/// The low 32 bits of the first argument (little-endian).
+pub const OFFSET_ARG0: u32 = 16;
+
+pub const AF_UNIX: u32 = 1;
+const EPERM: u32 = 1;
+const ENOSYS: u32 = 38;
+
+/// System call numbers of one architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub name: &'static str,
+    pub audit: u32,
+    /// Numbers at or above this are another ABI on the same architecture (x32), if any.
+    pub foreign_from: Option<u32>,
+    pub socket: u32,
+    pub io_uring_setup: u32,
+    pub add_key: u32,
+    pub request_key: u32,
+    pub keyctl: u32,
+}
+
+pub const X86_64: Arch = Arch {
+    name: "x86_64",
+    audit: 0xC000_003E,
+    foreign_from: Some(0x4000_0000),
+    socket: 41,
+    io_uring_setup: 425,
+    add_key: 248,
+    request_key: 249,
+    keyctl: 250,
+};
+
+pub const AARCH64: Arch = Arch {
+    name: "aarch64",
+    audit: 0xC000_00B7,
+    foreign_from: None,
+    socket: 198,
+    io_uring_setup: 425,
+    add_key: 217,
+    request_key: 218,
+    keyctl: 219,
+};
+
+/// The architecture this binary runs on, if the filter knows its numbers.
+pub fn native() -> Option<Arch> {
+    if cfg!(target_arch = "x86_64") {
+        Some(X86_64)
+    } else if cfg!(target_arch = "aarch64") {
+        Some(AARCH64)
+    } else {
+        None
+    }
+}
+
+/// What the filter refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// Sockets of every family may be created.
+    pub sockets: bool,
+    /// The kernel keyring may be used.
+    pub keyring: bool,
+}
+
+fn stmt(code: u16, k: u32) -> Insn {
+    Insn { code, jt: 0, jf: 0, k }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
+    Insn { code, jt, jf, k }
+}
+
+/// Builds the filter program for `arch`.
+pub fn program(arch: Arch, rules: Rules) -> Vec<Insn> {
+    let mut p = vec![
+        stmt(LD_W_ABS, OFFSET_ARCH),
+        jump(JEQ_K, arch.audit, 1, 0),
+        stmt(RET_K, RET_KILL_PROCESS),
+        stmt(LD_W_ABS, OFFSET_NR),
+    ];
+    if let Some(from) = arch.foreign_from {
+        p.push(jump(JGE_K, from, 0, 1));
+        p.push(stmt(RET_K, RET_KILL_PROCESS));
+    }
+    let refuse = |p: &mut Vec<Insn>, nr: u32, errno: u32| {
+        p.push(jump(JEQ_K, nr, 0, 1));
+        p.push(stmt(RET_K, RET_ERRNO | errno));
+    };
+    if !rules.sockets {
+        // socket(family, …): AF_UNIX only.
+        p.push(jump(JEQ_K, arch.socket, 0, 4));
+        p.push(stmt(LD_W_ABS, OFFSET_ARG0));
+        p.push(jump(JEQ_K, AF_UNIX, 0, 1));
+        p.push(stmt(RET_K, RET_ALLOW));
+        p.push(stmt(RET_K, RET_ERRNO | EPERM));
+        // io_uring can open sockets on its own; "not supported" makes runtimes fall back.
+        refuse(&mut p, arch.io_uring_setup, ENOSYS);
+    }
+    if !rules.keyring {
+        for nr in [arch.add_key, arch.request_key, arch.keyctl] {
+            refuse(&mut p, nr, EPERM);
+        }
+    }
+    p.push(stmt(RET_K, RET_ALLOW));
+    p
+}
+
+/// Runs `program` on one system call the way the kernel would, returning the action. Only
+/// the instructions [`program`] emits are understood; anything else is an error.
+pub fn run(program: &[Insn], arch: u32, nr: u32, arg0: u64) -> Result<u32, String> {
+    let mut data = [0u8; 64];
+    data[0..4].copy_from_slice(&nr.to_le_bytes());
+    data[4..8].copy_from_slice(&arch.to_le_bytes());
+    data[16..24].copy_from_slice(&arg0.to_le_bytes());
+    let mut a: u32 = 0;
+    let mut pc = 0usize;
+    while let Some(insn) = program.get(pc) {
+        match insn.code {
+            LD_W_ABS => {
+                let at = insn.k as usize;
+                let bytes = data.get(at..at + 4).ok_or_else(|| format!("load out of range at {pc}"))?;
+                a = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                pc += 1;
+            }
+            JEQ_K | JGE_K => {
+                let taken = if insn.code == JEQ_K { a == insn.k } else { a >= insn.k };
+                pc += 1 + usize::from(if taken { insn.jt } else { insn.jf });
+            }
+            RET_K => return Ok(insn.k),
+            other => return Err(format!("unknown instruction {other:#x} at {pc}")),
+        }
+    }
+    Err("the program ran off its end".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AF_INET: u64 = 2;
+    const AF_INET6: u64 = 10;
+    const AF_NETLINK: u64 = 16;
+    const AF_PACKET: u64 = 17;
+    const I386: u32 = 0x4000_0003;
+
+    fn check(arch: Arch) {
+        let off = program(arch, Rules { sockets: false, keyring: false });
+        let on = program(arch, Rules { sockets: true, keyring: true });
+        let run = |p: &[Insn], nr: u32, arg: u64| run(p, arch.audit, nr, arg).unwrap();
+        // Network off: AF_UNIX only.
+        assert_eq!(run(&off, arch.socket, 1), RET_ALLOW);
+        for family in [AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, 0, 255] {
+            assert_eq!(run(&off, arch.socket, family), RET_ERRNO | EPERM, "family {family}");
+        }
+        // The high half of the argument is not the family: the kernel reads an int.
+        assert_eq!(run(&off, arch.socket, (1 << 32) | AF_INET), RET_ERRNO | EPERM);
+        assert_eq!(run(&off, arch.io_uring_setup, 0), RET_ERRNO | ENOSYS);
+        assert_eq!(run(&off, arch.keyctl, 0), RET_ERRNO | EPERM);
+        assert_eq!(run(&off, arch.add_key, 0), RET_ERRNO | EPERM);
+        // Ordinary calls pass, network on or off.
+        for nr in [0, 1, 2, 3, 59, 60, 231] {
+            assert_eq!(run(&off, nr, 0), RET_ALLOW);
+        }
+        // Network on: every family; keyring on.
+        assert_eq!(run(&on, arch.socket, AF_INET), RET_ALLOW);
+        assert_eq!(run(&on, arch.io_uring_setup, 0), RET_ALLOW);
+        assert_eq!(run(&on, arch.keyctl, 0), RET_ALLOW);
+        // Another architecture's calls end the process, whatever they are.
+        for p in [&off, &on] {
+            assert_eq!(super::run(p, I386, 102, 1).unwrap(), RET_KILL_PROCESS);
+            assert_eq!(super::run(p, I386, 359, AF_INET).unwrap(), RET_KILL_PROCESS);
+        }
+    }
+
+    #[test]
+    fn x86_64_filter() {
+        check(X86_64);
+        let off = program(X86_64, Rules { sockets: false, keyring: false });
+        // x32 system calls (the same architecture, numbers with bit 30) are refused outright.
+        assert_eq!(run(&off, X86_64.audit, 0x4000_0000 | 41, AF_INET).unwrap(), RET_KILL_PROCESS);
+        assert_eq!(run(&off, X86_64.audit, 0x4000_0000 | 41, 1).unwrap(), RET_KILL_PROCESS);
+    }
+
+    #[test]
+    fn aarch64_filter() {
+        check(AARCH64);
+    }
+
+    #[test]
+    fn every_jump_lands_inside_the_program() {
+        for sockets in [false, true] {
+            for keyring in [false, true] {
+                let p = program(X86_64, Rules { sockets, keyring });
+                for (i, insn) in p.iter().enumerate() {
+                    if insn.code == JEQ_K || insn.code == JGE_K {
+                        assert!(i + 1 + usize::from(insn.jt.max(insn.jf)) < p.len());
+                    }
+                }
+                assert_eq!(p.last().map(|i| (i.code, i.k)), Some((RET_K, RET_ALLOW)));
+            }
+        }
+    }
+}
