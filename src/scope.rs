@@ -122,6 +122,11 @@ pub fn normalize(cwd: &str, path: &str) -> String {
     out
 }
 
+/// The part of `path` below `/proc/self/` or `/proc/thread-self/`, if it is there.
+fn own_proc_entry(path: &str) -> Option<&str> {
+    path.strip_prefix("/proc/self/").or_else(|| path.strip_prefix("/proc/thread-self/")).filter(|r| !r.is_empty())
+}
+
 /// Whether `path` is `dir` or lies below it (both normal and absolute).
 pub fn is_within(path: &str, dir: &str) -> bool {
     if dir == "/" {
@@ -174,6 +179,20 @@ impl Layout {
     pub fn classify(&self, path: &str, write: bool) -> Class {
         if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") {
             return Class::Network;
+        }
+        if let Some(own) = own_proc_entry(path) {
+            // The shell's own /proc entries: `root/…` is the filesystem again, `cwd/…` lands
+            // where the walk cannot know; the rest (status, fd, maps, …) is its own business
+            // to read, never to write.
+            if let Some(rest) = own.strip_prefix("root") {
+                if rest.is_empty() || rest.starts_with('/') {
+                    return self.classify(&normalize("/", rest), write);
+                }
+            }
+            if write || own == "cwd" || own.starts_with("cwd/") {
+                return Class::System;
+            }
+            return Class::Scratch;
         }
         if self.is_credential(path) {
             return Class::Credential;
@@ -297,6 +316,14 @@ mod tests {
         assert_eq!(c("/home/u/.cargo/credentials.toml"), Class::Credential);
         assert_eq!(c("/home/u/.config/gcloud/x"), Class::Credential);
         assert_eq!(c("/home/u/.envrc"), Class::External);
+        assert_eq!(c("/proc/self/status"), Class::Scratch);
+        assert_eq!(c("/proc/thread-self/fd/3"), Class::Scratch);
+        assert_eq!(w("/proc/self/oom_score_adj"), Class::System);
+        assert_eq!(c("/proc/self/root/etc/shadow"), Class::System);
+        assert_eq!(c("/proc/self/root/home/u/.ssh/id_rsa"), Class::Credential);
+        assert_eq!(c("/proc/self/root"), Class::System);
+        assert_eq!(c("/proc/self/cwd/x"), Class::System);
+        assert_eq!(c("/proc/1/environ"), Class::System);
         assert_eq!(c("/home/u/proj/src/main.rs"), Class::Workspace);
         assert_eq!(c("/home/u/proj/.git/hooks/pre-commit"), Class::Workspace);
         assert_eq!(w("/home/u/proj/.git/hooks/pre-commit"), Class::Protected);

@@ -1724,6 +1724,18 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
             for f in parsed.values(&["files0-from", "random-source"]) {
                 w.path(&f, &[Perm::Read], program, "reads a file", st);
             }
+            for code in parsed.values(&["compress-program"]) {
+                // sort runs it to compress its temporary files.
+                w.need(
+                    Scope::Workspace,
+                    Perm::Execute,
+                    &code.raw,
+                    program,
+                    "runs a program named in an option",
+                    code.pos,
+                );
+                w.unresolved(&code.raw, code.pos);
+            }
             let ops = parsed.operands;
             for (i, f) in ops.iter().enumerate() {
                 if kind == Special::Uniq && i == 1 {

@@ -396,7 +396,12 @@ pub static TABLE: &[TableEntry] = &[
             "key", "output", "field-separator", "temporary-directory", "buffer-size", "files0-from", "parallel",
             "batch-size", "compress-program", "random-source", "sort"
         ],
-        &[("sort a.txt", "0004"), ("sort -o /etc/x a.txt", "2004"), ("sort -u ~/list -o out.txt", "0402")],
+        &[
+            ("sort a.txt", "0004"),
+            ("sort -o /etc/x a.txt", "2004"),
+            ("sort -u ~/list -o out.txt", "0402"),
+            ("sort --compress-program=./z a.txt", "0005"),
+        ],
     ),
     // ----- writers -----------------------------------------------------------------------
     entry(
