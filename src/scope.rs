@@ -184,10 +184,10 @@ impl Layout {
             // The shell's own /proc entries: `root/…` is the filesystem again, `cwd/…` lands
             // where the walk cannot know; the rest (status, fd, maps, …) is its own business
             // to read, never to write.
-            if let Some(rest) = own.strip_prefix("root") {
-                if rest.is_empty() || rest.starts_with('/') {
-                    return self.classify(&normalize("/", rest), write);
-                }
+            if let Some(rest) = own.strip_prefix("root")
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                return self.classify(&normalize("/", rest), write);
             }
             if write || own == "cwd" || own.starts_with("cwd/") {
                 return Class::System;
