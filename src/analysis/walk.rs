@@ -1658,6 +1658,11 @@ impl<'c> Walker<'c> {
         if !matches!(class, Class::Workspace | Class::External | Class::Scratch) {
             return None;
         }
+        // /dev/stderr, /dev/fd/N and /proc/self are links that mean the running process's
+        // own files: their names decide, not where they point while sandbox-bash runs.
+        if abs.starts_with("/dev/") || abs.starts_with("/proc/") {
+            return None;
+        }
         if let Some(cached) = self.canonical_cache.get(abs) {
             return cached.clone();
         }
