@@ -17,6 +17,20 @@ use super::{Enforcement, Shortfall};
 
 /// The Landlock ABI of the running kernel: `Err` with the reason when there is none.
 pub fn landlock_abi() -> Result<i32, String> {
+    // Debug builds only: tests pretend to run on an older kernel (0: none) to check that
+    // sandbox-bash refuses. Release builds have no such switch.
+    #[cfg(debug_assertions)]
+    if let Some(v) = std::env::var_os("SANDBOX_BASH_TEST_LANDLOCK_ABI") {
+        let pretend: i32 = v.to_string_lossy().parse().unwrap_or(0);
+        if pretend < 1 {
+            return Err("the kernel has no Landlock (pretended by SANDBOX_BASH_TEST_LANDLOCK_ABI)".into());
+        }
+        return Ok(pretend.min(real_landlock_abi()?));
+    }
+    real_landlock_abi()
+}
+
+fn real_landlock_abi() -> Result<i32, String> {
     // SAFETY: with a null attribute, size 0 and the VERSION flag the call only returns the
     // ABI version (or an error); it touches no memory.
     let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
@@ -123,12 +137,6 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
                 why: format!("the kernel offers Landlock ABI {v}, {needed} is needed"),
             });
         }
-        if v < 6 {
-            shortfalls.push(Shortfall {
-                what: "signal and abstract unix socket scoping (ABI 6, Linux 6.12)".into(),
-                why: format!("the kernel offers Landlock ABI {v}"),
-            });
-        }
     }
     match seccomp::native() {
         None => shortfalls.push(Shortfall {
@@ -180,7 +188,8 @@ fn build_ruleset(policy: &Policy, abi: ABI) -> Result<landlock::RulesetCreated, 
     if !policy.sockets {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
     }
-    if policy.scoped {
+    // Scoping came with ABI 6; older kernels go without it (--sandbox-info says so).
+    if policy.scoped && abi >= ABI::V6 {
         ruleset = ruleset.scope(LandlockScope::AbstractUnixSocket | LandlockScope::Signal)?;
     }
     let mut created = ruleset.create()?;
