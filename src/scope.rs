@@ -236,15 +236,16 @@ impl Layout {
 
     /// Credentials: the home-relative locations, and the name patterns anywhere.
     pub fn is_credential(&self, path: &str) -> bool {
-        if let Some(home) = self.home.as_deref().filter(|h| *h != "/") {
-            for entry in HOME_CREDENTIALS {
-                if is_within(path, &format!("{home}/{entry}")) {
-                    return true;
-                }
-            }
-            if let Some(rest) = path.strip_prefix(&format!("{home}/.cargo/"))
-                && rest.starts_with("credentials")
+        if let Some(home) = self.home.as_deref().filter(|h| *h != "/")
+            && let Some(rest) = path.strip_prefix(home).and_then(|r| r.strip_prefix('/'))
+        {
+            if HOME_CREDENTIALS
+                .iter()
+                .any(|entry| rest.strip_prefix(entry).is_some_and(|after| after.is_empty() || after.starts_with('/')))
             {
+                return true;
+            }
+            if rest.strip_prefix(".cargo/").is_some_and(|r| r.starts_with("credentials")) {
                 return true;
             }
         }
@@ -272,15 +273,18 @@ pub fn home_credential_name(component: &str) -> bool {
 
 /// Whether one path component names a secret.
 pub fn credential_name(component: &str) -> bool {
-    if component.is_empty() {
+    let c = component.as_bytes();
+    if c.is_empty() {
         return false;
     }
-    let lower = component.to_ascii_lowercase();
-    lower == ".env"
-        || lower.starts_with(".env.")
-        || [".pem", ".key", ".p12", ".pfx"].iter().any(|s| lower.ends_with(s) && lower.len() > s.len())
-        || ["id_rsa", "id_ecdsa", "id_ed25519"].iter().any(|p| lower.starts_with(p))
-        || ["token", "secret", "credential"].iter().any(|w| lower.contains(w))
+    let starts = |p: &[u8]| c.len() >= p.len() && c[..p.len()].eq_ignore_ascii_case(p);
+    let ends = |p: &[u8]| c.len() > p.len() && c[c.len() - p.len()..].eq_ignore_ascii_case(p);
+    let contains = |w: &[u8]| c.windows(w.len()).any(|win| win.eq_ignore_ascii_case(w));
+    c.eq_ignore_ascii_case(b".env")
+        || starts(b".env.")
+        || [&b".pem"[..], b".key", b".p12", b".pfx"].iter().any(|p| ends(p))
+        || [&b"id_rsa"[..], b"id_ecdsa", b"id_ed25519"].iter().any(|p| starts(p))
+        || [&b"token"[..], b"secret", b"credential"].iter().any(|w| contains(w))
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ mod table;
 mod walk;
 mod word;
 
+pub use parse::nesting;
+pub use walk::{SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_shallow};
+
 pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};
 pub use table::{TABLE, TableEntry};
 
@@ -136,6 +139,14 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
         Ok(text) => text.to_string(),
         Err(failure) => return Analysis { failure: Some(failure), ..Analysis::default() },
     };
+    // Small programs (most commands an agent runs) are analysed right here: starting a
+    // thread costs a third of a millisecond. Anything deeper goes to the big stack.
+    if on_main_thread()
+        && main_stack_bytes() >= walk::SHALLOW_STACK_BYTES
+        && let Some(analysis) = walk::analyze_program_shallow(&text, kind, ctx)
+    {
+        return analysis;
+    }
     let ctx = ctx.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("analysis".into()).stack_size(parse::STACK_BYTES).spawn(move || {
@@ -161,6 +172,26 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
             failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
         }
         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure(STOPPED),
+    }
+}
+
+/// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
+fn on_main_thread() -> bool {
+    // SAFETY: getpid and gettid only read the caller's identity.
+    unsafe { libc::getpid() == libc::gettid() }
+}
+
+/// The main thread's stack limit (`ulimit -s`), in bytes; 0 when it cannot be read.
+fn main_stack_bytes() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
+        return 0;
+    }
+    if limit.rlim_cur == libc::RLIM_INFINITY {
+        usize::MAX
+    } else {
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
     }
 }
 

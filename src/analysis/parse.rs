@@ -91,6 +91,11 @@ fn check_numbers(text: &str) -> Result<(), Failure> {
     }
 }
 
+/// How deep a text nests (compound commands, substitutions, quotes), by a cheap scan.
+pub fn nesting(text: &str) -> usize {
+    scan(text).0
+}
+
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
     check_numbers(text)?;

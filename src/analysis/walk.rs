@@ -344,6 +344,9 @@ pub struct Walker<'c> {
     failure: Option<Failure>,
     origin: Origin,
     nested_texts: usize,
+    /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
+    /// stops the walk, and the analysis starts again on a big stack.
+    shallow: bool,
     parses: usize,
     parsed_bytes: usize,
     quiet: u32,
@@ -400,20 +403,61 @@ pub struct Walker<'c> {
 }
 
 /// Runs the analysis of a whole program text.
-pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
-    let mut w = Walker::new(ctx);
-    w.input_len = text.len();
-    w.file_stack.extend(ctx.script_path.iter().cloned());
-    let mut st = State::new(ctx);
-    let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
-    let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
-    if let Some(value) = &ctx.bash_env {
-        // bash expands $BASH_ENV and sources the file it names before the program.
-        let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
-        w.run_text(&format!(". {value}"), startup, &mut st, Nest::Same);
+/// The bounds of a walk on the caller's stack: texts at most this long and this deep, nested
+/// texts and function calls at most this far. A test checks that the worst case within them
+/// fits in [`SHALLOW_STACK_BYTES`].
+pub const SHALLOW_TEXT_BYTES: usize = 2048;
+pub const SHALLOW_NESTING: usize = 12;
+const SHALLOW_TEXTS: usize = 3;
+const SHALLOW_CALLS: usize = 3;
+/// The stack the shallow bounds are made for; the caller's must be at least this big.
+pub const SHALLOW_STACK_BYTES: usize = 4 * 1024 * 1024;
+
+/// Analyses a small program on the current stack. `None` when it turns out to need more
+/// (deep nesting, a file to read, deep calls): then run [`analyze_program`] on a big stack.
+pub fn analyze_program_shallow(text: &str, kind: TextKind, ctx: &Context) -> Option<Analysis> {
+    if text.len() > SHALLOW_TEXT_BYTES || parse::nesting(text) > SHALLOW_NESTING {
+        return None;
     }
-    w.run_text(&body, origin, &mut st, Nest::Same);
-    w.finish()
+    let mut w = Walker::new(ctx);
+    w.shallow = true;
+    let analysis = w.walk_program(text, kind, ctx);
+    if analysis.too_deep { None } else { Some(analysis.analysis) }
+}
+
+pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
+    Walker::new(ctx).walk_program(text, kind, ctx).analysis
+}
+
+struct Walked {
+    analysis: Analysis,
+    too_deep: bool,
+}
+
+const NEEDS_STACK: &str = "the program needs a bigger stack";
+
+impl Walker<'_> {
+    fn stop_shallow(&mut self) {
+        self.fail(Failure { message: NEEDS_STACK.into(), pos: None });
+    }
+
+    fn walk_program(mut self, text: &str, kind: TextKind, ctx: &Context) -> Walked {
+        let w = &mut self;
+        w.input_len = text.len();
+        w.file_stack.extend(ctx.script_path.iter().cloned());
+        let mut st = State::new(ctx);
+        let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
+        let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
+        if let Some(value) = &ctx.bash_env {
+            // bash expands $BASH_ENV and sources the file it names before the program.
+            let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
+            w.run_text(&format!(". {value}"), startup, &mut st, Nest::Same);
+        }
+        w.run_text(&body, origin, &mut st, Nest::Same);
+        let analysis = self.finish();
+        let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
+        Walked { analysis, too_deep }
+    }
 }
 
 /// A `#!` line is a comment to bash; keep it out of the parser but keep line numbers.
@@ -459,6 +503,7 @@ impl<'c> Walker<'c> {
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
+            shallow: false,
             file_stack: Vec::new(),
             text_stack: Vec::new(),
             steps: 0,
@@ -688,6 +733,10 @@ impl<'c> Walker<'c> {
         if self.failed() {
             return;
         }
+        if self.shallow && (self.nested_texts >= SHALLOW_TEXTS || parse::nesting(text) > SHALLOW_NESTING) {
+            self.stop_shallow();
+            return;
+        }
         if self.nested_texts >= MAX_NESTED_TEXTS {
             self.fail(Failure {
                 message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
@@ -792,6 +841,11 @@ impl<'c> Walker<'c> {
     /// very program.
     pub fn read_code_file(&mut self, path: &str) -> Option<String> {
         if self.written.contains(path) || self.written_unknown {
+            return None;
+        }
+        if self.shallow {
+            // A file can be as deep as it likes: not on a small stack.
+            self.stop_shallow();
             return None;
         }
         if self.file_stack.iter().any(|f| f == path) {
@@ -1826,6 +1880,10 @@ impl<'c> Walker<'c> {
                 self.function_skipped.insert(index);
             }
             self.apply_call_effects(name, st);
+            return;
+        }
+        if self.shallow && self.call_stack.len() >= SHALLOW_CALLS {
+            self.stop_shallow();
             return;
         }
         let (body, origin) = {

@@ -395,10 +395,12 @@ impl Planner<'_> {
         let home = self.layout().home.clone();
         let w = self.layout().workspace.clone();
         let mut homes_done: Vec<String> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
         for entry in path_var.split(':') {
-            if !entry.starts_with('/') {
+            if !entry.starts_with('/') || seen.contains(&entry) {
                 continue;
             }
+            seen.push(entry);
             let Some(dir) = self.world.canonical(entry) else { continue };
             if dir == "/"
                 || scope::is_within(&dir, &w)
@@ -426,6 +428,14 @@ impl Planner<'_> {
                         // (`~/.cargo/credentials.toml`) stay out; the home itself can be
                         // listed (nested invocations list it again).
                         match self.world.list(&top) {
+                            // Nothing to leave out: one rule for the whole home.
+                            Some(entries)
+                                if entries.iter().all(|(child, link)| {
+                                    !link && !self.layout().is_credential(&format!("{top}/{child}"))
+                                }) =>
+                            {
+                                self.add(&top, Rights::RX, Why::Toolchain, false);
+                            }
                             Some(entries) => {
                                 self.add(&top, Rights::LIST, Why::Toolchain, false);
                                 for (child, link) in entries {
@@ -657,7 +667,7 @@ mod tests {
         let p = policy(0o0467);
         assert_eq!(rights(&p, "/home/u/.cargo/bin"), Some(Rights::RX));
         assert_eq!(rights(&p, "/home/u/.cargo/registry"), Some(Rights::RX));
-        assert_eq!(rights(&p, "/home/u/.rustup/toolchains"), Some(Rights::RX));
+        assert_eq!(rights(&p, "/home/u/.rustup"), Some(Rights::RX), "nothing to leave out: one rule");
         assert_eq!(rights(&p, "/home/u/.cargo/credentials.toml"), None);
         // PATH entries that hold the home directory, the system or everything are ignored.
         assert_eq!(rights(&p, "/etc"), None);
@@ -751,7 +761,7 @@ mod tests {
             let expect = |r: Rights| if nested { Some(r) } else { None };
             assert_eq!(rights(&p, "/"), expect(Rights::READ));
             assert_eq!(rights(&p, "/home/u/.cargo"), expect(Rights::RX));
-            assert_eq!(rights(&p, "/home/u/.rustup"), Some(Rights::LIST));
+            assert_eq!(rights(&p, "/home/u/.rustup"), Some(Rights::RX));
         }
     }
 
