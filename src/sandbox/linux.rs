@@ -6,11 +6,6 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope as LandlockScope,
-};
-
 use super::policy::{Policy, Rights};
 use super::seccomp::{self, Insn};
 use super::{Enforcement, Shortfall};
@@ -33,7 +28,14 @@ pub fn landlock_abi() -> Result<i32, String> {
 fn real_landlock_abi() -> Result<i32, String> {
     // SAFETY: with a null attribute, size 0 and the VERSION flag the call only returns the
     // ABI version (or an error); it touches no memory.
-    let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            uapi::CREATE_RULESET_VERSION,
+        )
+    };
     if v >= 1 {
         return Ok(v as i32);
     }
@@ -57,30 +59,117 @@ pub fn required_abi(policy: &Policy) -> (i32, &'static str) {
     }
 }
 
-fn read_rights() -> BitFlags<AccessFs> {
-    AccessFs::ReadFile | AccessFs::ReadDir
+/// Landlock's access rights and flags, as the kernel's uapi header defines them.
+mod uapi {
+    pub const CREATE_RULESET_VERSION: u32 = 1;
+    pub const RULE_PATH_BENEATH: u32 = 1;
+
+    pub const FS_EXECUTE: u64 = 1 << 0;
+    pub const FS_WRITE_FILE: u64 = 1 << 1;
+    pub const FS_READ_FILE: u64 = 1 << 2;
+    pub const FS_READ_DIR: u64 = 1 << 3;
+    pub const FS_REMOVE_DIR: u64 = 1 << 4;
+    pub const FS_REMOVE_FILE: u64 = 1 << 5;
+    pub const FS_MAKE_CHAR: u64 = 1 << 6;
+    pub const FS_MAKE_DIR: u64 = 1 << 7;
+    pub const FS_MAKE_REG: u64 = 1 << 8;
+    pub const FS_MAKE_SOCK: u64 = 1 << 9;
+    pub const FS_MAKE_FIFO: u64 = 1 << 10;
+    pub const FS_MAKE_BLOCK: u64 = 1 << 11;
+    pub const FS_MAKE_SYM: u64 = 1 << 12;
+    /// ABI 2.
+    pub const FS_REFER: u64 = 1 << 13;
+    /// ABI 3.
+    pub const FS_TRUNCATE: u64 = 1 << 14;
+    /// ABI 5.
+    pub const FS_IOCTL_DEV: u64 = 1 << 15;
+
+    /// ABI 4.
+    pub const NET_BIND_TCP: u64 = 1 << 0;
+    pub const NET_CONNECT_TCP: u64 = 1 << 1;
+
+    /// ABI 6.
+    pub const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
+    pub const SCOPE_SIGNAL: u64 = 1 << 1;
+
+    /// `struct landlock_ruleset_attr`.
+    #[repr(C)]
+    pub struct RulesetAttr {
+        pub handled_access_fs: u64,
+        pub handled_access_net: u64,
+        pub scoped: u64,
+    }
+
+    /// `struct landlock_path_beneath_attr` (packed).
+    #[repr(C, packed)]
+    pub struct PathBeneathAttr {
+        pub allowed_access: u64,
+        pub parent_fd: i32,
+    }
 }
 
-fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
-    // Connecting to unix sockets by path is left unhandled: it is the static layer's.
-    AccessFs::from_write(abi) & !BitFlags::from(AccessFs::ResolveUnix)
+/// Read: files and directory listings, never execute.
+const READ: u64 = uapi::FS_READ_FILE | uapi::FS_READ_DIR;
+
+/// The write class on `abi`: writing, creating, removing, linking and renaming, truncating,
+/// and device ioctls where the ABI has them.
+fn write_rights(abi: i32) -> u64 {
+    use uapi::*;
+    let mut w = FS_WRITE_FILE
+        | FS_REMOVE_DIR
+        | FS_REMOVE_FILE
+        | FS_MAKE_CHAR
+        | FS_MAKE_DIR
+        | FS_MAKE_REG
+        | FS_MAKE_SOCK
+        | FS_MAKE_FIFO
+        | FS_MAKE_BLOCK
+        | FS_MAKE_SYM;
+    if abi >= 2 {
+        w |= FS_REFER;
+    }
+    if abi >= 3 {
+        w |= FS_TRUNCATE;
+    }
+    if abi >= 5 {
+        w |= FS_IOCTL_DEV;
+    }
+    w
 }
 
-fn landlock_rights(r: Rights, abi: ABI, directory: bool) -> BitFlags<AccessFs> {
-    let mut a = BitFlags::empty();
+/// The rights that make sense on a file that is not a directory.
+fn file_rights(abi: i32) -> u64 {
+    use uapi::*;
+    let mut f = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE;
+    if abi >= 3 {
+        f |= FS_TRUNCATE;
+    }
+    if abi >= 5 {
+        f |= FS_IOCTL_DEV;
+    }
+    f
+}
+
+/// Every filesystem right this ABI handles.
+fn handled_fs(abi: i32) -> u64 {
+    READ | write_rights(abi) | uapi::FS_EXECUTE
+}
+
+fn landlock_rights(r: Rights, abi: i32, directory: bool) -> u64 {
+    let mut a = 0;
     if r.contains(Rights::READ) {
-        a |= read_rights();
+        a |= READ;
     }
     if r.contains(Rights::LIST) {
-        a |= AccessFs::ReadDir;
+        a |= uapi::FS_READ_DIR;
     }
     if r.contains(Rights::WRITE) {
         a |= write_rights(abi);
     }
     if r.contains(Rights::EXECUTE) {
-        a |= AccessFs::Execute;
+        a |= uapi::FS_EXECUTE;
     }
-    if directory { a } else { a & AccessFs::from_file(abi) }
+    if directory { a } else { a & file_rights(abi) }
 }
 
 /// Opens a rule's path without following a final symlink unless the rule says so. `None`
@@ -89,17 +178,19 @@ fn landlock_rights(r: Rights, abi: ABI, directory: bool) -> BitFlags<AccessFs> {
 fn open_rule_path(path: &str, follow: bool) -> Option<(OwnedFd, bool)> {
     let c = CString::new(std::path::Path::new(path).as_os_str().as_bytes()).ok()?;
     let flags = libc::O_PATH | libc::O_CLOEXEC | if follow { 0 } else { libc::O_NOFOLLOW };
+    // The system call itself: some C libraries add an fcntl after every open with O_CLOEXEC,
+    // and this runs a hundred times at every start.
     // SAFETY: `c` is a valid NUL-terminated path; the returned descriptor is owned below.
-    let fd = unsafe { libc::open(c.as_ptr(), flags) };
+    let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
     if fd < 0 {
         return None;
     }
     // SAFETY: `fd` was just opened and is owned by nothing else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     // SAFETY: an all-zero stat is a valid value to be overwritten by fstat.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is open and `st` is a valid out-pointer.
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+    if unsafe { libc::syscall(libc::SYS_fstat, fd.as_raw_fd(), &mut st as *mut libc::stat) } != 0 {
         return None;
     }
     match st.st_mode & libc::S_IFMT {
@@ -112,7 +203,7 @@ fn open_rule_path(path: &str, follow: bool) -> Option<(OwnedFd, bool)> {
 /// Everything that can be checked and prepared before the first irreversible step.
 pub struct Prepared {
     abi: Option<i32>,
-    ruleset: Option<landlock::RulesetCreated>,
+    ruleset: Option<OwnedFd>,
     filter: Option<Vec<Insn>>,
     drop: Vec<u8>,
     shortfalls: Vec<Shortfall>,
@@ -161,9 +252,7 @@ pub fn prepare(policy: &Policy) -> Result<Prepared, String> {
         .filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter"))
         .map(|arch| seccomp::program(arch, seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring }));
     let ruleset = match abi {
-        Some(v) => {
-            Some(build_ruleset(policy, ABI::from(v)).map_err(|e| format!("cannot build the Landlock rules: {e}"))?)
-        }
+        Some(v) => Some(build_ruleset(policy, v)?),
         None => None,
     };
     Ok(Prepared { abi, ruleset, filter, drop: policy.drop_capabilities.iter().map(|c| c.number).collect(), shortfalls })
@@ -181,27 +270,54 @@ impl Prepared {
     }
 }
 
-fn build_ruleset(policy: &Policy, abi: ABI) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
-    let handled = read_rights() | write_rights(abi) | AccessFs::Execute;
-    let handled = handled & AccessFs::from_all(abi);
-    let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort).handle_access(handled)?;
-    if !policy.sockets {
-        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
+fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
+    let handled = handled_fs(abi);
+    let attr = uapi::RulesetAttr {
+        handled_access_fs: handled,
+        handled_access_net: if !policy.sockets && abi >= 4 { uapi::NET_BIND_TCP | uapi::NET_CONNECT_TCP } else { 0 },
+        // Scoping came with ABI 6; older kernels go without it (--sandbox-info says so).
+        scoped: if policy.scoped && abi >= 6 { uapi::SCOPE_ABSTRACT_UNIX_SOCKET | uapi::SCOPE_SIGNAL } else { 0 },
+    };
+    // The attribute grew with the ABI; older kernels accept only the fields they know.
+    let size: usize = match abi {
+        ..=3 => 8,
+        4 | 5 => 16,
+        _ => std::mem::size_of::<uapi::RulesetAttr>(),
+    };
+    // SAFETY: `attr` is a valid landlock_ruleset_attr of at least `size` bytes.
+    let fd = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, &attr as *const uapi::RulesetAttr, size, 0u32) };
+    if fd < 0 {
+        return Err(format!("cannot create the Landlock ruleset: {}", std::io::Error::last_os_error()));
     }
-    // Scoping came with ABI 6; older kernels go without it (--sandbox-info says so).
-    if policy.scoped && abi >= ABI::V6 {
-        ruleset = ruleset.scope(LandlockScope::AbstractUnixSocket | LandlockScope::Signal)?;
-    }
-    let mut created = ruleset.create()?;
+    // SAFETY: the kernel just returned this descriptor; nothing else owns it.
+    let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     for rule in &policy.paths {
         let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow) else { continue };
         let access = landlock_rights(rule.rights, abi, directory) & handled;
-        if access.is_empty() {
+        if access == 0 {
             continue;
         }
-        created = created.add_rule(PathBeneath::new(fd, access))?;
+        let beneath = uapi::PathBeneathAttr { allowed_access: access, parent_fd: fd.as_raw_fd() };
+        // SAFETY: `beneath` is a valid landlock_path_beneath_attr; both descriptors are open.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                ruleset.as_raw_fd(),
+                uapi::RULE_PATH_BENEATH,
+                &beneath as *const uapi::PathBeneathAttr,
+                0u32,
+            )
+        };
+        if rc != 0 {
+            return Err(format!(
+                "cannot add the Landlock rule for {} ({}): {}",
+                rule.path,
+                rule.rights.letters(),
+                std::io::Error::last_os_error()
+            ));
+        }
     }
-    Ok(created)
+    Ok(ruleset)
 }
 
 /// The outcome of the irreversible steps.
@@ -225,20 +341,18 @@ pub fn apply(prepared: Prepared) -> Result<Applied, String> {
 
     let mut layer_limit = false;
     if let Some(ruleset) = prepared.ruleset {
-        match ruleset.restrict_self() {
-            Ok(status) => {
-                enforcement.landlock = status.ruleset == RulesetStatus::FullyEnforced;
-                if status.ruleset != RulesetStatus::FullyEnforced && prepared.shortfalls.is_empty() {
-                    return Err(format!("Landlock enforces the rules only partly ({:?})", status.ruleset));
-                }
-                enforcement.landlock_partial = status.ruleset == RulesetStatus::PartiallyEnforced;
-            }
-            Err(landlock::RulesetError::RestrictSelf(landlock::RestrictSelfError::RestrictSelfCall {
-                source, ..
-            })) if source.raw_os_error() == Some(libc::E2BIG) => {
+        // SAFETY: `ruleset` is an open Landlock ruleset descriptor; flags 0.
+        let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
+        if rc == 0 {
+            enforcement.landlock = true;
+        } else {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::E2BIG) {
+                // Sixteen layers already: the enclosing ones bind; the caller decides.
                 layer_limit = true;
+            } else {
+                return Err(format!("cannot apply the Landlock rules: {e}"));
             }
-            Err(e) => return Err(format!("cannot apply the Landlock rules: {e}")),
         }
     }
     if let Some(filter) = &prepared.filter {
@@ -387,36 +501,51 @@ mod tests {
 
     #[test]
     fn read_is_read_file_and_read_dir_only() {
-        let r = landlock_rights(Rights::READ, ABI::V7, true);
-        assert_eq!(r, AccessFs::ReadFile | AccessFs::ReadDir);
-        assert!(!r.contains(AccessFs::Execute));
+        let r = landlock_rights(Rights::READ, 7, true);
+        assert_eq!(r, uapi::FS_READ_FILE | uapi::FS_READ_DIR);
+        assert_eq!(r & uapi::FS_EXECUTE, 0);
     }
 
     #[test]
     fn write_is_the_write_class() {
-        let w = landlock_rights(Rights::WRITE, ABI::V7, true);
+        let w = landlock_rights(Rights::WRITE, 7, true);
         for a in [
-            AccessFs::WriteFile,
-            AccessFs::MakeReg,
-            AccessFs::MakeDir,
-            AccessFs::MakeSym,
-            AccessFs::RemoveFile,
-            AccessFs::RemoveDir,
-            AccessFs::Refer,
-            AccessFs::Truncate,
-            AccessFs::IoctlDev,
+            uapi::FS_WRITE_FILE,
+            uapi::FS_MAKE_REG,
+            uapi::FS_MAKE_DIR,
+            uapi::FS_MAKE_SYM,
+            uapi::FS_REMOVE_FILE,
+            uapi::FS_REMOVE_DIR,
+            uapi::FS_REFER,
+            uapi::FS_TRUNCATE,
+            uapi::FS_IOCTL_DEV,
         ] {
-            assert!(w.contains(a), "{a:?}");
+            assert_ne!(w & a, 0, "{a:#x}");
         }
-        assert!(!w.contains(AccessFs::ReadFile) && !w.contains(AccessFs::Execute));
-        assert!(!landlock_rights(Rights::WRITE, ABI::V2, true).contains(AccessFs::Truncate));
+        assert_eq!(w & (uapi::FS_READ_FILE | uapi::FS_EXECUTE), 0);
+        assert_eq!(landlock_rights(Rights::WRITE, 2, true) & uapi::FS_TRUNCATE, 0);
+        assert_eq!(landlock_rights(Rights::WRITE, 4, true) & uapi::FS_IOCTL_DEV, 0);
     }
 
     #[test]
     fn files_carry_file_rights_only() {
-        let f = landlock_rights(Rights::ALL, ABI::V7, false);
-        assert_eq!(f, AccessFs::from_file(ABI::V7) & landlock_rights(Rights::ALL, ABI::V7, true));
-        assert!(!f.contains(AccessFs::ReadDir) && !f.contains(AccessFs::MakeReg));
-        assert!(f.contains(AccessFs::Truncate) && f.contains(AccessFs::WriteFile));
+        let f = landlock_rights(Rights::ALL, 7, false);
+        assert_eq!(
+            f,
+            uapi::FS_READ_FILE | uapi::FS_WRITE_FILE | uapi::FS_TRUNCATE | uapi::FS_IOCTL_DEV | uapi::FS_EXECUTE
+        );
+        assert_eq!(landlock_rights(Rights::LIST, 7, false), 0);
+    }
+
+    #[test]
+    fn every_right_granted_is_handled() {
+        for abi in 1..=7 {
+            for r in 0..16u8 {
+                for dir in [true, false] {
+                    let a = landlock_rights(Rights(r), abi, dir);
+                    assert_eq!(a & !handled_fs(abi), 0, "abi {abi} rights {r} dir {dir}");
+                }
+            }
+        }
     }
 }

@@ -35,7 +35,6 @@ pub struct Shortfall {
 pub struct Enforcement {
     pub landlock_abi: Option<i32>,
     pub landlock: bool,
-    pub landlock_partial: bool,
     pub seccomp: bool,
     pub no_new_privs: bool,
     pub capabilities_dropped: usize,
