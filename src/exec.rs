@@ -10,6 +10,12 @@ use crate::error::Error;
 /// The variable that names the real bash explicitly.
 pub const REAL_BASH_VAR: &str = "SANDBOX_BASH_REAL_BASH";
 
+/// sandbox-bash's own executable (read once: several steps need it).
+pub fn self_exe() -> Option<&'static Path> {
+    static SELF: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    SELF.get_or_init(|| std::env::current_exe().ok()).as_deref()
+}
+
 /// The device and inode of a file, to recognise sandbox-bash under any name.
 fn identity(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
@@ -22,7 +28,7 @@ fn is_executable_file(path: &Path) -> bool {
 /// Finds the real bash: `SANDBOX_BASH_REAL_BASH`, else `/bin/bash`, `/usr/bin/bash`, then
 /// `PATH`, skipping every file that is this very executable.
 pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Result<PathBuf, Error> {
-    let me = std::env::current_exe().ok().and_then(|p| identity(&p));
+    let me = self_exe().and_then(identity);
     if let Some(explicit) = explicit {
         let path = PathBuf::from(explicit);
         if !path.is_absolute() {

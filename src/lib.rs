@@ -4,6 +4,7 @@
 //! place where an error becomes an exit status.
 
 pub mod analysis;
+pub mod arena;
 pub mod error;
 pub mod exec;
 pub mod invocation;
@@ -394,7 +395,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout) -> Result<Context, E
         program_dirs,
         bash_env: None,
         script_path: None,
-        self_exe: std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned()),
+        self_exe: exec::self_exe().map(|p| p.to_string_lossy().into_owned()),
     })
 }
 

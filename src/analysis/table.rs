@@ -979,7 +979,8 @@ pub fn lookup(name: &str) -> Option<&'static TableEntry> {
     static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static TableEntry>> =
         std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut map = rustc_hash::FxHashMap::default();
+        let names: usize = TABLE.iter().map(|e| e.names.len()).sum();
+        let mut map = rustc_hash::FxHashMap::with_capacity_and_hasher(names, Default::default());
         for e in TABLE {
             for n in e.names {
                 map.entry(*n).or_insert(e);

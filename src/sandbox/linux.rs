@@ -439,8 +439,9 @@ fn capabilities() -> Result<CapSets, String> {
     })
 }
 
-/// Drops `caps` from the bounding and ambient sets and from the effective, permitted and
-/// inheritable sets of this thread.
+/// Drops `caps` from the bounding set and from the effective, permitted and inheritable sets
+/// of this thread. The kernel lowers an ambient capability by itself once it is no longer both
+/// permitted and inheritable.
 fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
     if caps.is_empty() {
         return Ok(());
@@ -459,20 +460,6 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
                     std::io::Error::last_os_error()
                 ));
             }
-        }
-        // SAFETY: integer arguments only. EINVAL means the kernel does not know the
-        // capability, so nobody holds it.
-        let rc = unsafe {
-            libc::prctl(
-                libc::PR_CAP_AMBIENT,
-                libc::PR_CAP_AMBIENT_LOWER as libc::c_ulong,
-                libc::c_ulong::from(cap),
-                0,
-                0,
-            )
-        };
-        if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
-            return Err(format!("cannot lower ambient capability {cap}: {}", std::io::Error::last_os_error()));
         }
     }
     let mask: u64 = caps.iter().fold(0, |m, &c| m | (1u64 << c));

@@ -92,7 +92,7 @@ pub fn plan_here(
 ) -> Policy {
     let bash = std::fs::canonicalize(real_bash).unwrap_or_else(|_| real_bash.to_path_buf());
     let bash = bash.to_string_lossy().into_owned();
-    let me = std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned());
+    let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
     let inputs = Inputs {
         mode,
