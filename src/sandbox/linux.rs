@@ -3,7 +3,7 @@
 //! scopes in one ruleset), install the seccomp filter, and check that each step holds.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
 use super::policy::{Policy, Rights};
@@ -200,6 +200,78 @@ fn open_rule_path(path: &str, follow: bool) -> Option<(OwnedFd, bool)> {
     }
 }
 
+/// The entries of a directory (name, and whether it is a symlink), by `getdents64` into a
+/// buffer of our own: the C library's `opendir` maps and unmaps memory for every directory.
+/// Names that are not UTF-8 are left out (no rule can be written for them here). `None` when
+/// the directory cannot be opened.
+pub fn list_dir(dir: &str) -> Option<Vec<(String, bool)>> {
+    let c = CString::new(dir).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat,
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: the descriptor was just opened and nothing else owns it.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let mut out = Vec::new();
+    let mut buf = [0u64; 2048];
+    loop {
+        // SAFETY: `buf` is writable for its whole size.
+        let n = unsafe {
+            libc::syscall(libc::SYS_getdents64, fd.as_raw_fd(), buf.as_mut_ptr(), std::mem::size_of_val(&buf))
+        };
+        if n < 0 {
+            return None;
+        }
+        if n == 0 {
+            return Some(out);
+        }
+        // SAFETY: the kernel wrote `n` bytes of dirent64 records into `buf`.
+        let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
+        let mut at = 0usize;
+        // struct linux_dirent64 { u64 d_ino; i64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+        while at + 19 <= bytes.len() {
+            let reclen = usize::from(u16::from_ne_bytes([bytes[at + 16], bytes[at + 17]]));
+            if reclen == 0 || at + reclen > bytes.len() {
+                return None;
+            }
+            let kind = bytes[at + 18];
+            let name = &bytes[at + 19..at + reclen];
+            let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+            if name != b"."
+                && name != b".."
+                && let Ok(text) = std::str::from_utf8(name)
+            {
+                let link = match kind {
+                    libc::DT_LNK => true,
+                    // Some filesystems do not say: ask, and count it as a link if that fails.
+                    libc::DT_UNKNOWN => is_symlink_at(fd.as_raw_fd(), name).unwrap_or(true),
+                    _ => false,
+                };
+                out.push((text.to_string(), link));
+            }
+            at += reclen;
+        }
+    }
+}
+
+fn is_symlink_at(dir: i32, name: &[u8]) -> Option<bool> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: an all-zero stat is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is open, `c` is NUL-terminated and `st` a valid out-pointer.
+    let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    (rc == 0).then_some(st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
 /// Everything that can be checked and prepared before the first irreversible step.
 pub struct Prepared {
     abi: Option<i32>,
@@ -270,6 +342,23 @@ impl Prepared {
     }
 }
 
+/// How many rule descriptors are left open for exec to close.
+const KEEP_OPEN: usize = 256;
+
+enum Descriptor {
+    Kept(i32),
+    Owned(OwnedFd),
+}
+
+impl Descriptor {
+    fn raw(&self) -> i32 {
+        match self {
+            Descriptor::Kept(fd) => *fd,
+            Descriptor::Owned(fd) => fd.as_raw_fd(),
+        }
+    }
+}
+
 fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     let handled = handled_fs(abi);
     let attr = uapi::RulesetAttr {
@@ -291,13 +380,16 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     }
     // SAFETY: the kernel just returned this descriptor; nothing else owns it.
     let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    for rule in &policy.paths {
+    for (i, rule) in policy.paths.iter().enumerate() {
         let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow) else { continue };
+        // The descriptors are close-on-exec: the first few hundred are simply left to exec
+        // to close, which saves a system call each.
+        let fd = if i < KEEP_OPEN { Descriptor::Kept(fd.into_raw_fd()) } else { Descriptor::Owned(fd) };
         let access = landlock_rights(rule.rights, abi, directory) & handled;
         if access == 0 {
             continue;
         }
-        let beneath = uapi::PathBeneathAttr { allowed_access: access, parent_fd: fd.as_raw_fd() };
+        let beneath = uapi::PathBeneathAttr { allowed_access: access, parent_fd: fd.raw() };
         // SAFETY: `beneath` is a valid landlock_path_beneath_attr; both descriptors are open.
         let rc = unsafe {
             libc::syscall(
@@ -485,6 +577,24 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_directories_and_marks_links() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("link")).unwrap();
+        for i in 0..300 {
+            std::fs::write(dir.path().join(format!("many-{i:03}")), "").unwrap();
+        }
+        let mut got = list_dir(dir.path().to_str().unwrap()).unwrap();
+        got.sort();
+        assert_eq!(got.len(), 303);
+        assert!(got.contains(&("file".to_string(), false)));
+        assert!(got.contains(&("sub".to_string(), false)));
+        assert!(got.contains(&("link".to_string(), true)));
+        assert!(list_dir("/nonexistent-sandbox-bash-test").is_none());
+    }
 
     #[test]
     fn read_is_read_file_and_read_dir_only() {

@@ -44,6 +44,14 @@ pub struct Enforcement {
 pub struct RealWorld;
 
 impl World for RealWorld {
+    #[cfg(target_os = "linux")]
+    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+        let mut out = linux::list_dir(dir)?;
+        out.sort();
+        Some(out)
+    }
+
+    #[cfg(not(target_os = "linux"))]
     fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
         let entries = std::fs::read_dir(dir).ok()?;
         let mut out: Vec<(String, bool)> = entries
@@ -60,6 +68,10 @@ impl World for RealWorld {
 
     fn canonical(&self, path: &str) -> Option<String> {
         std::fs::canonicalize(path).ok().and_then(|p| p.into_os_string().into_string().ok())
+    }
+
+    fn is_link(&self, path: &str) -> bool {
+        std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false)
     }
 }
 

@@ -187,6 +187,8 @@ pub trait World {
     fn list(&self, dir: &str) -> Option<Vec<(String, bool)>>;
     /// The canonical form of a path (symlinks resolved), if it exists.
     fn canonical(&self, path: &str) -> Option<String>;
+    /// Whether the path itself (its last component) is a symbolic link.
+    fn is_link(&self, path: &str) -> bool;
 }
 
 /// The inputs of [`plan`] besides the machine.
@@ -401,7 +403,18 @@ impl Planner<'_> {
                 continue;
             }
             seen.push(entry);
+            // A program directory the baseline covers needs no rule, unless it is a link
+            // that leads elsewhere.
+            let normal = scope::normalize("/", entry);
+            if PROGRAM_ROOTS.iter().any(|r| scope::is_within(&normal, r) && normal != *r)
+                && !self.world.is_link(&normal)
+            {
+                continue;
+            }
             let Some(dir) = self.world.canonical(entry) else { continue };
+            if PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)) {
+                continue;
+            }
             if dir == "/"
                 || scope::is_within(&dir, &w)
                 || scope::is_within(&w, &dir)
@@ -427,7 +440,10 @@ impl Planner<'_> {
                         // The home's entries one by one, so that credentials kept in it
                         // (`~/.cargo/credentials.toml`) stay out; the home itself can be
                         // listed (nested invocations list it again).
-                        match self.world.list(&top) {
+                        // Only Cargo keeps credentials in its home (`credentials.toml`); the
+                        // others are granted whole without listing them.
+                        let listing = if *name == ".cargo" { self.world.list(&top) } else { Some(Vec::new()) };
+                        match listing {
                             // Nothing to leave out: one rule for the whole home.
                             Some(entries)
                                 if entries.iter().all(|(child, link)| {
@@ -586,6 +602,9 @@ mod tests {
         }
         fn canonical(&self, path: &str) -> Option<String> {
             Some(path.trim_end_matches('/').to_string())
+        }
+        fn is_link(&self, _path: &str) -> bool {
+            false
         }
     }
 
