@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 use sandbox_bash::analysis::{self, Context, TextKind};
 use sandbox_bash::scope::Layout;
 
+// The allocator the binary uses, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
+
 #[path = "../tests/common/scripts.rs"]
 mod scripts;
 
