@@ -4,9 +4,9 @@
 //! allocators spent a fifth of start-up mapping and unmapping pages (musl) and a third of a
 //! long analysis in malloc and free (glibc). So:
 //!
-//! - blocks of up to 1 KiB with an alignment of at most 16 are carved from chunks by bumping
+//! - blocks of up to 64 KiB with an alignment of at most 16 are carved from chunks by bumping
 //!   a pointer, and freed blocks go to a per-thread free list of their size class (16-byte
-//!   steps), from which the same thread takes them again;
+//!   steps up to 1 KiB, then powers of two), from which the same thread takes them again;
 //! - the first chunk is a fixed 2 MiB region (no system call at all for a small program);
 //!   later chunks, 1 MiB each, come from the system allocator and are never given back
 //!   (the process execs or exits soon);
@@ -20,11 +20,15 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Largest block served from chunks.
-const SMALL_MAX: usize = 1024;
+/// Largest block in 16-byte steps.
+const FINE_MAX: usize = 1024;
+/// Largest block served from chunks; from `FINE_MAX` on, classes are powers of two.
+const SMALL_MAX: usize = 64 * 1024;
 /// Size-class step and the alignment every chunk block has.
 const STEP: usize = 16;
-const CLASSES: usize = SMALL_MAX / STEP;
+const FINE_CLASSES: usize = FINE_MAX / STEP;
+/// The fine classes, then 2, 4, 8, 16, 32 and 64 KiB.
+const CLASSES: usize = FINE_CLASSES + 6;
 /// Size of the first, fixed chunk.
 pub const REGION_BYTES: usize = 2 * 1024 * 1024;
 /// Size of every later chunk.
@@ -56,8 +60,20 @@ thread_local! {
 pub struct Arena;
 
 fn class(layout: Layout) -> Option<usize> {
-    (layout.size() <= SMALL_MAX && layout.align() <= STEP && layout.size() > 0)
-        .then(|| layout.size().div_ceil(STEP) - 1)
+    let size = layout.size();
+    if size == 0 || size > SMALL_MAX || layout.align() > STEP {
+        return None;
+    }
+    if size <= FINE_MAX {
+        return Some(size.div_ceil(STEP) - 1);
+    }
+    // 1025..=2048 -> the first power-of-two class, and so on.
+    Some(FINE_CLASSES + (size.next_power_of_two().trailing_zeros() as usize - 11))
+}
+
+/// The size of the blocks of class `c`.
+fn class_size(c: usize) -> usize {
+    if c < FINE_CLASSES { (c + 1) * STEP } else { 2048 << (c - FINE_CLASSES) }
 }
 
 impl Local {
@@ -70,7 +86,7 @@ impl Local {
             self.free[c] = unsafe { head.cast::<*mut u8>().read() };
             return head;
         }
-        let size = (c + 1) * STEP;
+        let size = class_size(c);
         if (self.end as usize) - (self.bump as usize) < size && !self.refill() {
             return std::ptr::null_mut();
         }
@@ -175,6 +191,20 @@ mod tests {
     /// Allocates, fills, frees and reallocates blocks of many sizes and alignments on several
     /// threads at once, checking that no two live blocks overlap and contents survive.
     #[test]
+    fn classes_cover_every_size_and_round_up() {
+        let mut last = 0;
+        for size in 1..=SMALL_MAX {
+            let c = class(Layout::from_size_align(size, 8).unwrap()).unwrap();
+            assert!(c < CLASSES && c >= last, "{size}");
+            assert!(class_size(c) >= size, "{size}");
+            last = c;
+        }
+        assert_eq!(class_size(CLASSES - 1), SMALL_MAX);
+        assert!(class(Layout::from_size_align(SMALL_MAX + 1, 8).unwrap()).is_none());
+        assert!(class(Layout::from_size_align(64, 32).unwrap()).is_none());
+    }
+
+    #[test]
     fn blocks_are_aligned_disjoint_and_survive_reuse_and_realloc() {
         let threads: Vec<_> = (0..4u8)
             .map(|t| {
@@ -186,7 +216,7 @@ mod tests {
                         seed ^= seed << 13;
                         seed ^= seed >> 7;
                         seed ^= seed << 17;
-                        let size = 1 + (seed as usize % 3000);
+                        let size = 1 + (seed as usize % 70_000);
                         let align = [1usize, 8, 16, 32, 4096][(seed >> 20) as usize % 5];
                         let layout = Layout::from_size_align(size, align).unwrap();
                         let v = (i % 251) as u8;

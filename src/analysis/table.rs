@@ -978,6 +978,12 @@ pub static TABLE: &[TableEntry] = &[
 pub fn lookup(name: &str) -> Option<&'static TableEntry> {
     static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static TableEntry>> =
         std::sync::OnceLock::new();
+    static LOOKUPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    // A short program looks up a handful of names: scanning the table is cheaper than building
+    // the index, which pays off from a few dozen lookups on.
+    if INDEX.get().is_none() && LOOKUPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < 32 {
+        return lookup_in(name, |n| TABLE.iter().find(|e| e.names.contains(&n)));
+    }
     let index = INDEX.get_or_init(|| {
         let names: usize = TABLE.iter().map(|e| e.names.len()).sum();
         let mut map = rustc_hash::FxHashMap::with_capacity_and_hasher(names, Default::default());
@@ -988,25 +994,30 @@ pub fn lookup(name: &str) -> Option<&'static TableEntry> {
         }
         map
     });
-    if let Some(e) = index.get(name) {
+    lookup_in(name, |n| index.get(n).copied())
+}
+
+/// The lookup rules, over any way of finding an exact name.
+fn lookup_in(name: &str, find: impl Fn(&str) -> Option<&'static TableEntry>) -> Option<&'static TableEntry> {
+    if let Some(e) = find(name) {
         return Some(e);
     }
     let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if trimmed != name
         && !trimmed.is_empty()
-        && let Some(e) = index.get(trimmed)
+        && let Some(e) = find(trimmed)
     {
         return Some(e);
     }
     if let Some((head, _)) = name.split_once('.')
-        && let Some(e) = index.get(head)
+        && let Some(e) = find(head)
     {
         return Some(e);
     }
     if let Some((head, _)) = name.split_once('-')
         && matches!(head, "python" | "python3" | "pip" | "pip3" | "ruby" | "node" | "perl" | "php")
     {
-        return index.get(head).copied();
+        return find(head);
     }
     None
 }

@@ -411,7 +411,22 @@ impl Planner<'_> {
             {
                 continue;
             }
-            let Some(dir) = self.world.canonical(entry) else { continue };
+            // Inside a toolchain home the lexical path is enough (the home gets the rule, and
+            // it is opened without following a link); elsewhere, or when the entry itself is a
+            // link, the real location decides.
+            let in_toolchain_home = home.as_deref().is_some_and(|h| {
+                normal
+                    .strip_prefix(h)
+                    .and_then(|r| r.strip_prefix('/'))
+                    .and_then(|r| r.split('/').next())
+                    .is_some_and(|first| TOOLCHAIN_HOMES.iter().any(|g| g.contains(&first)))
+            });
+            let dir = if in_toolchain_home && !self.world.is_link(&normal) {
+                normal.clone()
+            } else {
+                let Some(dir) = self.world.canonical(entry) else { continue };
+                dir
+            };
             if PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)) {
                 continue;
             }
@@ -437,11 +452,10 @@ impl Planner<'_> {
                             continue;
                         }
                         homes_done.push(top.clone());
-                        // The home's entries one by one, so that credentials kept in it
-                        // (`~/.cargo/credentials.toml`) stay out; the home itself can be
-                        // listed (nested invocations list it again).
-                        // Only Cargo keeps credentials in its home (`credentials.toml`); the
-                        // others are granted whole without listing them.
+                        // Only Cargo keeps credentials in its home (`credentials.toml`): its
+                        // entries are granted one by one when it has them, and the home itself
+                        // made listable (nested invocations list it again). The others are
+                        // granted whole without listing them.
                         let listing = if *name == ".cargo" { self.world.list(&top) } else { Some(Vec::new()) };
                         match listing {
                             // Nothing to leave out: one rule for the whole home.
