@@ -32,7 +32,10 @@ fn readme_starts_with_the_two_commands() {
         "0467",
         "0444",
         "7777",
-        "No kernel enforcement yet",
+        "--sandbox-info",
+        "SANDBOX_BASH_ALLOW_DEGRADED",
+        "Landlock",
+        "static only",
     ] {
         assert!(readme.contains(needle), "README lacks {needle:?}");
     }
@@ -70,6 +73,29 @@ fn the_manual_documents_every_option_preset_and_json_field() {
     }
     for key in json["accesses"][0].as_object().unwrap().keys() {
         assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the access field {key}");
+    }
+}
+
+#[test]
+fn the_manual_lists_the_runtime_baseline_the_capabilities_and_the_info_fields() {
+    let man = read("man/sandbox-bash.1");
+    for entry in sandbox_bash::sandbox::policy::ETC_RUNTIME {
+        let name = entry.strip_prefix("/etc/").unwrap();
+        assert!(man.contains(name), "the manual page lacks the runtime /etc entry {entry}");
+    }
+    for cap in sandbox_bash::sandbox::policy::ADMIN_CAPABILITIES {
+        assert!(man.contains(cap.name), "the manual page lacks the capability {}", cap.name);
+    }
+    let out = Command::new(SANDBOX).args(["--sandbox-info", "--sandbox-json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in json.as_object().unwrap().keys() {
+        assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the info field {key}");
+    }
+    for key in json["rules"][0].as_object().unwrap().keys() {
+        assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the rule field {key}");
+    }
+    for area in json["areas"].as_array().unwrap() {
+        assert!(man.contains(area["area"].as_str().unwrap()), "the manual page lacks the area {area}");
     }
 }
 
