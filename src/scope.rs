@@ -255,13 +255,14 @@ impl Layout {
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
     /// whole, and shell start-up files.
     pub fn is_protected(&self, path: &str) -> bool {
-        let parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
-        if let Some(last) = parts.last()
-            && (STARTUP_FILES.contains(last) || *last == ".git")
-        {
-            return true;
+        let mut previous: Option<&str> = None;
+        for part in path.split('/').filter(|c| !c.is_empty()) {
+            if previous == Some(".git") && (part == "hooks" || part == "config") {
+                return true;
+            }
+            previous = Some(part);
         }
-        parts.windows(2).any(|w| w[0] == ".git" && (w[1] == "hooks" || w[1] == "config"))
+        previous.is_some_and(|last| STARTUP_FILES.contains(&last) || last == ".git")
     }
 }
 

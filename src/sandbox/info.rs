@@ -204,11 +204,15 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         outer: facts.outer.map(|m| m.to_string()),
         allowed: mode.to_string(),
         areas: vec![filesystem, network, credentials, process, limits],
-        rules: policy
-            .paths
-            .iter()
-            .map(|r| RuleView { path: r.path.clone(), rights: r.rights.letters(), why: r.why.name() })
-            .collect(),
+        rules: {
+            let mut rules: Vec<RuleView> = policy
+                .paths
+                .iter()
+                .map(|r| RuleView { path: r.path.clone(), rights: r.rights.letters(), why: r.why.name() })
+                .collect();
+            rules.sort_by(|a, b| a.path.cmp(&b.path));
+            rules
+        },
     }
 }
 

@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use crate::error::Error;
 use crate::mode::Mode;
 use crate::scope::Layout;
-use policy::{Inputs, Policy, World};
+use policy::{Entry, Inputs, Policy, World};
 
 /// The variable that opts in to running with less than the mode needs, said on every run.
 pub const DEGRADED_VAR: &str = "SANDBOX_BASH_ALLOW_DEGRADED";
@@ -45,24 +45,26 @@ pub struct RealWorld;
 
 impl World for RealWorld {
     #[cfg(target_os = "linux")]
-    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+    fn list(&self, dir: &str) -> Option<Vec<Entry>> {
         let mut out = linux::list_dir(dir)?;
-        out.sort();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
         Some(out)
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+    fn list(&self, dir: &str) -> Option<Vec<Entry>> {
         let entries = std::fs::read_dir(dir).ok()?;
-        let mut out: Vec<(String, bool)> = entries
+        let mut out: Vec<Entry> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
-                let link = e.file_type().map(|t| t.is_symlink()).unwrap_or(true);
-                Some((name, link))
+                let t = e.file_type().ok();
+                let link = t.is_none_or(|t| t.is_symlink());
+                let dir = t.is_some_and(|t| t.is_dir());
+                Some(Entry { name, link, dir })
             })
             .collect();
-        out.sort();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
         Some(out)
     }
 

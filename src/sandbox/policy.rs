@@ -117,6 +117,9 @@ pub struct PathRule {
     /// Whether a symlink at `path` is followed when the rule is applied. Only for fixed
     /// system locations; a link anywhere a command could have planted it is never followed.
     pub follow: bool,
+    /// Known to be a directory when planned (a hint: the rule is applied as a directory only
+    /// if it still is one).
+    pub dir: bool,
 }
 
 /// A Linux capability, by number.
@@ -164,7 +167,7 @@ pub const ADMIN_CAPABILITIES: &[Capability] = &[
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
     pub mode: Mode,
-    /// Filesystem rules, sorted by path, one per path.
+    /// Filesystem rules, one per path.
     pub paths: Vec<PathRule>,
     /// Sockets of every family (network read or write). Without it only AF_UNIX sockets can
     /// be created and no TCP port can be bound or connected to.
@@ -180,11 +183,20 @@ pub struct Policy {
     pub static_only: Vec<String>,
 }
 
+/// One entry of a directory listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    /// A symbolic link (or a type the filesystem did not say).
+    pub link: bool,
+    /// A directory (not through a link).
+    pub dir: bool,
+}
+
 /// What the planner may learn about the machine.
 pub trait World {
-    /// The entries of a directory: name and whether it is a symbolic link. `None` when the
-    /// directory cannot be read.
-    fn list(&self, dir: &str) -> Option<Vec<(String, bool)>>;
+    /// The entries of a directory. `None` when the directory cannot be read.
+    fn list(&self, dir: &str) -> Option<Vec<Entry>>;
     /// The canonical form of a path (symlinks resolved), if it exists.
     fn canonical(&self, path: &str) -> Option<String>;
     /// Whether the path itself (its last component) is a symbolic link.
@@ -311,8 +323,17 @@ struct Planner<'a> {
 
 impl Planner<'_> {
     fn add(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
+        self.add_kind(path, rights, why, follow, false);
+    }
+
+    /// Like `add`, for a path known to be a directory.
+    fn add_dir(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
+        self.add_kind(path, rights, why, follow, true);
+    }
+
+    fn add_kind(&mut self, path: &str, rights: Rights, why: Why, follow: bool, dir: bool) {
         if !rights.is_empty() {
-            self.rules.push(PathRule { path: path.to_string(), rights, why, follow });
+            self.rules.push(PathRule { path: path.to_string(), rights, why, follow, dir });
         }
     }
 
@@ -332,22 +353,22 @@ impl Planner<'_> {
         self.toolchains();
 
         let w = self.layout().workspace.clone();
-        self.add(&w, workspace, Why::Workspace, false);
+        self.add_dir(&w, workspace, Why::Workspace, false);
 
         if !external.without(everything).is_empty() {
             self.cover("/", external, 0);
         }
         if !system.without(everything).is_empty() {
             for root in scope::SYSTEM_ROOTS.iter().chain(["/lib", "/lib32", "/lib64", "/libx32"].iter()) {
-                self.add(root, system, Why::System, true);
+                self.add_dir(root, system, Why::System, true);
             }
             if let Some(home) = self.layout().home.clone() {
                 for entry in scope::HOME_CREDENTIALS {
                     self.add(&format!("{home}/{entry}"), system, Why::Credential, false);
                 }
-                for (name, link) in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
-                    if !link && name.starts_with("credentials") {
-                        self.add(&format!("{home}/.cargo/{name}"), system, Why::Credential, false);
+                for e in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
+                    if !e.link && e.name.starts_with("credentials") {
+                        self.add(&format!("{home}/.cargo/{}", e.name), system, Why::Credential, false);
                     }
                 }
             }
@@ -358,22 +379,22 @@ impl Planner<'_> {
     /// What every program needs, whatever the mode.
     fn runtime(&mut self) {
         for root in PROGRAM_ROOTS {
-            self.add(root, Rights::RX, Why::Runtime, true);
+            self.add_dir(root, Rights::RX, Why::Runtime, true);
         }
         for path in ETC_RUNTIME.iter().chain(RUN_RUNTIME) {
             self.add(path, Rights::READ, Why::Runtime, true);
         }
-        self.add("/proc", Rights::READ, Why::Runtime, false);
-        self.add("/sys", Rights::READ, Why::Runtime, false);
+        self.add_dir("/proc", Rights::READ, Why::Runtime, false);
+        self.add_dir("/sys", Rights::READ, Why::Runtime, false);
         for dev in SCRATCH_DEVICES {
             self.add(dev, Rights::RW, Why::Scratch, true);
         }
         for dir in SCRATCH_DEVICE_DIRS {
-            self.add(dir, Rights::RW, Why::Scratch, false);
+            self.add_dir(dir, Rights::RW, Why::Scratch, false);
         }
-        self.add("/tmp", Rights::ALL, Why::Scratch, false);
+        self.add_dir("/tmp", Rights::ALL, Why::Scratch, false);
         if let Some(t) = self.layout().tmpdir.clone() {
-            self.add(&t, Rights::ALL, Why::Scratch, false);
+            self.add_dir(&t, Rights::ALL, Why::Scratch, false);
         }
         let streams = self.inputs.standard_files.clone();
         for (fd, file) in streams.iter().enumerate() {
@@ -382,8 +403,10 @@ impl Planner<'_> {
                 self.add(file, rights, Why::StandardStream, false);
             }
         }
+        // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
+        // rule follows a link to the file that will be executed.
         let bash = self.inputs.real_bash.to_string();
-        self.add(&bash, Rights::RX, Why::Program, false);
+        self.add(&bash, Rights::RX, Why::Program, true);
         if let Some(me) = self.inputs.self_exe {
             self.add(me, Rights::RX, Why::Program, false);
         }
@@ -460,27 +483,27 @@ impl Planner<'_> {
                         match listing {
                             // Nothing to leave out: one rule for the whole home.
                             Some(entries)
-                                if entries.iter().all(|(child, link)| {
-                                    !link && !self.layout().is_credential(&format!("{top}/{child}"))
+                                if entries.iter().all(|e| {
+                                    !e.link && !self.layout().is_credential(&format!("{top}/{}", e.name))
                                 }) =>
                             {
-                                self.add(&top, Rights::RX, Why::Toolchain, false);
+                                self.add_dir(&top, Rights::RX, Why::Toolchain, false);
                             }
                             Some(entries) => {
-                                self.add(&top, Rights::LIST, Why::Toolchain, false);
-                                for (child, link) in entries {
-                                    let p = format!("{top}/{child}");
-                                    if !link && !self.layout().is_credential(&p) {
-                                        self.add(&p, Rights::RX, Why::Toolchain, false);
+                                self.add_dir(&top, Rights::LIST, Why::Toolchain, false);
+                                for e in entries {
+                                    let p = format!("{top}/{}", e.name);
+                                    if !e.link && !self.layout().is_credential(&p) {
+                                        self.add_kind(&p, Rights::RX, Why::Toolchain, false, e.dir);
                                     }
                                 }
                             }
-                            None if self.inputs.nested => self.add(&top, Rights::RX, Why::Toolchain, false),
+                            None if self.inputs.nested => self.add_dir(&top, Rights::RX, Why::Toolchain, false),
                             None => {}
                         }
                     }
                 }
-                None => self.add(&dir, Rights::RX, Why::Toolchain, false),
+                None => self.add_dir(&dir, Rights::RX, Why::Toolchain, false),
             }
         }
     }
@@ -500,13 +523,14 @@ impl Planner<'_> {
             // Inside an enclosing sandbox that does not let us list this directory: the
             // enclosing rules decide what in it is reachable, this layer takes it whole.
             if self.inputs.nested {
-                self.add(dir, rights, Why::External, false);
+                self.add_dir(dir, rights, Why::External, false);
             }
             return;
         };
-        for (name, link) in entries {
+        for e in entries {
+            let name = &e.name;
             let p = if dir == "/" { format!("/{name}") } else { format!("{dir}/{name}") };
-            if link || p == w {
+            if e.link || p == w {
                 continue;
             }
             match self.layout().classify(&p, false) {
@@ -517,13 +541,13 @@ impl Planner<'_> {
             if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) {
                 // Its names may be listed (`ls ~`), its entries get rules of their own.
                 if rights.contains(Rights::READ) {
-                    self.add(&p, Rights::LIST, Why::External, false);
+                    self.add_dir(&p, Rights::LIST, Why::External, false);
                 }
                 self.cover(&p, rights, depth + 1);
                 continue;
             }
             let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
-            self.add(&p, r, Why::External, false);
+            self.add_kind(&p, r, Why::External, false, e.dir);
         }
     }
 
@@ -576,20 +600,25 @@ impl Planner<'_> {
     }
 }
 
-/// One rule per path, rights united, sorted by path.
-fn merge(mut rules: Vec<PathRule>) -> Vec<PathRule> {
-    rules.sort_by(|a, b| a.path.cmp(&b.path));
+/// One rule per path, rights united, in the order the paths first appear. (Sorting a hundred
+/// paths cost more than the rest of the merge; `--sandbox-info` sorts what it shows.)
+fn merge(rules: Vec<PathRule>) -> Vec<PathRule> {
     let mut out: Vec<PathRule> = Vec::with_capacity(rules.len());
+    let mut at: rustc_hash::FxHashMap<String, usize> = Default::default();
     for r in rules {
-        match out.last_mut() {
-            Some(last) if last.path == r.path => {
+        match at.get(&r.path) {
+            Some(&i) => {
+                let last = &mut out[i];
                 last.rights = last.rights.union(r.rights);
                 last.follow &= r.follow;
                 if r.why < last.why {
                     last.why = r.why;
                 }
             }
-            _ => out.push(r),
+            None => {
+                at.insert(r.path.clone(), out.len());
+                out.push(r);
+            }
         }
     }
     out
@@ -604,12 +633,12 @@ mod tests {
     struct Fake(BTreeMap<&'static str, Vec<&'static str>>);
 
     impl World for Fake {
-        fn list(&self, dir: &str) -> Option<Vec<(String, bool)>> {
+        fn list(&self, dir: &str) -> Option<Vec<Entry>> {
             self.0.get(dir).map(|v| {
                 v.iter()
                     .map(|n| match n.strip_suffix('@') {
-                        Some(link) => (link.to_string(), true),
-                        None => (n.to_string(), false),
+                        Some(link) => Entry { name: link.to_string(), link: true, dir: false },
+                        None => Entry { name: n.to_string(), link: false, dir: !n.contains('.') },
                     })
                     .collect()
             })
