@@ -86,6 +86,28 @@ fn credentials_in_the_home_directory_need_system_read() {
 }
 
 #[test]
+fn credentials_nested_in_readable_home_directories_stay_closed() {
+    let lab = Lab::new();
+    let cargo = lab.home.join(".cargo/credentials.toml");
+    let gcloud = lab.home.join(".config/gcloud/application_default_credentials.json");
+    let other = lab.home.join(".config/app/settings.toml");
+    for (path, text) in [(&cargo, "CARGO TOKEN CANARY\n"), (&gcloud, "GCLOUD CANARY\n"), (&other, "settings\n")] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let reader = |p: &std::path::Path| py(&format!("print(open('{}').read(), end='')", p.display()));
+    for secret in [&cargo, &gcloud] {
+        let out = lab.run("0467", &reader(secret));
+        kernel_refused(&out, &[]);
+        assert!(!text(&out.stdout).contains("CANARY"));
+        // Positive control: system read opens them.
+        assert!(ok(&lab.run("4467", &reader(secret))).contains("CANARY"));
+    }
+    // Their neighbours are ordinary external files.
+    assert_eq!(ok(&lab.run("0467", &reader(&other))), "settings\n");
+}
+
+#[test]
 fn symlinks_planted_in_the_workspace_do_not_reach_outside() {
     let lab = Lab::new();
     let canary = lab.canary();

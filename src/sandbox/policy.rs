@@ -483,9 +483,9 @@ impl Planner<'_> {
                         match listing {
                             // Nothing to leave out: one rule for the whole home.
                             Some(entries)
-                                if entries.iter().all(|e| {
-                                    !e.link && !self.layout().is_credential(&format!("{top}/{}", e.name))
-                                }) =>
+                                if entries
+                                    .iter()
+                                    .all(|e| !e.link && !self.layout().is_credential(&format!("{top}/{}", e.name))) =>
                             {
                                 self.add_dir(&top, Rights::RX, Why::Toolchain, false);
                             }
@@ -538,7 +538,7 @@ impl Planner<'_> {
                 _ => continue,
             }
             let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
-            if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) {
+            if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) || self.holds_credentials(&p) {
                 // Its names may be listed (`ls ~`), its entries get rules of their own.
                 if rights.contains(Rights::READ) {
                     self.add_dir(&p, Rights::LIST, Why::External, false);
@@ -549,6 +549,16 @@ impl Planner<'_> {
             let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
             self.add_kind(&p, r, Why::External, false, e.dir);
         }
+    }
+
+    /// Whether a credential location of the home directory lies below `p` (`~/.config` holds
+    /// `~/.config/gcloud`, `~/.cargo` may hold `credentials.toml`): such a directory is entered,
+    /// never granted whole.
+    fn holds_credentials(&self, p: &str) -> bool {
+        let Some(home) = self.layout().home.as_deref() else { return false };
+        let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
+        rest == ".cargo"
+            || scope::HOME_CREDENTIALS.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))
     }
 
     /// What Landlock cannot express for this mode and layout.
@@ -722,6 +732,31 @@ mod tests {
         assert!(p.sockets);
         assert!(!p.keyring);
         assert!(p.drop_capabilities.iter().any(|c| c.name == "CAP_SYS_ADMIN"));
+    }
+
+    #[test]
+    fn directories_holding_credentials_are_entered_not_granted() {
+        let mut world = machine();
+        world.0.insert("/home/u/.config", vec!["gcloud", "git", "app.toml"]);
+        let l = layout();
+        let inputs = Inputs {
+            mode: Mode(0o0467),
+            layout: &l,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+        };
+        let p = plan(&inputs, &world);
+        // Names only where credentials are; reading everywhere else.
+        assert_eq!(effective(&p, "/home/u/.config/gcloud/credentials.db"), Rights::LIST);
+        assert_eq!(effective(&p, "/home/u/.cargo/credentials.toml"), Rights::LIST);
+        for readable in ["/home/u/.config/git/config", "/home/u/.cargo/registry/x", "/home/u/.cargo/env"] {
+            assert!(effective(&p, readable).contains(Rights::READ), "{readable}");
+        }
+        assert_eq!(rights(&p, "/home/u/.config"), Some(Rights::LIST));
+        assert_eq!(rights(&p, "/home/u/.cargo"), Some(Rights::LIST));
     }
 
     #[test]
