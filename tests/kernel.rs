@@ -108,6 +108,25 @@ fn credentials_nested_in_readable_home_directories_stay_closed() {
 }
 
 #[test]
+fn a_workspace_that_is_the_home_directory_still_keeps_its_credentials_closed() {
+    let lab = Lab::new();
+    std::fs::write(lab.home.join("notes.txt"), "notes\n").unwrap();
+    let key = lab.home.join(".ssh/id_ed25519");
+    let run = |mode: &str, program: &str| {
+        lab.command(mode, program).current_dir(&lab.home).env("SANDBOX_BASH_WORKSPACE", &lab.home).output().unwrap()
+    };
+    let read_key = py(&format!("print(open('{}').read(), end='')", key.display()));
+    let out = run("0467", &read_key);
+    kernel_refused(&out, &[]);
+    assert!(!text(&out.stdout).contains("CANARY"));
+    assert!(ok(&run("4467", &read_key)).contains("CANARY"));
+    // The rest of the workspace has the workspace bits.
+    assert_eq!(ok(&run("0467", &py("print(open('notes.txt').read(), end='')"))), "notes\n");
+    ok(&run("0467", &py("open('notes.txt', 'a').write('more')")));
+    assert_eq!(read(&lab.home.join("notes.txt")), "notes\nmore");
+}
+
+#[test]
 fn symlinks_planted_in_the_workspace_do_not_reach_outside() {
     let lab = Lab::new();
     let canary = lab.canary();

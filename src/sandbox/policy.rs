@@ -353,7 +353,21 @@ impl Planner<'_> {
         self.toolchains();
 
         let w = self.layout().workspace.clone();
-        self.add_dir(&w, workspace, Why::Workspace, false);
+        if self.holds_credentials(&w) {
+            // The workspace holds the home's credentials (it is the home directory or above
+            // it): its entries get the workspace bits one by one, credentials left out.
+            if workspace.contains(Rights::READ) {
+                self.add_dir(&w, Rights::LIST, Why::Workspace, false);
+            }
+            self.enter_workspace(&w, workspace, 0);
+            self.static_only.push(format!(
+                "the workspace {w} holds the home directory's credentials: at the kernel level its entries get the \
+                 workspace bits one by one, so nothing new can be created directly in it, and credential names \
+                 inside it can be listed"
+            ));
+        } else {
+            self.add_dir(&w, workspace, Why::Workspace, false);
+        }
 
         if !external.without(everything).is_empty() {
             self.cover("/", external, 0);
@@ -552,13 +566,48 @@ impl Planner<'_> {
     }
 
     /// Whether a credential location of the home directory lies below `p` (`~/.config` holds
-    /// `~/.config/gcloud`, `~/.cargo` may hold `credentials.toml`): such a directory is entered,
-    /// never granted whole.
+    /// `~/.config/gcloud`, `~/.cargo` may hold `credentials.toml`, the home directory and every
+    /// directory above it hold them all): such a directory is entered, never granted whole.
     fn holds_credentials(&self, p: &str) -> bool {
         let Some(home) = self.layout().home.as_deref() else { return false };
+        if home == "/" {
+            return false;
+        }
+        if scope::is_within(home, p) {
+            return true;
+        }
         let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
         rest == ".cargo"
             || scope::HOME_CREDENTIALS.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))
+    }
+
+    /// Grants the workspace bits on the entries of `dir` (inside the workspace), entering those
+    /// that hold credentials and leaving credentials out.
+    fn enter_workspace(&mut self, dir: &str, rights: Rights, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let Some(entries) = self.world.list(dir) else {
+            if self.inputs.nested {
+                self.add_dir(dir, rights, Why::Workspace, false);
+            }
+            return;
+        };
+        for e in entries {
+            let p = format!("{dir}/{}", e.name);
+            if e.link || self.layout().is_credential(&p) {
+                continue;
+            }
+            if self.holds_credentials(&p) {
+                if rights.contains(Rights::READ) {
+                    self.add_dir(&p, Rights::LIST, Why::Workspace, false);
+                }
+                self.enter_workspace(&p, rights, depth + 1);
+                continue;
+            }
+            let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
+            self.add_kind(&p, r, Why::Workspace, false, e.dir);
+        }
     }
 
     /// What Landlock cannot express for this mode and layout.
@@ -757,6 +806,29 @@ mod tests {
         }
         assert_eq!(rights(&p, "/home/u/.config"), Some(Rights::LIST));
         assert_eq!(rights(&p, "/home/u/.cargo"), Some(Rights::LIST));
+    }
+
+    #[test]
+    fn a_workspace_that_holds_the_home_leaves_its_credentials_out() {
+        for w in ["/home/u", "/home"] {
+            let l = Layout { workspace: w.into(), home: Some("/home/u".into()), tmpdir: None };
+            let inputs = Inputs {
+                mode: Mode(0o0467),
+                layout: &l,
+                path_var: None,
+                real_bash: "/usr/bin/bash",
+                self_exe: None,
+                standard_files: [None, None, None],
+                nested: false,
+            };
+            let p = plan(&inputs, &machine());
+            assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::LIST, "{w}");
+            assert_eq!(effective(&p, "/home/u/api_token.txt"), Rights::LIST, "{w}");
+            assert_eq!(effective(&p, "/home/u/.cargo/credentials.toml"), Rights::LIST, "{w}");
+            assert_eq!(effective(&p, "/home/u/notes/a.txt"), Rights::ALL.union(Rights::LIST), "{w}");
+            assert!(!effective(&p, "/home/u/.bashrc").contains(Rights::WRITE), "{w}");
+            assert!(p.static_only.iter().any(|s| s.contains("holds the home directory's credentials")));
+        }
     }
 
     #[test]
