@@ -358,7 +358,12 @@ fn layout() -> Result<Layout, Error> {
         env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
             && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
     });
-    Ok(Layout { workspace, home, tmpdir })
+    let mut layout = Layout { workspace, home, tmpdir };
+    // A temporary directory among credentials is not scratch: it keeps being a credential.
+    if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
+        layout.tmpdir = None;
+    }
+    Ok(layout)
 }
 
 /// Gathers the facts the analysis may consult.

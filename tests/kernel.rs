@@ -79,6 +79,10 @@ fn credentials_in_the_home_directory_need_system_read() {
     kernel_refused(&denied, &[]);
     assert!(!text(&denied.stdout).contains("CANARY"));
     assert_eq!(ok(&lab.run("4467", &readp)), "PRIVATE KEY CANARY\n");
+    // A temporary directory set among the credentials does not make them scratch.
+    let via_tmpdir = lab.command("0467", &readp).env("TMPDIR", lab.home.join(".ssh")).output().unwrap();
+    kernel_refused(&via_tmpdir, &[]);
+    assert!(!text(&via_tmpdir.stdout).contains("CANARY"));
     // The rest of the home directory is external: readable under the default mode.
     std::fs::write(lab.home.join("notes.txt"), "notes\n").unwrap();
     let notes = py(&format!("print(open('{}').read(), end='')", lab.home.join("notes.txt").display()));

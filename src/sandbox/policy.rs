@@ -472,6 +472,7 @@ impl Planner<'_> {
                 || scope::is_within(&w, &dir)
                 || home.as_deref().is_some_and(|h| scope::is_within(h, &dir))
                 || self.layout().is_credential(&dir)
+                || self.holds_credentials(&dir)
                 || (scope::is_system_path(&dir) && !PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)))
             {
                 continue;
@@ -732,7 +733,7 @@ mod tests {
         let inputs = Inputs {
             mode: Mode(mode),
             layout: &l,
-            path_var: Some("/home/u/.cargo/bin:/usr/local/bin:/usr/bin:/bin:relative:/home/u:/etc:/"),
+            path_var: Some("/home/u/.cargo/bin:/usr/local/bin:/usr/bin:/bin:relative:/home/u:/etc:/:/home/u/.config"),
             real_bash: "/usr/bin/bash",
             self_exe: Some("/home/u/.cargo/bin/sandbox-bash"),
             standard_files: [None, Some("/srv/log.txt".into()), Some("/dev/pts/3".into())],
@@ -838,8 +839,10 @@ mod tests {
         assert_eq!(rights(&p, "/home/u/.cargo/registry"), Some(Rights::RX));
         assert_eq!(rights(&p, "/home/u/.rustup"), Some(Rights::RX), "nothing to leave out: one rule");
         assert_eq!(rights(&p, "/home/u/.cargo/credentials.toml"), None);
-        // PATH entries that hold the home directory, the system or everything are ignored.
+        // PATH entries that hold the home directory, credentials, the system or everything are
+        // ignored.
         assert_eq!(rights(&p, "/etc"), None);
+        assert!(!effective(&p, "/home/u/.config/gcloud/x").contains(Rights::READ));
         assert_eq!(rights(&p, "/home/u"), Some(Rights::LIST));
         assert_eq!(rights(&p, "/"), None);
     }
