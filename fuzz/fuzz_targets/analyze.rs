@@ -25,6 +25,7 @@ fn context() -> Context {
         program_dirs: vec!["/usr/bin".into(), "/bin".into()],
         bash_env: None,
         script_path: None,
+        self_exe: None,
     }
 }
 

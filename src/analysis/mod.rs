@@ -141,11 +141,15 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
     };
     // Small programs (most commands an agent runs) are analysed right here: starting a
     // thread costs a third of a millisecond. Anything deeper goes to the big stack.
-    if on_main_thread()
-        && main_stack_bytes() >= walk::SHALLOW_STACK_BYTES
-        && let Some(analysis) = walk::analyze_program_shallow(&text, kind, ctx)
-    {
-        return analysis;
+    if on_main_thread() && main_stack_bytes() >= walk::SHALLOW_STACK_BYTES {
+        // A panic (the parser crate has a few) must end as a failure here too, as it does on
+        // the analysis thread. (The binary aborts on panic; its hook denies first.)
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk::analyze_program_shallow(&text, kind, ctx)))
+        {
+            Ok(Some(analysis)) => return analysis,
+            Ok(None) => {}
+            Err(_) => return failure(STOPPED),
+        }
     }
     let ctx = ctx.clone();
     let (tx, rx) = std::sync::mpsc::channel();
