@@ -194,6 +194,15 @@ fn the_callers_environment_and_the_caller_itself_are_out_of_reach() {
     kernel_refused(&environ, &[]);
     assert!(!text(&environ.stdout).contains("s3cr3t-canary"));
 
+    // The real caller (this test process, bash's parent): its environment and signals.
+    let ppid_environ =
+        lab.run("0467", "python3 -c 'import sys; print(open(\"/proc/\" + sys.argv[1] + \"/environ\").read())' $PPID");
+    kernel_refused(&ppid_environ, &[]);
+    let ppid_signal = lab.run("0467", "python3 -c 'import os, sys; os.kill(int(sys.argv[1]), 0)' $PPID");
+    kernel_refused(&ppid_signal, &[]);
+    // Positive control: signal 0 to its own shell is allowed.
+    ok(&lab.run("0467", "python3 -c 'import os, sys; os.kill(int(sys.argv[1]), 0)' $$"));
+
     // Signals: to its own child yes, to the caller no.
     ok(&lab.run("0467", &py("import subprocess, os, signal; p = subprocess.Popen(['sleep', '5']); os.kill(p.pid, signal.SIGTERM); p.wait()")));
     let kill = lab.run("0467", &py(&format!("import os, signal; os.kill({pid}, signal.SIGTERM)")));
