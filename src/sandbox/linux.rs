@@ -6,7 +6,7 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
-use super::policy::{Policy, Rights};
+use super::policy::{Kind, Policy, Rights};
 use super::seccomp::{self, Insn};
 use super::{Enforcement, Shortfall};
 
@@ -176,10 +176,18 @@ fn landlock_rights(r: Rights, abi: i32, directory: bool) -> u64 {
 /// for paths that do not exist (or cannot be opened: a rule skipped never grants anything),
 /// and for symlinks that must not be followed. A path planned as a directory is opened as one
 /// (no second system call to ask); if it no longer is one, it is looked at afresh.
-fn open_rule_path(path: &str, follow: bool, dir: bool) -> Option<(OwnedFd, bool)> {
+fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Option<(OwnedFd, bool)> {
     let c = CString::new(std::path::Path::new(path).as_os_str().as_bytes()).ok()?;
     let flags = libc::O_PATH | libc::O_CLOEXEC | if follow { 0 } else { libc::O_NOFOLLOW };
-    if dir {
+    if kind == Kind::File {
+        // File rights only: on a link (not followed) they match nothing, on a directory they
+        // grant less than planned. No need to ask what it is.
+        // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
+        let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
+        // SAFETY: just opened, owned by nothing else.
+        return (fd >= 0).then(|| (unsafe { OwnedFd::from_raw_fd(fd as i32) }, false));
+    }
+    if kind == Kind::Dir {
         // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
         let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags | libc::O_DIRECTORY, 0) };
         if fd >= 0 {
@@ -390,7 +398,7 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     // SAFETY: the kernel just returned this descriptor; nothing else owns it.
     let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     for (i, rule) in policy.paths.iter().enumerate() {
-        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.dir) else { continue };
+        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind) else { continue };
         // The descriptors are close-on-exec: the first few hundred are simply left to exec
         // to close, which saves a system call each.
         let fd = if i < KEEP_OPEN { Descriptor::Kept(fd.into_raw_fd()) } else { Descriptor::Owned(fd) };

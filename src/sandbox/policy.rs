@@ -117,9 +117,18 @@ pub struct PathRule {
     /// Whether a symlink at `path` is followed when the rule is applied. Only for fixed
     /// system locations; a link anywhere a command could have planted it is never followed.
     pub follow: bool,
-    /// Known to be a directory when planned (a hint: the rule is applied as a directory only
-    /// if it still is one).
-    pub dir: bool,
+    /// What the path was when planned: a hint that saves asking again. A directory is applied
+    /// as one only if it still is one; a file gets file rights only (if it has become a
+    /// directory meanwhile, that grants less, never more).
+    pub kind: Kind,
+}
+
+/// What a rule's path is known to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    File,
+    Unknown,
 }
 
 /// A Linux capability, by number.
@@ -277,6 +286,25 @@ pub const ETC_RUNTIME: &[&str] = &[
     "/etc/subgid",
 ];
 
+/// The entries of [`ETC_RUNTIME`] that are directories (on the systems we know; on another, a
+/// directory taken for a file gets file rights only: its files can be read, not listed).
+const ETC_RUNTIME_DIRS: &[&str] = &[
+    "/etc/ld.so.conf.d",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/alternatives",
+    "/etc/profile.d",
+    "/etc/bash_completion.d",
+    "/etc/terminfo",
+    "/etc/python3",
+    "/etc/perl",
+    "/etc/xdg",
+    "/etc/fonts",
+    "/etc/vim",
+    "/etc/java-17-openjdk",
+];
+
 /// Other system locations programs read at run time: the resolver's files behind
 /// `/etc/resolv.conf`.
 const RUN_RUNTIME: &[&str] = &["/run/systemd/resolve"];
@@ -323,17 +351,27 @@ struct Planner<'a> {
 
 impl Planner<'_> {
     fn add(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
-        self.add_kind(path, rights, why, follow, false);
+        self.add_kind(path, rights, why, follow, Kind::Unknown);
     }
 
     /// Like `add`, for a path known to be a directory.
     fn add_dir(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
-        self.add_kind(path, rights, why, follow, true);
+        self.add_kind(path, rights, why, follow, Kind::Dir);
     }
 
-    fn add_kind(&mut self, path: &str, rights: Rights, why: Why, follow: bool, dir: bool) {
+    /// Like `add`, for a path known to be a file (or device).
+    fn add_file(&mut self, path: &str, rights: Rights, why: Why, follow: bool) {
+        self.add_kind(path, rights, why, follow, Kind::File);
+    }
+
+    /// Like `add`, for an entry of a directory listing.
+    fn add_entry(&mut self, path: &str, rights: Rights, why: Why, e: &Entry) {
+        self.add_kind(path, rights, why, false, if e.dir { Kind::Dir } else { Kind::File });
+    }
+
+    fn add_kind(&mut self, path: &str, rights: Rights, why: Why, follow: bool, kind: Kind) {
         if !rights.is_empty() {
-            self.rules.push(PathRule { path: path.to_string(), rights, why, follow, dir });
+            self.rules.push(PathRule { path: path.to_string(), rights, why, follow, kind });
         }
     }
 
@@ -382,7 +420,7 @@ impl Planner<'_> {
                 }
                 for e in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
-                        self.add(&format!("{home}/.cargo/{}", e.name), system, Why::Credential, false);
+                        self.add_entry(&format!("{home}/.cargo/{}", e.name), system, Why::Credential, &e);
                     }
                 }
             }
@@ -395,13 +433,20 @@ impl Planner<'_> {
         for root in PROGRAM_ROOTS {
             self.add_dir(root, Rights::RX, Why::Runtime, true);
         }
-        for path in ETC_RUNTIME.iter().chain(RUN_RUNTIME) {
-            self.add(path, Rights::READ, Why::Runtime, true);
+        for path in ETC_RUNTIME {
+            if ETC_RUNTIME_DIRS.contains(path) {
+                self.add_dir(path, Rights::READ, Why::Runtime, true);
+            } else {
+                self.add_file(path, Rights::READ, Why::Runtime, true);
+            }
+        }
+        for path in RUN_RUNTIME {
+            self.add_dir(path, Rights::READ, Why::Runtime, true);
         }
         self.add_dir("/proc", Rights::READ, Why::Runtime, false);
         self.add_dir("/sys", Rights::READ, Why::Runtime, false);
         for dev in SCRATCH_DEVICES {
-            self.add(dev, Rights::RW, Why::Scratch, true);
+            self.add_file(dev, Rights::RW, Why::Scratch, true);
         }
         for dir in SCRATCH_DEVICE_DIRS {
             self.add_dir(dir, Rights::RW, Why::Scratch, false);
@@ -414,15 +459,15 @@ impl Planner<'_> {
         for (fd, file) in streams.iter().enumerate() {
             if let Some(file) = file {
                 let rights = if fd == 0 { Rights::READ } else { Rights::WRITE };
-                self.add(file, rights, Why::StandardStream, false);
+                self.add_file(file, rights, Why::StandardStream, false);
             }
         }
         // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
         // rule follows a link to the file that will be executed.
         let bash = self.inputs.real_bash.to_string();
-        self.add(&bash, Rights::RX, Why::Program, true);
+        self.add_file(&bash, Rights::RX, Why::Program, true);
         if let Some(me) = self.inputs.self_exe {
-            self.add(me, Rights::RX, Why::Program, false);
+            self.add_file(me, Rights::RX, Why::Program, false);
         }
     }
 
@@ -509,7 +554,7 @@ impl Planner<'_> {
                                 for e in entries {
                                     let p = format!("{top}/{}", e.name);
                                     if !e.link && !self.layout().is_credential(&p) {
-                                        self.add_kind(&p, Rights::RX, Why::Toolchain, false, e.dir);
+                                        self.add_entry(&p, Rights::RX, Why::Toolchain, &e);
                                     }
                                 }
                             }
@@ -562,7 +607,7 @@ impl Planner<'_> {
                 continue;
             }
             let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
-            self.add_kind(&p, r, Why::External, false, e.dir);
+            self.add_entry(&p, r, Why::External, &e);
         }
     }
 
@@ -607,7 +652,7 @@ impl Planner<'_> {
                 continue;
             }
             let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
-            self.add_kind(&p, r, Why::Workspace, false, e.dir);
+            self.add_entry(&p, r, Why::Workspace, &e);
         }
     }
 
@@ -671,6 +716,9 @@ fn merge(rules: Vec<PathRule>) -> Vec<PathRule> {
                 let last = &mut out[i];
                 last.rights = last.rights.union(r.rights);
                 last.follow &= r.follow;
+                if last.kind != r.kind {
+                    last.kind = Kind::Unknown;
+                }
                 if r.why < last.why {
                     last.why = r.why;
                 }
