@@ -104,8 +104,8 @@ pub fn plan_here(
     path_var: Option<&OsStr>,
     nested: bool,
 ) -> Policy {
-    let bash = std::fs::canonicalize(real_bash).unwrap_or_else(|_| real_bash.to_path_buf());
-    let bash = bash.to_string_lossy().into_owned();
+    // The rule follows a link to the real file itself: no need to resolve the path first.
+    let bash = real_bash.to_string_lossy().into_owned();
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
     let inputs = Inputs {
