@@ -46,9 +46,7 @@ pub struct RealWorld;
 impl World for RealWorld {
     #[cfg(target_os = "linux")]
     fn list(&self, dir: &str) -> Option<Vec<Entry>> {
-        let mut out = linux::list_dir(dir)?;
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Some(out)
+        linux::list_dir(dir)
     }
 
     #[cfg(not(target_os = "linux"))]
