@@ -2,6 +2,7 @@
 //!
 //! An older kernel is pretended with `SANDBOX_BASH_TEST_LANDLOCK_ABI`, which only debug
 //! builds (the ones tests run) honour.
+#![cfg(target_os = "linux")]
 
 #[path = "common/lab.rs"]
 mod lab;

@@ -2,6 +2,7 @@
 //! control (the action works where the mode allows it) and a denial through a form the static
 //! layer cannot resolve (Python or Perl code, a path read from a file), asserting EACCES or
 //! EPERM and that the target is unchanged.
+#![cfg(target_os = "linux")]
 
 #[path = "common/lab.rs"]
 mod lab;

@@ -1,5 +1,6 @@
 //! What ordinary development work needs must keep working under the default mode (0467)
 //! with the kernel layer on: a temporary git workspace, the machine's real toolchains.
+#![cfg(target_os = "linux")]
 
 #[path = "common/lab.rs"]
 mod lab;

@@ -180,9 +180,21 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
 }
 
 /// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
+#[cfg(target_os = "linux")]
 fn on_main_thread() -> bool {
     // SAFETY: getpid and gettid only read the caller's identity.
     unsafe { libc::getpid() == libc::gettid() }
+}
+
+#[cfg(target_os = "macos")]
+fn on_main_thread() -> bool {
+    // SAFETY: pthread_main_np only reads the calling thread's identity.
+    unsafe { libc::pthread_main_np() != 0 }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn on_main_thread() -> bool {
+    false
 }
 
 /// The main thread's stack limit (`ulimit -s`), in bytes; 0 when it cannot be read.
