@@ -247,8 +247,16 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     }
 
     // Lock first, then exec: bash and everything it starts inherit the rules.
-    let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
-    let outcome = sandbox::enforce(&policy, degraded_ok, requested, outer)?;
+    #[cfg(target_os = "macos")]
+    let outcome = {
+        let profile = sandbox::macos_profile(allowed, &layout, &bash, env_str("PATH").as_deref());
+        sandbox::enforce_macos(&profile, allowed, requested, outer)?
+    };
+    #[cfg(not(target_os = "macos"))]
+    let outcome = {
+        let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
+        sandbox::enforce(&policy, degraded_ok, requested, outer)?
+    };
     if !outcome.shortfalls.is_empty() {
         let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
         let _ = writeln!(
@@ -272,7 +280,9 @@ fn sandbox_info(
 ) -> sandbox::info::Info {
     #[cfg(target_os = "linux")]
     let (abi, shortfalls) = sandbox::linux::shortfalls(policy);
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
+    let (abi, shortfalls) = (None, sandbox::macos::shortfalls());
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     let (abi, shortfalls) = (
         None,
         vec![sandbox::Shortfall {
@@ -283,7 +293,13 @@ fn sandbox_info(
     // SAFETY: geteuid only reads the caller's credentials.
     let caller_is_root = unsafe { libc::geteuid() } == 0;
     let facts = sandbox::info::Facts {
-        backend: if cfg!(target_os = "linux") { "landlock+seccomp" } else { "none" },
+        backend: if cfg!(target_os = "linux") {
+            "landlock+seccomp"
+        } else if cfg!(target_os = "macos") {
+            "seatbelt"
+        } else {
+            "none"
+        },
         landlock_abi: abi,
         shortfalls: &shortfalls,
         degraded_ok,

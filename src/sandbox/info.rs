@@ -72,9 +72,11 @@ fn scope_rights(mode: Mode, scope: Scope) -> String {
 pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     let mode = policy.mode;
     let short = |needle: &str| facts.shortfalls.iter().any(|s| s.what.contains(needle));
-    let landlock = facts.landlock_abi.is_some() && !short("Landlock)");
-    let scoped = facts.landlock_abi.is_some_and(|v| v >= 6);
-    let seccomp = !short("seccomp");
+    // On macOS, Seatbelt enforces the filesystem, network and credential rows itself.
+    let seatbelt = facts.backend == "seatbelt";
+    let landlock = seatbelt || (facts.landlock_abi.is_some() && !short("Landlock)"));
+    let scoped = seatbelt || facts.landlock_abi.is_some_and(|v| v >= 6);
+    let seccomp = seatbelt || !short("seccomp");
 
     let mut filesystem = Area { area: "filesystem", kernel: vec![], static_only: vec![], none: vec![] };
     let mut network = Area { area: "network", kernel: vec![], static_only: vec![], none: vec![] };
@@ -146,7 +148,15 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         let line = "the kernel keyring (keyctl, add_key, request_key) is refused".to_string();
         if seccomp { credentials.kernel.push(line) } else { credentials.none.push(line) }
     }
-    credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
+    if seatbelt {
+        credentials.kernel.push(
+            "credential names anywhere (.env, *.pem, id_rsa*, names with token, secret or credential) are denied by \
+             Seatbelt unless system bits allow them; so are writes to .git/hooks, .git/config and shell start-up files"
+                .into(),
+        );
+    } else {
+        credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
+    }
     credentials.none.push("environment variables are passed on as they are, secrets included".into());
 
     process.kernel.push("no_new_privs: setuid and file capabilities cannot raise privileges".into());

@@ -5,7 +5,10 @@
 pub mod info;
 #[cfg(target_os = "linux")]
 pub mod linux;
+#[cfg(target_os = "macos")]
+pub mod macos;
 pub mod policy;
+pub mod seatbelt;
 pub mod seccomp;
 
 use std::ffi::OsStr;
@@ -166,6 +169,55 @@ pub fn enforce(policy: &Policy, degraded_ok: bool, requested: Mode, outer: Optio
             _ => Err(Error::LayerLimit { requested, outer }),
         },
     }
+}
+
+/// The Seatbelt profile for this invocation on macOS (paths resolved, as Seatbelt sees them).
+#[cfg(target_os = "macos")]
+pub fn macos_profile(mode: Mode, layout: &Layout, real_bash: &std::path::Path, path_var: Option<&OsStr>) -> String {
+    let bash = real_bash.to_string_lossy().into_owned();
+    let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
+    let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
+    let canonical =
+        |p: &str| std::fs::canonicalize(p).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| p.to_string());
+    let layout = Layout {
+        workspace: canonical(&layout.workspace),
+        home: layout.home.as_deref().map(canonical),
+        tmpdir: layout.tmpdir.as_deref().map(canonical),
+    };
+    let inputs = Inputs {
+        mode,
+        layout: &layout,
+        path_var: path_var.as_deref(),
+        real_bash: &bash,
+        self_exe: me.as_deref(),
+        standard_files: [standard_file(0), standard_file(1), standard_file(2)],
+        nested: false,
+    };
+    seatbelt::profile(&inputs)
+}
+
+/// Applies the Seatbelt profile. macOS takes one profile per process: under an enclosing
+/// sandbox-bash, an invocation that asks for no more than the outer one runs under the outer
+/// profile; one that asks for more is refused.
+#[cfg(target_os = "macos")]
+pub fn enforce_macos(profile: &str, mode: Mode, requested: Mode, outer: Option<Mode>) -> Result<Outcome, Error> {
+    if macos::already_sandboxed() {
+        return match outer {
+            Some(outer) if outer.covers(requested) => {
+                Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: true })
+            }
+            _ => Err(Error::Sandbox {
+                mode,
+                why: format!(
+                    "this process is already sandboxed and macOS takes no second profile; mode {requested} asks for \
+                     more than the enclosing sandbox-bash enforces ({})",
+                    outer.map_or_else(|| "unknown".to_string(), |o| o.to_string())
+                ),
+            }),
+        };
+    }
+    macos::apply(profile).map_err(|why| Error::Sandbox { mode, why })?;
+    Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
 }
 
 #[cfg(not(target_os = "linux"))]
