@@ -132,6 +132,24 @@ fn a_workspace_that_is_the_home_directory_still_keeps_its_credentials_closed() {
 }
 
 #[test]
+fn start_up_files_of_the_home_stay_unwritable_even_with_external_write() {
+    let lab = Lab::new();
+    let rc = lab.home.join(".bashrc");
+    let notes = lab.home.join("notes.txt");
+    std::fs::write(&rc, "original\n").unwrap();
+    std::fs::write(&notes, "notes\n").unwrap();
+    let append = |p: &std::path::Path| py(&format!("open('{}', 'a').write('added')", p.display()));
+    kernel_refused(&lab.run("0667", &append(&rc)), &[]);
+    assert_eq!(read(&rc), "original\n");
+    // Positive controls: another file of the home with external write, and the start-up file
+    // itself with system write.
+    ok(&lab.run("0667", &append(&notes)));
+    assert_eq!(read(&notes), "notes\nadded");
+    ok(&lab.run("2667", &append(&rc)));
+    assert_eq!(read(&rc), "original\nadded");
+}
+
+#[test]
 fn symlinks_planted_in_the_workspace_do_not_reach_outside() {
     let lab = Lab::new();
     let canary = lab.canary();
