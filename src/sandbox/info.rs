@@ -188,6 +188,10 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     process
         .static_only
         .push("privileged commands (sudo, su, mount, …) and talking to a container engine need system execute".into());
+    process
+        .none
+        .push("the command lines and status of other processes in /proc can be read, as anywhere on Linux".into());
+    process.none.push("/dev/shm is shared with the machine's other processes (their file permissions apply)".into());
     limits.none.push("no limits on CPU time, memory, processes or disk use".into());
 
     let status = if facts.shortfalls.is_empty() {
