@@ -63,16 +63,14 @@ fn cstring(s: &OsStr) -> Result<CString, std::io::Error> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "argument contains a NUL byte"))
 }
 
-/// Replaces this process with `bash`, with `argv` (including `argv[0]`) and the current
-/// environment with `set` added (replacing variables of the same name). Returns only on
-/// failure.
-pub fn exec(bash: &Path, argv: &[OsString], set: &[(&OsStr, &OsStr)]) -> Error {
+/// Replaces this process with `bash`, with `argv` (including `argv[0]`) and the environment
+/// `env`. Returns only on failure.
+pub fn exec(bash: &Path, argv: &[OsString], env: Vec<(OsString, OsString)>) -> Error {
     let run = || -> Result<std::convert::Infallible, std::io::Error> {
         let path = cstring(bash.as_os_str())?;
         let args: Vec<CString> = argv.iter().map(|a| cstring(a)).collect::<Result<_, _>>()?;
-        let env: Vec<CString> = std::env::vars_os()
-            .filter(|(k, _)| !set.iter().any(|(name, _)| name == k))
-            .chain(set.iter().map(|(k, v)| (k.to_os_string(), v.to_os_string())))
+        let env: Vec<CString> = env
+            .into_iter()
             .map(|(k, v)| {
                 let mut kv = k.into_vec();
                 kv.push(b'=');

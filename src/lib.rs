@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod arena;
 pub mod error;
 pub mod exec;
+pub mod hygiene;
 pub mod invocation;
 pub mod mode;
 pub mod report;
@@ -267,7 +268,9 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         );
     }
     let enforced = OsString::from(allowed.to_string());
-    Err(exec::exec(&bash, &exec_args, &[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())]))
+    // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
+    let env = hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())]);
+    Err(exec::exec(&bash, &exec_args, env))
 }
 
 /// The declaration `--sandbox-info` prints.
@@ -306,6 +309,7 @@ fn sandbox_info(
         requested,
         outer,
         caller_is_root,
+        removed_environment: hygiene::removed_names(),
     };
     sandbox::info::build(policy, layout, &facts)
 }

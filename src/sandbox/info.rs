@@ -50,6 +50,8 @@ pub struct Info {
     pub outer: Option<String>,
     pub allowed: String,
     pub areas: Vec<Area>,
+    /// Names (never values) of the environment variables the command will not see.
+    pub removed_environment: Vec<String>,
     pub rules: Vec<RuleView>,
 }
 
@@ -62,6 +64,8 @@ pub struct Facts<'a> {
     pub requested: Mode,
     pub outer: Option<Mode>,
     pub caller_is_root: bool,
+    /// Names of variables the command will not see.
+    pub removed_environment: Vec<String>,
 }
 
 fn scope_rights(mode: Mode, scope: Scope) -> String {
@@ -157,7 +161,16 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     } else {
         credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
     }
-    credentials.none.push("environment variables are passed on as they are, secrets included".into());
+    credentials.kernel.push(if facts.removed_environment.is_empty() {
+        "secret-looking environment variables (names with KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL, AUTH) are removed \
+         before exec; there are none here"
+            .to_string()
+    } else {
+        format!(
+            "removed from the command's environment before exec (names only): {}",
+            facts.removed_environment.join(" ")
+        )
+    });
 
     process.kernel.push("no_new_privs: setuid and file capabilities cannot raise privileges".into());
     if landlock {
@@ -218,6 +231,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         outer: facts.outer.map(|m| m.to_string()),
         allowed: mode.to_string(),
         areas: vec![filesystem, network, credentials, process, limits],
+        removed_environment: facts.removed_environment.clone(),
         rules: {
             let mut rules: Vec<RuleView> = policy
                 .paths
