@@ -31,6 +31,8 @@ pub enum Error {
     Refused(String),
     /// A setting is invalid.
     Config(String),
+    /// The audit record could not be written (the command does not run without it).
+    Audit(String),
     /// The kernel cannot enforce what the mode needs.
     Unenforceable { mode: Mode, shortfalls: Vec<Shortfall> },
     /// Applying the kernel rules failed.
@@ -63,6 +65,7 @@ impl fmt::Display for Error {
             Error::Output(e) => write!(f, "cannot write to standard output: {e}"),
             Error::Refused(why) => write!(f, "{why}"),
             Error::Config(message) => write!(f, "{message}"),
+            Error::Audit(message) => write!(f, "{message}; the command does not run without its audit record"),
             Error::Unenforceable { mode, shortfalls } => {
                 let missing: Vec<String> = shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
                 write!(

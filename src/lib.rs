@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod arena;
+pub mod audit;
 pub mod error;
 pub mod exec;
 pub mod hygiene;
@@ -216,32 +217,86 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             error: None,
             bash_failure: None,
             script: None,
+            program: String::new(),
         });
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
         write_stdout(&text)?;
         return Ok(decision.verdict.status());
     }
 
-    if let Some(d) = &decision {
-        if let Some((message, status)) = &d.bash_failure {
-            let _ = std::io::stderr().write_all(message.as_bytes());
-            return Ok(*status);
+    // The audit log is opened before anything is locked: the kernel rules need not reach it.
+    let mut audit = match env_str(audit::AUDIT_VAR) {
+        Some(path) => Some(audit::Log::open(&path).map_err(Error::Audit)?),
+        None => None,
+    };
+    let decision = decision.unwrap_or_else(|| Decision {
+        source: "command",
+        cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+        workspace: layout.workspace.clone(),
+        allowed,
+        required: Mode::NONE,
+        verdict: Verdict::Allow,
+        analysis: Analysis::default(),
+        note: Some("bash prints its help, version or a usage error and runs nothing".into()),
+        error: None,
+        bash_failure: None,
+        script: None,
+        program: String::new(),
+    });
+    let mut log = |verdict: &str, enforcement: &str, error: Option<&str>| -> Result<(), Error> {
+        match audit.as_mut() {
+            Some(log) => log.record(&decision, verdict, enforcement, error).map_err(Error::Audit),
+            None => Ok(()),
         }
-        match d.verdict {
-            Verdict::Allow => {}
-            Verdict::Deny => {
-                let _ = std::io::stderr().write_all(d.denial_message().as_bytes());
-                return Ok(126);
-            }
-            Verdict::Error => {
-                let message = d.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
-                return Err(Error::Refused(message));
-            }
+    };
+
+    if let Some((message, status)) = &decision.bash_failure {
+        log("error", "none", decision.error.as_deref())?;
+        let _ = std::io::stderr().write_all(message.as_bytes());
+        return Ok(*status);
+    }
+    match decision.verdict {
+        Verdict::Allow => {}
+        Verdict::Deny => {
+            log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()))?;
+            let _ = std::io::stderr().write_all(decision.denial_message().as_bytes());
+            return Ok(126);
+        }
+        Verdict::Error => {
+            let message = decision.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
+            log("error", "none", Some(&message))?;
+            return Err(Error::Refused(message));
         }
     }
+    let result = lock_and_exec(&decision, &layout, &exec_args, allowed, requested, outer, degraded_ok, &mut log);
+    // Only failures come back: record them (the record of a run is written before exec).
+    if let Err(e) = &result
+        && !matches!(e, Error::Audit(_))
+    {
+        log("error", "none", Some(&e.to_string()))?;
+    }
+    result
+}
+
+/// Writes one audit record (verdict, enforcement status, error), or nothing when no log is set.
+type AuditWriter<'a> = dyn FnMut(&str, &str, Option<&str>) -> Result<(), Error> + 'a;
+
+/// Locks this process with the kernel and execs the real bash; returns only on failure. The
+/// audit record (when asked for) is written after the rules hold and before exec.
+#[allow(clippy::too_many_arguments)]
+fn lock_and_exec(
+    decision: &Decision,
+    layout: &Layout,
+    exec_args: &[OsString],
+    allowed: Mode,
+    requested: Mode,
+    outer: Option<Mode>,
+    degraded_ok: bool,
+    log: &mut AuditWriter<'_>,
+) -> Result<i32, Error> {
     let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
     // bash reads the script again: it must still be the file that was analysed.
-    if let Some(script) = decision.as_ref().and_then(|d| d.script.as_ref())
+    if let Some(script) = decision.script.as_ref()
         && !script.unchanged()
     {
         return Err(Error::ScriptChanged(script.path.clone()));
@@ -250,13 +305,21 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     // Lock first, then exec: bash and everything it starts inherit the rules.
     #[cfg(target_os = "macos")]
     let outcome = {
-        let profile = sandbox::macos_profile(allowed, &layout, &bash, env_str("PATH").as_deref());
+        let _ = degraded_ok;
+        let profile = sandbox::macos_profile(allowed, layout, &bash, env_str("PATH").as_deref());
         sandbox::enforce_macos(&profile, allowed, requested, outer)?
     };
     #[cfg(not(target_os = "macos"))]
     let outcome = {
-        let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
+        let policy = sandbox::plan_here(allowed, layout, &bash, env_str("PATH").as_deref(), outer.is_some());
         sandbox::enforce(&policy, degraded_ok, requested, outer)?
+    };
+    let enforcement = if !outcome.shortfalls.is_empty() {
+        "degraded"
+    } else if outcome.layer_limit {
+        "outer layers"
+    } else {
+        "enforced"
     };
     if !outcome.shortfalls.is_empty() {
         let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
@@ -267,10 +330,11 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             missing.join("; ")
         );
     }
+    log("allow", enforcement, None)?;
     let enforced = OsString::from(allowed.to_string());
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let env = hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())]);
-    Err(exec::exec(&bash, &exec_args, env))
+    Err(exec::exec(&bash, exec_args, env))
 }
 
 /// The declaration `--sandbox-info` prints.
@@ -469,6 +533,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode, layout: &L
         error: None,
         bash_failure: None,
         script: None,
+        program: String::new(),
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -553,6 +618,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode, layout: &L
             return Ok(decision);
         }
     };
+    decision.program = String::from_utf8_lossy(&text).into_owned();
     let mut analysis = analysis::analyze(&text, kind, &ctx);
     analysis.accesses.extend(extra);
     if inv.noexec {

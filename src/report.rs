@@ -53,6 +53,8 @@ pub struct Decision {
     /// The script file analysed, as it was when it was read, to check it is still the same
     /// file right before bash reads it.
     pub script: Option<crate::analysis::files::Identity>,
+    /// The program text that was analysed (empty when there was none up front).
+    pub program: String,
 }
 
 impl Decision {

@@ -1,0 +1,167 @@
+//! The audit log: one JSON line per invocation (who, where, what program, the modes, the verdict
+//! and its reasons, what the kernel enforces), appended to the file `SANDBOX_BASH_AUDIT_LOG`
+//! names. The file is opened afresh for every record, so rotation works; each record is one
+//! `write` under an exclusive lock on an `O_APPEND` descriptor, so concurrent invocations never
+//! interleave or lose lines. The user asked for a trail: when the record cannot be written, the
+//! command does not run.
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+
+use serde::Serialize;
+
+use crate::report::Decision;
+
+/// The variable that names the audit log.
+pub const AUDIT_VAR: &str = "SANDBOX_BASH_AUDIT_LOG";
+
+/// An open audit log.
+pub struct Log {
+    file: std::fs::File,
+    path: String,
+}
+
+/// One access as recorded.
+#[derive(Serialize)]
+struct Reason<'a> {
+    scope: &'a str,
+    perm: &'a str,
+    target: &'a str,
+    command: &'a str,
+    reason: &'a str,
+    line: usize,
+    column: usize,
+}
+
+/// One record.
+#[derive(Serialize)]
+struct Record<'a> {
+    time: String,
+    version: &'static str,
+    pid: u32,
+    ppid: i32,
+    uid: u32,
+    cwd: &'a str,
+    workspace: &'a str,
+    source: &'a str,
+    program: &'a str,
+    allowed: String,
+    required: String,
+    verdict: &'a str,
+    reasons: Vec<Reason<'a>>,
+    enforcement: &'a str,
+    error: Option<&'a str>,
+}
+
+impl Log {
+    /// Opens the log named by `path` for appending (created with mode 0600 if missing).
+    pub fn open(path: &std::ffi::OsStr) -> Result<Log, String> {
+        let shown = path.to_string_lossy().into_owned();
+        if path.is_empty() {
+            return Err(format!("{AUDIT_VAR} is set but empty"));
+        }
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| format!("cannot open the audit log {shown}: {e}"))?;
+        Ok(Log { file, path: shown })
+    }
+
+    /// Appends the record for `decision` with `verdict` and the enforcement status.
+    pub fn record(
+        &mut self,
+        decision: &Decision,
+        verdict: &str,
+        enforcement: &str,
+        error: Option<&str>,
+    ) -> Result<(), String> {
+        let missing = decision.required.missing_from(decision.allowed);
+        let reasons = decision
+            .analysis
+            .accesses
+            .iter()
+            .filter(|a| verdict != "deny" || missing.has(a.scope, a.perm))
+            .map(|a| Reason {
+                scope: a.scope.name(),
+                perm: a.perm.letter(),
+                target: &a.target,
+                command: &a.command,
+                reason: &a.reason,
+                line: a.pos.line,
+                column: a.pos.column,
+            })
+            .collect();
+        let record = Record {
+            time: now_utc(),
+            version: env!("CARGO_PKG_VERSION"),
+            pid: std::process::id(),
+            // SAFETY: getppid and getuid only read the caller's identity.
+            ppid: unsafe { libc::getppid() },
+            // SAFETY: as above.
+            uid: unsafe { libc::getuid() },
+            cwd: &decision.cwd,
+            workspace: &decision.workspace,
+            source: decision.source,
+            program: &decision.program,
+            allowed: decision.allowed.to_string(),
+            required: decision.required.to_string(),
+            verdict,
+            reasons,
+            enforcement,
+            error,
+        };
+        let mut line = serde_json::to_string(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        line.push('\n');
+        let fd = self.file.as_raw_fd();
+        // SAFETY: flock on an open descriptor; released when the descriptor is closed.
+        if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
+            return Err(format!("cannot lock the audit log {}: {}", self.path, std::io::Error::last_os_error()));
+        }
+        let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush());
+        // SAFETY: as above.
+        unsafe { libc::flock(fd, libc::LOCK_UN) };
+        written.map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+    }
+}
+
+/// The current time in UTC as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn now_utc() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60,
+        now.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_is_utc_rfc3339() {
+        let t = now_utc();
+        assert_eq!(t.len(), 24, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
+        let year: i32 = t[..4].parse().unwrap();
+        assert!(year >= 2024, "{t}");
+    }
+}
