@@ -28,7 +28,7 @@ fn context() -> Context {
     let cwd = std::env::current_dir().unwrap().to_string_lossy().into_owned();
     Context {
         cwd: cwd.clone(),
-        layout: Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None },
+        layout: Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None, ..Default::default() },
         env: std::env::vars().collect(),
         arg0: "bench.sh".into(),
         args: Vec::new(),

@@ -34,17 +34,18 @@ pub fn is_secret_name(name: &str) -> bool {
     WELL_KNOWN.contains(&upper.as_str()) || upper.split('_').any(|word| SECRET_WORDS.contains(&word))
 }
 
-/// Whether a variable is removed from the command's environment.
-pub fn is_removed(name: &OsStr) -> bool {
+/// Whether a variable is removed from the command's environment; `keep` lists secret-looking
+/// names the configuration lets through (control variables always stay behind).
+pub fn is_removed(name: &OsStr, keep: &[String]) -> bool {
     let name = name.to_string_lossy();
-    name.starts_with(CONTROL_PREFIX) || is_secret_name(&name)
+    name.starts_with(CONTROL_PREFIX) || (is_secret_name(&name) && !keep.iter().any(|k| *k == name))
 }
 
 /// The names of the current environment's variables that the command will not see, sorted.
-pub fn removed_names() -> Vec<String> {
+pub fn removed_names(keep: &[String]) -> Vec<String> {
     let mut names: Vec<String> = std::env::vars_os()
         .map(|(k, _)| k)
-        .filter(|k| is_removed(k))
+        .filter(|k| is_removed(k, keep))
         .map(|k| k.to_string_lossy().into_owned())
         .collect();
     names.sort();
@@ -52,9 +53,9 @@ pub fn removed_names() -> Vec<String> {
 }
 
 /// The environment for the command: the current one without removed variables, then `set`.
-pub fn command_environment(set: &[(&OsStr, &OsStr)]) -> Vec<(OsString, OsString)> {
+pub fn command_environment(set: &[(&OsStr, &OsStr)], keep: &[String]) -> Vec<(OsString, OsString)> {
     std::env::vars_os()
-        .filter(|(k, _)| !is_removed(k) && !set.iter().any(|(name, _)| name == k))
+        .filter(|(k, _)| !is_removed(k, keep) && !set.iter().any(|(name, _)| name == k))
         .chain(set.iter().map(|(k, v)| (k.to_os_string(), v.to_os_string())))
         .collect()
 }
@@ -88,7 +89,11 @@ mod tests {
         {
             assert!(!is_secret_name(stay), "{stay} must stay");
         }
-        assert!(is_removed(OsStr::new("SANDBOX_BASH_WORKSPACE")));
-        assert!(!is_removed(OsStr::new("BASH_AGENT_BASH_MODE")));
+        assert!(is_removed(OsStr::new("SANDBOX_BASH_WORKSPACE"), &[]));
+        assert!(!is_removed(OsStr::new("BASH_AGENT_BASH_MODE"), &[]));
+        let keep = vec!["GITHUB_TOKEN".to_string(), "SANDBOX_BASH_AUDIT_LOG".to_string()];
+        assert!(!is_removed(OsStr::new("GITHUB_TOKEN"), &keep));
+        assert!(is_removed(OsStr::new("GH_TOKEN"), &keep));
+        assert!(is_removed(OsStr::new("SANDBOX_BASH_AUDIT_LOG"), &keep), "control variables always stay behind");
     }
 }

@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod arena;
 pub mod audit;
+pub mod config;
 pub mod error;
 pub mod exec;
 pub mod hygiene;
@@ -163,17 +164,41 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         write_stdout(&text)?;
         return Ok(0);
     }
-    let requested = Mode::from_env_value(env_str(MODE_VAR).as_deref()).map_err(Error::Mode)?;
-    // An enclosing sandbox-bash enforces its own mode on us: we can only narrow it.
+    // Configuration files, when there are any (none: nothing is parsed).
+    let home_var = env_str("HOME");
+    let config = config::load(
+        &config::Sources::from_env(
+            env_str(config::CONFIG_VAR).as_deref(),
+            env_str("XDG_CONFIG_HOME").as_deref(),
+            home_var.as_deref(),
+        ),
+        home_var.as_deref().and_then(|h| h.to_str()),
+    )
+    .map_err(Error::Config)?;
+    let requested = match env_str(MODE_VAR) {
+        Some(value) => Mode::from_env_value(Some(&value)).map_err(Error::Mode)?,
+        None => config.default_mode.unwrap_or(mode::DEFAULT_MODE),
+    };
+    // An enclosing sandbox-bash enforces its own mode on us, and the administrator's ceiling
+    // holds whatever is asked: we can only narrow.
     let outer = sandbox::outer_mode(env_str(sandbox::ENFORCED_VAR).as_deref());
-    let allowed = outer.map_or(requested, |o| Mode(requested.0 & o.0));
-    let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())?;
+    let mut allowed = outer.map_or(requested, |o| Mode(requested.0 & o.0));
+    if let Some(ceiling) = config.max_mode {
+        allowed = Mode(allowed.0 & ceiling.0);
+    }
+    let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())? || config.allow_degraded;
+    let layout = || layout(&config);
+    let find_bash = || {
+        let explicit = env_str(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_ref().map(OsString::from));
+        exec::find_real_bash(explicit.as_deref(), env_str("PATH").as_deref())
+    };
 
     if opts.info {
         let layout = layout()?;
-        let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
-        let policy = sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some());
-        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer);
+        let bash = find_bash()?;
+        let policy =
+            sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some(), extra(&config));
+        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config);
         let text = if opts.json { info.json() + "\n" } else { info.text() };
         write_stdout(&text)?;
         return Ok(0);
@@ -225,7 +250,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     }
 
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
-    let mut audit = match env_str(audit::AUDIT_VAR) {
+    let mut audit = match env_str(audit::AUDIT_VAR).or_else(|| config.audit_log.as_ref().map(OsString::from)) {
         Some(path) => Some(audit::Log::open(&path).map_err(Error::Audit)?),
         None => None,
     };
@@ -260,6 +285,18 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         Verdict::Deny => {
             log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()))?;
             let _ = std::io::stderr().write_all(decision.denial_message().as_bytes());
+            // Say when it is the administrator's ceiling that took a needed bit away.
+            if let Some(ceiling) = config.max_mode {
+                let cut = Mode(decision.required.0 & requested.0 & !ceiling.0);
+                if cut != Mode::NONE {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "sandbox-bash: denied: the administrator's ceiling max_mode={ceiling} ({}) removed {cut} from \
+                         the requested mode {requested}",
+                        config::SYSTEM_FILE
+                    );
+                }
+            }
             return Ok(126);
         }
         Verdict::Error => {
@@ -268,7 +305,9 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
             return Err(Error::Refused(message));
         }
     }
-    let result = lock_and_exec(&decision, &layout, &exec_args, allowed, requested, outer, degraded_ok, &mut log);
+    let bash = find_bash();
+    let result =
+        lock_and_exec(&decision, &layout, &exec_args, bash, allowed, requested, outer, degraded_ok, &config, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -288,13 +327,15 @@ fn lock_and_exec(
     decision: &Decision,
     layout: &Layout,
     exec_args: &[OsString],
+    bash: Result<std::path::PathBuf, Error>,
     allowed: Mode,
     requested: Mode,
     outer: Option<Mode>,
     degraded_ok: bool,
+    config: &config::Config,
     log: &mut AuditWriter<'_>,
 ) -> Result<i32, Error> {
-    let bash = exec::find_real_bash(env_str(exec::REAL_BASH_VAR).as_deref(), env_str("PATH").as_deref())?;
+    let bash = bash?;
     // bash reads the script again: it must still be the file that was analysed.
     if let Some(script) = decision.script.as_ref()
         && !script.unchanged()
@@ -311,7 +352,8 @@ fn lock_and_exec(
     };
     #[cfg(not(target_os = "macos"))]
     let outcome = {
-        let policy = sandbox::plan_here(allowed, layout, &bash, env_str("PATH").as_deref(), outer.is_some());
+        let policy =
+            sandbox::plan_here(allowed, layout, &bash, env_str("PATH").as_deref(), outer.is_some(), extra(config));
         sandbox::enforce(&policy, degraded_ok, requested, outer)?
     };
     let enforcement = if !outcome.shortfalls.is_empty() {
@@ -333,8 +375,18 @@ fn lock_and_exec(
     log("allow", enforcement, None)?;
     let enforced = OsString::from(allowed.to_string());
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
-    let env = hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())]);
+    let env =
+        hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())], &config.keep_env);
     Err(exec::exec(&bash, exec_args, env))
+}
+
+/// What the configuration adds to the kernel rules.
+fn extra(config: &config::Config) -> sandbox::policy::Extra {
+    sandbox::policy::Extra {
+        runtime_read: config.runtime_read.clone(),
+        runtime_execute: config.runtime_execute.clone(),
+        ceiling: config.max_mode,
+    }
 }
 
 /// The declaration `--sandbox-info` prints.
@@ -344,6 +396,7 @@ fn sandbox_info(
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
+    config: &config::Config,
 ) -> sandbox::info::Info {
     #[cfg(target_os = "linux")]
     let (abi, shortfalls) = sandbox::linux::shortfalls(policy);
@@ -373,7 +426,9 @@ fn sandbox_info(
         requested,
         outer,
         caller_is_root,
-        removed_environment: hygiene::removed_names(),
+        removed_environment: hygiene::removed_names(&config.keep_env),
+        config_files: config.files.clone(),
+        ceiling: config.max_mode,
     };
     sandbox::info::build(policy, layout, &facts)
 }
@@ -434,15 +489,22 @@ fn canonical_or_normal(path: &str) -> String {
 }
 
 /// The places that decide scopes: workspace, home, temporary directory.
-fn layout() -> Result<Layout, Error> {
+fn layout(config: &config::Config) -> Result<Layout, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
-    let workspace = find_workspace(&cwd, env_str(WORKSPACE_VAR).as_deref())?;
+    let explicit = env_str(WORKSPACE_VAR).or_else(|| config.workspace.as_ref().map(OsString::from));
+    let workspace = find_workspace(&cwd, explicit.as_deref())?;
     let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
     let tmpdir = env_str("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
         env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
             && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
     });
-    let mut layout = Layout { workspace, home, tmpdir };
+    let mut layout = Layout {
+        workspace,
+        home,
+        tmpdir,
+        extra_credentials: config.credentials.clone(),
+        extra_protected: config.protected.clone(),
+    };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;

@@ -4,7 +4,7 @@
 use crate::mode::Scope;
 
 /// The places that decide a path's scope. All paths are absolute and lexically normal.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Layout {
     /// The workspace root W.
     pub workspace: String,
@@ -12,6 +12,10 @@ pub struct Layout {
     pub home: Option<String>,
     /// `$TMPDIR`, only when it is a sane scratch directory (see [`acceptable_tmpdir`]).
     pub tmpdir: Option<String>,
+    /// Credential paths the configuration adds to the built-in ones.
+    pub extra_credentials: Vec<String>,
+    /// Protected paths (writes need system write) the configuration adds.
+    pub extra_protected: Vec<String>,
 }
 
 /// The row of the scope table a path falls in.
@@ -236,6 +240,9 @@ impl Layout {
 
     /// Credentials: the home-relative locations, and the name patterns anywhere.
     pub fn is_credential(&self, path: &str) -> bool {
+        if self.extra_credentials.iter().any(|c| is_within(path, c)) {
+            return true;
+        }
         if let Some(home) = self.home.as_deref().filter(|h| *h != "/")
             && let Some(rest) = path.strip_prefix(home).and_then(|r| r.strip_prefix('/'))
         {
@@ -255,6 +262,9 @@ impl Layout {
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
     /// whole, and shell start-up files.
     pub fn is_protected(&self, path: &str) -> bool {
+        if self.extra_protected.iter().any(|c| is_within(path, c)) {
+            return true;
+        }
         let mut previous: Option<&str> = None;
         for part in path.split('/').filter(|c| !c.is_empty()) {
             if previous == Some(".git") && (part == "hooks" || part == "config") {
@@ -293,7 +303,7 @@ mod tests {
     use super::*;
 
     fn layout() -> Layout {
-        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None }
+        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() }
     }
 
     #[test]
@@ -350,17 +360,22 @@ mod tests {
 
     #[test]
     fn a_workspace_under_tmp_or_var_is_still_the_workspace() {
-        let l = Layout { workspace: "/var/lib/ci/build".into(), home: None, tmpdir: None };
+        let l = Layout { workspace: "/var/lib/ci/build".into(), home: None, tmpdir: None, ..Default::default() };
         assert_eq!(l.classify("/var/lib/ci/build/x", true), Class::Workspace);
         assert_eq!(l.classify("/var/lib/ci/other", false), Class::System);
-        let t = Layout { workspace: "/tmp/ws".into(), home: None, tmpdir: None };
+        let t = Layout { workspace: "/tmp/ws".into(), home: None, tmpdir: None, ..Default::default() };
         assert_eq!(t.classify("/tmp/ws/a", false), Class::Workspace);
         assert_eq!(t.classify("/tmp/other", false), Class::Scratch);
     }
 
     #[test]
     fn anchors_are_not_credentials_themselves() {
-        let l = Layout { workspace: "/home/u/tokenizer".into(), home: Some("/home/u".into()), tmpdir: None };
+        let l = Layout {
+            workspace: "/home/u/tokenizer".into(),
+            home: Some("/home/u".into()),
+            tmpdir: None,
+            ..Default::default()
+        };
         assert_eq!(l.classify("/home/u/tokenizer/src/lib.rs", false), Class::Workspace);
         assert_eq!(l.classify("/home/u/tokenizer/secrets/a", false), Class::Credential);
     }

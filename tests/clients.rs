@@ -31,6 +31,7 @@ impl Home {
             workspace: self.proj().to_string_lossy().into_owned(),
             home: Some(self.home().to_string_lossy().into_owned()),
             tmpdir: None,
+            ..Default::default()
         };
         let class = layout.classify(&path.to_string_lossy(), false);
         class.scope().map_or(0, |s| sandbox_bash::mode::Mode::bit(s, sandbox_bash::mode::Perm::Read).0)

@@ -12,6 +12,7 @@ fn profile(mode: u16) -> String {
         workspace: "/Users/u/proj".into(),
         home: Some("/Users/u".into()),
         tmpdir: Some("/var/folders/xy/abc/T".into()),
+        ..Default::default()
     };
     let inputs = Inputs {
         mode: Mode(mode),
@@ -21,6 +22,7 @@ fn profile(mode: u16) -> String {
         self_exe: Some("/usr/local/bin/sandbox-bash"),
         standard_files: [None, Some("/Users/u/log.txt".into()), Some("/dev/ttys003".into())],
         nested: false,
+        extra: Default::default(),
     };
     seatbelt::profile(&inputs)
 }

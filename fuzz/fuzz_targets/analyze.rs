@@ -18,7 +18,7 @@ static HOOK: Once = Once::new();
 fn context() -> Context {
     Context {
         cwd: "/home/u/proj".into(),
-        layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None },
+        layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() },
         env: vec![("HOME".into(), "/home/u".into()), ("PATH".into(), "/usr/bin:/bin".into())],
         arg0: "bash".into(),
         args: vec!["a".into()],

@@ -52,6 +52,10 @@ pub struct Info {
     pub areas: Vec<Area>,
     /// Names (never values) of the environment variables the command will not see.
     pub removed_environment: Vec<String>,
+    /// Configuration files read, in order (system, then user or explicit).
+    pub config_files: Vec<String>,
+    /// The administrator's ceiling (`max_mode`), if any.
+    pub ceiling: Option<String>,
     pub rules: Vec<RuleView>,
 }
 
@@ -66,6 +70,10 @@ pub struct Facts<'a> {
     pub caller_is_root: bool,
     /// Names of variables the command will not see.
     pub removed_environment: Vec<String>,
+    /// Configuration files that were read.
+    pub config_files: Vec<String>,
+    /// The administrator's ceiling, if any.
+    pub ceiling: Option<Mode>,
 }
 
 fn scope_rights(mode: Mode, scope: Scope) -> String {
@@ -232,6 +240,8 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         allowed: mode.to_string(),
         areas: vec![filesystem, network, credentials, process, limits],
         removed_environment: facts.removed_environment.clone(),
+        config_files: facts.config_files.clone(),
+        ceiling: facts.ceiling.map(|m| m.to_string()),
         rules: {
             let mut rules: Vec<RuleView> = policy
                 .paths
@@ -263,6 +273,15 @@ impl Info {
         out.push_str(&format!("workspace: {}\n", self.workspace));
         let mode = Mode::parse(&self.allowed).map(|m| m.describe()).unwrap_or_else(|_| self.allowed.clone());
         out.push_str(&format!("allowed:   {mode}  (system/external/network/workspace)\n"));
+        if let Some(ceiling) = &self.ceiling {
+            out.push_str(&format!("ceiling:   {ceiling} (max_mode of the system configuration)\n"));
+        }
+        if self.config_files.is_empty() {
+            out.push_str("config:    none read\n");
+        }
+        for f in &self.config_files {
+            out.push_str(&format!("config:    {f}\n"));
+        }
         if let Some(outer) = &self.outer {
             out.push_str(&format!(
                 "           requested {}, narrowed by an enclosing sandbox-bash to {outer}\n",

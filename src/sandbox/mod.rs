@@ -104,6 +104,7 @@ pub fn plan_here(
     real_bash: &std::path::Path,
     path_var: Option<&OsStr>,
     nested: bool,
+    extra: policy::Extra,
 ) -> Policy {
     // The rule follows a link to the real file itself: no need to resolve the path first.
     let bash = real_bash.to_string_lossy().into_owned();
@@ -117,6 +118,7 @@ pub fn plan_here(
         self_exe: me.as_deref(),
         standard_files: [standard_file(0), standard_file(1), standard_file(2)],
         nested,
+        extra,
     };
     policy::plan(&inputs, &RealWorld)
 }
@@ -183,6 +185,8 @@ pub fn macos_profile(mode: Mode, layout: &Layout, real_bash: &std::path::Path, p
         workspace: canonical(&layout.workspace),
         home: layout.home.as_deref().map(canonical),
         tmpdir: layout.tmpdir.as_deref().map(canonical),
+        extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
+        extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
     };
     let inputs = Inputs {
         mode,
@@ -192,6 +196,7 @@ pub fn macos_profile(mode: Mode, layout: &Layout, real_bash: &std::path::Path, p
         self_exe: me.as_deref(),
         standard_files: [standard_file(0), standard_file(1), standard_file(2)],
         nested: false,
+        extra: Default::default(),
     };
     seatbelt::profile(&inputs)
 }

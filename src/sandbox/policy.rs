@@ -228,6 +228,16 @@ pub struct Inputs<'a> {
     /// An enclosing sandbox-bash has restricted this process already. A directory it does
     /// not let us list is then granted whole: the enclosing rules still bound it.
     pub nested: bool,
+    /// What the configuration adds.
+    pub extra: Extra,
+}
+
+/// Runtime paths the configuration adds, and the administrator's ceiling that bounds them.
+#[derive(Clone, Debug, Default)]
+pub struct Extra {
+    pub runtime_read: Vec<String>,
+    pub runtime_execute: Vec<String>,
+    pub ceiling: Option<Mode>,
 }
 
 /// `/etc` entries programs read at run time: the loader cache, users and groups, name
@@ -418,6 +428,9 @@ impl Planner<'_> {
                 for entry in scope::HOME_CREDENTIALS {
                     self.add(&format!("{home}/{entry}"), system, Why::Credential, false);
                 }
+                for c in self.layout().extra_credentials.clone() {
+                    self.add(&c, system, Why::Credential, false);
+                }
                 for e in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
                         self.add_entry(&format!("{home}/.cargo/{}", e.name), system, Why::Credential, &e);
@@ -464,6 +477,22 @@ impl Planner<'_> {
         }
         // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
         // rule follows a link to the file that will be executed.
+        // Runtime paths from the configuration, each only as far as the ceiling allows in the
+        // scope it lies in.
+        for (paths, rights) in
+            [(&self.inputs.extra.runtime_read, Rights::READ), (&self.inputs.extra.runtime_execute, Rights::RX)]
+        {
+            for p in paths.clone() {
+                let allowed = match (self.inputs.extra.ceiling, self.layout().classify(&p, false).scope()) {
+                    (Some(ceiling), Some(scope)) => rights.intersect(Rights::of(ceiling, scope)),
+                    _ => rights,
+                };
+                if self.layout().is_credential(&p) {
+                    continue;
+                }
+                self.add(&p, allowed, Why::Runtime, false);
+            }
+        }
         let bash = self.inputs.real_bash.to_string();
         self.add_file(&bash, Rights::RX, Why::Program, true);
         if let Some(me) = self.inputs.self_exe {
@@ -623,6 +652,10 @@ impl Planner<'_> {
     /// `~/.config/gcloud`, `~/.cargo` may hold `credentials.toml`, the home directory and every
     /// directory above it hold them all): such a directory is entered, never granted whole.
     fn holds_credentials(&self, p: &str) -> bool {
+        let layout = self.layout();
+        if layout.extra_credentials.iter().chain(&layout.extra_protected).any(|c| c != p && scope::is_within(c, p)) {
+            return true;
+        }
         let Some(home) = self.layout().home.as_deref() else { return false };
         if home == "/" {
             return false;
@@ -781,7 +814,7 @@ mod tests {
     }
 
     fn layout() -> Layout {
-        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None }
+        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() }
     }
 
     fn policy(mode: u16) -> Policy {
@@ -794,6 +827,7 @@ mod tests {
             self_exe: Some("/home/u/.cargo/bin/sandbox-bash"),
             standard_files: [None, Some("/srv/log.txt".into()), Some("/dev/pts/3".into())],
             nested: false,
+            extra: Default::default(),
         };
         plan(&inputs, &machine())
     }
@@ -853,6 +887,7 @@ mod tests {
             self_exe: None,
             standard_files: [None, None, None],
             nested: false,
+            extra: Default::default(),
         };
         let p = plan(&inputs, &world);
         // Names only where credentials are; reading everywhere else.
@@ -868,7 +903,7 @@ mod tests {
     #[test]
     fn a_workspace_that_holds_the_home_leaves_its_credentials_out() {
         for w in ["/home/u", "/home"] {
-            let l = Layout { workspace: w.into(), home: Some("/home/u".into()), tmpdir: None };
+            let l = Layout { workspace: w.into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() };
             let inputs = Inputs {
                 mode: Mode(0o0467),
                 layout: &l,
@@ -877,6 +912,7 @@ mod tests {
                 self_exe: None,
                 standard_files: [None, None, None],
                 nested: false,
+                extra: Default::default(),
             };
             let p = plan(&inputs, &machine());
             assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::LIST, "{w}");
@@ -925,6 +961,47 @@ mod tests {
                 assert_eq!(l.classify(&r.path, false), Class::External, "{}", r.path);
             }
         }
+    }
+
+    #[test]
+    fn configured_credentials_and_runtime_paths() {
+        let mut world = machine();
+        world.0.insert("/srv", vec!["secrets", "www"]);
+        world.0.insert("/home/u/notes", vec!["todo", "other"]);
+        let l = Layout {
+            extra_credentials: vec!["/srv/secrets".into()],
+            extra_protected: vec!["/home/u/notes/todo".into()],
+            ..layout()
+        };
+        let inputs = |mode: u16, ceiling: Option<Mode>| Inputs {
+            mode: Mode(mode),
+            layout: &l,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+            extra: Extra {
+                runtime_read: vec!["/opt/data".into()],
+                runtime_execute: vec!["/opt/tool/bin".into(), "/var/lib/tool".into()],
+                ceiling,
+            },
+        };
+        let p = plan(&inputs(0o0667, None), &world);
+        assert_eq!(effective(&p, "/srv/secrets/db.key"), Rights::LIST, "entered, never granted");
+        assert!(effective(&p, "/srv/www/index.html").contains(Rights::RW));
+        assert!(!effective(&p, "/home/u/notes/todo").contains(Rights::WRITE), "protected stays unwritable");
+        assert!(effective(&p, "/home/u/notes/other").contains(Rights::WRITE));
+        assert_eq!(effective(&p, "/opt/data/x"), Rights::RW, "external rw, runtime read within it");
+        assert!(effective(&p, "/opt/tool/bin/t").contains(Rights::EXECUTE));
+        assert!(effective(&p, "/var/lib/tool/x").contains(Rights::EXECUTE));
+        // The ceiling bounds them: no system bits, no system runtime path.
+        let p = plan(&inputs(0o0667, Some(Mode(0o0467))), &world);
+        assert!(!effective(&p, "/var/lib/tool/x").contains(Rights::READ));
+        assert!(!effective(&p, "/opt/tool/bin/t").contains(Rights::EXECUTE), "external execute is above the ceiling");
+        // System read opens configured credentials too.
+        let p = plan(&inputs(0o4467, None), &world);
+        assert!(effective(&p, "/srv/secrets/db.key").contains(Rights::READ));
     }
 
     #[test]
@@ -996,6 +1073,7 @@ mod tests {
                 self_exe: None,
                 standard_files: [None, None, None],
                 nested,
+                extra: Default::default(),
             };
             let p = plan(&inputs, &world);
             let expect = |r: Rights| if nested { Some(r) } else { None };
@@ -1007,7 +1085,12 @@ mod tests {
 
     #[test]
     fn a_workspace_in_scratch_is_stated_as_static_only() {
-        let l = Layout { workspace: "/tmp/ci/checkout".into(), home: Some("/home/u".into()), tmpdir: None };
+        let l = Layout {
+            workspace: "/tmp/ci/checkout".into(),
+            home: Some("/home/u".into()),
+            tmpdir: None,
+            ..Default::default()
+        };
         let inputs = Inputs {
             mode: Mode(0o0444),
             layout: &l,
@@ -1016,6 +1099,7 @@ mod tests {
             self_exe: None,
             standard_files: [None, None, None],
             nested: false,
+            extra: Default::default(),
         };
         let p = plan(&inputs, &machine());
         assert!(p.static_only.iter().any(|s| s.contains("inside scratch space")), "{:?}", p.static_only);

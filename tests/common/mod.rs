@@ -8,7 +8,12 @@ use sandbox_bash::scope::Layout;
 pub fn table_context() -> Context {
     Context {
         cwd: "/home/u/proj".into(),
-        layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None },
+        layout: Layout {
+            workspace: "/home/u/proj".into(),
+            home: Some("/home/u".into()),
+            tmpdir: None,
+            ..Default::default()
+        },
         env: vec![
             ("HOME".into(), "/home/u".into()),
             ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
