@@ -347,7 +347,7 @@ fn lock_and_exec(
     #[cfg(target_os = "macos")]
     let outcome = {
         let _ = degraded_ok;
-        let profile = sandbox::macos_profile(allowed, layout, &bash, env_str("PATH").as_deref());
+        let profile = sandbox::macos_profile(allowed, layout, &bash, env_str("PATH").as_deref(), extra(config));
         sandbox::enforce_macos(&profile, allowed, requested, outer)?
     };
     #[cfg(not(target_os = "macos"))]

@@ -113,3 +113,35 @@ fn the_mode_decides_what_each_scope_gets() {
             || !read_only.contains("(allow file-write*\n  (subpath \"/\")")
     );
 }
+
+#[test]
+fn configured_paths_reach_the_profile() {
+    let layout = Layout {
+        workspace: "/Users/u/proj".into(),
+        home: Some("/Users/u".into()),
+        tmpdir: None,
+        extra_credentials: vec!["/Users/u/vault".into()],
+        extra_protected: vec!["/Users/u/.gitconfig".into()],
+    };
+    let inputs = Inputs {
+        mode: Mode(0o0467),
+        layout: &layout,
+        path_var: None,
+        real_bash: "/bin/bash",
+        self_exe: None,
+        standard_files: [None, None, None],
+        nested: false,
+        extra: sandbox_bash::sandbox::policy::Extra {
+            runtime_read: vec!["/opt/sdk/share".into()],
+            runtime_execute: vec!["/opt/sdk/bin".into()],
+            ceiling: Some(Mode(0o0467)),
+        },
+    };
+    let p = seatbelt::profile(&inputs);
+    assert!(p.contains("(deny file-read* file-write* process-exec\n  (subpath \"/Users/u/vault\")"), "{p}");
+    assert!(p.contains("(subpath \"/Users/u/.gitconfig\")"));
+    assert!(p.contains("(allow file-read*\n  (subpath \"/opt/sdk/share\")"));
+    // The ceiling has no external execute: the runtime path gets read only.
+    assert!(p.contains("(allow file-read*\n  (subpath \"/opt/sdk/bin\")"));
+    assert!(!p.contains("process-exec\n  (subpath \"/opt/sdk/bin\")"));
+}

@@ -175,7 +175,13 @@ pub fn enforce(policy: &Policy, degraded_ok: bool, requested: Mode, outer: Optio
 
 /// The Seatbelt profile for this invocation on macOS (paths resolved, as Seatbelt sees them).
 #[cfg(target_os = "macos")]
-pub fn macos_profile(mode: Mode, layout: &Layout, real_bash: &std::path::Path, path_var: Option<&OsStr>) -> String {
+pub fn macos_profile(
+    mode: Mode,
+    layout: &Layout,
+    real_bash: &std::path::Path,
+    path_var: Option<&OsStr>,
+    extra: policy::Extra,
+) -> String {
     let bash = real_bash.to_string_lossy().into_owned();
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
@@ -196,7 +202,7 @@ pub fn macos_profile(mode: Mode, layout: &Layout, real_bash: &std::path::Path, p
         self_exe: me.as_deref(),
         standard_files: [standard_file(0), standard_file(1), standard_file(2)],
         nested: false,
-        extra: Default::default(),
+        extra,
     };
     seatbelt::profile(&inputs)
 }

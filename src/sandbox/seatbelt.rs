@@ -272,6 +272,16 @@ pub fn profile(inputs: &Inputs) -> String {
         }
     }
     p.rule("allow", &["file-read*", "process-exec"], &subpaths(&path_dirs));
+    // Runtime paths from the configuration, each never beyond the ceiling in its scope.
+    for (paths, rights) in [(&inputs.extra.runtime_read, Rights::READ), (&inputs.extra.runtime_execute, Rights::RX)] {
+        for path in paths {
+            let granted = match (inputs.extra.ceiling, inputs.layout.classify(path, false).scope()) {
+                (Some(ceiling), Some(scope)) => rights.intersect(Rights::of(ceiling, scope)),
+                _ => rights,
+            };
+            p.rule("allow", &operations(granted), &subpaths(&[canonical(path)]));
+        }
+    }
 
     p.comment("scratch: temporary directories, the standard streams");
     let mut scratch = vec!["/private/tmp".to_string(), "/private/var/folders".to_string()];
@@ -300,6 +310,8 @@ pub fn profile(inputs: &Inputs) -> String {
         creds.push(format!("(regex #\"^{}/\\.cargo/credentials\")", regex_escape(h)));
         p.rule("deny", &cred_ops, &creds);
     }
+    let extra_creds: Vec<String> = inputs.layout.extra_credentials.iter().map(|c| canonical(c)).collect();
+    p.rule("deny", &cred_ops, &subpaths(&extra_creds));
     let patterns: Vec<String> = CREDENTIAL_REGEXES.iter().map(|r| format!("(regex #\"{r}\")")).collect();
     p.rule("deny", &cred_ops, &patterns);
     if !system.contains(Rights::WRITE) {
@@ -310,6 +322,7 @@ pub fn profile(inputs: &Inputs) -> String {
         if let Some(h) = home.as_deref() {
             protected.extend(scope::STARTUP_FILES.iter().map(|f| format!("(literal {})", quote(&format!("{h}/{f}")))));
         }
+        protected.extend(inputs.layout.extra_protected.iter().map(|c| format!("(subpath {})", quote(&canonical(c)))));
         p.rule("deny", &["file-write*"], &protected);
         // Moving a directory that holds them away (and another in its place) would get
         // around the rules above: the workspace, its .git, the home and their ancestors stay.
