@@ -383,6 +383,7 @@ fn lock_and_exec(
 /// What the configuration adds to the kernel rules.
 fn extra(config: &config::Config) -> sandbox::policy::Extra {
     sandbox::policy::Extra {
+        config_files: config.files.clone(),
         runtime_read: config.runtime_read.clone(),
         runtime_execute: config.runtime_execute.clone(),
         ceiling: config.max_mode,

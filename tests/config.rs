@@ -139,3 +139,15 @@ fn the_example_configuration_is_valid() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["config_files"][0], example);
 }
+
+#[test]
+fn nested_invocations_can_read_the_configuration_again() {
+    let lab = Lab::new();
+    // The user's file in its usual place (the lab's home), and a mode without external read:
+    // only the rule for the file itself lets the inner invocation read it.
+    let dir = lab.home.join(".config/sandbox-bash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "default_mode = \"0007\"\n").unwrap();
+    let out = lab.run("0007", &format!("{} -c 'echo inner ran'", lab::SB));
+    assert_eq!(ok(&out), "inner ran\n");
+}

@@ -235,6 +235,8 @@ pub struct Inputs<'a> {
 /// Runtime paths the configuration adds, and the administrator's ceiling that bounds them.
 #[derive(Clone, Debug, Default)]
 pub struct Extra {
+    /// The configuration files read: nested invocations read them again.
+    pub config_files: Vec<String>,
     pub runtime_read: Vec<String>,
     pub runtime_execute: Vec<String>,
     pub ceiling: Option<Mode>,
@@ -294,6 +296,7 @@ pub const ETC_RUNTIME: &[&str] = &[
     "/etc/java-17-openjdk",
     "/etc/subuid",
     "/etc/subgid",
+    "/etc/sandbox-bash",
 ];
 
 /// The entries of [`ETC_RUNTIME`] that are directories (on the systems we know; on another, a
@@ -313,6 +316,7 @@ const ETC_RUNTIME_DIRS: &[&str] = &[
     "/etc/fonts",
     "/etc/vim",
     "/etc/java-17-openjdk",
+    "/etc/sandbox-bash",
 ];
 
 /// Other system locations programs read at run time: the resolver's files behind
@@ -477,6 +481,9 @@ impl Planner<'_> {
         }
         // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
         // rule follows a link to the file that will be executed.
+        for f in self.inputs.extra.config_files.clone() {
+            self.add_file(&f, Rights::READ, Why::Runtime, false);
+        }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.
         for (paths, rights) in
