@@ -135,6 +135,7 @@ fn configured_paths_reach_the_profile() {
             runtime_read: vec!["/opt/sdk/share".into()],
             runtime_execute: vec!["/opt/sdk/bin".into()],
             ceiling: Some(Mode(0o0467)),
+            ..Default::default()
         },
     };
     let p = seatbelt::profile(&inputs);

@@ -992,6 +992,7 @@ mod tests {
                 runtime_read: vec!["/opt/data".into()],
                 runtime_execute: vec!["/opt/tool/bin".into(), "/var/lib/tool".into()],
                 ceiling,
+                ..Default::default()
             },
         };
         let p = plan(&inputs(0o0667, None), &world);
