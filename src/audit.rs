@@ -99,10 +99,8 @@ impl Log {
             time: now_utc(),
             version: env!("CARGO_PKG_VERSION"),
             pid: std::process::id(),
-            // SAFETY: getppid and getuid only read the caller's identity.
-            ppid: unsafe { libc::getppid() },
-            // SAFETY: as above.
-            uid: unsafe { libc::getuid() },
+            ppid: crate::exec::ppid(),
+            uid: crate::exec::uid(),
             cwd: &decision.cwd,
             workspace: &decision.workspace,
             source: decision.source,
@@ -117,13 +115,9 @@ impl Log {
         let mut line = serde_json::to_string(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
         line.push('\n');
         let fd = self.file.as_raw_fd();
-        // SAFETY: flock on an open descriptor; released when the descriptor is closed.
-        if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
-            return Err(format!("cannot lock the audit log {}: {}", self.path, std::io::Error::last_os_error()));
-        }
+        crate::exec::flock(fd, true).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
         let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush());
-        // SAFETY: as above.
-        unsafe { libc::flock(fd, libc::LOCK_UN) };
+        let _ = crate::exec::flock(fd, false);
         written.map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
     }
 }

@@ -132,3 +132,62 @@ pub fn deny_on_panic() {
         unsafe { libc::_exit(126) }
     }));
 }
+
+/// The caller's effective user ID.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid only reads the caller's credentials.
+    unsafe { libc::geteuid() }
+}
+
+/// The caller's real user ID.
+pub fn uid() -> u32 {
+    // SAFETY: getuid only reads the caller's credentials.
+    unsafe { libc::getuid() }
+}
+
+/// The parent process's ID.
+pub fn ppid() -> i32 {
+    // SAFETY: getppid only reads the caller's identity.
+    unsafe { libc::getppid() }
+}
+
+/// Takes (`true`) or releases (`false`) an exclusive `flock` on an open descriptor.
+pub fn flock(fd: i32, exclusive: bool) -> std::io::Result<()> {
+    let op = if exclusive { libc::LOCK_EX } else { libc::LOCK_UN };
+    // SAFETY: flock only acts on the descriptor it is given; the lock goes with the descriptor.
+    if unsafe { libc::flock(fd, op) } == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
+#[cfg(target_os = "linux")]
+pub fn on_main_thread() -> bool {
+    // SAFETY: getpid and gettid only read the caller's identity.
+    unsafe { libc::getpid() == libc::gettid() }
+}
+
+/// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
+#[cfg(target_os = "macos")]
+pub fn on_main_thread() -> bool {
+    // SAFETY: pthread_main_np only reads the calling thread's identity.
+    unsafe { libc::pthread_main_np() != 0 }
+}
+
+/// Whether this is the process's main thread (unknown here: no).
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+pub fn on_main_thread() -> bool {
+    false
+}
+
+/// The main thread's stack limit (`ulimit -s`), in bytes; 0 when it cannot be read.
+pub fn main_stack_bytes() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
+        return 0;
+    }
+    if limit.rlim_cur == libc::RLIM_INFINITY {
+        usize::MAX
+    } else {
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+    }
+}

@@ -411,8 +411,7 @@ fn sandbox_info(
             why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
         }],
     );
-    // SAFETY: geteuid only reads the caller's credentials.
-    let caller_is_root = unsafe { libc::geteuid() } == 0;
+    let caller_is_root = exec::euid() == 0;
     let facts = sandbox::info::Facts {
         backend: if cfg!(target_os = "linux") {
             "landlock+seccomp"

@@ -141,7 +141,7 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
     };
     // Small programs (most commands an agent runs) are analysed right here: starting a
     // thread costs a third of a millisecond. Anything deeper goes to the big stack.
-    if on_main_thread() && main_stack_bytes() >= walk::SHALLOW_STACK_BYTES {
+    if crate::exec::on_main_thread() && crate::exec::main_stack_bytes() >= walk::SHALLOW_STACK_BYTES {
         // A panic (the parser crate has a few) must end as a failure here too, as it does on
         // the analysis thread. (The binary aborts on panic; its hook denies first.)
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk::analyze_program_shallow(&text, kind, ctx)))
@@ -176,38 +176,6 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
             failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
         }
         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure(STOPPED),
-    }
-}
-
-/// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
-#[cfg(target_os = "linux")]
-fn on_main_thread() -> bool {
-    // SAFETY: getpid and gettid only read the caller's identity.
-    unsafe { libc::getpid() == libc::gettid() }
-}
-
-#[cfg(target_os = "macos")]
-fn on_main_thread() -> bool {
-    // SAFETY: pthread_main_np only reads the calling thread's identity.
-    unsafe { libc::pthread_main_np() != 0 }
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn on_main_thread() -> bool {
-    false
-}
-
-/// The main thread's stack limit (`ulimit -s`), in bytes; 0 when it cannot be read.
-fn main_stack_bytes() -> usize {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
-        return 0;
-    }
-    if limit.rlim_cur == libc::RLIM_INFINITY {
-        usize::MAX
-    } else {
-        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
     }
 }
 
