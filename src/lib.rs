@@ -373,7 +373,7 @@ fn lock_and_exec(
         );
     }
     log("allow", enforcement, None)?;
-    let enforced = OsString::from(allowed.to_string());
+    let enforced = sandbox::enforced_value(allowed, &layout.workspace);
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let env =
         hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())], &config.keep_env);
@@ -491,7 +491,11 @@ fn canonical_or_normal(path: &str) -> String {
 /// The places that decide scopes: workspace, home, temporary directory.
 fn layout(config: &config::Config) -> Result<Layout, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
-    let explicit = env_str(WORKSPACE_VAR).or_else(|| config.workspace.as_ref().map(OsString::from));
+    // An explicit setting, else the configuration's, else the workspace an enclosing
+    // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
+    let explicit = env_str(WORKSPACE_VAR)
+        .or_else(|| config.workspace.as_ref().map(OsString::from))
+        .or_else(|| sandbox::outer_workspace(env_str(sandbox::ENFORCED_VAR).as_deref()));
     let workspace = find_workspace(&cwd, explicit.as_deref())?;
     let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
     let tmpdir = env_str("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {

@@ -394,3 +394,28 @@ fn twenty_levels_deep_work_and_keep_the_mode() {
     assert!(all.contains("Permission denied"), "the system canary must stay unreadable 20 levels down:\n{all}");
     assert!(!all.contains("SYSTEM CANARY"));
 }
+
+#[test]
+fn nested_invocations_keep_the_workspace_of_the_enclosing_one() {
+    // A workspace outside any git work tree, named only by SANDBOX_BASH_WORKSPACE, which is not
+    // passed on: the inner invocation, started in a subdirectory, must still see it.
+    let lab = Lab::new();
+    let home = std::env::var("HOME").expect("HOME");
+    let base = std::path::Path::new(&home).join(".cache/sandbox-bash-tests");
+    std::fs::create_dir_all(&base).unwrap();
+    let root = tempfile::Builder::new().prefix("sbx-nogit-").tempdir_in(&base).unwrap();
+    let mut up = root.path().to_path_buf();
+    while up.pop() {
+        assert!(!up.join(".git").exists(), "this test needs a place outside git work trees");
+    }
+    let ws = root.path().join("ws");
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    let out = lab
+        .command("0467", &format!("cd sub && {} -c 'echo x > ../top.txt'", lab::SB))
+        .current_dir(&ws)
+        .env("SANDBOX_BASH_WORKSPACE", &ws)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(read(&ws.join("top.txt")), "x\n");
+}

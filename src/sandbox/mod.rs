@@ -11,7 +11,7 @@ pub mod policy;
 pub mod seatbelt;
 pub mod seccomp;
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 
 use crate::error::Error;
 use crate::mode::Mode;
@@ -136,12 +136,25 @@ pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, Error> {
     }
 }
 
-/// The mode an outer sandbox-bash enforces, from the variable it set. A value that is not a
-/// mode is treated as the most restrictive one: it can only have been changed by a command
-/// inside a sandbox, which may narrow but never widen.
+/// The mode an outer sandbox-bash enforces, from the variable it set (`MODE` or
+/// `MODE:WORKSPACE`). A value that is not a mode is treated as the most restrictive one: it can
+/// only have been changed by a command inside a sandbox, which may narrow but never widen.
 pub fn outer_mode(value: Option<&OsStr>) -> Option<Mode> {
-    let value = value?;
-    Some(Mode::parse(&value.to_string_lossy()).unwrap_or(Mode::NONE))
+    let value = value?.to_string_lossy().into_owned();
+    let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
+    Some(Mode::parse(mode).unwrap_or(Mode::NONE))
+}
+
+/// The workspace of an outer sandbox-bash, from the same variable: nested invocations keep it
+/// (its own setting is not passed on). Forging it gains nothing: the outer rules still bind.
+pub fn outer_workspace(value: Option<&OsStr>) -> Option<OsString> {
+    let value = value?.to_string_lossy().into_owned();
+    value.split_once(':').map(|(_, w)| OsString::from(w)).filter(|w| !w.is_empty())
+}
+
+/// The value of [`ENFORCED_VAR`] for the command.
+pub fn enforced_value(mode: Mode, workspace: &str) -> OsString {
+    OsString::from(format!("{mode}:{workspace}"))
 }
 
 /// What happened when the rules were applied.
@@ -241,4 +254,20 @@ pub fn enforce(policy: &Policy, degraded_ok: bool, _requested: Mode, _outer: Opt
         return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
     }
     Ok(Outcome { enforcement: Enforcement::default(), shortfalls, layer_limit: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_marker_carries_the_mode_and_the_workspace() {
+        let v = enforced_value(Mode(0o0467), "/srv/a:b");
+        assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0467)));
+        assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a:b")));
+        assert_eq!(outer_mode(Some(OsStr::new("0444"))), Some(Mode(0o0444)));
+        assert_eq!(outer_workspace(Some(OsStr::new("0444"))), None);
+        assert_eq!(outer_mode(Some(OsStr::new("garbage"))), Some(Mode::NONE));
+        assert_eq!(outer_mode(None), None);
+    }
 }
