@@ -11,7 +11,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use serde::Serialize;
 
-use crate::report::Decision;
+use crate::report::{Decision, JsonAccess};
 
 /// The variable that names the audit log.
 pub const AUDIT_VAR: &str = "SANDBOX_BASH_AUDIT_LOG";
@@ -20,18 +20,6 @@ pub const AUDIT_VAR: &str = "SANDBOX_BASH_AUDIT_LOG";
 pub struct Log {
     file: std::fs::File,
     path: String,
-}
-
-/// One access as recorded.
-#[derive(Serialize)]
-struct Reason<'a> {
-    scope: &'a str,
-    perm: &'a str,
-    target: &'a str,
-    command: &'a str,
-    reason: &'a str,
-    line: usize,
-    column: usize,
 }
 
 /// One record.
@@ -49,7 +37,7 @@ struct Record<'a> {
     allowed: String,
     required: String,
     verdict: &'a str,
-    reasons: Vec<Reason<'a>>,
+    reasons: Vec<JsonAccess<'a>>,
     enforcement: &'a str,
     error: Option<&'a str>,
 }
@@ -85,15 +73,7 @@ impl Log {
             .accesses
             .iter()
             .filter(|a| verdict != "deny" || missing.has(a.scope, a.perm))
-            .map(|a| Reason {
-                scope: a.scope.name(),
-                perm: a.perm.letter(),
-                target: &a.target,
-                command: &a.command,
-                reason: &a.reason,
-                line: a.pos.line,
-                column: a.pos.column,
-            })
+            .map(JsonAccess::from)
             .collect();
         let record = Record {
             time: now_utc(),

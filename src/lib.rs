@@ -229,31 +229,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         }
     };
 
-    if opts.explain {
-        let decision = decision.unwrap_or_else(|| Decision {
-            source: "command",
-            cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
-            workspace: layout.workspace.clone(),
-            allowed,
-            required: Mode::NONE,
-            verdict: Verdict::Allow,
-            analysis: Analysis::default(),
-            note: Some("bash prints its help, version or a usage error and runs nothing".into()),
-            error: None,
-            bash_failure: None,
-            script: None,
-            program: String::new(),
-        });
-        let text = if opts.json { decision.json() + "\n" } else { decision.text() };
-        write_stdout(&text)?;
-        return Ok(decision.verdict.status());
-    }
-
-    // The audit log is opened before anything is locked: the kernel rules need not reach it.
-    let mut audit = match env_str(audit::AUDIT_VAR).or_else(|| config.audit_log.as_ref().map(OsString::from)) {
-        Some(path) => Some(audit::Log::open(&path).map_err(Error::Audit)?),
-        None => None,
-    };
+    // Help, version and usage errors run no program: they get a decision that allows bash.
     let decision = decision.unwrap_or_else(|| Decision {
         source: "command",
         cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
@@ -268,6 +244,18 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         script: None,
         program: String::new(),
     });
+
+    if opts.explain {
+        let text = if opts.json { decision.json() + "\n" } else { decision.text() };
+        write_stdout(&text)?;
+        return Ok(decision.verdict.status());
+    }
+
+    // The audit log is opened before anything is locked: the kernel rules need not reach it.
+    let mut audit = match env_str(audit::AUDIT_VAR).or_else(|| config.audit_log.as_ref().map(OsString::from)) {
+        Some(path) => Some(audit::Log::open(&path).map_err(Error::Audit)?),
+        None => None,
+    };
     let mut log = |verdict: &str, enforcement: &str, error: Option<&str>| -> Result<(), Error> {
         match audit.as_mut() {
             Some(log) => log.record(&decision, verdict, enforcement, error).map_err(Error::Audit),

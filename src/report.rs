@@ -8,6 +8,32 @@ use crate::mode::{Mode, Perm, Scope};
 /// The fixed part of the denial line that existing tooling greps for.
 pub const MODE_LEGEND: &str = "mode=system/external/network/workspace bits=4:read,2:write,1:execute";
 
+/// One access as the JSON explanation and the audit log write it.
+#[derive(Serialize)]
+pub struct JsonAccess<'a> {
+    scope: &'static str,
+    perm: &'static str,
+    target: &'a str,
+    command: &'a str,
+    reason: &'a str,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> From<&'a Access> for JsonAccess<'a> {
+    fn from(a: &'a Access) -> Self {
+        JsonAccess {
+            scope: a.scope.name(),
+            perm: a.perm.letter(),
+            target: &a.target,
+            command: &a.command,
+            reason: &a.reason,
+            line: a.pos.line,
+            column: a.pos.column,
+        }
+    }
+}
+
 /// The outcome of the static layer for one invocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -172,16 +198,6 @@ impl Decision {
     /// The JSON explanation: one object, documented in the manual.
     pub fn json(&self) -> String {
         #[derive(Serialize)]
-        struct JsonAccess<'a> {
-            scope: &'static str,
-            perm: &'static str,
-            target: &'a str,
-            command: &'a str,
-            reason: &'a str,
-            line: usize,
-            column: usize,
-        }
-        #[derive(Serialize)]
         struct JsonCommand<'a> {
             name: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,20 +240,7 @@ impl Decision {
             allowed: self.allowed.to_string(),
             required: self.required.to_string(),
             verdict: self.verdict.name(),
-            accesses: self
-                .analysis
-                .accesses
-                .iter()
-                .map(|a| JsonAccess {
-                    scope: a.scope.name(),
-                    perm: a.perm.letter(),
-                    target: &a.target,
-                    command: &a.command,
-                    reason: &a.reason,
-                    line: a.pos.line,
-                    column: a.pos.column,
-                })
-                .collect(),
+            accesses: self.analysis.accesses.iter().map(JsonAccess::from).collect(),
             commands: self
                 .analysis
                 .commands

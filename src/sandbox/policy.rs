@@ -839,6 +839,20 @@ mod tests {
         plan(&inputs, &machine())
     }
 
+    /// Inputs with nothing but a mode and a layout: no PATH, no streams, not nested.
+    fn bare(mode: u16, layout: &Layout) -> Inputs<'_> {
+        Inputs {
+            mode: Mode(mode),
+            layout,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+            extra: Default::default(),
+        }
+    }
+
     fn rights(p: &Policy, path: &str) -> Option<Rights> {
         p.paths.iter().find(|r| r.path == path).map(|r| r.rights)
     }
@@ -886,16 +900,7 @@ mod tests {
         let mut world = machine();
         world.0.insert("/home/u/.config", vec!["gcloud", "git", "app.toml"]);
         let l = layout();
-        let inputs = Inputs {
-            mode: Mode(0o0467),
-            layout: &l,
-            path_var: None,
-            real_bash: "/usr/bin/bash",
-            self_exe: None,
-            standard_files: [None, None, None],
-            nested: false,
-            extra: Default::default(),
-        };
+        let inputs = bare(0o0467, &l);
         let p = plan(&inputs, &world);
         // Names only where credentials are; reading everywhere else.
         assert_eq!(effective(&p, "/home/u/.config/gcloud/credentials.db"), Rights::LIST);
@@ -911,16 +916,7 @@ mod tests {
     fn a_workspace_that_holds_the_home_leaves_its_credentials_out() {
         for w in ["/home/u", "/home"] {
             let l = Layout { workspace: w.into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() };
-            let inputs = Inputs {
-                mode: Mode(0o0467),
-                layout: &l,
-                path_var: None,
-                real_bash: "/usr/bin/bash",
-                self_exe: None,
-                standard_files: [None, None, None],
-                nested: false,
-                extra: Default::default(),
-            };
+            let inputs = bare(0o0467, &l);
             let p = plan(&inputs, &machine());
             assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::LIST, "{w}");
             assert_eq!(effective(&p, "/home/u/api_token.txt"), Rights::LIST, "{w}");
@@ -981,19 +977,13 @@ mod tests {
             ..layout()
         };
         let inputs = |mode: u16, ceiling: Option<Mode>| Inputs {
-            mode: Mode(mode),
-            layout: &l,
-            path_var: None,
-            real_bash: "/usr/bin/bash",
-            self_exe: None,
-            standard_files: [None, None, None],
-            nested: false,
             extra: Extra {
                 runtime_read: vec!["/opt/data".into()],
                 runtime_execute: vec!["/opt/tool/bin".into(), "/var/lib/tool".into()],
                 ceiling,
                 ..Default::default()
             },
+            ..bare(mode, &l)
         };
         let p = plan(&inputs(0o0667, None), &world);
         assert_eq!(effective(&p, "/srv/secrets/db.key"), Rights::LIST, "entered, never granted");
@@ -1073,16 +1063,7 @@ mod tests {
         world.0.remove("/");
         world.0.remove("/home/u/.cargo");
         for nested in [false, true] {
-            let inputs = Inputs {
-                mode: Mode(0o0467),
-                layout: &l,
-                path_var: Some("/home/u/.cargo/bin"),
-                real_bash: "/usr/bin/bash",
-                self_exe: None,
-                standard_files: [None, None, None],
-                nested,
-                extra: Default::default(),
-            };
+            let inputs = Inputs { path_var: Some("/home/u/.cargo/bin"), nested, ..bare(0o0467, &l) };
             let p = plan(&inputs, &world);
             let expect = |r: Rights| if nested { Some(r) } else { None };
             assert_eq!(rights(&p, "/"), expect(Rights::READ));
@@ -1099,16 +1080,7 @@ mod tests {
             tmpdir: None,
             ..Default::default()
         };
-        let inputs = Inputs {
-            mode: Mode(0o0444),
-            layout: &l,
-            path_var: None,
-            real_bash: "/usr/bin/bash",
-            self_exe: None,
-            standard_files: [None, None, None],
-            nested: false,
-            extra: Default::default(),
-        };
+        let inputs = bare(0o0444, &l);
         let p = plan(&inputs, &machine());
         assert!(p.static_only.iter().any(|s| s.contains("inside scratch space")), "{:?}", p.static_only);
     }
