@@ -120,11 +120,11 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsSt
     Ok((opts, bash.to_vec()))
 }
 
-/// The whole program: returns the exit status (it returns at all only when it does not exec).
-pub fn run() -> i32 {
+/// The whole program, given its arguments (`argv[0]` first): returns the exit status (it
+/// returns at all only when it does not exec).
+pub fn run(args: Vec<OsString>) -> i32 {
     // A panic must never let a command run; it is a denial like any other, said clearly.
     exec::deny_on_panic();
-    let args: Vec<OsString> = std::env::args_os().collect();
     match run_with(&args) {
         Ok(status) => status,
         Err(e) => {

@@ -1,8 +1,27 @@
 //! The `sandbox-bash` binary: everything happens in [`sandbox_bash::run`].
+//!
+//! It has its own C `main`, so the Rust runtime's start-up work is skipped: that work changes
+//! what bash would inherit (SIGPIPE is set to be ignored, and a closed descriptor 0, 1 or 2 is
+//! reopened on /dev/null), and a drop-in bash must pass signal dispositions and descriptors
+//! on exactly as it got them.
+#![no_main]
+
+use std::ffi::{CStr, OsString, c_char, c_int};
+use std::os::unix::ffi::OsStringExt;
 
 #[global_allocator]
 static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
 
-fn main() {
-    std::process::exit(sandbox_bash::run());
+#[unsafe(no_mangle)]
+extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
+    let count = usize::try_from(argc).unwrap_or(0);
+    let args: Vec<OsString> = (0..count)
+        .map(|i| {
+            // SAFETY: the C runtime passes `argc` pointers to NUL-terminated strings that live
+            // as long as the process.
+            let arg = unsafe { CStr::from_ptr(*argv.add(i)) };
+            OsString::from_vec(arg.to_bytes().to_vec())
+        })
+        .collect();
+    sandbox_bash::run(args)
 }

@@ -217,3 +217,42 @@ fn bash_replaces_sandbox_bash_in_the_same_process() {
     let status = Command::new(SANDBOX).args(["-c", "exit 42"]).current_dir(e.work()).status().unwrap();
     assert_eq!(status.code(), Some(42));
 }
+
+/// Runs `program -c text` with SIGPIPE `ignored` (or at its default) and descriptor 2 closed
+/// when `close_stderr`; returns its standard output.
+fn inherited(program: &Path, text: &str, ignored: bool, close_stderr: bool) -> String {
+    let e = Env::new();
+    let mut cmd = Command::new(program);
+    cmd.args(["-c", text]).current_dir(e.work()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGPIPE, if ignored { libc::SIG_IGN } else { libc::SIG_DFL });
+            if close_stderr {
+                libc::close(2);
+            }
+            Ok(())
+        });
+    }
+    String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+}
+
+#[test]
+fn signal_dispositions_and_closed_descriptors_pass_through() {
+    // `yes | head -1` ends `yes` with SIGPIPE (141) when SIGPIPE is at its default; with it
+    // ignored, `yes` sees EPIPE instead. sandbox-bash must hand bash what it got.
+    let text = "grep SigIgn /proc/self/status; yes | head -1; echo ${PIPESTATUS[@]}; \
+                if [ -e /proc/self/fd/2 ]; then echo fd2-open; else echo fd2-closed; fi";
+    let sandbox = Path::new(SANDBOX);
+    for ignored in [false, true] {
+        for close_stderr in [false, true] {
+            let ours = inherited(sandbox, text, ignored, close_stderr);
+            let theirs = inherited(&real_bash(), text, ignored, close_stderr);
+            assert_eq!(ours, theirs, "SIGPIPE ignored={ignored}, fd 2 closed={close_stderr}");
+        }
+    }
+    // The controls: the four cases differ from each other, so the comparison can fail.
+    let bash = real_bash();
+    assert!(inherited(&bash, text, false, false).contains("141 0\nfd2-open"));
+    assert!(inherited(&bash, text, true, true).contains("1 0\nfd2-closed"));
+}
