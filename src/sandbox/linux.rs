@@ -194,6 +194,10 @@ fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Option<(OwnedFd, bool
             // SAFETY: just opened, owned by nothing else.
             return Some((unsafe { OwnedFd::from_raw_fd(fd as i32) }, true));
         }
+        // Only something that is there but no directory is worth a second look.
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::ENOTDIR) {
+            return None;
+        }
     }
     // The system call itself: some C libraries add an fcntl after every open with O_CLOEXEC,
     // and this runs a hundred times at every start.
@@ -287,6 +291,65 @@ fn is_symlink_at(dir: i32, name: &[u8]) -> Option<bool> {
     // SAFETY: `dir` is open, `c` is NUL-terminated and `st` a valid out-pointer.
     let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
     (rc == 0).then_some(st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+/// What an open descriptor is, as far as the runtime rules care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FdKind {
+    /// A regular file.
+    File,
+    /// One of the devices the runtime rules grant read and write on in every mode, the very
+    /// node of that name: `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/random`, `/dev/urandom`,
+    /// `/dev/tty`, `/dev/ptmx` or a terminal in `/dev/pts`.
+    ScratchDevice,
+    /// Any other character device (one of those devices through another node included).
+    OtherDevice,
+    /// A pipe, socket, directory or anything else no file rule is written for.
+    Other,
+}
+
+fn stat_of(path: Option<&str>, fd: i32) -> Option<libc::stat> {
+    // SAFETY: an all-zero stat is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let rc = match path {
+        Some(path) => {
+            let c = CString::new(path).ok()?;
+            // SAFETY: `c` is NUL-terminated and `st` a valid out-pointer.
+            unsafe { libc::stat(c.as_ptr(), &mut st) }
+        }
+        // SAFETY: `st` is a valid out-pointer; an fd that is not open gives EBADF.
+        None => unsafe { libc::fstat(fd, &mut st) },
+    };
+    (rc == 0).then_some(st)
+}
+
+/// The kind of descriptor `fd`, `None` when it is not open. Cheaper than reading its link in
+/// `/proc`: a device is compared with the node the runtime rules name, by device and inode.
+pub fn fd_kind(fd: i32) -> Option<FdKind> {
+    let st = stat_of(None, fd)?;
+    Some(match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => FdKind::File,
+        libc::S_IFCHR => {
+            let (major, minor) = (libc::major(st.st_rdev), libc::minor(st.st_rdev));
+            // The memory devices (1), the tty and ptmx (5), the Unix98 pseudo-terminals (136-143).
+            let node = match (major, minor) {
+                (1, 3) => Some("/dev/null".to_string()),
+                (1, 5) => Some("/dev/zero".to_string()),
+                (1, 7) => Some("/dev/full".to_string()),
+                (1, 8) => Some("/dev/random".to_string()),
+                (1, 9) => Some("/dev/urandom".to_string()),
+                (5, 0) => Some("/dev/tty".to_string()),
+                (5, 2) => Some("/dev/ptmx".to_string()),
+                (136..=143, n) => Some(format!("/dev/pts/{}", (major - 136) * 256 + n)),
+                _ => None,
+            };
+            let same = node
+                .and_then(|n| stat_of(Some(&n), -1))
+                .is_some_and(|named| named.st_dev == st.st_dev && named.st_ino == st.st_ino);
+            if same { FdKind::ScratchDevice } else { FdKind::OtherDevice }
+        }
+        _ => FdKind::Other,
+    })
 }
 
 /// Everything that can be checked and prepared before the first irreversible step.
@@ -611,6 +674,36 @@ mod tests {
         assert_eq!(find("sub"), Some((false, true)));
         assert_eq!(find("link"), Some((true, false)));
         assert!(list_dir("/nonexistent-sandbox-bash-test").is_none());
+    }
+
+    #[test]
+    fn descriptors_are_told_apart_by_kind_and_node() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join("f")).unwrap();
+        assert_eq!(fd_kind(file.as_raw_fd()), Some(FdKind::File));
+        let null = std::fs::File::open("/dev/null").unwrap();
+        assert_eq!(fd_kind(null.as_raw_fd()), Some(FdKind::ScratchDevice));
+        let mut ends = [0i32; 2];
+        // SAFETY: `ends` has room for the two descriptors.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just created and are owned here.
+        let (r, _w) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+        assert_eq!(fd_kind(r.as_raw_fd()), Some(FdKind::Other));
+        let closed = {
+            let f = std::fs::File::open("/dev/null").unwrap();
+            f.as_raw_fd()
+        };
+        assert_eq!(fd_kind(closed), None);
+        // The same device through another node is not the node the rules name: it needs its own
+        // rule, as the file it is.
+        let other = dir.path().join("null-elsewhere");
+        let c = CString::new(other.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is NUL-terminated; the node is created in a directory this test owns.
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        assert_eq!(made, 0, "mknod in a temporary directory: {}", std::io::Error::last_os_error());
+        let elsewhere = std::fs::File::open(&other).unwrap();
+        assert_eq!(fd_kind(elsewhere.as_raw_fd()), Some(FdKind::OtherDevice));
     }
 
     #[test]

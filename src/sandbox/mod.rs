@@ -78,10 +78,17 @@ impl World for RealWorld {
     }
 }
 
-/// The file behind descriptor `fd`, when it is a file or device with a path (not a pipe or
-/// socket, which no path rule is needed for).
+/// The file behind descriptor `fd`, when it is a file or device with a path that the
+/// runtime rules do not already cover (not a pipe or socket, which no path rule is needed for,
+/// nor /dev/null, a terminal or another scratch device, which every mode may read and write).
 #[cfg(target_os = "linux")]
 fn standard_file(fd: i32) -> Option<String> {
+    use linux::FdKind;
+    // The descriptor's own type first: one cheap call answers for pipes and scratch devices.
+    match linux::fd_kind(fd)? {
+        FdKind::File | FdKind::OtherDevice => {}
+        FdKind::ScratchDevice | FdKind::Other => return None,
+    }
     let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?.into_os_string().into_string().ok()?;
     if !target.starts_with('/') || target.ends_with(" (deleted)") {
         return None;

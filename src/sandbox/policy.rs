@@ -524,6 +524,10 @@ impl Planner<'_> {
             // A program directory the baseline covers needs no rule, unless it is a link
             // that leads elsewhere.
             let normal = scope::normalize("/", entry);
+            // A program root itself has its rule already, following a link (`/bin` → `usr/bin`).
+            if PROGRAM_ROOTS.contains(&normal.as_str()) {
+                continue;
+            }
             if PROGRAM_ROOTS.iter().any(|r| scope::is_within(&normal, r) && normal != *r)
                 && !self.world.is_link(&normal)
             {
