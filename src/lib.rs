@@ -11,6 +11,7 @@ pub mod error;
 pub mod exec;
 pub mod hygiene;
 pub mod invocation;
+pub mod mem;
 pub mod mode;
 pub mod report;
 pub mod sandbox;
