@@ -419,3 +419,46 @@ fn nested_invocations_keep_the_workspace_of_the_enclosing_one() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(read(&ws.join("top.txt")), "x\n");
 }
+
+/// Runs `program` under `mode` as `lab.command` does, in a mount namespace of its own where
+/// `tree` is mounted over `/etc/ssl`: the machine's real directory is never touched.
+fn with_own_etc_ssl(lab: &Lab, tree: &std::path::Path, mode: &str, program: &str) -> std::process::Output {
+    let inner = lab.command(mode, program);
+    let mut c = std::process::Command::new("unshare");
+    c.args(["--mount", "--propagation", "private", "--", "sh", "-c", "mount --bind \"$0\" /etc/ssl && exec \"$@\""])
+        .arg(tree)
+        .arg(lab::SB)
+        .args(inner.get_args());
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(v) => c.env(name, v),
+            None => c.env_remove(name),
+        };
+    }
+    c.current_dir(inner.get_current_dir().unwrap()).stdin(std::process::Stdio::null());
+    c.output().unwrap()
+}
+
+#[test]
+fn private_keys_beside_the_certificates_stay_closed() {
+    let lab = Lab::new();
+    let ssl = lab.outside.join("ssl");
+    std::fs::create_dir_all(ssl.join("certs")).unwrap();
+    std::fs::create_dir_all(ssl.join("private")).unwrap();
+    std::fs::write(ssl.join("certs/ca.crt"), "CERT CANARY\n").unwrap();
+    std::fs::write(ssl.join("openssl.cnf"), "# config\n").unwrap();
+    std::fs::write(ssl.join("private/server.key"), "KEY CANARY\n").unwrap();
+    // The mount itself works here (the test needs it, and says so when it does not).
+    let probe = with_own_etc_ssl(&lab, &ssl, "4467", "cat /etc/ssl/certs/ca.crt");
+    assert_eq!(ok(&probe), "CERT CANARY\n", "mounting a test tree over /etc/ssl in a mount namespace");
+
+    let key = py("print(open('/etc/ssl/private/server.key').read(), end='')");
+    let denied = with_own_etc_ssl(&lab, &ssl, "0467", &key);
+    kernel_refused(&denied, &[]);
+    assert!(!text(&denied.stdout).contains("KEY CANARY"));
+    // Positive controls: the certificates and the configuration are readable in the same
+    // mode, and the key is with system read.
+    let cert = py("print(open('/etc/ssl/certs/ca.crt').read() + open('/etc/ssl/openssl.cnf').read(), end='')");
+    assert_eq!(ok(&with_own_etc_ssl(&lab, &ssl, "0467", &cert)), "CERT CANARY\n# config\n");
+    assert_eq!(ok(&with_own_etc_ssl(&lab, &ssl, "4467", &key)), "KEY CANARY\n");
+}

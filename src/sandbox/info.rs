@@ -104,8 +104,8 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
             scope_rights(mode, Scope::External)
         ),
         format!("system directories: {}", scope_rights(mode, Scope::System)),
-        "runtime baseline: read and execute of /usr /bin /sbin /lib*, read of the /etc entries programs need, \
-         /proc and /sys; the PATH directories and their toolchain homes read and execute"
+        "runtime baseline: read and execute of /usr /bin /sbin /lib*, read of the /etc entries programs need \
+         (certificates without the private key directories beside them), /proc and /sys; the PATH directories and their toolchain homes read and execute"
             .to_string(),
         "scratch: /tmp and $TMPDIR, /dev/null and the other harmless devices, /dev/pts, /dev/shm, and the files \
          already open as standard input, output and error"

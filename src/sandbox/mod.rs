@@ -76,6 +76,10 @@ impl World for RealWorld {
     fn is_link(&self, path: &str) -> bool {
         std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false)
     }
+
+    fn exists(&self, path: &str) -> bool {
+        std::fs::symlink_metadata(path).is_ok()
+    }
 }
 
 /// The file behind descriptor `fd`, when it is a file or device with a path that the

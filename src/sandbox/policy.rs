@@ -210,6 +210,15 @@ pub trait World {
     fn canonical(&self, path: &str) -> Option<String>;
     /// Whether the path itself (its last component) is a symbolic link.
     fn is_link(&self, path: &str) -> bool;
+    /// Whether something (a link included) is there.
+    fn exists(&self, path: &str) -> bool {
+        let (parent, name) = match path.rsplit_once('/') {
+            Some(("", name)) => ("/", name),
+            Some(split) => split,
+            None => return false,
+        };
+        self.list(parent).is_some_and(|entries| entries.iter().any(|e| e.name == name))
+    }
 }
 
 /// The inputs of [`plan`] besides the machine.
@@ -318,6 +327,15 @@ const ETC_RUNTIME_DIRS: &[&str] = &[
     "/etc/java-17-openjdk",
     "/etc/sandbox-bash",
 ];
+
+/// The entries of [`ETC_RUNTIME`] where private keys live next to what programs need (a
+/// `private` directory beside the certificates: `/etc/ssl/private`, `/etc/pki/tls/private`).
+/// They are entered, never granted whole: a root caller would read the keys through a grant on
+/// the whole directory.
+const ETC_KEY_DIRS: &[&str] = &["/etc/ssl", "/etc/pki"];
+
+/// How deep [`ETC_KEY_DIRS`] are entered looking for `private` directories.
+const KEY_DIR_DEPTH: usize = 2;
 
 /// Other system locations programs read at run time: the resolver's files behind
 /// `/etc/resolv.conf`.
@@ -451,7 +469,9 @@ impl Planner<'_> {
             self.add_dir(root, Rights::RX, Why::Runtime, true);
         }
         for path in ETC_RUNTIME {
-            if ETC_RUNTIME_DIRS.contains(path) {
+            if ETC_KEY_DIRS.contains(path) {
+                self.key_dir(path, 0);
+            } else if ETC_RUNTIME_DIRS.contains(path) {
                 self.add_dir(path, Rights::READ, Why::Runtime, true);
             } else {
                 self.add_file(path, Rights::READ, Why::Runtime, true);
@@ -504,6 +524,38 @@ impl Planner<'_> {
         self.add_file(&bash, Rights::RX, Why::Program, true);
         if let Some(me) = self.inputs.self_exe {
             self.add_file(me, Rights::RX, Why::Program, false);
+        }
+    }
+
+    /// Read on the entries of a certificate directory, leaving out the `private` directories
+    /// inside it (and entering the ones that hold one, to [`KEY_DIR_DEPTH`]). The directory
+    /// itself can be listed.
+    fn key_dir(&mut self, dir: &str, depth: usize) {
+        let Some(entries) = self.world.list(dir) else { return };
+        // The fixed system entry may be a link (`/etc/ssl/certs` → `/etc/pki/tls/certs`): the
+        // listing and the rules follow it, as for the other fixed `/etc` entries.
+        self.add_dir(dir, Rights::LIST, Why::Runtime, true);
+        for e in entries {
+            if e.name == "private" {
+                continue;
+            }
+            let p = format!("{dir}/{}", e.name);
+            // A link is granted where it leads (the rule follows it): never into a key directory.
+            if e.link && self.world.canonical(&p).is_none_or(|real| real.split('/').any(|c| c == "private")) {
+                continue;
+            }
+            if depth < KEY_DIR_DEPTH && (e.dir || e.link) && self.world.exists(&format!("{p}/private")) {
+                self.key_dir(&p, depth + 1);
+            } else {
+                let kind = if e.link {
+                    Kind::Unknown
+                } else if e.dir {
+                    Kind::Dir
+                } else {
+                    Kind::File
+                };
+                self.add_kind(&p, Rights::READ, Why::Runtime, true, kind);
+            }
         }
     }
 
@@ -804,6 +856,10 @@ mod tests {
             })
         }
         fn canonical(&self, path: &str) -> Option<String> {
+            // The machine's one link that leads somewhere else.
+            if path == "/etc/ssl/keys" {
+                return Some("/etc/ssl/private".into());
+            }
             Some(path.trim_end_matches('/').to_string())
         }
         fn is_link(&self, _path: &str) -> bool {
@@ -821,6 +877,13 @@ mod tests {
         );
         m.insert("/home/u/.cargo", vec!["bin", "registry", "credentials.toml", "env"]);
         m.insert("/home/u/.rustup", vec!["toolchains", "settings.toml"]);
+        // Certificates with private keys beside them, the Debian and the Red Hat way.
+        m.insert("/etc/ssl", vec!["certs", "openssl.cnf", "private", "keys@", "cert.pem@"]);
+        m.insert("/etc/ssl/certs", vec!["ca-certificates.crt"]);
+        m.insert("/etc/pki", vec!["tls", "CA", "ca-trust", "rpm-gpg"]);
+        m.insert("/etc/pki/tls", vec!["certs", "private", "openssl.cnf", "misc"]);
+        m.insert("/etc/pki/CA", vec!["certs", "private"]);
+        m.insert("/etc/pki/ca-trust", vec!["extracted", "source"]);
         Fake(m)
     }
 
@@ -864,6 +927,37 @@ mod tests {
     /// What Landlock would allow at `path`: the union of the rules on it and its ancestors.
     fn effective(p: &Policy, path: &str) -> Rights {
         p.paths.iter().filter(|r| scope::is_within(path, &r.path)).fold(Rights::NONE, |a, r| a.union(r.rights))
+    }
+
+    #[test]
+    fn private_keys_beside_certificates_are_left_out() {
+        for mode in [0o0467, 0o0777, 0o0444, 0o0000] {
+            let p = policy(mode);
+            for key_dir in ["/etc/ssl/private", "/etc/pki/tls/private", "/etc/pki/CA/private"] {
+                assert!(
+                    !effective(&p, &format!("{key_dir}/server.key")).contains(Rights::READ),
+                    "mode {mode:o}: {key_dir} must not be readable"
+                );
+            }
+            // A link that leads into a key directory is left out too.
+            assert_eq!(rights(&p, "/etc/ssl/keys"), None, "mode {mode:o}");
+            // What programs need is there: the certificates, the configuration, other links.
+            for needed in [
+                "/etc/ssl/certs",
+                "/etc/ssl/openssl.cnf",
+                "/etc/ssl/cert.pem",
+                "/etc/pki/tls/certs",
+                "/etc/pki/tls/openssl.cnf",
+                "/etc/pki/ca-trust",
+                "/etc/pki/CA/certs",
+            ] {
+                assert_eq!(rights(&p, needed), Some(Rights::READ), "mode {mode:o}: {needed}");
+            }
+            assert_eq!(rights(&p, "/etc/ssl"), Some(Rights::LIST), "mode {mode:o}");
+            assert_eq!(rights(&p, "/etc/pki/tls"), Some(Rights::LIST), "mode {mode:o}");
+        }
+        // With system read, everything in /etc is readable anyway.
+        assert!(effective(&policy(0o4467), "/etc/ssl/private/server.key").contains(Rights::READ));
     }
 
     #[test]
