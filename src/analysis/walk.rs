@@ -104,6 +104,8 @@ impl Val {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     vars: imbl::OrdMap<String, Val>,
+    /// Names the program exports; the caller's environment (`Context::env`) is exported too,
+    /// without being copied here (see [`Walker::is_exported`]).
     exported: imbl::OrdSet<String>,
     /// Names declared with `declare -n`, and the variable each refers to.
     namerefs: HashMap<String, String>,
@@ -127,7 +129,7 @@ impl State {
     fn new(ctx: &Context) -> State {
         State {
             vars: imbl::OrdMap::new(),
-            exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
+            exported: imbl::OrdSet::new(),
             havoc_names: None,
             namerefs: HashMap::default(),
             cwd: Some(ctx.cwd.clone()),
@@ -818,10 +820,17 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Whether `name` is passed to child processes: it came with the environment or the
+    /// program exported it. (The analysis never takes the export away again: a child that
+    /// sees a variable it might not have only makes the analysis see more.)
+    fn is_exported(&self, name: &str, st: &State) -> bool {
+        st.exported.contains(name) || self.ctx.env.iter().any(|(k, _)| k == name)
+    }
+
     /// The state a new bash process starts with: exported variables only.
     pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
         let mut inner = st.clone();
-        let hidden: Vec<String> = inner.vars.keys().filter(|n| !inner.exported.contains(*n)).cloned().collect();
+        let hidden: Vec<String> = inner.vars.keys().filter(|n| !self.is_exported(n, &inner)).cloned().collect();
         for name in hidden {
             inner.vars.insert(name, Val::Unset);
         }

@@ -460,6 +460,7 @@ impl Planner<'_> {
                 }
             }
         }
+        self.own_files();
         self.gaps(system, external, workspace);
     }
 
@@ -492,18 +493,6 @@ impl Planner<'_> {
         if let Some(t) = self.layout().tmpdir.clone() {
             self.add_dir(&t, Rights::ALL, Why::Scratch, false);
         }
-        let streams = self.inputs.standard_files.clone();
-        for (fd, file) in streams.iter().enumerate() {
-            if let Some(file) = file {
-                let rights = if fd == 0 { Rights::READ } else { Rights::WRITE };
-                self.add_file(file, rights, Why::StandardStream, false);
-            }
-        }
-        // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
-        // rule follows a link to the file that will be executed.
-        for f in self.inputs.extra.config_files.clone() {
-            self.add_file(&f, Rights::READ, Why::Runtime, false);
-        }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.
         for (paths, rights) in
@@ -520,11 +509,41 @@ impl Planner<'_> {
                 self.add(&p, allowed, Why::Runtime, false);
             }
         }
+        // The real bash is the caller's choice (found as DESIGN says, or named explicitly): the
+        // rule follows a link to the file that will be executed.
         let bash = self.inputs.real_bash.to_string();
         self.add_file(&bash, Rights::RX, Why::Program, true);
-        if let Some(me) = self.inputs.self_exe {
-            self.add_file(me, Rights::RX, Why::Program, false);
+    }
+
+    /// Files the process needs whatever the mode: the standard streams that are files, the
+    /// configuration files read, sandbox-bash itself. Each gets a rule only when no directory
+    /// rule already grants what it needs (`/tmp`, the workspace, `/usr`): a rule saved is a
+    /// system call or two saved at every start.
+    fn own_files(&mut self) {
+        let mut files: Vec<(String, Rights, Why)> = Vec::new();
+        for (fd, file) in self.inputs.standard_files.iter().enumerate() {
+            if let Some(file) = file {
+                files.push((file.clone(), if fd == 0 { Rights::READ } else { Rights::WRITE }, Why::StandardStream));
+            }
         }
+        for f in &self.inputs.extra.config_files {
+            files.push((f.clone(), Rights::READ, Why::Runtime));
+        }
+        if let Some(me) = self.inputs.self_exe {
+            files.push((me.to_string(), Rights::RX, Why::Program));
+        }
+        for (path, rights, why) in files {
+            if !self.covered(&path, rights) {
+                self.add_file(&path, rights, why, false);
+            }
+        }
+    }
+
+    /// Whether a directory rule added so far grants at least `rights` on `path`, lying on it or
+    /// on an ancestor. The path is opened without following a link, so it lies where the
+    /// directory rule's own path leads.
+    fn covered(&self, path: &str, rights: Rights) -> bool {
+        self.rules.iter().any(|r| r.kind == Kind::Dir && r.rights.contains(rights) && scope::is_within(path, &r.path))
     }
 
     /// Read on the entries of a certificate directory, leaving out the `private` directories
@@ -699,6 +718,11 @@ impl Planner<'_> {
             }
             let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
             if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) || self.holds_credentials(&p) {
+                // A toolchain home granted whole (it was found to hold no credentials) needs
+                // nothing more.
+                if self.covered(&p, rights) {
+                    continue;
+                }
                 // Its names may be listed (`ls ~`), its entries get rules of their own.
                 if rights.contains(Rights::READ) {
                     self.add_dir(&p, Rights::LIST, Why::External, false);
@@ -810,30 +834,36 @@ impl Planner<'_> {
 }
 
 /// One rule per path, rights united, in the order the paths first appear. (Sorting a hundred
-/// paths cost more than the rest of the merge; `--sandbox-info` sorts what it shows.)
-fn merge(rules: Vec<PathRule>) -> Vec<PathRule> {
-    let mut out: Vec<PathRule> = Vec::with_capacity(rules.len());
-    let mut at: rustc_hash::FxHashMap<String, usize> = Default::default();
-    for r in rules {
-        match at.get(&r.path) {
-            Some(&i) => {
-                let last = &mut out[i];
-                last.rights = last.rights.union(r.rights);
-                last.follow &= r.follow;
-                if last.kind != r.kind {
-                    last.kind = Kind::Unknown;
-                }
-                if r.why < last.why {
-                    last.why = r.why;
-                }
-            }
-            None => {
-                at.insert(r.path.clone(), out.len());
-                out.push(r);
-            }
+/// paths cost more than the rest of the merge; `--sandbox-info` sorts what it shows.) The paths
+/// are looked up by reference: copying each one to key a map was most of the merge's cost.
+fn merge(mut rules: Vec<PathRule>) -> Vec<PathRule> {
+    let first: Vec<usize> = {
+        let mut at: rustc_hash::FxHashMap<&str, usize> = Default::default();
+        at.reserve(rules.len());
+        rules.iter().enumerate().map(|(i, r)| *at.entry(r.path.as_str()).or_insert(i)).collect()
+    };
+    for (i, &j) in first.iter().enumerate() {
+        if i == j {
+            continue;
+        }
+        let PathRule { rights, why, follow, kind, .. } = rules[i];
+        let kept = &mut rules[j];
+        kept.rights = kept.rights.union(rights);
+        kept.follow &= follow;
+        if kept.kind != kind {
+            kept.kind = Kind::Unknown;
+        }
+        if why < kept.why {
+            kept.why = why;
         }
     }
-    out
+    let mut index = 0;
+    rules.retain(|_| {
+        let keep = first[index] == index;
+        index += 1;
+        keep
+    });
+    rules
 }
 
 #[cfg(test)]
@@ -927,6 +957,26 @@ mod tests {
     /// What Landlock would allow at `path`: the union of the rules on it and its ancestors.
     fn effective(p: &Policy, path: &str) -> Rights {
         p.paths.iter().filter(|r| scope::is_within(path, &r.path)).fold(Rights::NONE, |a, r| a.union(r.rights))
+    }
+
+    #[test]
+    fn merging_keeps_one_rule_per_path_in_first_order() {
+        let rule = |path: &str, rights, why, follow, kind| PathRule { path: path.into(), rights, why, follow, kind };
+        let merged = merge(vec![
+            rule("/b", Rights::READ, Why::External, true, Kind::Dir),
+            rule("/a", Rights::RX, Why::Runtime, true, Kind::File),
+            rule("/b", Rights::WRITE, Why::Workspace, false, Kind::Dir),
+            rule("/c", Rights::LIST, Why::External, false, Kind::Dir),
+            rule("/a", Rights::READ, Why::Program, true, Kind::Dir),
+        ]);
+        assert_eq!(
+            merged,
+            vec![
+                rule("/b", Rights::READ.union(Rights::WRITE), Why::Workspace.min(Why::External), false, Kind::Dir),
+                rule("/a", Rights::RX, Why::Runtime.min(Why::Program), true, Kind::Unknown),
+                rule("/c", Rights::LIST, Why::External, false, Kind::Dir),
+            ]
+        );
     }
 
     #[test]
@@ -1044,9 +1094,30 @@ mod tests {
     fn standard_streams_and_programs_get_file_rights() {
         let p = policy(0o0000);
         assert_eq!(rights(&p, "/srv/log.txt"), Some(Rights::WRITE));
-        assert_eq!(rights(&p, "/dev/pts/3"), Some(Rights::WRITE));
         assert_eq!(rights(&p, "/usr/bin/bash"), Some(Rights::RX));
-        assert_eq!(rights(&p, "/home/u/.cargo/bin/sandbox-bash"), Some(Rights::RX));
+        // A file a directory rule covers already gets no rule of its own: the terminal under
+        // /dev/pts, sandbox-bash in the toolchain's bin directory.
+        assert_eq!(rights(&p, "/dev/pts/3"), None);
+        assert!(effective(&p, "/dev/pts/3").contains(Rights::WRITE));
+        assert_eq!(rights(&p, "/home/u/.cargo/bin/sandbox-bash"), None);
+        assert!(effective(&p, "/home/u/.cargo/bin/sandbox-bash").contains(Rights::RX));
+        // Nor does a directory the external cover would enter, once granted whole: Cargo's
+        // home without credentials, a toolchain on PATH, under the default mode.
+        let l = layout();
+        let mut inputs = bare(0o0467, &l);
+        inputs.path_var = Some("/home/u/.cargo/bin");
+        let mut without_credentials = machine();
+        without_credentials.0.insert("/home/u/.cargo", vec!["bin", "registry", "env"]);
+        let t = plan(&inputs, &without_credentials);
+        assert_eq!(rights(&t, "/home/u/.cargo"), Some(Rights::RX));
+        assert_eq!(rights(&t, "/home/u/.cargo/bin"), None);
+        assert_eq!(rights(&t, "/home/u/.cargo/env"), None);
+        // With credentials there, it is entered and they are left out.
+        let t = plan(&inputs, &machine());
+        assert_eq!(rights(&t, "/home/u/.cargo"), Some(Rights::LIST));
+        assert_eq!(rights(&t, "/home/u/.cargo/bin"), Some(Rights::RX));
+        assert_eq!(rights(&t, "/home/u/.cargo/env"), Some(Rights::RX));
+        assert!(!effective(&t, "/home/u/.cargo/credentials.toml").contains(Rights::READ));
         assert_eq!(rights(&p, "/home/u/proj"), None);
         assert_eq!(rights(&p, "/opt"), None);
         assert!(!p.sockets);
