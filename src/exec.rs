@@ -51,7 +51,9 @@ pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Res
         }
     }
     for candidate in &tried {
-        if is_executable_file(candidate) && (me.is_none() || identity(candidate) != me) {
+        // One look at each candidate: what it is, and whether it is this very file.
+        let Ok(meta) = std::fs::metadata(candidate) else { continue };
+        if meta.is_file() && meta.mode() & 0o111 != 0 && (me.is_none() || Some((meta.dev(), meta.ino())) != me) {
             return Ok(candidate.clone());
         }
     }

@@ -687,9 +687,9 @@ impl Planner<'_> {
         if depth > 64 {
             return;
         }
-        let w = self.layout().workspace.clone();
-        let home = self.layout().home.clone();
-        let tmpdir = self.layout().tmpdir.clone();
+        // The layout is the caller's, not the planner's: borrowed for the whole walk.
+        let layout: &Layout = self.inputs.layout;
+        let (w, home, tmpdir) = (&layout.workspace, &layout.home, &layout.tmpdir);
         let Some(entries) = self.world.list(dir) else {
             // Inside an enclosing sandbox that does not let us list this directory: the
             // enclosing rules decide what in it is reachable, this layer takes it whole.
@@ -698,10 +698,13 @@ impl Planner<'_> {
             }
             return;
         };
+        let prefix = if dir == "/" { "" } else { dir };
         for e in entries {
-            let name = &e.name;
-            let p = if dir == "/" { format!("/{name}") } else { format!("{dir}/{name}") };
-            if e.link || p == w {
+            let mut p = String::with_capacity(prefix.len() + 1 + e.name.len());
+            p.push_str(prefix);
+            p.push('/');
+            p.push_str(&e.name);
+            if e.link || p == *w {
                 continue;
             }
             // Below `/`, an entry of an external directory is external unless it is a
@@ -709,15 +712,15 @@ impl Planner<'_> {
             // or scratch, and the workspace itself was skipped above. (The full table is a
             // quarter of the planning time.)
             let external = if dir == "/" {
-                matches!(self.layout().classify(&p, false), Class::External)
+                matches!(layout.classify(&p, false), Class::External)
             } else {
-                !self.layout().is_credential(&p) && !tmpdir.as_deref().is_some_and(|t| scope::is_within(&p, t))
+                !layout.is_credential(&p) && !tmpdir.as_deref().is_some_and(|t| scope::is_within(&p, t))
             };
             if !external {
                 continue;
             }
             let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
-            if scope::is_within(&w, &p) || holds(&home) || holds(&tmpdir) || self.holds_credentials(&p) {
+            if scope::is_within(w, &p) || holds(home) || holds(tmpdir) || self.holds_credentials(&p) {
                 // A toolchain home granted whole (it was found to hold no credentials) needs
                 // nothing more.
                 if self.covered(&p, rights) {
@@ -730,8 +733,11 @@ impl Planner<'_> {
                 self.cover(&p, rights, depth + 1);
                 continue;
             }
-            let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
-            self.add_entry(&p, r, Why::External, &e);
+            let r = if layout.is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
+            if !r.is_empty() {
+                let kind = if e.dir { Kind::Dir } else { Kind::File };
+                self.rules.push(PathRule { path: p, rights: r, why: Why::External, follow: false, kind });
+            }
         }
     }
 
