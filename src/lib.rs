@@ -435,11 +435,11 @@ pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Err
             let text = value.to_string_lossy().into_owned();
             let abs = scope::normalize(cwd, &text);
             let canonical =
-                std::fs::canonicalize(&abs).map_err(|e| Error::Workspace { path: text.clone(), why: e.to_string() })?;
-            if !canonical.is_dir() {
+                exec::canonicalize(&abs).map_err(|e| Error::Workspace { path: text.clone(), why: e.to_string() })?;
+            if !std::path::Path::new(&canonical).is_dir() {
                 return Err(Error::Workspace { path: text, why: "not a directory".into() });
             }
-            canonical.to_string_lossy().into_owned()
+            canonical
         }
         None => {
             let mut dir = cwd.to_string();
@@ -471,8 +471,8 @@ pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Err
 }
 
 fn canonical_or_normal(path: &str) -> String {
-    match std::fs::canonicalize(path) {
-        Ok(p) => p.to_string_lossy().into_owned(),
+    match exec::canonicalize(path) {
+        Ok(p) => p,
         Err(_) => scope::normalize("/", path),
     }
 }

@@ -70,7 +70,7 @@ impl World for RealWorld {
     }
 
     fn canonical(&self, path: &str) -> Option<String> {
-        std::fs::canonicalize(path).ok().and_then(|p| p.into_os_string().into_string().ok())
+        crate::exec::canonicalize(path).ok()
     }
 
     fn is_link(&self, path: &str) -> bool {
