@@ -3,14 +3,16 @@
 #   1. analysis time on the machine's scripts concatenated to 1,000 / 10,000 / 100,000 lines
 #      (cargo bench --bench analysis);
 #   2. start-up: `sandbox-bash -c true` against `bash -c true` (and `--sandbox-explain -c true`),
-#      hyperfine medians over RUNS runs each, and their ratio, for the static build that is
-#      shipped (musl, when its target is installed) and the default dynamic build;
+#      hyperfine medians over RUNS runs each, side by side, in ROUNDS rounds, and the median of
+#      the rounds' ratios, for the static build that is shipped (musl, when its target is
+#      installed) and the default dynamic build;
 #   3. peak memory (maximum resident set) of `--sandbox-explain` on the 10,000-line script,
 #      next to bash's own `-n` on it.
 # Needs hyperfine (Debian package `hyperfine`) and GNU time (`/usr/bin/time`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-300}"
+ROUNDS="${ROUNDS:-3}"
 out=target/bench
 mkdir -p "$out"
 
@@ -37,22 +39,35 @@ echo "== analysis time (cargo bench --bench analysis)"
 SANDBOX_BENCH_WRITE="$PWD/$out" cargo bench -q --bench analysis 2>/dev/null | grep -v '^$'
 
 echo
-echo "== start-up ($RUNS runs each, medians, side by side)"
+echo "== start-up ($ROUNDS rounds of hyperfine, $RUNS runs of each command per round, medians side by side)"
+# hyperfine runs all runs of one command, then the next: on a shared machine whose speed drifts,
+# one round can favour either side. Several rounds, each side by side, and the median of their
+# ratios, say how steady the figure is.
 commands=("$bin -c true" "$bash_path -c true" "$bin --sandbox-explain -c true")
 if [ "$bin" != "$dynamic" ]; then
   commands+=("$dynamic -c true")
 fi
-hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup.json" "${commands[@]}" >/dev/null
-python3 - "$out/startup.json" <<'PY'
-import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-med = [r["median"] for r in results]
-for r in results:
-    print(f"  {r['median']*1000:8.3f} ms  {r['command']}")
-print(f"  ratio sandbox-bash -c true / bash -c true: {med[0] / med[1]:.2f}x")
-print(f"  ratio --sandbox-explain -c true / bash -c true: {med[2] / med[1]:.2f}x")
-if len(med) > 3:
-    print(f"  ratio dynamic build -c true / bash -c true: {med[3] / med[1]:.2f}x")
+for round in $(seq "$ROUNDS"); do
+  hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup-$round.json" "${commands[@]}" \
+    >/dev/null 2>&1
+done
+python3 - "$out" "$ROUNDS" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+names = ["sandbox-bash -c true", "bash -c true", "sandbox-bash --sandbox-explain -c true", "dynamic build -c true"]
+ratios = {0: [], 2: [], 3: []}
+for r in range(1, rounds + 1):
+    results = json.load(open(f"{out}/startup-{r}.json"))["results"]
+    med = [x["median"] for x in results]
+    shown = "  ".join(f"{m * 1000:.3f} ms {n}" for m, n in zip(med, names))
+    print(f"  round {r}: {shown}")
+    for i in ratios:
+        if i < len(med):
+            ratios[i].append(med[i] / med[1])
+for i, label in [(0, "sandbox-bash -c true"), (2, "--sandbox-explain -c true"), (3, "dynamic build -c true")]:
+    if ratios[i]:
+        each = ", ".join(f"{x:.2f}x" for x in ratios[i])
+        print(f"  ratio {label} / bash -c true: median {statistics.median(ratios[i]):.2f}x (rounds: {each})")
 PY
 
 echo

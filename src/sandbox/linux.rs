@@ -243,7 +243,9 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     // SAFETY: the descriptor was just opened and nothing else owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     let mut out = Vec::new();
-    let mut buf = [0u64; 2048];
+    // One page: the directories listed at start-up are small, and every page of stack touched
+    // for the first time is a page fault; a big directory just takes more calls.
+    let mut buf = [0u64; 512];
     loop {
         // SAFETY: `buf` is writable for its whole size.
         let n = unsafe {
