@@ -541,9 +541,13 @@ impl Planner<'_> {
 
     /// Whether a directory rule added so far grants at least `rights` on `path`, lying on it or
     /// on an ancestor. The path is opened without following a link, so it lies where the
-    /// directory rule's own path leads.
+    /// directory rule's own path leads. Scratch directories do not count: they are fixed names
+    /// that some systems make links (`/dev/shm` → `/run/shm`), and a link opened without
+    /// following gets no rule, which would leave the file without one.
     fn covered(&self, path: &str, rights: Rights) -> bool {
-        self.rules.iter().any(|r| r.kind == Kind::Dir && r.rights.contains(rights) && scope::is_within(path, &r.path))
+        self.rules.iter().any(|r| {
+            r.kind == Kind::Dir && r.why != Why::Scratch && r.rights.contains(rights) && scope::is_within(path, &r.path)
+        })
     }
 
     /// Read on the entries of a certificate directory, leaving out the `private` directories
@@ -1101,10 +1105,10 @@ mod tests {
         let p = policy(0o0000);
         assert_eq!(rights(&p, "/srv/log.txt"), Some(Rights::WRITE));
         assert_eq!(rights(&p, "/usr/bin/bash"), Some(Rights::RX));
-        // A file a directory rule covers already gets no rule of its own: the terminal under
-        // /dev/pts, sandbox-bash in the toolchain's bin directory.
-        assert_eq!(rights(&p, "/dev/pts/3"), None);
-        assert!(effective(&p, "/dev/pts/3").contains(Rights::WRITE));
+        // A file a directory rule covers already gets no rule of its own (sandbox-bash in the
+        // toolchain's bin directory), unless the directory is scratch, whose fixed name may be
+        // a link on some systems (the terminal under /dev/pts).
+        assert_eq!(rights(&p, "/dev/pts/3"), Some(Rights::WRITE));
         assert_eq!(rights(&p, "/home/u/.cargo/bin/sandbox-bash"), None);
         assert!(effective(&p, "/home/u/.cargo/bin/sandbox-bash").contains(Rights::RX));
         // Nor does a directory the external cover would enter, once granted whole: Cargo's
