@@ -131,10 +131,17 @@ fn read(path: &Path, must_exist: bool) -> Result<Option<File>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
         Err(e) => return Err(format!("cannot read the configuration file {shown}: {e}")),
     };
-    toml::from_str::<File>(&text).map(Some).map_err(|e| {
-        let (line, column) = e.span().map(|s| line_column(&text, s.start)).unwrap_or((1, 1));
+    parse(&text, path).map(Some)
+}
+
+/// The parser, kept out of `read`: most starts find no file, and this code is large.
+#[cold]
+#[inline(never)]
+fn parse(text: &str, path: &Path) -> Result<File, String> {
+    toml::from_str::<File>(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_column(text, s.start)).unwrap_or((1, 1));
         let message = e.message().trim_end().replace('\n', " ");
-        format!("invalid configuration in {shown} at line {line}:{column}: {message}")
+        format!("invalid configuration in {} at line {line}:{column}: {message}", path.display())
     })
 }
 

@@ -424,7 +424,9 @@ fn sandbox_info(
 
 /// The environment as UTF-8 pairs (names or values that are not UTF-8 are kept lossily).
 fn environment() -> Vec<(String, String)> {
-    std::env::vars_os().map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned())).collect()
+    // Valid UTF-8 (nearly always) is taken over as it is; the rest is converted lossily.
+    let text = |s: OsString| s.into_string().unwrap_or_else(|s| s.to_string_lossy().into_owned());
+    std::env::vars_os().map(|(k, v)| (text(k), text(v))).collect()
 }
 
 /// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
