@@ -989,8 +989,8 @@ fn wrapper(w: &mut Walker, program: &str, entry: &TableEntry, kind: Wrap, args: 
 }
 
 /// `$(…)` forms whose output is fixed, so a word using them stays known.
-pub fn static_output(code: &str, w: &mut Walker, st: &State) -> Option<String> {
-    let code = code.trim();
+pub fn static_output(text: &str, w: &mut Walker, st: &State) -> Option<String> {
+    let code = text.trim();
     if code.len() > 64 * 1024 {
         return None;
     }
@@ -1002,7 +1002,8 @@ pub fn static_output(code: &str, w: &mut Walker, st: &State) -> Option<String> {
     if !matches!(first, "echo" | "printf" | "dirname" | "basename" | "base64") {
         return None;
     }
-    let program = super::parse::program(code).ok()?;
+    // The substitution's text as the walk parsed it (or will): one parse for both.
+    let program = w.parse_cached(text).ok()?;
     let [list] = program.complete_commands.as_slice() else { return None };
     let [brush_parser::ast::CompoundListItem(and_or, _)] = list.0.as_slice() else { return None };
     if !and_or.additional.is_empty() {

@@ -761,23 +761,13 @@ impl<'c> Walker<'c> {
             });
             return;
         }
-        // Loop bodies are walked more than once; their nested texts are parsed once.
-        let program = match self.parse_cache.get(text) {
-            Some(p) => std::rc::Rc::clone(p),
-            None => match parse::program(text) {
-                Ok(p) => {
-                    let p = std::rc::Rc::new(p);
-                    if text.len() <= MAX_CACHED_TEXT {
-                        self.parse_cache.insert(text.to_string(), std::rc::Rc::clone(&p));
-                    }
-                    p
-                }
-                Err(mut f) => {
-                    f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
-                    self.fail(f);
-                    return;
-                }
-            },
+        let program = match self.parse_cached(text) {
+            Ok(p) => p,
+            Err(mut f) => {
+                f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
+                self.fail(f);
+                return;
+            }
         };
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_here = self.here;
@@ -794,6 +784,19 @@ impl<'c> Walker<'c> {
         self.text_stack.pop();
         self.origin = saved_origin;
         self.here = saved_here;
+    }
+
+    /// The parse of `text`: loop bodies are walked more than once and a command substitution
+    /// is read for its output too, but each text is parsed once.
+    pub fn parse_cached(&mut self, text: &str) -> Result<std::rc::Rc<ast::Program>, Failure> {
+        if let Some(p) = self.parse_cache.get(text) {
+            return Ok(std::rc::Rc::clone(p));
+        }
+        let p = std::rc::Rc::new(parse::program(text)?);
+        if text.len() <= MAX_CACHED_TEXT {
+            self.parse_cache.insert(text.to_string(), std::rc::Rc::clone(&p));
+        }
+        Ok(p)
     }
 
     /// Walks text that appears verbatim at `pos` in the current text.
