@@ -3,10 +3,12 @@
 //! musl's `memcpy` and `memmove` copy eight bytes at a time after a byte loop, which costs
 //! start-up dearly: most copies at start-up are a few dozen bytes (path and name strings), and
 //! they made the planner and the analysis of a one-word program about a third slower than
-//! with glibc. `rep movsb` and `rep stosb` are what current x86_64 processors make fast for
-//! every size (the "fast short rep mov" and "enhanced rep movsb" features); on older ones they
-//! are no slower than musl's own loop. The binary exports these as `memcpy`, `memmove` and
-//! `memset` when it is linked against musl (see `main.rs`); elsewhere the C library's are used.
+//! with glibc. `rep movsb` and `rep stosb` are what x86_64 processors since about 2012 make fast
+//! for every size (the "enhanced rep movsb" feature, and "fast short rep mov" for short copies
+//! on recent ones); on older processors long copies are slower than with musl's loop, which
+//! costs the analysis of big scripts there, not correctness. The binary exports these as
+//! `memcpy`, `memmove` and `memset` when it is linked against musl (see `main.rs`); elsewhere the
+//! C library's are used.
 
 /// Copies `n` bytes from `src` to `dest`, lowest address first.
 ///
