@@ -560,6 +560,14 @@ impl Planner<'_> {
         self.add_dir(dir, Rights::LIST, Why::Runtime, true);
         for e in entries {
             if e.name == "private" {
+                if Rights::of(self.inputs.mode, Scope::System).contains(Rights::READ) {
+                    // System read reaches the keys anyway.
+                    continue;
+                }
+                self.static_only.push(format!(
+                    "names of the private keys in {dir}/private can be listed (the certificates beside them are \
+                     readable); the keys themselves cannot be read"
+                ));
                 continue;
             }
             let p = format!("{dir}/{}", e.name);
@@ -1014,10 +1022,13 @@ mod tests {
                 assert_eq!(rights(&p, needed), Some(Rights::READ), "mode {mode:o}: {needed}");
             }
             assert_eq!(rights(&p, "/etc/ssl"), Some(Rights::LIST), "mode {mode:o}");
+            assert!(p.static_only.iter().any(|s| s.contains("/etc/ssl/private can be listed")), "mode {mode:o}");
             assert_eq!(rights(&p, "/etc/pki/tls"), Some(Rights::LIST), "mode {mode:o}");
         }
-        // With system read, everything in /etc is readable anyway.
-        assert!(effective(&policy(0o4467), "/etc/ssl/private/server.key").contains(Rights::READ));
+        // With system read, everything in /etc is readable anyway, and nothing is said.
+        let system_read = policy(0o4467);
+        assert!(effective(&system_read, "/etc/ssl/private/server.key").contains(Rights::READ));
+        assert!(!system_read.static_only.iter().any(|s| s.contains("/etc/ssl/private")));
     }
 
     #[test]
