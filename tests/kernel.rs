@@ -462,3 +462,52 @@ fn private_keys_beside_the_certificates_stay_closed() {
     assert_eq!(ok(&with_own_etc_ssl(&lab, &ssl, "0467", &cert)), "CERT CANARY\n# config\n");
     assert_eq!(ok(&with_own_etc_ssl(&lab, &ssl, "4467", &key)), "KEY CANARY\n");
 }
+
+/// Runs `program` as `lab.command` does, or with the real bash (`real`), on a new pseudo-terminal
+/// that is its controlling terminal; returns everything written to the terminal.
+fn on_a_terminal(lab: &Lab, mode: &str, program: &str, real: Option<&str>) -> String {
+    const ORCHESTRATE: &str = "import os, pty, sys\n\
+pid, fd = pty.fork()\n\
+if pid == 0:\n    os.execv(sys.argv[1], sys.argv[1:])\n\
+out = b''\n\
+while True:\n    try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n    if not chunk:\n        break\n    out += chunk\n\
+os.waitpid(pid, 0)\n\
+sys.stdout.write(out.decode(errors='replace'))\n";
+    let inner = lab.command(mode, program);
+    let mut c = std::process::Command::new("python3");
+    c.arg("-c").arg(ORCHESTRATE).arg(real.unwrap_or(lab::SB)).args(inner.get_args());
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(v) => c.env(name, v),
+            None => c.env_remove(name),
+        };
+    }
+    c.current_dir(inner.get_current_dir().unwrap()).stdin(std::process::Stdio::null());
+    text(&c.output().unwrap().stdout)
+}
+
+#[test]
+fn no_input_can_be_pushed_into_the_terminal() {
+    let lab = Lab::new();
+    // TIOCSTI puts characters into the terminal's input: the caller's shell would read and run
+    // them after the command ends, outside the sandbox. TIOCLINUX can do the same on a console.
+    let push = py("import fcntl, termios\n\
+         for request in (termios.TIOCSTI, 0x541C):\n    \
+             try:\n        fcntl.ioctl(0, request, b'x')\n        print('pushed', hex(request))\n    \
+             except OSError as e:\n        print('refused', hex(request), e.errno)");
+    // Positive control: the real bash lets it through (the test runs as root; a kernel that
+    // refuses TIOCSTI to everyone would answer EIO, not EPERM).
+    let bash = ["/bin/bash", "/usr/bin/bash"].into_iter().find(|p| std::path::Path::new(p).exists()).unwrap();
+    let control = on_a_terminal(&lab, "0467", &push, Some(bash));
+    assert!(
+        control.contains("pushed 0x5412"),
+        "TIOCSTI on a terminal of our own works outside the sandbox:\n{control}"
+    );
+    // Refused with EPERM by the filter in every mode, the widest included.
+    for mode in ["0467", "0005", "7777"] {
+        let out = on_a_terminal(&lab, mode, &push, None);
+        assert!(out.contains("refused 0x5412 1"), "mode {mode}:\n{out}");
+        assert!(out.contains("refused 0x541c 1"), "mode {mode}:\n{out}");
+        assert!(!out.contains("pushed"), "mode {mode}:\n{out}");
+    }
+}

@@ -205,6 +205,9 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     if seccomp {
         process.kernel.push("system calls of another architecture (32-bit, x32) end the process".into());
+        process.kernel.push(
+            "no input can be pushed into a terminal (ioctl TIOCSTI, TIOCLINUX): the caller's shell would run it".into(),
+        );
     }
     process
         .static_only

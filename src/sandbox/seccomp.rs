@@ -2,9 +2,12 @@
 //! through a small interpreter. It refuses what Landlock does not cover: creating sockets of
 //! any family but AF_UNIX when the network is off (this is what stops UDP, MPTCP, raw and
 //! packet sockets, which Landlock's TCP rules miss), io_uring (which can create sockets
-//! without the socket system call), and the kernel keyring when system read is off. System
-//! calls of another architecture (32-bit or x32 on a 64-bit kernel) end the process: the
-//! filter could not check them by number.
+//! without the socket system call), the kernel keyring when system read is off, and, in every
+//! mode, pushing input into a terminal (`TIOCSTI`, and `TIOCLINUX`, which can do the same on a
+//! virtual console): typed into the caller's terminal, that input would run in the caller's
+//! shell, outside the sandbox, once the command ends. System calls of another architecture
+//! (32-bit or x32 on a 64-bit kernel) end the process: the filter could not check them by
+//! number.
 
 /// One classic BPF instruction, laid out as the kernel's `struct sock_filter`.
 #[repr(C)]
@@ -30,6 +33,12 @@ pub const OFFSET_NR: u32 = 0;
 pub const OFFSET_ARCH: u32 = 4;
 /// The low 32 bits of the first argument (little-endian).
 pub const OFFSET_ARG0: u32 = 16;
+/// The low 32 bits of the second argument (the kernel reads an ioctl request as 32 bits).
+pub const OFFSET_ARG1: u32 = 24;
+
+/// ioctl requests that push input into a terminal.
+pub const TIOCSTI: u32 = 0x5412;
+pub const TIOCLINUX: u32 = 0x541C;
 
 pub const AF_UNIX: u32 = 1;
 const EPERM: u32 = 1;
@@ -42,6 +51,7 @@ pub struct Arch {
     pub audit: u32,
     /// Numbers at or above this are another ABI on the same architecture (x32), if any.
     pub foreign_from: Option<u32>,
+    pub ioctl: u32,
     pub socket: u32,
     pub io_uring_setup: u32,
     pub add_key: u32,
@@ -53,6 +63,7 @@ pub const X86_64: Arch = Arch {
     name: "x86_64",
     audit: 0xC000_003E,
     foreign_from: Some(0x4000_0000),
+    ioctl: 16,
     socket: 41,
     io_uring_setup: 425,
     add_key: 248,
@@ -64,6 +75,7 @@ pub const AARCH64: Arch = Arch {
     name: "aarch64",
     audit: 0xC000_00B7,
     foreign_from: None,
+    ioctl: 29,
     socket: 198,
     io_uring_setup: 425,
     add_key: 217,
@@ -111,8 +123,10 @@ pub fn program(arch: Arch, rules: Rules) -> Vec<Insn> {
     enum Rule {
         Errno(u32),
         UnixSocketsOnly,
+        NoTerminalInput,
     }
-    let mut special: Vec<(u32, Rule)> = Vec::new();
+    // Whatever the mode: no input pushed into a terminal.
+    let mut special: Vec<(u32, Rule)> = vec![(arch.ioctl, Rule::NoTerminalInput)];
     if !rules.sockets {
         // socket(family, …): AF_UNIX only; io_uring can open sockets on its own, and "not
         // supported" makes runtimes fall back.
@@ -145,6 +159,13 @@ pub fn program(arch: Arch, rules: Rules) -> Vec<Insn> {
                 stmt(RET_K, RET_ALLOW),
                 stmt(RET_K, RET_ERRNO | EPERM),
             ],
+            Rule::NoTerminalInput => vec![
+                stmt(LD_W_ABS, OFFSET_ARG1),
+                jump(JEQ_K, TIOCSTI, 2, 0),
+                jump(JEQ_K, TIOCLINUX, 1, 0),
+                stmt(RET_K, RET_ALLOW),
+                stmt(RET_K, RET_ERRNO | EPERM),
+            ],
         };
         p.push(jump(JEQ_K, *nr, 0, body.len() as u8));
         p.extend(body);
@@ -165,15 +186,16 @@ pub fn program(arch: Arch, rules: Rules) -> Vec<Insn> {
 /// Runs `program` on one system call the way the kernel would, returning the action. Only
 /// the instructions [`program`] emits are understood; anything else is an error.
 pub fn run(program: &[Insn], arch: u32, nr: u32, arg0: u64) -> Result<u32, String> {
-    run_counting(program, arch, nr, arg0).map(|(action, _)| action)
+    run_counting(program, arch, nr, [arg0, 0]).map(|(action, _)| action)
 }
 
-/// Like [`run`], and how many instructions ran.
-pub fn run_counting(program: &[Insn], arch: u32, nr: u32, arg0: u64) -> Result<(u32, usize), String> {
+/// Like [`run`] with the first two arguments, and how many instructions ran.
+pub fn run_counting(program: &[Insn], arch: u32, nr: u32, args: [u64; 2]) -> Result<(u32, usize), String> {
     let mut data = [0u8; 64];
     data[0..4].copy_from_slice(&nr.to_le_bytes());
     data[4..8].copy_from_slice(&arch.to_le_bytes());
-    data[16..24].copy_from_slice(&arg0.to_le_bytes());
+    data[16..24].copy_from_slice(&args[0].to_le_bytes());
+    data[24..32].copy_from_slice(&args[1].to_le_bytes());
     let mut a: u32 = 0;
     let mut pc = 0usize;
     let mut executed = 0;
@@ -251,9 +273,13 @@ mod tests {
     }
 
     /// What the filter must answer, written plainly.
-    fn spec(arch: Arch, rules: Rules, audit: u32, nr: u32, arg0: u64) -> u32 {
+    fn spec(arch: Arch, rules: Rules, audit: u32, nr: u32, args: [u64; 2]) -> u32 {
+        let arg0 = args[0];
         if audit != arch.audit || arch.foreign_from.is_some_and(|from| nr >= from) {
             return RET_KILL_PROCESS;
+        }
+        if nr == arch.ioctl && [TIOCSTI, TIOCLINUX].contains(&(args[1] as u32)) {
+            return RET_ERRNO | EPERM;
         }
         if !rules.sockets && nr == arch.socket {
             return if arg0 as u32 == AF_UNIX { RET_ALLOW } else { RET_ERRNO | EPERM };
@@ -277,13 +303,16 @@ mod tests {
                     let numbers = (0..1100).chain((0x4000_0000..0x4000_0400).step_by(7)).chain([u32::MAX]);
                     for nr in numbers {
                         for arg0 in [0, 1, 2, 10, (1 << 32) | 2, (1 << 32) | 1] {
-                            for audit in [arch.audit, I386, 0x4000_0028] {
-                                assert_eq!(
-                                    run(&p, audit, nr, arg0).unwrap(),
-                                    spec(arch, rules, audit, nr, arg0),
-                                    "{} sockets={sockets} keyring={keyring} audit={audit:#x} nr={nr} arg0={arg0:#x}",
-                                    arch.name
-                                );
+                            for arg1 in [0, 0x5401, u64::from(TIOCSTI), u64::from(TIOCLINUX), (1 << 32) | 0x5412] {
+                                for audit in [arch.audit, I386, 0x4000_0028] {
+                                    let args = [arg0, arg1];
+                                    assert_eq!(
+                                        run_counting(&p, audit, nr, args).unwrap().0,
+                                        spec(arch, rules, audit, nr, args),
+                                        "{} sockets={sockets} keyring={keyring} audit={audit:#x} nr={nr} args={args:x?}",
+                                        arch.name
+                                    );
+                                }
                             }
                         }
                     }
@@ -294,11 +323,12 @@ mod tests {
 
     #[test]
     fn ordinary_calls_leave_after_five_instructions() {
-        // Load the architecture, compare it, load the number, one comparison, return.
+        // Load the architecture, compare it, load the number, one comparison, return (for the
+        // numbers below the first one with a rule, ioctl: read, write, open, close, mmap, …).
         for rules in [Rules { sockets: true, keyring: false }, Rules { sockets: false, keyring: false }] {
             let p = program(X86_64, rules);
-            for nr in [0, 1, 3, 9, 39] {
-                assert_eq!(run_counting(&p, X86_64.audit, nr, 0).unwrap(), (RET_ALLOW, 5), "nr {nr}");
+            for nr in [0, 1, 3, 9, 15] {
+                assert_eq!(run_counting(&p, X86_64.audit, nr, [0, 0]).unwrap(), (RET_ALLOW, 5), "nr {nr}");
             }
         }
     }
