@@ -423,20 +423,19 @@ fn nested_invocations_keep_the_workspace_of_the_enclosing_one() {
 /// Runs `program` under `mode` as `lab.command` does, in a mount namespace of its own where
 /// `tree` is mounted over `/etc/ssl`: the machine's real directory is never touched.
 fn with_own_etc_ssl(lab: &Lab, tree: &std::path::Path, mode: &str, program: &str) -> std::process::Output {
-    let inner = lab.command(mode, program);
-    let mut c = std::process::Command::new("unshare");
-    c.args(["--mount", "--propagation", "private", "--", "sh", "-c", "mount --bind \"$0\" /etc/ssl && exec \"$@\""])
-        .arg(tree)
-        .arg(lab::SB)
-        .args(inner.get_args());
-    for (name, value) in inner.get_envs() {
-        match value {
-            Some(v) => c.env(name, v),
-            None => c.env_remove(name),
-        };
-    }
-    c.current_dir(inner.get_current_dir().unwrap()).stdin(std::process::Stdio::null());
-    c.output().unwrap()
+    let mount = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        "mount --bind \"$0\" /etc/ssl && exec \"$@\"",
+    ];
+    let mut wrapper: Vec<&std::ffi::OsStr> = mount.iter().map(std::ffi::OsStr::new).collect();
+    wrapper.push(tree.as_os_str());
+    lab.wrapped(&wrapper, None, mode, program).output().unwrap()
 }
 
 #[test]
@@ -473,16 +472,8 @@ out = b''\n\
 while True:\n    try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n    if not chunk:\n        break\n    out += chunk\n\
 os.waitpid(pid, 0)\n\
 sys.stdout.write(out.decode(errors='replace'))\n";
-    let inner = lab.command(mode, program);
-    let mut c = std::process::Command::new("python3");
-    c.arg("-c").arg(ORCHESTRATE).arg(real.unwrap_or(lab::SB)).args(inner.get_args());
-    for (name, value) in inner.get_envs() {
-        match value {
-            Some(v) => c.env(name, v),
-            None => c.env_remove(name),
-        };
-    }
-    c.current_dir(inner.get_current_dir().unwrap()).stdin(std::process::Stdio::null());
+    let wrapper = [std::ffi::OsStr::new("python3"), std::ffi::OsStr::new("-c"), std::ffi::OsStr::new(ORCHESTRATE)];
+    let mut c = lab.wrapped(&wrapper, real, mode, program);
     text(&c.output().unwrap().stdout)
 }
 

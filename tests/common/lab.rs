@@ -3,6 +3,7 @@
 //! directories and removed afterwards. Nothing here touches a file the test did not create.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -76,6 +77,26 @@ impl Lab {
         c.env_remove("SANDBOX_BASH_ALLOW_DEGRADED").env_remove("BASH_ENV").env_remove("TMPDIR");
         if self.fake_home {
             c.env("HOME", &self.home).env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        }
+        c.stdin(Stdio::null());
+        c
+    }
+
+    /// `command(mode, program)` started through `wrapper`: the wrapper's arguments, then
+    /// `program` (sandbox-bash unless given) and its arguments, with the same environment and
+    /// working directory. For tests that need a mount namespace or a terminal around it.
+    pub fn wrapped(&self, wrapper: &[&OsStr], program_path: Option<&str>, mode: &str, program: &str) -> Command {
+        let inner = self.command(mode, program);
+        let mut c = Command::new(wrapper[0]);
+        c.args(&wrapper[1..]).arg(program_path.unwrap_or(SB)).args(inner.get_args());
+        for (name, value) in inner.get_envs() {
+            match value {
+                Some(v) => c.env(name, v),
+                None => c.env_remove(name),
+            };
+        }
+        if let Some(dir) = inner.get_current_dir() {
+            c.current_dir(dir);
         }
         c.stdin(Stdio::null());
         c
