@@ -80,8 +80,10 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-fn is_executable_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0)
+/// The identity of `path` when it is an executable regular file (one look at the file).
+fn executable_identity(path: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    (m.is_file() && m.mode() & 0o111 != 0).then(|| (m.dev(), m.ino()))
 }
 
 /// Finds the real bash: `SANDBOX_BASH_REAL_BASH`, else `/bin/bash`, `/usr/bin/bash`, then
@@ -93,10 +95,10 @@ pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Res
         if !path.is_absolute() {
             return Err(Error::RealBash { path, why: "must be an absolute path".into() });
         }
-        if !is_executable_file(&path) {
+        let Some(found) = executable_identity(&path) else {
             return Err(Error::RealBash { path, why: "is not an executable file".into() });
-        }
-        if me.is_some() && identity(&path) == me {
+        };
+        if me == Some(found) {
             return Err(Error::RealBash { path, why: "is sandbox-bash itself, not the real bash".into() });
         }
         return Ok(path);
@@ -110,9 +112,9 @@ pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Res
         }
     }
     for candidate in &tried {
-        // One look at each candidate: what it is, and whether it is this very file.
-        let Ok(meta) = std::fs::metadata(candidate) else { continue };
-        if meta.is_file() && meta.mode() & 0o111 != 0 && (me.is_none() || Some((meta.dev(), meta.ino())) != me) {
+        if let Some(found) = executable_identity(candidate)
+            && me != Some(found)
+        {
             return Ok(candidate.clone());
         }
     }
