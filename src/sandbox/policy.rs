@@ -397,13 +397,13 @@ impl Planner<'_> {
     }
 
     /// Like `add`, for an entry of a directory listing.
-    fn add_entry(&mut self, path: &str, rights: Rights, why: Why, e: &Entry) {
+    fn add_entry(&mut self, path: impl Into<String>, rights: Rights, why: Why, e: &Entry) {
         self.add_kind(path, rights, why, false, if e.dir { Kind::Dir } else { Kind::File });
     }
 
-    fn add_kind(&mut self, path: &str, rights: Rights, why: Why, follow: bool, kind: Kind) {
+    fn add_kind(&mut self, path: impl Into<String>, rights: Rights, why: Why, follow: bool, kind: Kind) {
         if !rights.is_empty() {
-            self.rules.push(PathRule { path: path.to_string(), rights, why, follow, kind });
+            self.rules.push(PathRule { path: path.into(), rights, why, follow, kind });
         }
     }
 
@@ -455,7 +455,7 @@ impl Planner<'_> {
                 }
                 for e in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
-                        self.add_entry(&format!("{home}/.cargo/{}", e.name), system, Why::Credential, &e);
+                        self.add_entry(format!("{home}/.cargo/{}", e.name), system, Why::Credential, &e);
                     }
                 }
             }
@@ -746,10 +746,7 @@ impl Planner<'_> {
                 continue;
             }
             let r = if layout.is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
-            if !r.is_empty() {
-                let kind = if e.dir { Kind::Dir } else { Kind::File };
-                self.rules.push(PathRule { path: p, rights: r, why: Why::External, follow: false, kind });
-            }
+            self.add_entry(p, r, Why::External, &e);
         }
     }
 
