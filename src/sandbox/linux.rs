@@ -310,47 +310,63 @@ pub enum FdKind {
     Other,
 }
 
-fn stat_of(path: Option<&str>, fd: i32) -> Option<libc::stat> {
+fn fstat_fd(fd: i32) -> Option<libc::stat> {
     // SAFETY: an all-zero stat is a valid value to be overwritten.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let rc = match path {
-        Some(path) => {
-            let c = CString::new(path).ok()?;
-            // SAFETY: `c` is NUL-terminated and `st` a valid out-pointer.
-            unsafe { libc::stat(c.as_ptr(), &mut st) }
-        }
-        // SAFETY: `st` is a valid out-pointer; an fd that is not open gives EBADF.
-        None => unsafe { libc::fstat(fd, &mut st) },
-    };
-    (rc == 0).then_some(st)
+    // SAFETY: `st` is a valid out-pointer; an fd that is not open gives EBADF.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st)
+}
+
+/// The device and inode of the file at `path`.
+fn node_identity(path: &str) -> Option<(u64, u64)> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: an all-zero stat is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is NUL-terminated and `st` a valid out-pointer.
+    (unsafe { libc::stat(c.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }
 
 /// The kind of descriptor `fd`, `None` when it is not open. Cheaper than reading its link in
 /// `/proc`: a device is compared with the node the runtime rules name, by device and inode.
 pub fn fd_kind(fd: i32) -> Option<FdKind> {
-    let st = stat_of(None, fd)?;
-    Some(match st.st_mode & libc::S_IFMT {
-        libc::S_IFREG => FdKind::File,
-        libc::S_IFCHR => {
-            let (major, minor) = (libc::major(st.st_rdev), libc::minor(st.st_rdev));
-            // The memory devices (1), the tty and ptmx (5), the Unix98 pseudo-terminals (136-143).
-            let node = match (major, minor) {
-                (1, 3) => Some("/dev/null".to_string()),
-                (1, 5) => Some("/dev/zero".to_string()),
-                (1, 7) => Some("/dev/full".to_string()),
-                (1, 8) => Some("/dev/random".to_string()),
-                (1, 9) => Some("/dev/urandom".to_string()),
-                (5, 0) => Some("/dev/tty".to_string()),
-                (5, 2) => Some("/dev/ptmx".to_string()),
-                (136..=143, n) => Some(format!("/dev/pts/{}", (major - 136) * 256 + n)),
-                _ => None,
-            };
-            let same = node
-                .and_then(|n| stat_of(Some(&n), -1))
-                .is_some_and(|named| named.st_dev == st.st_dev && named.st_ino == st.st_ino);
-            if same { FdKind::ScratchDevice } else { FdKind::OtherDevice }
-        }
-        _ => FdKind::Other,
+    fd_kinds([fd])[0]
+}
+
+/// [`fd_kind`] for several descriptors, looking at each device node once (descriptors 0, 1
+/// and 2 are often all `/dev/null`).
+pub fn fd_kinds<const N: usize>(fds: [i32; N]) -> [Option<FdKind>; N] {
+    let mut nodes: Vec<(String, Option<(u64, u64)>)> = Vec::new();
+    fds.map(|fd| {
+        let st = fstat_fd(fd)?;
+        Some(match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => FdKind::File,
+            libc::S_IFCHR => {
+                let (major, minor) = (libc::major(st.st_rdev), libc::minor(st.st_rdev));
+                // The memory devices (1), the tty and ptmx (5), the Unix98 pseudo-terminals
+                // (136-143).
+                let node = match (major, minor) {
+                    (1, 3) => Some("/dev/null".to_string()),
+                    (1, 5) => Some("/dev/zero".to_string()),
+                    (1, 7) => Some("/dev/full".to_string()),
+                    (1, 8) => Some("/dev/random".to_string()),
+                    (1, 9) => Some("/dev/urandom".to_string()),
+                    (5, 0) => Some("/dev/tty".to_string()),
+                    (5, 2) => Some("/dev/ptmx".to_string()),
+                    (136..=143, n) => Some(format!("/dev/pts/{}", (major - 136) * 256 + n)),
+                    _ => None,
+                };
+                let named = node.and_then(|n| match nodes.iter().find(|(seen, _)| *seen == n) {
+                    Some((_, identity)) => *identity,
+                    None => {
+                        let identity = node_identity(&n);
+                        nodes.push((n, identity));
+                        identity
+                    }
+                });
+                if named == Some((st.st_dev, st.st_ino)) { FdKind::ScratchDevice } else { FdKind::OtherDevice }
+            }
+            _ => FdKind::Other,
+        })
     })
 }
 

@@ -82,30 +82,34 @@ impl World for RealWorld {
     }
 }
 
-/// The file behind descriptor `fd`, when it is a file or device with a path that the
-/// runtime rules do not already cover (not a pipe or socket, which no path rule is needed for,
-/// nor /dev/null, a terminal or another scratch device, which every mode may read and write).
+/// The files behind descriptors 0, 1 and 2, each when it is a file or device with a path that
+/// the runtime rules do not already cover (not a pipe or socket, which no path rule is needed
+/// for, nor /dev/null, a terminal or another scratch device, which every mode may read and
+/// write).
 #[cfg(target_os = "linux")]
-fn standard_file(fd: i32) -> Option<String> {
+fn standard_files() -> [Option<String>; 3] {
     use linux::FdKind;
-    // The descriptor's own type first: one cheap call answers for pipes and scratch devices.
-    match linux::fd_kind(fd)? {
-        FdKind::File | FdKind::OtherDevice => {}
-        FdKind::ScratchDevice | FdKind::Other => return None,
-    }
-    let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?.into_os_string().into_string().ok()?;
-    if !target.starts_with('/') || target.ends_with(" (deleted)") {
-        return None;
-    }
-    let meta = std::fs::metadata(&target).ok()?;
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    (t.is_file() || t.is_char_device()).then_some(target)
+    // The descriptors' own types first: cheap calls that answer for pipes and scratch devices.
+    let kinds = linux::fd_kinds([0, 1, 2]);
+    std::array::from_fn(|fd| {
+        match kinds[fd]? {
+            FdKind::File | FdKind::OtherDevice => {}
+            FdKind::ScratchDevice | FdKind::Other => return None,
+        }
+        let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?.into_os_string().into_string().ok()?;
+        if !target.starts_with('/') || target.ends_with(" (deleted)") {
+            return None;
+        }
+        let meta = std::fs::metadata(&target).ok()?;
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        (t.is_file() || t.is_char_device()).then_some(target)
+    })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn standard_file(_fd: i32) -> Option<String> {
-    None
+fn standard_files() -> [Option<String>; 3] {
+    [None, None, None]
 }
 
 /// Computes the policy for this invocation on this machine.
@@ -127,7 +131,7 @@ pub fn plan_here(
         path_var: path_var.as_deref(),
         real_bash: &bash,
         self_exe: me.as_deref(),
-        standard_files: [standard_file(0), standard_file(1), standard_file(2)],
+        standard_files: standard_files(),
         nested,
         extra,
     };
@@ -224,7 +228,7 @@ pub fn macos_profile(
         path_var: path_var.as_deref(),
         real_bash: &bash,
         self_exe: me.as_deref(),
-        standard_files: [standard_file(0), standard_file(1), standard_file(2)],
+        standard_files: standard_files(),
         nested: false,
         extra,
     };
