@@ -58,6 +58,13 @@ fn corpus(pieces: &[String], lines: usize) -> (String, usize) {
     (text, count)
 }
 
+/// Runs `f` on a thread with the analysis thread's stack (the measured time is `f`'s own).
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(s, f).unwrap().join().unwrap()
+    })
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -85,41 +92,42 @@ fn main() {
             println!("{lines:>7} lines: the concatenation cannot be analysed: {f}");
             continue;
         }
-        let times: Vec<Duration> = (0..runs)
-            .map(|_| {
+        // The three measurements alternate run by run, so a change in the machine's speed
+        // during the benchmark falls on all of them alike.
+        let (mut times, mut whole_times, mut parse_times) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let t = Instant::now();
+            std::hint::black_box(analysis::analyze(text.as_bytes(), TextKind::Script, &ctx));
+            times.push(t.elapsed());
+            // The same analysis with the whole text parsed before the walk starts (what
+            // `analyze` does for short programs), for comparison with the pieces parsed
+            // beside the walk.
+            whole_times.push(on_big_stack(|| {
                 let t = Instant::now();
-                let a = analysis::analyze(text.as_bytes(), TextKind::Script, &ctx);
-                std::hint::black_box(&a);
+                std::hint::black_box(analysis::analyze_program_whole(&text, TextKind::Script, &ctx));
                 t.elapsed()
-            })
-            .collect();
+            }));
+            // The parser alone: what any analysis on brush-parser pays.
+            parse_times.push(on_big_stack(|| {
+                let t = Instant::now();
+                let options = brush_parser::ParserOptions::default();
+                let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options);
+                std::hint::black_box(parser.parse_program().is_ok());
+                t.elapsed()
+            }));
+        }
         let m = median(times);
-        // The parser alone, for comparison: what any analysis on brush-parser pays.
-        let parse_times: Vec<Duration> = (0..runs)
-            .map(|_| {
-                let text = text.clone();
-                let t = Instant::now();
-                let handle = std::thread::Builder::new()
-                    .stack_size(256 << 20)
-                    .spawn(move || {
-                        let options = brush_parser::ParserOptions::default();
-                        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options);
-                        std::hint::black_box(parser.parse_program().is_ok())
-                    })
-                    .unwrap();
-                let _ = handle.join();
-                t.elapsed()
-            })
-            .collect();
+        let whole = median(whole_times);
         let parse_only = median(parse_times);
         let k = m.as_secs_f64() * 1000.0 / (lines as f64 / 1000.0);
         per_k.push(k);
         println!(
             "{lines:>7} lines ({} bytes, {} commands): median {:>8.2} ms over {runs} runs, {k:.3} ms per 1,000 lines \
-             (the parser alone: {:.2} ms)",
+             (whole text parsed first: {:.2} ms; the parser alone: {:.2} ms)",
             text.len(),
             first.commands.len(),
             m.as_secs_f64() * 1000.0,
+            whole.as_secs_f64() * 1000.0,
             parse_only.as_secs_f64() * 1000.0
         );
     }

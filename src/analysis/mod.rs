@@ -19,7 +19,10 @@ mod walk;
 mod word;
 
 pub use parse::nesting;
-pub use walk::{SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_shallow};
+pub use walk::{
+    SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_in_pieces,
+    analyze_program_shallow, analyze_program_whole,
+};
 
 pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};
 pub use table::{TABLE, TableEntry};

@@ -93,13 +93,20 @@ fn check_numbers(text: &str) -> Result<(), Failure> {
 
 /// How deep a text nests (compound commands, substitutions, quotes), by a cheap scan.
 pub fn nesting(text: &str) -> usize {
-    scan(text).0
+    scan(text, None).0
 }
 
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
+    check_program(text, None)?;
+    parse_checked(text)
+}
+
+/// The checks [`program`] makes before the parser may see `text`; with `cuts`, also finds
+/// where the text can be cut into pieces that parse on their own (see [`cut`]).
+fn check_program(text: &str, cuts: Option<&mut Cutter<'_>>) -> Result<(), Failure> {
     check_numbers(text)?;
-    let (depth, open_parens, empty_heredoc) = scan(text);
+    let (depth, open_parens, empty_heredoc) = scan(text, cuts);
     // The parser loops forever on some here-documents with an empty quoted delimiter (`<<''`).
     if empty_heredoc {
         return Err(Failure {
@@ -122,8 +129,146 @@ pub fn program(text: &str) -> Result<ast::Program, Failure> {
             pos: None,
         });
     }
+    Ok(())
+}
+
+/// The parser on text that passed [`check_program`] (whole, or as a piece of a text that did).
+fn parse_checked(text: &str) -> Result<ast::Program, Failure> {
     let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options());
     parser.parse_program().map_err(|e| parse_failure(&e))
+}
+
+/// Cuts a long program into pieces of about `piece` bytes that parse on their own, and hands
+/// each piece, as the byte range it takes in `text`, to `each` as soon as the scan has passed
+/// its end; `each` returns whether to go on. Returns the verdict of [`program`]'s checks on
+/// the whole text, which is known only at its end; the last piece is handed over only when
+/// the checks pass.
+///
+/// A cut is made only after a newline where nothing is open: no quote, substitution,
+/// here-document, bracket or compound command, no line continuation, and neither the line
+/// before nor the line after looks like it continues the other. That is judged by a cheap
+/// scan, which can be fooled (`echo fi` inside an `if`); a wrong cut leaves a piece that
+/// does not parse, and the caller then parses the whole text instead. Where the scan loses
+/// track of what is open, it cuts no more. The caller parses each piece with [`program`],
+/// checks included, so the parser never sees text the checks did not pass.
+pub fn cut(text: &str, piece: usize, each: &mut dyn FnMut(usize, usize) -> bool) -> Result<(), Failure> {
+    let mut cutter = Cutter { piece, each: Some(each), command: true, ..Cutter::default() };
+    check_program(text, Some(&mut cutter))?;
+    let last = cutter.last;
+    if let Some(each) = cutter.each {
+        each(last, text.len());
+    }
+    Ok(())
+}
+
+/// What is open at a point of the text, for [`cut`].
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Open {
+    Paren,
+    Brace,
+    If,
+    Case,
+    Loop,
+}
+
+/// The state of [`cut`]'s search, carried through [`scan`].
+#[derive(Default)]
+struct Cutter<'a> {
+    /// Wanted length of a piece.
+    piece: usize,
+    /// Where the current piece starts.
+    last: usize,
+    /// What is open, innermost last.
+    open: Vec<Open>,
+    /// The next word is in command position (where `if` or `done` are keywords).
+    command: bool,
+    /// The scan lost track of what is open: no more cuts.
+    lost: bool,
+    /// Where each piece goes; `None` once it wants no more.
+    each: Option<&'a mut dyn FnMut(usize, usize) -> bool>,
+}
+
+impl Cutter<'_> {
+    fn push(&mut self, open: Open) {
+        self.open.push(open);
+    }
+
+    fn close(&mut self, open: Open) {
+        if self.open.last() == Some(&open) {
+            self.open.pop();
+        } else {
+            self.lost = true;
+        }
+    }
+
+    /// A word in command position.
+    fn keyword(&mut self, word: &[u8]) {
+        if !self.command {
+            return;
+        }
+        match word {
+            b"if" => self.push(Open::If),
+            b"case" => self.push(Open::Case),
+            b"while" | b"until" | b"for" | b"select" => self.push(Open::Loop),
+            b"fi" => self.close(Open::If),
+            b"esac" => self.close(Open::Case),
+            b"done" => self.close(Open::Loop),
+            _ => {}
+        }
+        // After these, a command follows; after `case WORD in`, a pattern (or `esac`).
+        self.command =
+            matches!(word, b"then" | b"do" | b"else" | b"elif" | b"if" | b"while" | b"until" | b"time" | b"!")
+                || (word == b"in" && self.open.last() == Some(&Open::Case));
+    }
+
+    /// A closing parenthesis: the end of a subshell or substitution, or of a `case` pattern.
+    fn paren(&mut self) {
+        if self.open.last() != Some(&Open::Case) {
+            self.close(Open::Paren);
+        }
+        self.command = true;
+    }
+
+    /// A newline at the top level of `text` (at byte `at`): cut there if the piece is long
+    /// enough and nothing is open.
+    fn newline(&mut self, text: &[u8], at: usize) {
+        self.command = true;
+        let start = at + 1;
+        if self.lost || !self.open.is_empty() || start - self.last < self.piece || start >= text.len() {
+            return;
+        }
+        let line_start = text[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let line = text[line_start..at].trim_ascii_end();
+        // A line ending in an operator, or in a word after which a command or body follows.
+        if matches!(line.last(), None | Some(b'|' | b'&' | b'!' | b'\\' | b'(' | b'{')) {
+            return;
+        }
+        let last_word = line.rsplit(|b| b.is_ascii_whitespace()).next().unwrap_or_default();
+        if matches!(
+            last_word,
+            b"time" | b"-p" | b"then" | b"do" | b"else" | b"elif" | b"if" | b"while" | b"until" | b"in" | b"function"
+        ) {
+            return;
+        }
+        // A line that starts with an operator, a keyword that continues a compound command,
+        // or a body (`f()` on the line before).
+        let next_end = text[start..].iter().position(|&b| b == b'\n').map_or(text.len(), |p| p + start);
+        let next = text[start..next_end].trim_ascii_start();
+        if matches!(next.first(), Some(b'|' | b'&' | b';' | b')' | b'}' | b'{' | b'(')) {
+            return;
+        }
+        let first_word = next.split(|b| b.is_ascii_whitespace() || *b == b';').next().unwrap_or_default();
+        if matches!(first_word, b"then" | b"do" | b"done" | b"fi" | b"elif" | b"else" | b"esac" | b"in") {
+            return;
+        }
+        if let Some(each) = self.each.as_mut()
+            && !each(self.last, start)
+        {
+            self.each = None;
+            self.lost = true;
+        }
+        self.last = start;
+    }
 }
 
 fn parse_failure(e: &brush_parser::ParseError) -> Failure {
@@ -271,12 +416,12 @@ pub fn heredoc(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
 /// the count. It errs towards counting too much; it only has to keep the parser far from the
 /// stack limit, and the limit it is compared with is far below what the stack can hold.
 pub fn nesting_bound(text: &str) -> usize {
-    scan(text).0
+    scan(text, None).0
 }
 
 /// The nesting bound, how many parentheses stay open at the end of the text, and whether a
-/// here-document has an empty quoted delimiter.
-fn scan(text: &str) -> (usize, usize, bool) {
+/// here-document has an empty quoted delimiter. With `cuts`, also where [`cut`] may cut.
+fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Code,
@@ -306,7 +451,14 @@ fn scan(text: &str) -> (usize, usize, bool) {
                 b'"' => {
                     frames.pop();
                 }
-                b'`' => frames.push((Kind::Backquote, depth)),
+                b'`' => {
+                    frames.push((Kind::Backquote, depth));
+                    // Code starts inside.
+                    word_start = true;
+                    if let Some(k) = cuts.as_deref_mut() {
+                        k.command = true;
+                    }
+                }
                 b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
                     if b.get(i + 1) == Some(&b'(') && b.get(i + 2) == Some(&b'(') {
                         arithmetic.push(depth);
@@ -321,7 +473,39 @@ fn scan(text: &str) -> (usize, usize, bool) {
             continue;
         }
         let at_word_start = word_start;
-        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>');
+        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>')
+            || (c == b'`' && kind != Kind::Backquote);
+        if let Some(k) = cuts.as_deref_mut() {
+            match c {
+                b';' | b'&' | b'|' => k.command = true,
+                b'`' => k.command = kind != Kind::Backquote,
+                b'(' => {
+                    k.push(Open::Paren);
+                    k.command = true;
+                }
+                b'{' => {
+                    k.push(Open::Brace);
+                    k.command = true;
+                }
+                // `)` and `}` that close a substitution opened inside double quotes were not
+                // seen opening here.
+                b')' if !(kind == Kind::Sub && depth == base + 1) => k.paren(),
+                b'}' if !(kind == Kind::Sub && depth == base + 1) => {
+                    k.close(Open::Brace);
+                    k.command = false;
+                }
+                b'\n' => {
+                    if heredocs.is_empty() && frames.len() == 1 && arithmetic.is_empty() {
+                        k.newline(b, i);
+                    }
+                    k.command = true;
+                }
+                _ if at_word_start && !c.is_ascii_alphabetic() && !matches!(c, b' ' | b'\t' | b'<' | b'>' | b'#') => {
+                    k.command = false
+                }
+                _ => {}
+            }
+        }
         match c {
             b'\\' => i += 1,
             b'\'' => {
@@ -427,6 +611,11 @@ fn scan(text: &str) -> (usize, usize, bool) {
             _ if at_word_start && c.is_ascii_alphabetic() => {
                 let end =
                     b[i..].iter().position(|x| !x.is_ascii_alphanumeric() && *x != b'_').map_or(b.len(), |p| p + i);
+                if let Some(k) = cuts.as_deref_mut() {
+                    // A keyword is a whole word (`for=1` is an assignment).
+                    let whole = b.get(end).is_none_or(|c| c.is_ascii_whitespace() || b";&|()<>`".contains(c));
+                    k.keyword(if whole { &b[i..end] } else { b"" });
+                }
                 match &b[i..end] {
                     b"if" | b"case" | b"while" | b"until" | b"for" | b"select" | b"function" => depth += 1,
                     b"fi" | b"esac" | b"done" => depth = depth.saturating_sub(1),
@@ -464,7 +653,7 @@ mod tests {
         // Closers hidden in quotes do not lower the count.
         let tricky = "( \")\" ".repeat(300);
         assert!(nesting_bound(&tricky) >= 300);
-        assert_eq!(scan("((z|(((((((((((((((((((((((((+").1, 27);
+        assert_eq!(scan("((z|(((((((((((((((((((((((((+", None).1, 27);
         assert!(program("echo 333333333333333333333>|x").is_err());
         assert!(program("''<<''\t").is_err());
         assert!(program("cat <<\"\" \nx\n\n").is_err());
@@ -501,7 +690,7 @@ mod tests {
         assert!(word("${a[${b[${c[1]}]}]}").is_err());
         assert!(word("${ba[${b[${ba[${ba[$},}},~,,Z${ba[$@[$@{}}").is_err());
         assert!(word("${a:-${b:-${c:-${d:-${e}}}}}").is_ok());
-        assert_eq!(scan("case x in a) echo;; esac; (x)").1, 0);
+        assert_eq!(scan("case x in a) echo;; esac; (x)", None).1, 0);
         assert!(program(&format!("((z|{}+", "(".repeat(40))).is_err());
         let long_flat = "echo $(date) \"$(pwd)\" \"${x}\" 'it''s'\n".repeat(10_000);
         assert!(nesting_bound(&long_flat) <= 3, "{}", nesting_bound(&long_flat));
@@ -517,5 +706,105 @@ mod tests {
         assert_eq!(bad.pos, Some(Pos { line: 1, column: 6 }));
         assert!(check_text(b"echo\0").is_err());
         assert!(program(&format!("{}true{}", "( ".repeat(100_000), " )".repeat(100_000))).is_err());
+    }
+
+    /// The pieces `cut` makes with the smallest piece size (a cut wherever one is allowed).
+    fn pieces(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        cut(text, 1, &mut |from, to| {
+            out.push(&text[from..to]);
+            true
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn cuts_fall_between_complete_commands() {
+        // A blank line is not a line to judge: no cut after it (`a |` may come before it).
+        assert_eq!(pieces("a\nb; c\n\nd"), ["a\n", "b; c\n", "\nd"]);
+        whole_blank_line_after_pipe();
+        assert_eq!(pieces("if a; then\n  b\nfi\nc\n"), ["if a; then\n  b\nfi\n", "c\n"]);
+        assert_eq!(pieces("for x in 1 2\ndo\n  y\ndone\nz\n"), ["for x in 1 2\ndo\n  y\ndone\n", "z\n"]);
+        assert_eq!(pieces("f() {\n  a\n}\ng\n"), ["f() {\n  a\n}\n", "g\n"]);
+        assert_eq!(pieces("(\n a\n)\nb\n"), ["(\n a\n)\n", "b\n"]);
+        assert_eq!(pieces("x=$(\n a\n)\nb\n"), ["x=$(\n a\n)\n", "b\n"]);
+        assert_eq!(pieces("a=(\n 1\n 2\n)\nb\n"), ["a=(\n 1\n 2\n)\n", "b\n"]);
+        // `case` patterns close no parenthesis.
+        assert_eq!(
+            pieces("case $x in\n a) b;;\n (c) d;;\nesac\ne\n"),
+            ["case $x in\n a) b;;\n (c) d;;\nesac\n", "e\n"]
+        );
+        // Keywords count only in command position.
+        assert_eq!(pieces("echo done\nfor=1\nb\n"), ["echo done\n", "for=1\n", "b\n"]);
+        // Code inside backquotes and `$(…)` in double quotes.
+        assert_eq!(
+            pieces("x=`if a; then b; fi`\nif c; then\n d\nfi\ne\n"),
+            ["x=`if a; then b; fi`\n", "if c; then\n d\nfi\n", "e\n"]
+        );
+        assert_eq!(pieces("x=\"$(case y in z) w;; esac)\"\na\n"), ["x=\"$(case y in z) w;; esac)\"\n", "a\n"]);
+    }
+
+    fn whole_blank_line_after_pipe() {
+        assert_eq!(pieces("a |\n\nb\n"), ["a |\n\nb\n"]);
+    }
+
+    #[test]
+    fn no_cut_inside_what_spans_lines() {
+        let whole = |text: &str| assert_eq!(pieces(text), [text], "{text:?}");
+        // Quotes, here-documents, continuations.
+        whole("echo 'a\nb'\n");
+        whole("echo \"a\nb\"\n");
+        whole("echo $'a\nb'\n");
+        whole("cat <<E\nrm x\nE\n");
+        whole("cat <<-'E' && cat <<F\n\trm x\n\tE\nrm y\nF\n");
+        whole("echo a \\\nrm x\n");
+        whole("echo `a\nb`\n");
+        whole("echo \"$(a\nb)\"\n");
+        whole("(( 1 +\n 2 ))\n");
+        whole("[[ a &&\n b ]]\n");
+        // Lines that continue into the next or are continued by it.
+        whole("a |\nb\n");
+        whole("a &&\nb\n");
+        whole("a ||\nb\n");
+        whole("a &\n& b\n");
+        whole("time\necho x\n");
+        whole("time -p\necho x\n");
+        whole("!\necho x\n");
+        whole("f()\n{\n a\n}\n");
+        whole("function f\n{\n a\n}\n");
+        whole("if a\nthen b\nfi\n");
+        whole("while a\ndo b\ndone\n");
+        whole("a\n| b\n");
+        whole("a\n&& b\n");
+    }
+
+    #[test]
+    fn a_scan_that_loses_track_cuts_no_more() {
+        // `}` as an argument closes nothing the scan saw open: no cuts after it.
+        assert_eq!(pieces("a\necho }\nb\nc\n"), ["a\n", "echo }\nb\nc\n"]);
+        // A wrong cut is possible (`}` as an argument inside a group), but the piece before
+        // it then does not parse.
+        let p = pieces("{ a\n echo }\n b\n}\nc\n");
+        assert!(p.len() > 1 && program(p[0]).is_err(), "{p:?}");
+    }
+
+    #[test]
+    fn the_last_piece_waits_for_the_checks_of_the_whole_text() {
+        let mut seen = Vec::new();
+        let verdict = cut("a\nb\ncat <<''\n", 1, &mut |from, to| {
+            seen.push((from, to));
+            true
+        });
+        assert!(verdict.is_err());
+        assert_eq!(seen, [(0, 2), (2, 4)]);
+        // Asked to stop, it hands over nothing more.
+        let mut count = 0;
+        let verdict = cut("a\nb\nc\nd\n", 1, &mut |_, _| {
+            count += 1;
+            false
+        });
+        assert!(verdict.is_ok());
+        assert_eq!(count, 1);
     }
 }
