@@ -105,7 +105,10 @@ impl Local {
         self.free[c] = p;
     }
 
-    /// A new chunk: the fixed region the first time in the process, then the system's.
+    /// A new chunk: the fixed region the first time in the process, then a mapping of its
+    /// own. Kept out of line, so that the common paths of `take` stay a few instructions.
+    #[cold]
+    #[inline(never)]
     fn refill(&mut self) -> bool {
         let (start, len) = if !REGION_TAKEN.swap(true, Ordering::AcqRel) {
             (REGION.0.get().cast::<u8>(), REGION_BYTES)
