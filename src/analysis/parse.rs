@@ -201,8 +201,13 @@ impl Cutter<'_> {
         }
     }
 
-    /// A word in command position.
+    /// A word (empty for one that cannot be a keyword, such as `for=1`).
     fn keyword(&mut self, word: &[u8]) {
+        // `case WORD in`: a pattern follows (or `esac`).
+        if word == b"in" && self.open.last() == Some(&Open::Case) {
+            self.command = true;
+            return;
+        }
         if !self.command {
             return;
         }
@@ -215,10 +220,8 @@ impl Cutter<'_> {
             b"done" => self.close(Open::Loop),
             _ => {}
         }
-        // After these, a command follows; after `case WORD in`, a pattern (or `esac`).
-        self.command =
-            matches!(word, b"then" | b"do" | b"else" | b"elif" | b"if" | b"while" | b"until" | b"time" | b"!")
-                || (word == b"in" && self.open.last() == Some(&Open::Case));
+        // After these, a command follows.
+        self.command = matches!(word, b"then" | b"do" | b"else" | b"elif" | b"if" | b"while" | b"until" | b"time");
     }
 
     /// A closing parenthesis: the end of a subshell or substitution, or of a `case` pattern.
@@ -737,6 +740,7 @@ mod tests {
         );
         // Keywords count only in command position.
         assert_eq!(pieces("echo done\nfor=1\nb\n"), ["echo done\n", "for=1\n", "b\n"]);
+        assert_eq!(pieces("case $x in esac\nb\n"), ["case $x in esac\n", "b\n"]);
         // Code inside backquotes and `$(…)` in double quotes.
         assert_eq!(
             pieces("x=`if a; then b; fi`\nif c; then\n d\nfi\ne\n"),
