@@ -510,9 +510,8 @@ impl Walker<'_> {
     /// failure its message and position in the whole text.
     fn walk_in_pieces(mut self, text: &str, kind: TextKind, ctx: &Context, piece: usize) -> Option<Analysis> {
         let (body, mut st) = self.start(text, kind, ctx);
-        if self.failed() {
-            return None;
-        }
+        // As `run_text` does for the whole text.
+        let key = self.admit_text(&body, Pos { line: 1, column: 1 })?;
         let complete = std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
             let body = body.as_str();
@@ -539,35 +538,25 @@ impl Walker<'_> {
             if parser.is_err() {
                 return false;
             }
-            // As `run_text` does for the whole text.
-            let (saved_origin, saved_here) = (self.origin, self.here);
-            self.parses += 1;
-            self.parsed_bytes += body.len();
-            self.nested_texts += 1;
-            self.text_stack.push(hash_text(body));
-            let mut complete = false;
-            for parsed in rx {
-                match parsed {
-                    Parsed::Piece(program, line) => {
-                        self.origin = Origin { base: Pos { line, column: 1 }, verbatim: true, own_file: false };
-                        self.program(&program, &mut st);
-                        if self.failed() {
-                            break;
+            let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
+            // The receiver goes with the walk: when the walk stops early, dropping it stops the
+            // parser at its next piece.
+            self.inside_text(key, origin, |w| {
+                for parsed in rx {
+                    match parsed {
+                        Parsed::Piece(program, line) => {
+                            w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
+                            w.program(&program, &mut st);
+                            if w.failed() {
+                                return false;
+                            }
                         }
-                    }
-                    Parsed::Refused => break,
-                    Parsed::Done => {
-                        complete = true;
-                        break;
+                        Parsed::Refused => return false,
+                        Parsed::Done => return true,
                     }
                 }
-            }
-            // Dropping the receiver stops the parser at its next piece.
-            self.nested_texts -= 1;
-            self.text_stack.pop();
-            self.origin = saved_origin;
-            self.here = saved_here;
-            complete
+                false
+            })
         });
         if !complete || self.failed() {
             return None;
@@ -847,35 +836,7 @@ impl<'c> Walker<'c> {
 
     /// Parses and walks a piece of text that bash will run.
     fn run_text(&mut self, text: &str, origin: Origin, st: &mut State, nest: Nest) {
-        if self.failed() {
-            return;
-        }
-        if self.shallow && (self.nested_texts >= SHALLOW_TEXTS || parse::nesting(text) > SHALLOW_NESTING) {
-            self.stop_shallow();
-            return;
-        }
-        if self.nested_texts >= MAX_NESTED_TEXTS {
-            self.fail(Failure {
-                message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
-                pos: Some(origin.base),
-            });
-            return;
-        }
-        // The same text inside itself (`P='… bash -c "$P"'`): it is being analysed already.
-        let key = hash_text(text);
-        if self.text_stack.contains(&key) {
-            self.unresolved("the same program, run again inside itself", origin.base);
-            return;
-        }
-        self.parses += 1;
-        self.parsed_bytes += text.len();
-        if self.parses > MAX_PARSES + self.input_len / 8 || self.parsed_bytes > MAX_PARSED_BYTES + 16 * self.input_len {
-            self.fail(Failure {
-                message: "the program expands into more nested code than the analysis accepts".into(),
-                pos: Some(origin.base),
-            });
-            return;
-        }
+        let Some(key) = self.admit_text(text, origin.base) else { return };
         let program = match self.parse_cached(text) {
             Ok(p) => p,
             Err(mut f) => {
@@ -884,21 +845,64 @@ impl<'c> Walker<'c> {
                 return;
             }
         };
+        self.inside_text(key, origin, |w| match nest {
+            Nest::Same => w.program(&program, st),
+            Nest::Subshell | Nest::NewShell => {
+                let mut inner = st.clone();
+                w.program(&program, &mut inner);
+            }
+        });
+    }
+
+    /// The checks and counts before a text bash will run is parsed and walked (`pos` is
+    /// where it comes from). Returns the key it takes on the stack of texts being walked, or
+    /// `None` when it must not be walked (the reason is recorded).
+    fn admit_text(&mut self, text: &str, pos: Pos) -> Option<u64> {
+        if self.failed() {
+            return None;
+        }
+        if self.shallow && (self.nested_texts >= SHALLOW_TEXTS || parse::nesting(text) > SHALLOW_NESTING) {
+            self.stop_shallow();
+            return None;
+        }
+        if self.nested_texts >= MAX_NESTED_TEXTS {
+            self.fail(Failure {
+                message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
+                pos: Some(pos),
+            });
+            return None;
+        }
+        // The same text inside itself (`P='… bash -c "$P"'`): it is being analysed already.
+        let key = hash_text(text);
+        if self.text_stack.contains(&key) {
+            self.unresolved("the same program, run again inside itself", pos);
+            return None;
+        }
+        self.parses += 1;
+        self.parsed_bytes += text.len();
+        if self.parses > MAX_PARSES + self.input_len / 8 || self.parsed_bytes > MAX_PARSED_BYTES + 16 * self.input_len {
+            self.fail(Failure {
+                message: "the program expands into more nested code than the analysis accepts".into(),
+                pos: Some(pos),
+            });
+            return None;
+        }
+        Some(key)
+    }
+
+    /// Runs `walk` inside the text `key` (from [`Self::admit_text`]) that sits at `origin`,
+    /// and restores where the walk was afterwards.
+    fn inside_text<R>(&mut self, key: u64, origin: Origin, walk: impl FnOnce(&mut Self) -> R) -> R {
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_here = self.here;
         self.nested_texts += 1;
         self.text_stack.push(key);
-        match nest {
-            Nest::Same => self.program(&program, st),
-            Nest::Subshell | Nest::NewShell => {
-                let mut inner = st.clone();
-                self.program(&program, &mut inner);
-            }
-        }
+        let result = walk(self);
         self.nested_texts -= 1;
         self.text_stack.pop();
         self.origin = saved_origin;
         self.here = saved_here;
+        result
     }
 
     /// The parse of `text`: loop bodies are walked more than once and a command substitution
