@@ -22,6 +22,10 @@ static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
 
 #[path = "../tests/common/scripts.rs"]
 mod scripts;
+#[path = "../tests/common/stack.rs"]
+mod stack;
+
+use stack::on_big_stack;
 
 /// The machine's scripts, without /etc (configuration fragments are small and many).
 fn machine_scripts() -> Vec<PathBuf> {
@@ -60,13 +64,6 @@ fn corpus(pieces: &[String], lines: usize) -> (String, usize) {
         }
     }
     (text, count)
-}
-
-/// Runs `f` on a thread with the analysis thread's stack (the measured time is `f`'s own).
-fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(s, f).unwrap().join().unwrap()
-    })
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -6,14 +6,8 @@
 
 mod common;
 
+use common::stack::on_big_stack;
 use sandbox_bash::analysis::{self, Analysis, Context, TextKind};
-
-/// Runs `f` on a thread with the stack the analysis thread has.
-fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(s, f).unwrap().join().unwrap()
-    })
-}
 
 fn whole(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
     analysis::analyze_program_whole(text, kind, ctx)

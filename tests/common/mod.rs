@@ -44,6 +44,7 @@ pub fn required(program: &str) -> String {
 }
 
 pub mod scripts;
+pub mod stack;
 
 /// A small deterministic generator (xorshift), so generated inputs are the same on every run.
 pub struct Rng(pub u64);
