@@ -267,6 +267,19 @@ fn split_ifs(text: &str, ifs: &str) -> Vec<String> {
     text.split(|c: char| ifs.contains(c)).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
+/// The bytes that make a command word more than its plain text: quoting, expansions, tilde,
+/// braces and glob characters. A table, because every word of the program is tested.
+static SPECIAL_IN_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"$`\\'\"~{*?[";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// The position of byte `index` of a word that starts at `start`.
 pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
     let before = &text[..index.min(text.len())];
@@ -282,7 +295,7 @@ impl Walker<'_> {
     /// Expands a word as a command argument: braces, expansions, splitting; one [`Arg`] per field.
     pub fn expand_word(&mut self, raw: &str, pos: Pos, st: &mut State) -> Vec<Arg> {
         // Most words are plain text: one field, as written.
-        if !raw.is_empty() && !raw.bytes().any(|b| b"$`\\'\"~{*?[".contains(&b)) {
+        if !raw.is_empty() && !raw.bytes().any(|b| SPECIAL_IN_WORD[usize::from(b)]) {
             let field = Field {
                 parts: vec![Part::Lit { text: raw.to_string(), quoted: false, split: false }],
                 ..Field::default()
@@ -388,7 +401,8 @@ impl Walker<'_> {
     ) -> Vec<Part> {
         let mut out = Vec::new();
         for p in pieces {
-            let at = offset_pos(pos, raw, p.start_index);
+            // Where the piece starts: counted only for the pieces that need it.
+            let at = || offset_pos(pos, raw, p.start_index);
             match &p.piece {
                 WordPiece::Text(t) => {
                     let next = raw.as_bytes().get(p.end_index).copied();
@@ -396,7 +410,7 @@ impl Walker<'_> {
                     if t.contains("${") || t.contains("$(") || t.contains('`') || dangling {
                         self.fail(Failure {
                             message: format!("the parser left an expansion it does not understand in {t:?}"),
-                            pos: Some(at),
+                            pos: Some(at()),
                         });
                     }
                     out.push(Part::Lit { text: t.clone(), quoted, split: false });
@@ -437,7 +451,7 @@ impl Walker<'_> {
                     }
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let parts = self.eval_parameter(e, at, st, quoted);
+                    let parts = self.eval_parameter(e, at(), st, quoted);
                     out.extend(parts);
                 }
                 WordPiece::CommandSubstitution(code) => {
@@ -446,10 +460,10 @@ impl Walker<'_> {
                     out.push(self.command_substitution(code, body_pos, true, st, quoted));
                 }
                 WordPiece::BackquotedCommandSubstitution(code) => {
-                    out.push(self.command_substitution(code, at, false, st, quoted));
+                    out.push(self.command_substitution(code, at(), false, st, quoted));
                 }
                 WordPiece::ArithmeticExpression(expr) => {
-                    self.arithmetic(&expr.value, at, st);
+                    self.arithmetic(&expr.value, at(), st);
                     out.push(Part::Unknown { numeric: true });
                 }
             }
