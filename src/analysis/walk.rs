@@ -8,6 +8,7 @@
 //! of the program is known, and a function's needs count only if something can call it.
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -100,10 +101,15 @@ impl Val {
     }
 }
 
+/// A variable's name in [`State`].
+type Name = Rc<str>;
+
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
-    vars: imbl::OrdMap<String, Val>,
+    /// Names and values are shared, not copied, when a branch of the walk first changes a map
+    /// node it shares with another (the map copies the node's entries then).
+    vars: imbl::OrdMap<Name, Rc<Val>>,
     /// Names the program exports; the caller's environment (`Context::env`) is exported too,
     /// without being copied here (see [`Walker::is_exported`]).
     exported: imbl::OrdSet<String>,
@@ -149,12 +155,12 @@ impl State {
 
     pub fn set_val(&mut self, name: &str, value: Val) {
         let target = self.resolve_name(name);
-        self.vars.insert(target.into_owned(), value);
+        self.vars.insert(Name::from(target.as_ref()), Rc::new(value));
     }
 
     fn unset_var(&mut self, name: &str) {
         let target = self.resolve_name(name);
-        self.vars.insert(target.into_owned(), Val::Unset);
+        self.vars.insert(Name::from(target.as_ref()), Rc::new(Val::Unset));
     }
 
     /// Follows `declare -n` references.
@@ -207,7 +213,7 @@ impl State {
     /// both values (or unknown, past a few). `default` gives a variable's starting value.
     fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
         // Only what differs between the two paths needs joining; shared parts are skipped.
-        let mut changes: Vec<(String, Val)> = Vec::new();
+        let mut changes: Vec<(Name, Val)> = Vec::new();
         for item in self.vars.diff(&other.vars) {
             match item {
                 imbl::ordmap::DiffItem::Update { old: (k, a), new: (_, b) } => changes.push((k.clone(), a.join(b))),
@@ -216,7 +222,7 @@ impl State {
             }
         }
         for (k, v) in changes {
-            self.vars.insert(k, v);
+            self.vars.insert(k, Rc::new(v));
         }
         if !self.exported.ptr_eq(&other.exported) {
             self.exported = self.exported.clone().union(other.exported.clone());
@@ -734,7 +740,7 @@ impl<'c> Walker<'c> {
     pub fn var_val(&self, name: &str, st: &State) -> Val {
         let name = st.resolve_name(name);
         match st.vars.get(name.as_ref()) {
-            Some(v) => v.clone(),
+            Some(v) => Val::clone(v),
             None => self.default_val(&name, st),
         }
     }
@@ -952,13 +958,13 @@ impl<'c> Walker<'c> {
     /// The state a new bash process starts with: exported variables only.
     pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
         let mut inner = st.clone();
-        let hidden: Vec<String> = inner.vars.keys().filter(|n| !self.is_exported(n, &inner)).cloned().collect();
+        let hidden: Vec<Name> = inner.vars.keys().filter(|n| !self.is_exported(n, &inner)).cloned().collect();
         for name in hidden {
-            inner.vars.insert(name, Val::Unset);
+            inner.vars.insert(name, Rc::new(Val::Unset));
         }
         inner.namerefs.clear();
         for (name, value) in extra {
-            inner.vars.insert(name.clone(), field_val(value));
+            inner.vars.insert(Name::from(name.as_str()), Rc::new(field_val(value)));
             inner.exported.insert(name.clone());
         }
         inner.arg0 = arg0;
@@ -1267,7 +1273,7 @@ impl<'c> Walker<'c> {
     /// What changed since `before` may take other values too: its values stay listed, and it
     /// becomes open.
     fn widen(entry: &mut State, before: &State) {
-        let changed: Vec<String> = before
+        let changed: Vec<Name> = before
             .vars
             .diff(&entry.vars)
             .filter_map(|item| match item {
@@ -1281,7 +1287,7 @@ impl<'c> Walker<'c> {
             let widened = match entry.vars.get(&name) {
                 Some(v) => {
                     let (values, _) = v.scalars();
-                    if matches!(v, Val::Array(_)) || values.len() > MAX_CHOICES {
+                    if matches!(**v, Val::Array(_)) || values.len() > MAX_CHOICES {
                         Val::unknown()
                     } else {
                         Val::Choice { values, open: true }
@@ -1289,7 +1295,7 @@ impl<'c> Walker<'c> {
                 }
                 None => Val::unknown(),
             };
-            entry.vars.insert(name, widened);
+            entry.vars.insert(name, Rc::new(widened));
         }
         if entry.cwd != before.cwd {
             entry.cwd = None;
