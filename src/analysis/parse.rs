@@ -2,7 +2,7 @@
 //! and parser errors turned into [`Failure`]s with a position.
 
 use brush_parser::ast;
-use brush_parser::word::WordPieceWithSource;
+use brush_parser::word::{Parameter, ParameterExpr, SpecialParameter, WordPiece, WordPieceWithSource};
 
 use super::{Failure, Pos};
 
@@ -399,8 +399,114 @@ pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
     if nesting_bound(text) > MAX_DEPTH {
         return Err(Failure { message: format!("a word nests more than {MAX_DEPTH} levels deep"), pos: None });
     }
+    if let Some(pieces) = simple_word(text) {
+        return Ok(pieces);
+    }
     brush_parser::word::parse(text, &options())
         .map_err(|e| Failure { message: format!("the parser rejected a word: {e}"), pos: None })
+}
+
+/// The pieces of a word made only of plain text, single-quoted text, `$name`, `${name}`,
+/// `$1`…`$9`, the special parameters (`$@`, `$?`, …) and double quotes around text and those
+/// parameters, exactly as the parser returns them; `None` for any other word, which the
+/// parser then splits. Most words of real scripts are of this kind, and the parser (a
+/// backtracking grammar behind a locked cache) costs far more per word than this scan. Where
+/// the two could differ in the least (a backslash, a backquote, a tilde, `$(`, `$'`, a `$`
+/// before anything but a name, a digit or a special parameter, `${` with more than a name), the
+/// word goes to the parser; a test compares both on the machine's scripts and on generated
+/// words.
+pub fn simple_word(text: &str) -> Option<Vec<WordPieceWithSource>> {
+    let b = text.as_bytes();
+    if b.iter().any(|c| matches!(c, b'\\' | b'`' | b'~')) {
+        return None;
+    }
+    let piece = |piece, start_index, end_index| WordPieceWithSource { piece, start_index, end_index };
+    let mut pieces = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' => {
+                let end = i + 1 + b[i + 1..].iter().position(|&c| c == b'\'')?;
+                pieces.push(piece(WordPiece::SingleQuotedText(text[i + 1..end].to_string()), i, end + 1));
+                i = end + 1;
+            }
+            b'"' => {
+                let start = i;
+                let mut inner = Vec::new();
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'"' => break,
+                        b'$' => {
+                            let (p, end) = simple_parameter(text, i)?;
+                            inner.push(piece(p, i, end));
+                            i = end;
+                        }
+                        _ => {
+                            let end = i + b[i..].iter().position(|&c| matches!(c, b'"' | b'$')).unwrap_or(b.len() - i);
+                            inner.push(piece(WordPiece::Text(text[i..end].to_string()), i, end));
+                            i = end;
+                        }
+                    }
+                }
+                pieces.push(piece(WordPiece::DoubleQuotedSequence(inner), start, i + 1));
+                i += 1;
+            }
+            b'$' => {
+                let (p, end) = simple_parameter(text, i)?;
+                pieces.push(piece(p, i, end));
+                i = end;
+            }
+            _ => {
+                let end = i + b[i..].iter().position(|&c| matches!(c, b'\'' | b'"' | b'$')).unwrap_or(b.len() - i);
+                pieces.push(piece(WordPiece::Text(text[i..end].to_string()), i, end));
+                i = end;
+            }
+        }
+    }
+    Some(pieces)
+}
+
+/// `$name`, `${name}`, `$1`…`$9` or a special parameter at `at` (a `$`), and where it ends.
+fn simple_parameter(text: &str, at: usize) -> Option<(WordPiece, usize)> {
+    let b = text.as_bytes();
+    let name_end = |from: usize| {
+        if !b.get(from).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+            return None;
+        }
+        Some(from + b[from..].iter().position(|c| !c.is_ascii_alphanumeric() && *c != b'_').unwrap_or(b.len() - from))
+    };
+    let plain = |parameter| WordPiece::ParameterExpansion(ParameterExpr::Parameter { parameter, indirect: false });
+    let special = |p| Some(plain(Parameter::Special(p)));
+    let next = *b.get(at + 1)?;
+    let (piece, end) = match next {
+        b'{' => {
+            let end = name_end(at + 2)?;
+            if b.get(end) != Some(&b'}') {
+                return None;
+            }
+            (plain(Parameter::Named(text[at + 2..end].to_string())), end + 1)
+        }
+        b'1'..=b'9' => (plain(Parameter::Positional(u32::from(next - b'0'))), at + 2),
+        _ => match name_end(at + 1) {
+            Some(end) => (plain(Parameter::Named(text[at + 1..end].to_string())), end),
+            None => {
+                let p = match next {
+                    b'@' => special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+                    b'*' => special(SpecialParameter::AllPositionalParameters { concatenate: true }),
+                    b'#' => special(SpecialParameter::PositionalParameterCount),
+                    b'?' => special(SpecialParameter::LastExitStatus),
+                    b'-' => special(SpecialParameter::CurrentOptionFlags),
+                    b'$' => special(SpecialParameter::ProcessId),
+                    b'!' => special(SpecialParameter::LastBackgroundProcessId),
+                    b'0' => special(SpecialParameter::ShellName),
+                    _ => None,
+                }?;
+                (p, at + 2)
+            }
+        },
+    };
+    Some((piece, end))
 }
 
 /// Splits a here-document body into its pieces.
@@ -643,9 +749,84 @@ pub fn word_pos(w: &ast::Word) -> Option<Pos> {
     w.loc.as_ref().map(|l| Pos { line: l.start.line, column: l.start.column })
 }
 
+/// The machine's shell scripts, shared with the integration tests and the benchmark.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../tests/common/scripts.rs"]
+mod test_scripts;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use test_scripts as scripts;
+
+    /// Whether the fast split gives what the parser gives: `None` when it leaves the word to
+    /// the parser, else whether they agree (compared through their debug form, the crate's
+    /// pieces have no equality).
+    fn fast_agrees(word: &str) -> Option<bool> {
+        let fast = simple_word(word)?;
+        let parser = brush_parser::word::parse(word, &options());
+        Some(matches!(parser, Ok(p) if format!("{p:?}") == format!("{fast:?}")))
+    }
+
+    #[test]
+    fn simple_words_split_as_the_parser_splits_them() {
+        // Every word of the machine's scripts, as the tokenizer finds them.
+        let mut real = 0;
+        let mut real_fast = 0;
+        let mut differ = Vec::new();
+        for path in scripts::machine_scripts() {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Ok(tokens) = brush_parser::tokenize_str(&text) else { continue };
+            for token in tokens {
+                let brush_parser::Token::Word(word, _) = token else { continue };
+                real += 1;
+                match fast_agrees(&word) {
+                    Some(true) => real_fast += 1,
+                    Some(false) => differ.push(word),
+                    None => {}
+                }
+            }
+        }
+        assert!(
+            differ.is_empty(),
+            "the fast split differs from the parser on {} words: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(20)]
+        );
+        assert!(real > 10_000, "too few words on this machine to compare: {real}");
+        // The fast way must be the common one, or it saves nothing.
+        assert!(real_fast * 2 > real, "only {real_fast} of {real} words took the fast way");
+
+        // Generated words: fragments that sit on every edge of the fast split, in every order.
+        let fragments = [
+            "a", "Z", "_", "9", "0", "1", "$", "{", "}", "'", "\"", "$x", "${x}", "${", "$1", "$12", "$@", "$*", "$#",
+            "$?", "$-", "$$", "$!", "$0", "$'", "$\"", " ", "-", "/", ".", ":", "=", "[", "]", "*", "?", "(", ")", "%",
+            "+", ",", "!", "@", "#", "${x:-y}", "${#x}", "${x[1]}", "${!x}", "${1}", "$_", "${_a}", "$a_1b", "é",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut generated, mut generated_fast) = (0, 0);
+        for _ in 0..100_000 {
+            let len = 1 + (next() % 7) as usize;
+            let word: String = (0..len).map(|_| fragments[(next() % fragments.len() as u64) as usize]).collect();
+            generated += 1;
+            match fast_agrees(&word) {
+                Some(true) => generated_fast += 1,
+                Some(false) => panic!("the fast split differs from the parser on {word:?}"),
+                None => {}
+            }
+        }
+        assert!(
+            generated_fast * 10 > generated,
+            "only {generated_fast} of {generated} generated words took the fast way"
+        );
+    }
 
     #[test]
     fn bound_counts_nesting_not_length() {
