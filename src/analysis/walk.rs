@@ -400,6 +400,8 @@ pub struct Walker<'c> {
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
     /// Parsed words, by text.
     pub word_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
+    /// The same for here-document bodies, which split differently (quotes are plain text).
+    pub heredoc_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
     /// What each function may change, read from its syntax, by function index.
     function_effects: HashMap<usize, super::effects::Effects>,
     /// Links the program creates (link path, where it leads), and paths resolved on disk.
@@ -622,6 +624,7 @@ impl<'c> Walker<'c> {
             input_len: 0,
             parse_cache: HashMap::default(),
             word_cache: HashMap::default(),
+            heredoc_cache: HashMap::default(),
             function_effects: HashMap::default(),
             function_walked: HashSet::default(),
             links: Vec::new(),

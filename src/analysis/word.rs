@@ -378,17 +378,23 @@ impl Walker<'_> {
 
     /// Evaluates a here-document body; returns its text when fully known.
     pub fn eval_heredoc(&mut self, text: &str, pos: Pos, st: &mut State) -> Option<String> {
-        match parse::heredoc(text) {
-            Ok(pieces) => {
-                let parts = self.eval_pieces(&pieces, text, pos, st, true);
-                Field { parts, ..Field::default() }.known()
-            }
-            Err(mut f) => {
-                f.pos = Some(pos);
-                self.fail(f);
-                None
-            }
-        }
+        let pieces = match self.heredoc_cache.get(text) {
+            Some(p) => std::rc::Rc::clone(p),
+            None => match parse::heredoc(text) {
+                Ok(pieces) => {
+                    let pieces = std::rc::Rc::new(pieces);
+                    self.heredoc_cache.insert(text.to_string(), std::rc::Rc::clone(&pieces));
+                    pieces
+                }
+                Err(mut f) => {
+                    f.pos = Some(pos);
+                    self.fail(f);
+                    return None;
+                }
+            },
+        };
+        let parts = self.eval_pieces(&pieces, text, pos, st, true);
+        Field { parts, ..Field::default() }.known()
     }
 
     fn eval_pieces(
