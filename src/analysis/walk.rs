@@ -2463,9 +2463,13 @@ fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
 }
 
 /// Removes repeated items, keeping the first of each.
-fn dedup<T: Eq + std::hash::Hash + Clone>(items: Vec<T>) -> Vec<T> {
-    let mut seen: HashSet<T> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
-    items.into_iter().filter(|item| seen.insert(item.clone())).collect()
+fn dedup<T: Eq + std::hash::Hash>(items: Vec<T>) -> Vec<T> {
+    // Which to keep is decided on references, so nothing is copied.
+    let keep: Vec<bool> = {
+        let mut seen: HashSet<&T> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
+        items.iter().map(|item| seen.insert(item)).collect()
+    };
+    items.into_iter().zip(keep).filter_map(|(item, keep)| keep.then_some(item)).collect()
 }
 
 fn strip_leading_tabs(text: &str) -> String {
