@@ -357,42 +357,38 @@ impl Walker<'_> {
         if !text.bytes().any(|b| matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')) {
             return vec![Part::Lit { text: text.to_string(), quoted: in_double, split: false }];
         }
-        // Words are evaluated again in loop passes and function calls; they are parsed once.
-        let pieces = match self.word_cache.get(text) {
-            Some(p) => std::rc::Rc::clone(p),
-            None => match parse::word(text) {
-                Ok(pieces) => {
-                    let pieces = std::rc::Rc::new(pieces);
-                    self.word_cache.insert(text.to_string(), std::rc::Rc::clone(&pieces));
-                    pieces
-                }
-                Err(mut f) => {
-                    f.pos = Some(pos);
-                    self.fail(f);
-                    return vec![Part::Unknown { numeric: false }];
-                }
-            },
+        let Some(pieces) = self.split(text, pos, false) else {
+            return vec![Part::Unknown { numeric: false }];
         };
         self.eval_pieces(&pieces, text, pos, st, in_double)
     }
 
+    /// The pieces of a word, or of a here-document body (`heredoc`: quotes are plain text
+    /// there). Both are evaluated again in loop passes and function calls, so each text is
+    /// split once. `None` when the parser rejects it (the failure is recorded at `pos`).
+    fn split(&mut self, text: &str, pos: Pos, heredoc: bool) -> Option<std::rc::Rc<Vec<WordPieceWithSource>>> {
+        let cache = if heredoc { &self.heredoc_cache } else { &self.word_cache };
+        if let Some(pieces) = cache.get(text) {
+            return Some(std::rc::Rc::clone(pieces));
+        }
+        match if heredoc { parse::heredoc(text) } else { parse::word(text) } {
+            Ok(pieces) => {
+                let pieces = std::rc::Rc::new(pieces);
+                let cache = if heredoc { &mut self.heredoc_cache } else { &mut self.word_cache };
+                cache.insert(text.to_string(), std::rc::Rc::clone(&pieces));
+                Some(pieces)
+            }
+            Err(mut f) => {
+                f.pos = Some(pos);
+                self.fail(f);
+                None
+            }
+        }
+    }
+
     /// Evaluates a here-document body; returns its text when fully known.
     pub fn eval_heredoc(&mut self, text: &str, pos: Pos, st: &mut State) -> Option<String> {
-        let pieces = match self.heredoc_cache.get(text) {
-            Some(p) => std::rc::Rc::clone(p),
-            None => match parse::heredoc(text) {
-                Ok(pieces) => {
-                    let pieces = std::rc::Rc::new(pieces);
-                    self.heredoc_cache.insert(text.to_string(), std::rc::Rc::clone(&pieces));
-                    pieces
-                }
-                Err(mut f) => {
-                    f.pos = Some(pos);
-                    self.fail(f);
-                    return None;
-                }
-            },
-        };
+        let pieces = self.split(text, pos, true)?;
         let parts = self.eval_pieces(&pieces, text, pos, st, true);
         Field { parts, ..Field::default() }.known()
     }
