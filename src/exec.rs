@@ -1,7 +1,7 @@
 //! Finding the real bash (never sandbox-bash itself) and replacing this process with it.
 
-use std::ffi::{CString, OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::ffi::{CStr, CString, OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -127,28 +127,17 @@ fn cstring(s: &OsStr) -> Result<CString, std::io::Error> {
 }
 
 /// Replaces this process with `bash`, with `argv` (including `argv[0]`) and the environment
-/// `env`. Returns only on failure.
-pub fn exec(bash: &Path, argv: &[OsString], env: Vec<(OsString, OsString)>) -> Error {
+/// entries `env` (`NAME=VALUE` each). Returns only on failure.
+pub fn exec(bash: &Path, argv: &[OsString], env: &[&CStr]) -> Error {
     let run = || -> Result<std::convert::Infallible, std::io::Error> {
         let path = cstring(bash.as_os_str())?;
         let args: Vec<CString> = argv.iter().map(|a| cstring(a)).collect::<Result<_, _>>()?;
-        let env: Vec<CString> = env
-            .into_iter()
-            .map(|(k, v)| {
-                let mut kv = k.into_vec();
-                kv.push(b'=');
-                kv.extend(v.into_vec());
-                CString::new(kv).map_err(|_| {
-                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "environment contains a NUL byte")
-                })
-            })
-            .collect::<Result<_, _>>()?;
         let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
         arg_ptrs.push(std::ptr::null());
         let mut env_ptrs: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
         env_ptrs.push(std::ptr::null());
-        // SAFETY: every pointer comes from a CString that lives until execve returns, and both
-        // arrays end with a null pointer as execve requires.
+        // SAFETY: every pointer comes from a CString or CStr that lives until execve returns,
+        // and both arrays end with a null pointer as execve requires.
         unsafe {
             libc::execve(path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
         }

@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod arena;
 pub mod audit;
 pub mod config;
+pub mod environ;
 pub mod error;
 pub mod exec;
 pub mod hygiene;
@@ -22,6 +23,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
 use analysis::{Access, Analysis, Context, Pos, TextKind};
+use environ::Environ;
 use error::Error;
 use invocation::{Parsed, Source, Tty};
 use mode::{MODE_VAR, Mode, Perm};
@@ -123,10 +125,10 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsSt
 
 /// The whole program, given its arguments (`argv[0]` first): returns the exit status (it
 /// returns at all only when it does not exec).
-pub fn run(args: Vec<OsString>) -> i32 {
+pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
     // A panic must never let a command run; it is a denial like any other, said clearly.
     exec::deny_on_panic();
-    match run_with(&args) {
+    match run_with(&args, &env) {
         Ok(status) => status,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "sandbox-bash: error: {e}");
@@ -144,11 +146,8 @@ fn write_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
-fn env_str(name: &str) -> Option<OsString> {
-    std::env::var_os(name)
-}
-
-fn run_with(args: &[OsString]) -> Result<i32, Error> {
+fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
+    let env_str = |name: &str| env.get(name).map(OsStr::to_os_string);
     let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
     let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
     if opts.help || opts.version {
@@ -188,7 +187,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         allowed = Mode(allowed.0 & ceiling.0);
     }
     let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())? || config.allow_degraded;
-    let layout = || layout(&config);
+    let layout = || layout(&config, env);
     let find_bash = || {
         let explicit = env_str(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_ref().map(OsString::from));
         exec::find_real_bash(explicit.as_deref(), env_str("PATH").as_deref())
@@ -197,9 +196,8 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
     if opts.info {
         let layout = layout()?;
         let bash = find_bash()?;
-        let policy =
-            sandbox::plan_here(allowed, &layout, &bash, env_str("PATH").as_deref(), outer.is_some(), extra(&config));
-        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config);
+        let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
+        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config, env);
         let text = if opts.json { info.json() + "\n" } else { info.text() };
         write_stdout(&text)?;
         return Ok(0);
@@ -226,7 +224,7 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         }
         Parsed::Run(inv) => {
             exec_args.extend(bash_args.iter().cloned());
-            Some(decide(&argv0, inv, allowed, &layout)?)
+            Some(decide(&argv0, inv, allowed, &layout, env)?)
         }
     };
 
@@ -295,8 +293,19 @@ fn run_with(args: &[OsString]) -> Result<i32, Error> {
         }
     }
     let bash = find_bash();
-    let result =
-        lock_and_exec(&decision, &layout, &exec_args, bash, allowed, requested, outer, degraded_ok, &config, &mut log);
+    let result = lock_and_exec(
+        &decision,
+        &layout,
+        &exec_args,
+        bash,
+        allowed,
+        requested,
+        outer,
+        degraded_ok,
+        &config,
+        env,
+        &mut log,
+    );
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -322,6 +331,7 @@ fn lock_and_exec(
     outer: Option<Mode>,
     degraded_ok: bool,
     config: &config::Config,
+    env: &Environ,
     log: &mut AuditWriter<'_>,
 ) -> Result<i32, Error> {
     let bash = bash?;
@@ -336,13 +346,12 @@ fn lock_and_exec(
     #[cfg(target_os = "macos")]
     let outcome = {
         let _ = degraded_ok;
-        let profile = sandbox::macos_profile(allowed, layout, &bash, env_str("PATH").as_deref(), extra(config));
+        let profile = sandbox::macos_profile(allowed, layout, &bash, env.get("PATH"), extra(config));
         sandbox::enforce_macos(&profile, allowed, requested, outer)?
     };
     #[cfg(not(target_os = "macos"))]
     let outcome = {
-        let policy =
-            sandbox::plan_here(allowed, layout, &bash, env_str("PATH").as_deref(), outer.is_some(), extra(config));
+        let policy = sandbox::plan_here(allowed, layout, &bash, env.get("PATH"), outer.is_some(), extra(config));
         sandbox::enforce(&policy, degraded_ok, requested, outer)?
     };
     let enforcement = if !outcome.shortfalls.is_empty() {
@@ -362,11 +371,16 @@ fn lock_and_exec(
         );
     }
     log("allow", enforcement, None)?;
-    let enforced = sandbox::enforced_value(allowed, &layout.workspace);
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
-    let env =
-        hygiene::command_environment(&[(OsStr::new(sandbox::ENFORCED_VAR), enforced.as_os_str())], &config.keep_env);
-    Err(exec::exec(&bash, exec_args, env))
+    let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
+    enforced.extend_from_slice(sandbox::enforced_value(allowed, &layout.workspace).as_bytes());
+    let enforced = std::ffi::CString::new(enforced).map_err(|_| Error::Exec {
+        path: bash.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
+    })?;
+    let mut command_env = hygiene::command_environment(env, &[sandbox::ENFORCED_VAR], &config.keep_env);
+    command_env.push(&enforced);
+    Err(exec::exec(&bash, exec_args, &command_env))
 }
 
 /// What the configuration adds to the kernel rules.
@@ -387,6 +401,7 @@ fn sandbox_info(
     requested: Mode,
     outer: Option<Mode>,
     config: &config::Config,
+    env: &Environ,
 ) -> sandbox::info::Info {
     #[cfg(target_os = "linux")]
     let (abi, shortfalls) = sandbox::linux::shortfalls(policy);
@@ -415,7 +430,7 @@ fn sandbox_info(
         requested,
         outer,
         caller_is_root,
-        removed_environment: hygiene::removed_names(&config.keep_env),
+        removed_environment: hygiene::removed_names(env, &config.keep_env),
         config_files: config.files.clone(),
         ceiling: config.max_mode,
     };
@@ -423,10 +438,13 @@ fn sandbox_info(
 }
 
 /// The environment as UTF-8 pairs (names or values that are not UTF-8 are kept lossily).
-fn environment() -> Vec<(String, String)> {
+fn environment(env: &Environ) -> Vec<(String, String)> {
     // Valid UTF-8 (nearly always) is taken over as it is; the rest is converted lossily.
-    let text = |s: OsString| s.into_string().unwrap_or_else(|s| s.to_string_lossy().into_owned());
-    std::env::vars_os().map(|(k, v)| (text(k), text(v))).collect()
+    let text = |b: &[u8]| match std::str::from_utf8(b) {
+        Ok(s) => s.to_string(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    };
+    env.vars().map(|v| (text(v.name), text(v.value))).collect()
 }
 
 /// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
@@ -480,17 +498,19 @@ fn canonical_or_normal(path: &str) -> String {
 }
 
 /// The places that decide scopes: workspace, home, temporary directory.
-fn layout(config: &config::Config) -> Result<Layout, Error> {
+fn layout(config: &config::Config, env: &Environ) -> Result<Layout, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     // An explicit setting, else the configuration's, else the workspace an enclosing
     // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
-    let explicit = env_str(WORKSPACE_VAR)
+    let explicit = env
+        .get(WORKSPACE_VAR)
+        .map(OsStr::to_os_string)
         .or_else(|| config.workspace.as_ref().map(OsString::from))
-        .or_else(|| sandbox::outer_workspace(env_str(sandbox::ENFORCED_VAR).as_deref()));
+        .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
     let workspace = find_workspace(&cwd, explicit.as_deref())?;
-    let home = env_str("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
-    let tmpdir = env_str("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
-        env_str("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
+    let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
+    let tmpdir = env.get("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
+        env.get("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
             && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
     });
     let mut layout = Layout {
@@ -508,11 +528,11 @@ fn layout(config: &config::Config) -> Result<Layout, Error> {
 }
 
 /// Gathers the facts the analysis may consult.
-fn context(argv0: &OsStr, source: &Source, layout: &Layout) -> Result<Context, Error> {
+fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ) -> Result<Context, Error> {
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
-    if let Some(path) = env_str("PATH") {
-        for dir in std::env::split_paths(&path) {
+    if let Some(path) = env.get("PATH") {
+        for dir in std::env::split_paths(path) {
             let d = dir.to_string_lossy();
             if d.starts_with('/') {
                 let n = scope::normalize("/", &d);
@@ -535,7 +555,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout) -> Result<Context, E
     Ok(Context {
         cwd,
         layout: layout.clone(),
-        env: environment(),
+        env: environment(env),
         arg0,
         args,
         program_dirs,
@@ -547,13 +567,13 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout) -> Result<Context, E
 
 /// How bash finds a script named on its command line: as given when it has a slash or exists
 /// in the cwd, else on `PATH`.
-fn locate_script(path: &OsStr, cwd: &str) -> std::path::PathBuf {
+fn locate_script(path: &OsStr, cwd: &str, env: &Environ) -> std::path::PathBuf {
     let p = std::path::Path::new(path);
     if path.as_bytes().contains(&b'/') || p.exists() {
         return p.to_path_buf();
     }
-    if let Some(path_var) = env_str("PATH") {
-        for dir in std::env::split_paths(&path_var) {
+    if let Some(path_var) = env.get("PATH") {
+        for dir in std::env::split_paths(path_var) {
             let candidate = dir.join(p);
             if candidate.is_file() {
                 return candidate;
@@ -573,10 +593,16 @@ fn strerror(e: &std::io::Error) -> String {
 }
 
 /// The static layer's verdict for an invocation that runs a program.
-fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode, layout: &Layout) -> Result<Decision, Error> {
-    let mut ctx = context(argv0, &inv.source, layout)?;
+fn decide(
+    argv0: &OsStr,
+    inv: &invocation::Invocation,
+    allowed: Mode,
+    layout: &Layout,
+    env: &Environ,
+) -> Result<Decision, Error> {
+    let mut ctx = context(argv0, &inv.source, layout, env)?;
     if !inv.interactive && !inv.posix {
-        ctx.bash_env = env_str("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
+        ctx.bash_env = env.get("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
     }
     let mut decision = Decision {
         source: inv.source.kind(),
@@ -603,7 +629,7 @@ fn decide(argv0: &OsStr, inv: &invocation::Invocation, allowed: Mode, layout: &L
     let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
         Source::Script { path, .. } => {
-            let located = locate_script(path, &ctx.cwd);
+            let located = locate_script(path, &ctx.cwd, env);
             let located_text = located.to_string_lossy().into_owned();
             match analysis::files::read_regular_with_identity(&located_text, analysis::MAX_TEXT_BYTES as u64) {
                 Ok((bytes, identity)) => {

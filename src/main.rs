@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStringExt;
 static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
 
 #[unsafe(no_mangle)]
-extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
+extern "C" fn main(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) -> c_int {
     let count = usize::try_from(argc).unwrap_or(0);
     let args: Vec<OsString> = (0..count)
         .map(|i| {
@@ -23,7 +23,13 @@ extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
             OsString::from_vec(arg.to_bytes().to_vec())
         })
         .collect();
-    sandbox_bash::run(args)
+    // SAFETY: the C runtime passes the environment as a null-terminated array of pointers to
+    // NUL-terminated strings that live as long as the process (nothing here changes them).
+    let env = sandbox_bash::environ::Environ::from_entries((0..).map_while(|i| unsafe {
+        let entry = if envp.is_null() { std::ptr::null() } else { *envp.add(i) };
+        (!entry.is_null()).then(|| CStr::from_ptr(entry).to_bytes())
+    }));
+    sandbox_bash::run(args, env)
 }
 
 /// musl's own copy and fill are slow for the short copies start-up is made of; these replace
