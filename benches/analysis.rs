@@ -37,7 +37,7 @@ fn context() -> Context {
     Context {
         cwd: cwd.clone(),
         layout: Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None, ..Default::default() },
-        env: std::env::vars().collect(),
+        env: sandbox_bash::environ::Environ::current(),
         arg0: "bench.sh".into(),
         args: Vec::new(),
         program_dirs: vec!["/usr/bin".into(), "/bin".into(), "/usr/sbin".into(), "/sbin".into()],

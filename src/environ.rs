@@ -56,6 +56,12 @@ impl Environ {
         env
     }
 
+    /// An environment made of `(name, value)` pairs (tests and tools).
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Environ {
+        let entries: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+        Environ::from_entries(entries.iter().map(|e| e.as_bytes()))
+    }
+
     /// The current environment as std sees it (for callers that do not start at `main`).
     pub fn current() -> Environ {
         let entries: Vec<Vec<u8>> = std::env::vars_os()

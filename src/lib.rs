@@ -437,16 +437,6 @@ fn sandbox_info(
     sandbox::info::build(policy, layout, &facts)
 }
 
-/// The environment as UTF-8 pairs (names or values that are not UTF-8 are kept lossily).
-fn environment(env: &Environ) -> Vec<(String, String)> {
-    // Valid UTF-8 (nearly always) is taken over as it is; the rest is converted lossily.
-    let text = |b: &[u8]| match std::str::from_utf8(b) {
-        Ok(s) => s.to_string(),
-        Err(_) => String::from_utf8_lossy(b).into_owned(),
-    };
-    env.vars().map(|v| (text(v.name), text(v.value))).collect()
-}
-
 /// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
 /// holds the cwd (a `.git` entry, looked for upwards without running git), else the cwd.
 pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Error> {
@@ -555,7 +545,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ) -> Re
     Ok(Context {
         cwd,
         layout: layout.clone(),
-        env: environment(env),
+        env: env.clone(),
         arg0,
         args,
         program_dirs,

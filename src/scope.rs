@@ -104,6 +104,15 @@ pub const STARTUP_FILES: &[&str] = &[".bashrc", ".bash_profile", ".profile", ".z
 /// Joins `path` onto `cwd` (when relative) and removes `.`, `..` and repeated slashes
 /// lexically, the way bash's own `cd` treats them. `..` at the root stays at the root.
 pub fn normalize(cwd: &str, path: &str) -> String {
+    // Most paths are absolute and normal already (PATH entries, listings, the layout).
+    if is_normal_absolute(path) {
+        return path.to_string();
+    }
+    join_and_clean(cwd, path)
+}
+
+/// [`normalize`] the long way.
+fn join_and_clean(cwd: &str, path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     let joined_cwd = if path.starts_with('/') { "" } else { cwd };
     for part in joined_cwd.split('/').chain(path.split('/')) {
@@ -124,6 +133,16 @@ pub fn normalize(cwd: &str, path: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// Whether `path` is what [`normalize`] makes of it: absolute, no empty, `.` or `..`
+/// component, no slash at the end (but the root itself).
+fn is_normal_absolute(path: &str) -> bool {
+    match path.as_bytes() {
+        [b'/'] => true,
+        [b'/', rest @ ..] => rest.split(|&b| b == b'/').all(|c| !c.is_empty() && c != b"." && c != b".."),
+        _ => false,
+    }
 }
 
 /// The part of `path` below `/proc/self/` or `/proc/thread-self/`, if it is there.
@@ -314,6 +333,25 @@ mod tests {
         assert_eq!(normalize("/x", "//"), "/");
         assert_eq!(normalize("/x", "."), "/x");
         assert_eq!(normalize("/", ".."), "/");
+    }
+
+    #[test]
+    fn the_shortcut_for_normal_paths_agrees_with_the_long_way() {
+        // Every path of up to four components from an alphabet of the tricky ones, with and
+        // without a leading and a trailing slash.
+        let parts = ["", ".", "..", "a", "b.c", "...", ".d"];
+        let mut paths = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> =
+                paths.iter().flat_map(|p| parts.iter().map(move |q| format!("{p}/{q}"))).collect();
+            paths.extend(longer);
+        }
+        let mut shortcut = 0;
+        for p in paths.iter().flat_map(|p| [p.clone(), p.trim_start_matches('/').to_string(), format!("{p}/")]) {
+            assert_eq!(normalize("/x/y", &p), join_and_clean("/x/y", &p), "{p:?}");
+            shortcut += usize::from(is_normal_absolute(&p));
+        }
+        assert!(shortcut > 100, "the shortcut is taken for normal paths ({shortcut})");
     }
 
     #[test]

@@ -19,7 +19,7 @@ fn context() -> Context {
     Context {
         cwd: "/home/u/proj".into(),
         layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() },
-        env: vec![("HOME".into(), "/home/u".into()), ("PATH".into(), "/usr/bin:/bin".into())],
+        env: sandbox_bash::environ::Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]),
         arg0: "bash".into(),
         args: vec!["a".into()],
         program_dirs: vec!["/usr/bin".into(), "/bin".into()],

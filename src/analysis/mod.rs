@@ -111,7 +111,7 @@ pub struct Context {
     pub cwd: String,
     pub layout: Layout,
     /// The environment bash will start with (exported variables).
-    pub env: Vec<(String, String)>,
+    pub env: crate::environ::Environ,
     /// `$0`.
     pub arg0: String,
     /// `$1`, `$2`, …

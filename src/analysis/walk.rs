@@ -733,8 +733,8 @@ impl<'c> Walker<'c> {
         if is_dynamic_bash_var(name) {
             return Val::unknown();
         }
-        match self.ctx.env.iter().find(|(k, _)| k == name) {
-            Some((_, v)) => Val::Known(v.clone()),
+        match self.ctx.env.get(name) {
+            Some(v) => Val::Known(v.to_string_lossy().into_owned()),
             None => Val::Unset,
         }
     }
@@ -955,7 +955,7 @@ impl<'c> Walker<'c> {
     /// program exported it. (The analysis never takes the export away again: a child that
     /// sees a variable it might not have only makes the analysis see more.)
     fn is_exported(&self, name: &str, st: &State) -> bool {
-        st.exported.contains(name) || self.ctx.env.iter().any(|(k, _)| k == name)
+        st.exported.contains(name) || self.ctx.env.get(name).is_some()
     }
 
     /// The state a new bash process starts with: exported variables only.

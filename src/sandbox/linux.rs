@@ -244,8 +244,9 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     let mut out = Vec::new();
     // One page: the directories listed at start-up are small, and every page of stack touched
-    // for the first time is a page fault; a big directory just takes more calls.
-    let mut buf = [0u64; 512];
+    // for the first time is a page fault; a big directory just takes more calls. It is not
+    // cleared first: only what the kernel writes is read.
+    let mut buf = std::mem::MaybeUninit::<[u64; 512]>::uninit();
     loop {
         // SAFETY: `buf` is writable for its whole size.
         let n = unsafe {
@@ -258,7 +259,9 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
             return Some(out);
         }
         // SAFETY: the kernel wrote `n` bytes of dirent64 records into `buf`.
-        let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), (n as usize).min(std::mem::size_of_val(&buf)))
+        };
         let mut at = 0usize;
         // struct linux_dirent64 { u64 d_ino; i64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
         while at + 19 <= bytes.len() {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use sandbox_bash::analysis::{self, Analysis, Context, TextKind};
+use sandbox_bash::environ::Environ;
 use sandbox_bash::scope::Layout;
 
 /// The layout the classification tables are written for: W = /home/u/proj = cwd, HOME = /home/u.
@@ -14,11 +15,7 @@ pub fn table_context() -> Context {
             tmpdir: None,
             ..Default::default()
         },
-        env: vec![
-            ("HOME".into(), "/home/u".into()),
-            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
-            ("USER".into(), "u".into()),
-        ],
+        env: Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/local/bin:/usr/bin:/bin"), ("USER", "u")]),
         arg0: "bash".into(),
         args: Vec::new(),
         program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
