@@ -421,9 +421,12 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
 /// is restricted yet.
 pub fn prepare(policy: &Policy) -> Result<Prepared, String> {
     let (abi, shortfalls) = shortfalls(policy);
-    let filter = seccomp::native()
-        .filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter"))
-        .map(|arch| seccomp::program(arch, seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring }));
+    let filter = match seccomp::native().filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter")) {
+        Some(arch) => {
+            Some(seccomp::program(arch, seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring })?)
+        }
+        None => None,
+    };
     let ruleset = match abi {
         Some(v) => Some(build_ruleset(policy, v)?),
         None => None,
