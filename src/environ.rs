@@ -41,7 +41,11 @@ impl Environ {
     /// Takes the `NAME=VALUE` entries of a C environment. An entry without `=` after its
     /// first byte is no variable (the C library's lookups and std's listing skip it too).
     pub fn from_entries<'a>(raw: impl IntoIterator<Item = &'a [u8]>) -> Environ {
-        let mut env = Environ::default();
+        let raw: Vec<&[u8]> = raw.into_iter().collect();
+        let mut env = Environ {
+            bytes: Vec::with_capacity(raw.iter().map(|e| e.len() + 1).sum()),
+            entries: Vec::with_capacity(raw.len()),
+        };
         for entry in raw {
             // A NUL inside cannot come from a C environment; such an entry is no variable.
             if entry.contains(&0) {

@@ -242,7 +242,7 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     }
     // SAFETY: the descriptor was just opened and nothing else owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(32);
     // One page: the directories listed at start-up are small, and every page of stack touched
     // for the first time is a page fault; a big directory just takes more calls. It is not
     // cleared first: only what the kernel writes is read.

@@ -358,7 +358,8 @@ const TOOLCHAIN_HOMES: &[&[&str]] = &[&[".cargo", ".rustup"], &[".nvm"], &[".pye
 
 /// Computes the rule set for `inputs` on `world`.
 pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
-    let mut planner = Planner { inputs, world, rules: Vec::new(), static_only: Vec::new() };
+    // A plan has about a hundred rules: room for them at once saves growing the list.
+    let mut planner = Planner { inputs, world, rules: Vec::with_capacity(128), static_only: Vec::new() };
     planner.run();
     let Planner { rules, static_only, .. } = planner;
     let system = Rights::of(inputs.mode, Scope::System);
