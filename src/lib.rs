@@ -187,7 +187,9 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         allowed = Mode(allowed.0 & ceiling.0);
     }
     let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())? || config.allow_degraded;
-    let layout = || layout(&config, env);
+    // The cwd is read once: the layout and the analysis both start from it.
+    let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
+    let layout = || layout(&config, env, &cwd);
     let find_bash = || {
         let explicit = env_str(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_ref().map(OsString::from));
         exec::find_real_bash(explicit.as_deref(), env_str("PATH").as_deref())
@@ -224,14 +226,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         }
         Parsed::Run(inv) => {
             exec_args.extend(bash_args.iter().cloned());
-            Some(decide(&argv0, inv, allowed, &layout, env)?)
+            Some(decide(&argv0, inv, allowed, &layout, env, &cwd)?)
         }
     };
 
     // Help, version and usage errors run no program: they get a decision that allows bash.
     let decision = decision.unwrap_or_else(|| Decision {
         source: "command",
-        cwd: std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+        cwd: cwd.clone(),
         workspace: layout.workspace.clone(),
         allowed,
         required: Mode::NONE,
@@ -488,8 +490,7 @@ fn canonical_or_normal(path: &str) -> String {
 }
 
 /// The places that decide scopes: workspace, home, temporary directory.
-fn layout(config: &config::Config, env: &Environ) -> Result<Layout, Error> {
-    let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
+fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, Error> {
     // An explicit setting, else the configuration's, else the workspace an enclosing
     // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
     let explicit = env
@@ -497,7 +498,7 @@ fn layout(config: &config::Config, env: &Environ) -> Result<Layout, Error> {
         .map(OsStr::to_os_string)
         .or_else(|| config.workspace.as_ref().map(OsString::from))
         .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
-    let workspace = find_workspace(&cwd, explicit.as_deref())?;
+    let workspace = find_workspace(cwd, explicit.as_deref())?;
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
     let tmpdir = env.get("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
         env.get("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
@@ -518,8 +519,7 @@ fn layout(config: &config::Config, env: &Environ) -> Result<Layout, Error> {
 }
 
 /// Gathers the facts the analysis may consult.
-fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ) -> Result<Context, Error> {
-    let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
+fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: &str) -> Context {
     let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
     if let Some(path) = env.get("PATH") {
         for dir in std::env::split_paths(path) {
@@ -542,8 +542,8 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ) -> Re
             (lossy(&argv0.to_os_string()), args.iter().map(lossy).collect())
         }
     };
-    Ok(Context {
-        cwd,
+    Context {
+        cwd: cwd.to_string(),
         layout: layout.clone(),
         env: env.clone(),
         arg0,
@@ -552,7 +552,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ) -> Re
         bash_env: None,
         script_path: None,
         self_exe: exec::self_exe().map(|p| p.to_string_lossy().into_owned()),
-    })
+    }
 }
 
 /// How bash finds a script named on its command line: as given when it has a slash or exists
@@ -589,8 +589,9 @@ fn decide(
     allowed: Mode,
     layout: &Layout,
     env: &Environ,
+    cwd: &str,
 ) -> Result<Decision, Error> {
-    let mut ctx = context(argv0, &inv.source, layout, env)?;
+    let mut ctx = context(argv0, &inv.source, layout, env, cwd);
     if !inv.interactive && !inv.posix {
         ctx.bash_env = env.get("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
     }
