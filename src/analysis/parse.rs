@@ -907,7 +907,7 @@ mod tests {
     fn cuts_fall_between_complete_commands() {
         // A blank line is not a line to judge: no cut after it (`a |` may come before it).
         assert_eq!(pieces("a\nb; c\n\nd"), ["a\n", "b; c\n", "\nd"]);
-        whole_blank_line_after_pipe();
+        assert_eq!(pieces("a |\n\nb\n"), ["a |\n\nb\n"]);
         assert_eq!(pieces("if a; then\n  b\nfi\nc\n"), ["if a; then\n  b\nfi\n", "c\n"]);
         assert_eq!(pieces("for x in 1 2\ndo\n  y\ndone\nz\n"), ["for x in 1 2\ndo\n  y\ndone\n", "z\n"]);
         assert_eq!(pieces("f() {\n  a\n}\ng\n"), ["f() {\n  a\n}\n", "g\n"]);
@@ -928,10 +928,6 @@ mod tests {
             ["x=`if a; then b; fi`\n", "if c; then\n d\nfi\n", "e\n"]
         );
         assert_eq!(pieces("x=\"$(case y in z) w;; esac)\"\na\n"), ["x=\"$(case y in z) w;; esac)\"\n", "a\n"]);
-    }
-
-    fn whole_blank_line_after_pipe() {
-        assert_eq!(pieces("a |\n\nb\n"), ["a |\n\nb\n"]);
     }
 
     #[test]

@@ -437,7 +437,7 @@ pub fn analyze_program_shallow(text: &str, kind: TextKind, ctx: &Context) -> Opt
 
 pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
     if text.len() >= PIECES_FROM
-        && let Some(analysis) = Walker::new(ctx).walk_in_pieces(text, kind, ctx, PIECE_BYTES)
+        && let Some(analysis) = analyze_program_in_pieces(text, kind, ctx, PIECE_BYTES)
     {
         return analysis;
     }
