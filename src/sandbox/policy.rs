@@ -356,6 +356,16 @@ const SCRATCH_DEVICE_DIRS: &[&str] = &["/dev/pts", "/dev/shm"];
 /// and executable (the tools read their own installation). Cargo and rustup go together.
 const TOOLCHAIN_HOMES: &[&[&str]] = &[&[".cargo", ".rustup"], &[".nvm"], &[".pyenv"], &[".local"]];
 
+/// `dir/name`, as `format!` would make it, without the formatting machinery: planning joins a
+/// path for every entry of every directory it lists.
+fn join(dir: &str, name: &str) -> String {
+    let mut p = String::with_capacity(dir.len() + 1 + name.len());
+    p.push_str(dir);
+    p.push('/');
+    p.push_str(name);
+    p
+}
+
 /// Computes the rule set for `inputs` on `world`.
 pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
     // A plan has about a hundred rules: room for them at once saves growing the list.
@@ -449,14 +459,14 @@ impl Planner<'_> {
             }
             if let Some(home) = self.layout().home.clone() {
                 for entry in scope::HOME_CREDENTIALS {
-                    self.add(&format!("{home}/{entry}"), system, Why::Credential, false);
+                    self.add(&join(&home, entry), system, Why::Credential, false);
                 }
                 for c in self.layout().extra_credentials.clone() {
                     self.add(&c, system, Why::Credential, false);
                 }
-                for e in self.world.list(&format!("{home}/.cargo")).unwrap_or_default() {
+                for e in self.world.list(&join(&home, ".cargo")).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
-                        self.add_entry(format!("{home}/.cargo/{}", e.name), system, Why::Credential, &e);
+                        self.add_entry(join(&join(&home, ".cargo"), &e.name), system, Why::Credential, &e);
                     }
                 }
             }
@@ -571,12 +581,12 @@ impl Planner<'_> {
                 ));
                 continue;
             }
-            let p = format!("{dir}/{}", e.name);
+            let p = join(dir, &e.name);
             // A link is granted where it leads (the rule follows it): never into a key directory.
             if e.link && self.world.canonical(&p).is_none_or(|real| real.split('/').any(|c| c == "private")) {
                 continue;
             }
-            if depth < KEY_DIR_DEPTH && (e.dir || e.link) && self.world.exists(&format!("{p}/private")) {
+            if depth < KEY_DIR_DEPTH && (e.dir || e.link) && self.world.exists(&join(&p, "private")) {
                 self.key_dir(&p, depth + 1);
             } else {
                 let kind = if e.link {
@@ -654,7 +664,7 @@ impl Planner<'_> {
             match group {
                 Some((h, names)) => {
                     for name in names {
-                        let top = format!("{h}/{name}");
+                        let top = join(&h, name);
                         if homes_done.contains(&top) {
                             continue;
                         }
@@ -669,14 +679,14 @@ impl Planner<'_> {
                             Some(entries)
                                 if entries
                                     .iter()
-                                    .all(|e| !e.link && !self.layout().is_credential(&format!("{top}/{}", e.name))) =>
+                                    .all(|e| !e.link && !self.layout().is_credential(&join(&top, &e.name))) =>
                             {
                                 self.add_dir(&top, Rights::RX, Why::Toolchain, false);
                             }
                             Some(entries) => {
                                 self.add_dir(&top, Rights::LIST, Why::Toolchain, false);
                                 for e in entries {
-                                    let p = format!("{top}/{}", e.name);
+                                    let p = join(&top, &e.name);
                                     if !e.link && !self.layout().is_credential(&p) {
                                         self.add_entry(&p, Rights::RX, Why::Toolchain, &e);
                                     }
@@ -784,7 +794,7 @@ impl Planner<'_> {
             return;
         };
         for e in entries {
-            let p = format!("{dir}/{}", e.name);
+            let p = join(dir, &e.name);
             if e.link || self.layout().is_credential(&p) {
                 continue;
             }
