@@ -464,9 +464,10 @@ impl Planner<'_> {
                 for c in self.layout().extra_credentials.clone() {
                     self.add(&c, system, Why::Credential, false);
                 }
-                for e in self.world.list(&join(&home, ".cargo")).unwrap_or_default() {
+                let cargo = join(&home, ".cargo");
+                for e in self.world.list(&cargo).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
-                        self.add_entry(join(&join(&home, ".cargo"), &e.name), system, Why::Credential, &e);
+                        self.add_entry(join(&cargo, &e.name), system, Why::Credential, &e);
                     }
                 }
             }
