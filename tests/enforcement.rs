@@ -7,6 +7,8 @@
 #[path = "common/lab.rs"]
 mod lab;
 
+use std::ffi::OsStr;
+
 use lab::{Lab, ok, py, read, text};
 
 const PRETEND: &str = "SANDBOX_BASH_TEST_LANDLOCK_ABI";
@@ -46,6 +48,25 @@ fn an_abi_without_a_needed_right_refuses() {
     // Positive control: ABI 4 is enough for network off.
     ok(&lab.command("0407", "echo ran > ran.txt").env(PRETEND, "4").output().unwrap());
     assert!(lab.ws.join("ran.txt").exists());
+}
+
+/// A process out of descriptors cannot open a rule's path: that must stop it, never skip the
+/// rule (which would deny what the mode allows without a word).
+#[test]
+fn out_of_descriptors_refuses_instead_of_skipping_rules() {
+    let lab = Lab::new();
+    let limited = |n: u32| {
+        let script = format!("ulimit -n {n} && exec \"$@\"");
+        let wrapper = [OsStr::new("bash"), OsStr::new("-c"), OsStr::new(&script), OsStr::new("limit")];
+        lab.wrapped(&wrapper, None, "0467", "cat file.txt > copy.txt").output().unwrap()
+    };
+    // Four: the standard three and the ruleset, none left for a rule.
+    let out = limited(4);
+    refused(&out, &["cannot apply the kernel sandbox", "to add its rule", "ulimit -n"]);
+    assert!(!lab.ws.join("copy.txt").exists());
+    // Positive control: one more is enough, as each rule's descriptor is closed before the next.
+    ok(&limited(5));
+    assert_eq!(read(&lab.ws.join("copy.txt")), "workspace data\n");
 }
 
 #[test]

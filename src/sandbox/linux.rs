@@ -172,53 +172,58 @@ fn landlock_rights(r: Rights, abi: i32, directory: bool) -> u64 {
     if directory { a } else { a & file_rights(abi) }
 }
 
-/// Opens a rule's path without following a final symlink unless the rule says so. `None`
-/// for paths that do not exist (or cannot be opened: a rule skipped never grants anything),
-/// and for symlinks that must not be followed. A path planned as a directory is opened as one
-/// (no second system call to ask); if it no longer is one, it is looked at afresh.
-fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Option<(OwnedFd, bool)> {
-    let c = CString::new(std::path::Path::new(path).as_os_str().as_bytes()).ok()?;
+/// Opens a rule's path without following a final symlink unless the rule says so. `Ok(None)`
+/// for paths that do not exist or cannot be reached (a rule skipped never grants anything), and
+/// for symlinks that must not be followed. A path planned as a directory is opened as one (no
+/// second system call to ask); if it no longer is one, it is looked at afresh. When the process
+/// is out of descriptors or memory the rule is not skipped: that is an error, since going on
+/// would deny paths the mode allows without saying why.
+fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Result<Option<(OwnedFd, bool)>, String> {
+    let Ok(c) = CString::new(std::path::Path::new(path).as_os_str().as_bytes()) else { return Ok(None) };
     let flags = libc::O_PATH | libc::O_CLOEXEC | if follow { 0 } else { libc::O_NOFOLLOW };
+    // The system call itself: some C libraries add an fcntl after every open with O_CLOEXEC,
+    // and this runs a hundred times at every start.
+    let open = |flags: i32| -> Result<Result<OwnedFd, i32>, String> {
+        // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
+        let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
+        if fd >= 0 {
+            // SAFETY: just opened, owned by nothing else.
+            return Ok(Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EMFILE | libc::ENFILE) => {
+                Err(format!("cannot open {path} to add its rule: {e} (raise the limit of open files: ulimit -n)"))
+            }
+            Some(libc::ENOMEM) => Err(format!("cannot open {path} to add its rule: {e}")),
+            code => Ok(Err(code.unwrap_or(0))),
+        }
+    };
     if kind == Kind::File {
         // File rights only: on a link (not followed) they match nothing, on a directory they
         // grant less than planned. No need to ask what it is.
-        // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
-        let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
-        // SAFETY: just opened, owned by nothing else.
-        return (fd >= 0).then(|| (unsafe { OwnedFd::from_raw_fd(fd as i32) }, false));
+        return Ok(open(flags)?.ok().map(|fd| (fd, false)));
     }
     if kind == Kind::Dir {
-        // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
-        let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags | libc::O_DIRECTORY, 0) };
-        if fd >= 0 {
-            // SAFETY: just opened, owned by nothing else.
-            return Some((unsafe { OwnedFd::from_raw_fd(fd as i32) }, true));
-        }
-        // Only something that is there but no directory is worth a second look.
-        if std::io::Error::last_os_error().raw_os_error() != Some(libc::ENOTDIR) {
-            return None;
+        match open(flags | libc::O_DIRECTORY)? {
+            Ok(fd) => return Ok(Some((fd, true))),
+            // Only something that is there but no directory is worth a second look.
+            Err(code) if code != libc::ENOTDIR => return Ok(None),
+            Err(_) => {}
         }
     }
-    // The system call itself: some C libraries add an fcntl after every open with O_CLOEXEC,
-    // and this runs a hundred times at every start.
-    // SAFETY: `c` is a valid NUL-terminated path; the returned descriptor is owned below.
-    let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: `fd` was just opened and is owned by nothing else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let Ok(fd) = open(flags)? else { return Ok(None) };
     // SAFETY: an all-zero stat is a valid value to be overwritten by fstat.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is open and `st` is a valid out-pointer.
     if unsafe { libc::syscall(libc::SYS_fstat, fd.as_raw_fd(), &mut st as *mut libc::stat) } != 0 {
-        return None;
+        return Ok(None);
     }
-    match st.st_mode & libc::S_IFMT {
+    Ok(match st.st_mode & libc::S_IFMT {
         libc::S_IFLNK => None,
         libc::S_IFDIR => Some((fd, true)),
         _ => Some((fd, false)),
-    }
+    })
 }
 
 /// The entries of a directory (name, and whether it is a symlink), by `getdents64` into a
@@ -471,7 +476,7 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     // to close saves the close calls but made start-up slower as a whole (measured: about 0.02
     // ms): the table of descriptors grows, and exec then closes files whose memory is cold.
     for rule in &policy.paths {
-        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind) else { continue };
+        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else { continue };
         let access = landlock_rights(rule.rights, abi, directory) & handled;
         if access == 0 {
             continue;
