@@ -147,7 +147,6 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 }
 
 fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
-    let env_str = |name: &str| env.get(name).map(OsStr::to_os_string);
     let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
     let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
     if opts.help || opts.version {
@@ -165,34 +164,30 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         return Ok(0);
     }
     // Configuration files, when there are any (none: nothing is parsed).
-    let home_var = env_str("HOME");
+    let home_var = env.get("HOME");
     let config = config::load(
-        &config::Sources::from_env(
-            env_str(config::CONFIG_VAR).as_deref(),
-            env_str("XDG_CONFIG_HOME").as_deref(),
-            home_var.as_deref(),
-        ),
-        home_var.as_deref().and_then(|h| h.to_str()),
+        &config::Sources::from_env(env.get(config::CONFIG_VAR), env.get("XDG_CONFIG_HOME"), home_var),
+        home_var.and_then(|h| h.to_str()),
     )
     .map_err(Error::Config)?;
-    let requested = match env_str(MODE_VAR) {
-        Some(value) => Mode::from_env_value(Some(&value)).map_err(Error::Mode)?,
+    let requested = match env.get(MODE_VAR) {
+        Some(value) => Mode::from_env_value(Some(value)).map_err(Error::Mode)?,
         None => config.default_mode.unwrap_or(mode::DEFAULT_MODE),
     };
     // An enclosing sandbox-bash enforces its own mode on us, and the administrator's ceiling
     // holds whatever is asked: we can only narrow.
-    let outer = sandbox::outer_mode(env_str(sandbox::ENFORCED_VAR).as_deref());
+    let outer = sandbox::outer_mode(env.get(sandbox::ENFORCED_VAR));
     let mut allowed = outer.map_or(requested, |o| Mode(requested.0 & o.0));
     if let Some(ceiling) = config.max_mode {
         allowed = Mode(allowed.0 & ceiling.0);
     }
-    let degraded_ok = sandbox::degraded_allowed(env_str(sandbox::DEGRADED_VAR).as_deref())? || config.allow_degraded;
+    let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let layout = || layout(&config, env, &cwd);
     let find_bash = || {
-        let explicit = env_str(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_ref().map(OsString::from));
-        exec::find_real_bash(explicit.as_deref(), env_str("PATH").as_deref())
+        let explicit = env.get(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_deref().map(OsStr::new));
+        exec::find_real_bash(explicit, env.get("PATH"))
     };
 
     if opts.info {
@@ -253,8 +248,8 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     }
 
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
-    let mut audit = match env_str(audit::AUDIT_VAR).or_else(|| config.audit_log.as_ref().map(OsString::from)) {
-        Some(path) => Some(audit::Log::open(&path).map_err(Error::Audit)?),
+    let mut audit = match env.get(audit::AUDIT_VAR).or_else(|| config.audit_log.as_deref().map(OsStr::new)) {
+        Some(path) => Some(audit::Log::open(path).map_err(Error::Audit)?),
         None => None,
     };
     let mut log = |verdict: &str, enforcement: &str, error: Option<&str>| -> Result<(), Error> {
@@ -500,10 +495,11 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
         .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
     let workspace = find_workspace(cwd, explicit.as_deref())?;
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
-    let tmpdir = env.get("TMPDIR").map(|t| scope::normalize("/", &t.to_string_lossy())).filter(|t| {
-        env.get("TMPDIR").is_some_and(|raw| raw.as_bytes().starts_with(b"/"))
-            && scope::acceptable_tmpdir(t, home.as_deref(), &workspace)
-    });
+    let tmpdir = env
+        .get("TMPDIR")
+        .filter(|raw| raw.as_bytes().starts_with(b"/"))
+        .map(|raw| scope::normalize("/", &raw.to_string_lossy()))
+        .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace));
     let mut layout = Layout {
         workspace,
         home,
