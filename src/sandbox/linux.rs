@@ -427,9 +427,10 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
 pub fn prepare(policy: &Policy) -> Result<Prepared, String> {
     let (abi, shortfalls) = shortfalls(policy);
     let filter = match seccomp::native().filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter")) {
-        Some(arch) => {
-            Some(seccomp::program(arch, seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring })?)
-        }
+        Some(arch) => Some(seccomp::program(
+            arch,
+            seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring, new_code: policy.new_code },
+        )?),
         None => None,
     };
     let ruleset = match abi {

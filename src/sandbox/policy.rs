@@ -140,8 +140,9 @@ pub struct Capability {
 
 /// The capabilities that administer the machine, dropped from every set (bounding set
 /// included) when system execute is off. What stays (chown, reading and writing files a root
-/// caller owns, kill, binding low ports, nice, resource limits) is ordinary root work that the
-/// filesystem rules already bound.
+/// caller owns, kill, binding low ports) is ordinary root work that the filesystem rules
+/// already bound. Priorities and resource limits (`CAP_SYS_NICE`, `CAP_SYS_RESOURCE`) go too:
+/// with them a root command could starve or stop processes outside the sandbox.
 pub const ADMIN_CAPABILITIES: &[Capability] = &[
     Capability { number: 2, name: "CAP_DAC_READ_SEARCH" },
     Capability { number: 6, name: "CAP_SETGID" },
@@ -157,11 +158,12 @@ pub const ADMIN_CAPABILITIES: &[Capability] = &[
     Capability { number: 20, name: "CAP_SYS_PACCT" },
     Capability { number: 21, name: "CAP_SYS_ADMIN" },
     Capability { number: 22, name: "CAP_SYS_BOOT" },
+    Capability { number: 23, name: "CAP_SYS_NICE" },
+    Capability { number: 24, name: "CAP_SYS_RESOURCE" },
     Capability { number: 25, name: "CAP_SYS_TIME" },
     Capability { number: 26, name: "CAP_SYS_TTY_CONFIG" },
     Capability { number: 27, name: "CAP_MKNOD" },
     Capability { number: 30, name: "CAP_AUDIT_CONTROL" },
-    Capability { number: 31, name: "CAP_SETFCAP" },
     Capability { number: 32, name: "CAP_MAC_OVERRIDE" },
     Capability { number: 33, name: "CAP_MAC_ADMIN" },
     Capability { number: 34, name: "CAP_SYSLOG" },
@@ -171,6 +173,13 @@ pub const ADMIN_CAPABILITIES: &[Capability] = &[
     Capability { number: 39, name: "CAP_BPF" },
     Capability { number: 40, name: "CAP_CHECKPOINT_RESTORE" },
 ];
+
+/// The capabilities dropped in every mode, system execute included: they would let a root
+/// command leave behind a program that raises the privileges of whoever runs it next (file
+/// capabilities; keeping a setuid bit through a write). Setuid and setgid bits themselves are
+/// refused by the seccomp filter.
+pub const PRIVILEGE_CAPABILITIES: &[Capability] =
+    &[Capability { number: 4, name: "CAP_FSETID" }, Capability { number: 31, name: "CAP_SETFCAP" }];
 
 /// The complete rule set for one invocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -184,6 +193,9 @@ pub struct Policy {
     /// The kernel keyring (keyctl, add_key, request_key): it can hold the caller's secrets,
     /// so it is system read.
     pub keyring: bool,
+    /// Code that is no file on a path may run: a descriptor given to `execveat`, a memory file
+    /// that can be executed (workspace execute). Without it scratch has no execute either.
+    pub new_code: bool,
     /// Capabilities dropped from every set before exec.
     pub drop_capabilities: Vec<Capability>,
     /// No signals to, and no abstract unix sockets of, processes outside the sandbox (ABI 6+).
@@ -379,7 +391,12 @@ pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
         paths: merge(rules),
         sockets: network.contains(Rights::READ) || network.contains(Rights::WRITE),
         keyring: system.contains(Rights::READ),
-        drop_capabilities: if system.contains(Rights::EXECUTE) { Vec::new() } else { ADMIN_CAPABILITIES.to_vec() },
+        new_code: Rights::of(inputs.mode, Scope::Workspace).contains(Rights::EXECUTE),
+        drop_capabilities: if system.contains(Rights::EXECUTE) {
+            PRIVILEGE_CAPABILITIES.to_vec()
+        } else {
+            ADMIN_CAPABILITIES.iter().chain(PRIVILEGE_CAPABILITIES).copied().collect()
+        },
         scoped: true,
         static_only,
     }
@@ -501,9 +518,16 @@ impl Planner<'_> {
         for dir in SCRATCH_DEVICE_DIRS {
             self.add_dir(dir, Rights::RW, Why::Scratch, false);
         }
-        self.add_dir("/tmp", Rights::ALL, Why::Scratch, false);
+        // Scratch runs programs only where the workspace may: a read-only audit runs no code
+        // it copied there.
+        let scratch = if Rights::of(self.inputs.mode, Scope::Workspace).contains(Rights::EXECUTE) {
+            Rights::ALL
+        } else {
+            Rights::RW
+        };
+        self.add_dir("/tmp", scratch, Why::Scratch, false);
         if let Some(t) = self.layout().tmpdir.clone() {
-            self.add_dir(&t, Rights::ALL, Why::Scratch, false);
+            self.add_dir(&t, scratch, Why::Scratch, false);
         }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.
@@ -1222,14 +1246,16 @@ mod tests {
         assert_eq!(effective(&p, "/home/u/.ssh/id_rsa"), Rights::RW);
         assert_eq!(effective(&p, "/home/u/proj/x"), Rights::ALL);
         let p = policy(0o1467);
-        assert!(p.drop_capabilities.is_empty());
+        // Only the capabilities that would plant privileges for later go.
+        assert_eq!(p.drop_capabilities, PRIVILEGE_CAPABILITIES);
     }
 
     #[test]
     fn full_mode_is_one_rule_for_everything() {
         let p = policy(0o7777);
         assert_eq!(rights(&p, "/"), Some(Rights::ALL));
-        assert!(p.sockets && p.keyring && p.drop_capabilities.is_empty());
+        assert!(p.sockets && p.keyring && p.new_code);
+        assert_eq!(p.drop_capabilities, PRIVILEGE_CAPABILITIES);
     }
 
     #[test]
@@ -1238,6 +1264,29 @@ mod tests {
         assert!(policy(0o0447).sockets);
         assert!(policy(0o0427).sockets);
         assert!(!policy(0o0417).sockets, "network execute alone is static only");
+    }
+
+    #[test]
+    fn scratch_runs_programs_only_with_workspace_execute() {
+        for (mode, scratch, new_code) in
+            [(0o0444, Rights::RW, false), (0o0446, Rights::RW, false), (0o0467, Rights::ALL, true)]
+        {
+            let p = policy(mode);
+            assert_eq!(rights(&p, "/tmp"), Some(scratch), "{mode:o}");
+            assert_eq!(p.new_code, new_code, "{mode:o}");
+        }
+    }
+
+    #[test]
+    fn priorities_limits_and_file_privileges_are_dropped_from_root() {
+        let names =
+            |mode: u16| -> Vec<&'static str> { policy(mode).drop_capabilities.iter().map(|c| c.name).collect() };
+        for mode in [0o0467, 0o6777] {
+            for cap in ["CAP_SYS_NICE", "CAP_SYS_RESOURCE", "CAP_FSETID", "CAP_SETFCAP"] {
+                assert!(names(mode).contains(&cap), "{mode:o} keeps {cap}");
+            }
+        }
+        assert_eq!(names(0o1467), ["CAP_FSETID", "CAP_SETFCAP"]);
     }
 
     #[test]

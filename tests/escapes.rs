@@ -1,0 +1,278 @@
+//! Escapes that the seccomp filter and the dropped capabilities close in every mode, tried the
+//! way an attacker would: through the program on standard input (which the static layer does
+//! not see), as root and as an unprivileged user. Each denial asserts the errno and that the
+//! target is unchanged; each has a positive control.
+#![cfg(target_os = "linux")]
+
+#[path = "common/lab.rs"]
+mod lab;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use lab::{Lab, SB, kernel_refused, ok, text};
+
+/// The uid and gid of the unprivileged user the tests run as.
+const NOBODY: u32 = 65534;
+
+/// Who runs sandbox-bash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum User {
+    Root,
+    Nobody,
+}
+
+const USERS: [User; 2] = [User::Root, User::Nobody];
+
+/// A lab that `user` owns, so that the unprivileged user can work in it too.
+fn lab_for(user: User) -> Lab {
+    let lab = Lab::new();
+    if user == User::Nobody {
+        let root = lab.ws.parent().unwrap().to_path_buf();
+        for dir in [&root, &lab.system] {
+            let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
+            assert!(status.success(), "chown {}", dir.display());
+        }
+    }
+    lab
+}
+
+/// sandbox-bash under `mode`, reading `script` on standard input, run by `user` in the lab's
+/// workspace. Python is the system's, which every user can run.
+fn run(lab: &Lab, user: User, mode: &str, script: &str) -> Output {
+    use std::io::Write;
+    let mut c = match user {
+        User::Root => Command::new(SB),
+        User::Nobody => {
+            let mut c = Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", SB]);
+            c
+        }
+    };
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+    c.env("PATH", "/usr/bin:/bin:/usr/sbin:/sbin").env("LC_ALL", "C");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn mode_bits(p: &Path) -> u32 {
+    std::fs::metadata(p).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0)
+}
+
+/// A file of scratch space this test owns, removed when dropped.
+struct ScratchFile(std::path::PathBuf);
+
+impl ScratchFile {
+    fn new(tag: &str) -> ScratchFile {
+        let p = std::path::PathBuf::from(format!("/tmp/sbx-escape-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_file(&p);
+        ScratchFile(p)
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn no_mode_lets_a_command_plant_a_setuid_or_setgid_program() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let copy = ScratchFile::new(&format!("suid-{user:?}"));
+        let created = ScratchFile::new(&format!("created-{user:?}"));
+        let in_ws = lab.ws.join("prog");
+        for mode in ["0004", "0467", "7777"] {
+            // In scratch: chmod(1), Python's chmod, and a file created with the bit.
+            let mut script = format!(
+                "cp /bin/true {c}; chmod 4755 {c}; /usr/bin/python3 -c 'import os; os.chmod(\"{c}\", 0o2755)'; \
+                 /usr/bin/python3 -c 'import os; os.open(\"{n}\", os.O_CREAT | os.O_WRONLY, 0o4755)'\n",
+                c = copy.0.display(),
+                n = created.0.display()
+            );
+            let mut refusals = 3;
+            if mode != "0004" {
+                // In the workspace, where the mode lets the command write.
+                script.push_str(&format!("cp /bin/true {w}; chmod g+s {w}\n", w = in_ws.display()));
+                refusals += 1;
+            }
+            let out = run(&lab, user, mode, &script);
+            kernel_refused(&out, &[]);
+            let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert_eq!(all.matches("Operation not permitted").count(), refusals, "{user:?} {mode}: {all}");
+            assert_eq!(mode_bits(&copy.0), 0o755, "{user:?} {mode}: the copy in /tmp changed");
+            assert!(!created.0.exists(), "{user:?} {mode}: a setuid file was created");
+            if mode != "0004" {
+                assert_eq!(mode_bits(&in_ws), 0o755, "{user:?} {mode}: the workspace copy changed");
+                std::fs::remove_file(&in_ws).unwrap();
+            }
+            // Positive control: ordinary permission changes work, the sticky bit included.
+            let fine = format!(
+                "chmod 0751 {c} && /usr/bin/python3 -c 'import os; os.chmod(\"{c}\", 0o1755)'",
+                c = copy.0.display()
+            );
+            ok(&run(&lab, user, mode, &fine));
+            assert_eq!(mode_bits(&copy.0), 0o1755, "{user:?} {mode}");
+            std::fs::remove_file(&copy.0).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_root_command_cannot_give_a_file_capabilities() {
+    let lab = Lab::new();
+    let target = lab.ws.join("capable");
+    std::fs::copy("/bin/true", &target).unwrap();
+    // A version 2 capability set with CAP_SETUID effective and permitted.
+    let set = format!(
+        "/usr/bin/python3 -c 'import os, struct; os.setxattr(\"{}\", \"security.capability\", struct.pack(\"<5I\", 0x02000001, 1 << 7, 0, 0, 0))'",
+        target.display()
+    );
+    for mode in ["0467", "7777"] {
+        kernel_refused(&run(&lab, User::Root, mode, &set), &[]);
+        assert!(xattr_missing(&target), "{mode}: the capability was set");
+    }
+    // Positive control: the same call outside the sandbox does set it, on this filesystem.
+    let out = Command::new("sh").arg("-c").arg(&set).output().unwrap();
+    assert!(out.status.success(), "outside: {}", text(&out.stderr));
+    assert!(!xattr_missing(&target));
+}
+
+fn xattr_missing(p: &Path) -> bool {
+    let out = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(format!("import os; os.getxattr('{}', 'security.capability')", p.display()))
+        .output()
+        .unwrap();
+    !out.status.success() && text(&out.stderr).contains("No data available")
+}
+
+/// A process outside the sandbox, of `user`, to aim at.
+fn victim(user: User) -> Child {
+    let mut c = match user {
+        User::Root => Command::new("sleep"),
+        User::Nobody => {
+            let mut c = Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "sleep"]);
+            c
+        }
+    };
+    c.arg("60").stdin(Stdio::null()).spawn().unwrap()
+}
+
+/// What another process's limits and scheduling look like from outside.
+fn observe(pid: u32) -> String {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    // nice (19th field), rt priority and policy (40th, 41st); the CPU affinity.
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let affinity = status.lines().find(|l| l.starts_with("Cpus_allowed_list")).unwrap_or_default().to_string();
+    let io = Command::new("ionice").arg("-p").arg(pid.to_string()).output().unwrap();
+    format!("{limits}\nnice={} rt={} policy={}\n{affinity}\n{}", fields[16], fields[37], fields[38], text(&io.stdout))
+}
+
+#[test]
+fn other_processes_keep_their_limits_priorities_and_scheduling() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let mut v = victim(user);
+        let pid = v.id();
+        // Let it start.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let before = observe(pid);
+        let py = "/usr/bin/python3 -c";
+        let attacks = [
+            format!("prlimit --pid {pid} --cpu=1"),
+            format!("{py} 'import resource; resource.prlimit({pid}, resource.RLIMIT_NOFILE, (3, 3))'"),
+            format!("renice -n 5 -p {pid}"),
+            format!("{py} 'import os; os.setpriority(os.PRIO_USER, 0, 10)'"),
+            format!("{py} 'import os; os.setpriority(os.PRIO_PGRP, 0, 10)'"),
+            format!("{py} 'import os; os.sched_setaffinity({pid}, {{0}})'"),
+            format!("chrt -b -p 0 {pid}"),
+            format!("{py} 'import os; os.sched_setparam({pid}, os.sched_param(0))'"),
+            format!("ionice -c 3 -p {pid}"),
+            format!("{py} 'import os; os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))'"),
+            format!("{py} 'import os; os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(1))'"),
+            "chrt -d --sched-runtime 1000000 --sched-deadline 2000000 --sched-period 2000000 0 true".to_string(),
+        ];
+        for attack in &attacks {
+            for mode in ["0467", "7777"] {
+                let out = run(&lab, user, mode, &format!("{attack}\n"));
+                kernel_refused(&out, &[]);
+                assert_ne!(out.status.code(), Some(0), "{user:?} {mode}: {attack}");
+            }
+        }
+        assert_eq!(observe(pid), before, "{user:?}: the process outside changed");
+        // Reading another process's limits is no change.
+        let read = format!("prlimit --pid {pid} --nofile --output SOFT --noheadings");
+        assert!(!ok(&run(&lab, user, "0467", &read)).trim().is_empty());
+        // Positive controls: the command's own limits, niceness and scheduling.
+        let own = "ulimit -n 64; ulimit -n; ulimit -t 500; ulimit -t; nice -n 5 nice; \
+                   /usr/bin/python3 -c 'import os; os.sched_setaffinity(0, {0}); print(sorted(os.sched_getaffinity(0)))'; \
+                   chrt -b 0 sh -c 'chrt -p $$' | grep -c SCHED_BATCH; ionice -c 3 sh -c 'ionice'\n";
+        assert_eq!(ok(&run(&lab, user, "0467", own)), "64\n500\n5\n[0]\n1\nidle\n", "{user:?}");
+        v.kill().unwrap();
+        v.wait().unwrap();
+    }
+}
+
+/// The effective capabilities in a `/proc/PID/status` text.
+fn effective_caps(status: &str) -> u64 {
+    let line = status.lines().find(|l| l.starts_with("CapEff:")).expect("CapEff line");
+    u64::from_str_radix(line["CapEff:".len()..].trim(), 16).unwrap()
+}
+
+#[test]
+fn a_root_command_may_not_raise_its_priority_or_limits_without_system_execute() {
+    const SYS_NICE: u64 = 1 << 23;
+    const SYS_RESOURCE: u64 = 1 << 24;
+    let lab = Lab::new();
+    let ours = effective_caps(&std::fs::read_to_string("/proc/self/status").unwrap());
+    assert_ne!(ours & SYS_NICE, 0, "the test needs a root caller that holds CAP_SYS_NICE");
+    let script = "nice -n -5 nice; cat /proc/self/status\n";
+    let out = run(&lab, User::Root, "6467", script);
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("0\n"), "the niceness stayed 0: {stdout}{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));
+    assert_eq!(effective_caps(&stdout) & (SYS_NICE | SYS_RESOURCE), 0);
+    // Positive control: with system execute a root caller keeps what it had (this machine's
+    // root may lack CAP_SYS_RESOURCE itself).
+    let stdout = ok(&run(&lab, User::Root, "7467", script));
+    assert!(stdout.starts_with("-5\n"), "{stdout}");
+    assert_eq!(effective_caps(&stdout) & (SYS_NICE | SYS_RESOURCE), ours & (SYS_NICE | SYS_RESOURCE));
+}
+
+#[test]
+fn a_read_only_audit_runs_no_code_it_brought() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let copy = ScratchFile::new(&format!("exec-{user:?}"));
+        let memfd = "/usr/bin/python3 -c 'import os, sys\n\
+                     fd = os.memfd_create(\"x\")\n\
+                     os.write(fd, open(\"/bin/true\", \"rb\").read())\n\
+                     os.execv(\"/proc/self/fd/%d\" % fd, [\"x\"])'";
+        let by_fd = "/usr/bin/python3 -c 'import os; os.execve(os.open(\"/bin/true\", os.O_RDONLY), [\"true\"], {})'";
+        let script = format!(
+            "cp /bin/true {c}; {c} && echo RAN-SCRATCH\n{memfd} && echo RAN-MEMFD\n{by_fd} && echo RAN-FD\n",
+            c = copy.0.display()
+        );
+        let out = run(&lab, user, "0444", &script);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        kernel_refused(&out, &[]);
+        assert!(!all.contains("RAN-"), "{user:?}: {all}");
+        // The copy: Landlock's execute right; the memory file: seccomp's EACCES; the
+        // descriptor: EPERM.
+        assert!(all.contains(&format!("{}: Permission denied", copy.0.display())), "{user:?}: {all}");
+        assert!(all.contains("[Errno 13] Permission denied"), "{user:?}: {all}");
+        assert!(all.contains("[Errno 1] Operation not permitted"), "{user:?}: {all}");
+        // Positive control: with workspace execute, all three run.
+        let out = ok(&run(&lab, user, "0447", &script));
+        assert_eq!(out, "RAN-SCRATCH\nRAN-MEMFD\nRAN-FD\n", "{user:?}");
+    }
+}
