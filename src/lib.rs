@@ -500,13 +500,17 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
         .filter(|raw| raw.as_bytes().starts_with(b"/"))
         .map(|raw| scope::normalize("/", &raw.to_string_lossy()))
         .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace));
-    let mut layout = Layout {
-        workspace,
-        home,
-        tmpdir,
-        extra_credentials: config.credentials.clone(),
-        extra_protected: config.protected.clone(),
-    };
+    let mut extra_protected = config.protected.clone();
+    let xdg = env.get("XDG_CONFIG_HOME").map(|x| x.to_string_lossy().into_owned());
+    extra_protected.extend(scope::protected_for(
+        env.get("PATH").map(OsStr::as_bytes),
+        xdg.as_deref(),
+        &workspace,
+        home.as_deref(),
+    ));
+    // The configuration files read: changing one widens every later run.
+    extra_protected.extend(config.files.iter().filter(|f| !scope::is_system_path(f)).cloned());
+    let mut layout = Layout { workspace, home, tmpdir, extra_credentials: config.credentials.clone(), extra_protected };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;

@@ -99,7 +99,27 @@ pub const HOME_CREDENTIALS: &[&str] = &[
 ];
 
 /// Shell start-up files: writing one runs code in every later shell.
-pub const STARTUP_FILES: &[&str] = &[".bashrc", ".bash_profile", ".profile", ".zshrc", ".bash_login", ".bash_logout"];
+pub const STARTUP_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".bash_login",
+    ".bash_logout",
+];
+
+/// Protected locations relative to `$HOME` (a prefix match on whole components), besides the
+/// start-up files: git's own configuration (`core.fsmonitor`, `!` aliases and credential
+/// helpers run in the next plain `git status`), sandbox-bash's configuration (it widens every
+/// later run), and agents' settings that define hooks or commands.
+pub const HOME_PROTECTED: &[&str] = &[".gitconfig", ".config/git", ".config/sandbox-bash", ".codex/config.toml"];
+
+/// Directories of the home that hold protected files among ordinary ones: a kernel rule must
+/// enter them rather than grant them whole.
+pub const HOME_PROTECTED_HOLDERS: &[&str] = &[".config", ".claude", ".codex"];
 
 /// Joins `path` onto `cwd` (when relative) and removes `.`, `..` and repeated slashes
 /// lexically, the way bash's own `cd` treats them. `..` at the root stays at the root.
@@ -279,9 +299,19 @@ impl Layout {
     }
 
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
-    /// whole, and shell start-up files.
+    /// whole, shell start-up files, git's and sandbox-bash's configuration in the home, agents'
+    /// settings (`.claude/settings*.json`, `.codex/config.toml`, `.vscode/`, `.idea/`), and
+    /// what the configuration adds (the `PATH` directories outside the workspace among them).
     pub fn is_protected(&self, path: &str) -> bool {
         if self.extra_protected.iter().any(|c| is_within(path, c)) {
+            return true;
+        }
+        if let Some(home) = self.home.as_deref().filter(|h| *h != "/")
+            && let Some(rest) = path.strip_prefix(home).and_then(|r| r.strip_prefix('/'))
+            && HOME_PROTECTED
+                .iter()
+                .any(|entry| rest.strip_prefix(entry).is_some_and(|after| after.is_empty() || after.starts_with('/')))
+        {
             return true;
         }
         let mut previous: Option<&[u8]> = None;
@@ -289,10 +319,53 @@ impl Layout {
             if previous == Some(b".git") && (part == b"hooks" || part == b"config") {
                 return true;
             }
+            if part == b".vscode" || part == b".idea" {
+                return true;
+            }
+            if previous == Some(b".claude") && part.starts_with(b"settings") && part.ends_with(b".json") {
+                return true;
+            }
             previous = Some(part);
         }
         previous.is_some_and(|last| STARTUP_FILES.iter().any(|f| f.as_bytes() == last) || last == b".git")
     }
+}
+
+/// The protected paths a layout adds for `PATH` and `XDG_CONFIG_HOME`: the `PATH` directories
+/// outside the workspace (a program planted there runs unsandboxed next time), and git's and
+/// sandbox-bash's configuration under `XDG_CONFIG_HOME`. System directories on `PATH` need
+/// system write anyway; a directory that holds the workspace or the home is left out (it
+/// would protect them whole).
+pub fn protected_for(
+    path_var: Option<&[u8]>,
+    xdg_config: Option<&str>,
+    workspace: &str,
+    home: Option<&str>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for entry in path_var.unwrap_or_default().split(|&b| b == b':') {
+        let Ok(entry) = std::str::from_utf8(entry) else { continue };
+        if !entry.starts_with('/') {
+            continue;
+        }
+        let dir = normalize("/", entry);
+        if is_system_path(&dir)
+            || is_within(&dir, workspace)
+            || is_within(workspace, &dir)
+            || home.is_some_and(|h| is_within(h, &dir))
+            || out.contains(&dir)
+        {
+            continue;
+        }
+        out.push(dir);
+    }
+    if let Some(x) = xdg_config.filter(|x| x.starts_with('/')) {
+        let x = normalize("/", x);
+        for name in ["git", "sandbox-bash"] {
+            out.push(format!("{x}/{name}"));
+        }
+    }
+    out
 }
 
 /// Whether one path component is the name of a home credential directory or file (`.ssh`,

@@ -738,7 +738,7 @@ pub static TABLE: &[TableEntry] = &[
             ("git fetch", "0046"),
             ("git pull", "0047"),
             ("git config user.name x", "2004"),
-            ("git config --global user.name x", "0204"),
+            ("git config --global user.name x", "2004"),
             ("git config --get user.name", "0004"),
             ("git -C /etc status", "4000"),
             ("git -c core.pager='sh -c id' log", "0005"),

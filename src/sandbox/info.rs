@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::Shortfall;
 use super::policy::{Policy, Rights};
 use crate::mode::{Mode, Scope};
-use crate::scope::Layout;
+use crate::scope::{self, Layout};
 
 /// One area of the declaration.
 #[derive(Clone, Debug, Serialize)]
@@ -74,6 +74,83 @@ pub struct Facts<'a> {
     pub config_files: Vec<String>,
     /// The administrator's ceiling, if any.
     pub ceiling: Option<Mode>,
+}
+
+/// What the rules grant on the locations the mode keeps closed.
+struct Held<'a> {
+    policy: &'a Policy,
+    layout: &'a Layout,
+    system: Rights,
+}
+
+impl Held<'_> {
+    /// `paths` split into those where `kept` holds of what the rules grant, shown with `~`
+    /// for the home directory, and the others with the rights granted and the rule that
+    /// grants them.
+    fn split(&self, paths: &[String], kept: impl Fn(Rights) -> bool) -> (Vec<String>, Vec<(String, Rights, String)>) {
+        let mut yes = Vec::new();
+        let mut no = Vec::new();
+        for p in paths {
+            let granted = self.policy.granted(p);
+            if kept(granted) {
+                yes.push(self.show(p));
+                continue;
+            }
+            let through = self
+                .policy
+                .paths
+                .iter()
+                .filter(|r| !r.rights.without(self.system).without(Rights::LIST).is_empty())
+                .find(|r| scope::is_within(p, &r.path))
+                .map_or_else(String::new, |r| format!("through the rule on {} ({})", r.path, r.why.name()));
+            no.push((self.show(p), granted, through));
+        }
+        (yes, no)
+    }
+
+    /// The protected locations to check: those of the home, of the workspace, and the ones the
+    /// layout adds (the `PATH` directories, the configuration files).
+    fn protected(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if let Some(h) = self.layout.home.as_deref() {
+            for name in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+                out.push(format!("{h}/{name}"));
+            }
+            out.push(format!("{h}/.claude/settings.json"));
+        }
+        let w = &self.layout.workspace;
+        for name in [".git/hooks", ".git/config", ".claude/settings.json", ".vscode", ".idea"] {
+            out.push(format!("{w}/{name}"));
+        }
+        for p in &self.layout.extra_protected {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        out
+    }
+
+    fn show(&self, p: &str) -> String {
+        match self.layout.home.as_deref().and_then(|h| p.strip_prefix(h)).filter(|r| r.starts_with('/')) {
+            Some(rest) => format!("~{rest}"),
+            None => p.to_string(),
+        }
+    }
+}
+
+/// Locations that the same rule opens, on one line each.
+fn group(open: Vec<(String, Rights, String)>) -> Vec<(String, Rights, String)> {
+    let mut out: Vec<(String, Rights, String)> = Vec::new();
+    for (path, granted, through) in open {
+        match out.iter_mut().find(|(_, g, t)| *g == granted && *t == through) {
+            Some((paths, _, _)) => {
+                paths.push(' ');
+                paths.push_str(&path);
+            }
+            None => out.push((path, granted, through)),
+        }
+    }
+    out
 }
 
 fn scope_rights(mode: Mode, scope: Scope) -> String {
@@ -147,14 +224,51 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         "connecting to a unix socket by path (a container engine's, for one) is seen by the static layer only".into(),
     );
 
-    let home_line = format!(
-        "credential entries of the home directory (~/.ssh, ~/.aws, ~/.netrc, …) get only the system bits ({})",
-        scope_rights(mode, Scope::System)
-    );
-    if landlock {
-        credentials.kernel.push(home_line)
-    } else {
-        credentials.none.push(home_line)
+    // What the rules really grant on each credential and protected location, not what the
+    // mode would have them grant: a home under scratch, a workspace holding them, a PATH
+    // directory inside a writable tree all leave them to the static layer.
+    let system = Rights::of(mode, Scope::System);
+    let held = Held { policy, layout, system };
+    let home_credentials: Vec<String> = layout
+        .home
+        .iter()
+        .flat_map(|h| scope::HOME_CREDENTIALS.iter().map(move |c| format!("{h}/{c}")))
+        .chain(layout.extra_credentials.iter().cloned())
+        .collect();
+    let (kept, open) = held.split(&home_credentials, |g| g.without(system).is_empty());
+    if !kept.is_empty() {
+        let line =
+            format!("these credential locations get only the system bits ({}): {}", system.letters(), kept.join(" "));
+        if landlock { credentials.kernel.push(line) } else { credentials.none.push(line) }
+    }
+    for (paths, granted, through) in group(open) {
+        credentials.static_only.push(format!(
+            "{paths}: the kernel grants {} here ({through}); only the static layer keeps them to the system bits ({})",
+            granted.letters(),
+            system.letters()
+        ));
+    }
+    if !kept.is_empty() && Rights::of(mode, Scope::External).contains(Rights::READ) && !system.contains(Rights::READ) {
+        credentials.static_only.push(
+            "names inside credential directories of the home (ls ~/.ssh) can be listed; their files cannot be read"
+                .into(),
+        );
+    }
+    if !system.contains(Rights::WRITE) {
+        let (kept, open) = held.split(&held.protected(), |g| !g.contains(Rights::WRITE));
+        if !kept.is_empty() {
+            let line = format!(
+                "writes to these protected locations (they make a later, unsandboxed program run code) need system \
+                 write: {}",
+                kept.join(" ")
+            );
+            if landlock { filesystem.kernel.push(line) } else { filesystem.none.push(line) }
+        }
+        for (paths, _, through) in group(open) {
+            filesystem.static_only.push(format!(
+                "{paths} can be written at the kernel level ({through}): only the static layer refuses writes there"
+            ));
+        }
     }
     if !policy.keyring {
         let line = "the kernel keyring (keyctl, add_key, request_key) is refused".to_string();
@@ -208,6 +322,28 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         process.kernel.push(
             "no input can be pushed into a terminal (ioctl TIOCSTI, TIOCLINUX): the caller's shell would run it".into(),
         );
+        process.kernel.push(
+            "no setuid or setgid bit can be set (chmod, fchmod, fchmodat, fchmodat2, or a file created with one), \
+             and no file capabilities given (CAP_SETFCAP and CAP_FSETID are dropped): nothing is left behind that \
+             raises the privileges of whoever runs it next"
+                .into(),
+        );
+        process.kernel.push(
+            "limits, priorities, scheduling and memory placement of other processes cannot be changed (prlimit, \
+             setpriority, sched_set*, ioprio_set, migrate_pages, move_pages), and no real-time class can be had; \
+             the command's own ulimit and nice work"
+                .into(),
+        );
+        process
+            .kernel
+            .push("io_uring and openat2 answer 'not supported' (the filter cannot read their arguments)".into());
+        if !policy.new_code {
+            process.kernel.push(
+                "without workspace execute nothing new runs: not from /tmp or $TMPDIR, not by descriptor (execveat), \
+                 not from a memory file (memfd_create without MFD_NOEXEC_SEAL)"
+                    .into(),
+            );
+        }
     }
     process
         .static_only

@@ -204,6 +204,26 @@ pub struct Policy {
     pub static_only: Vec<String>,
 }
 
+impl Policy {
+    /// The rights the rules grant on `path`, lexically: the union of the rules on it and on
+    /// the directories above it, as Landlock unites them. Listing a directory grants nothing
+    /// below it; a rule planned for a file grants only that file. A rule that follows a link
+    /// is counted where its path lies, so this can miss a grant that reaches `path` through a
+    /// link elsewhere, never invent one.
+    pub fn granted(&self, path: &str) -> Rights {
+        let mut r = Rights::NONE;
+        for rule in &self.paths {
+            let exact = rule.path == path;
+            if exact {
+                r = r.union(rule.rights);
+            } else if rule.kind != Kind::File && scope::is_within(path, &rule.path) {
+                r = r.union(rule.rights.without(Rights::LIST));
+            }
+        }
+        r.without(Rights::LIST)
+    }
+}
+
 /// One entry of a directory listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -786,9 +806,11 @@ impl Planner<'_> {
         }
     }
 
-    /// Whether a credential location of the home directory lies below `p` (`~/.config` holds
-    /// `~/.config/gcloud`, `~/.cargo` may hold `credentials.toml`, the home directory and every
-    /// directory above it hold them all): such a directory is entered, never granted whole.
+    /// Whether a credential or protected location of the home directory lies below `p`
+    /// (`~/.config` holds `~/.config/gcloud` and `~/.config/git`, `~/.cargo` may hold
+    /// `credentials.toml`, `~/.claude` its settings, the home directory and every directory
+    /// above it hold them all), or one the configuration adds (the `PATH` directories among
+    /// them): such a directory is entered, never granted whole.
     fn holds_credentials(&self, p: &str) -> bool {
         let layout = self.layout();
         if layout.extra_credentials.iter().chain(&layout.extra_protected).any(|c| c != p && scope::is_within(c, p)) {
@@ -803,7 +825,11 @@ impl Planner<'_> {
         }
         let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
         rest == ".cargo"
-            || scope::HOME_CREDENTIALS.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))
+            || scope::HOME_PROTECTED_HOLDERS.contains(&rest)
+            || scope::HOME_CREDENTIALS
+                .iter()
+                .chain(scope::HOME_PROTECTED)
+                .any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))
     }
 
     /// Grants the workspace bits on the entries of `dir` (inside the workspace), entering those
@@ -843,17 +869,6 @@ impl Planner<'_> {
                 "credential files inside allowed trees (.env, *.pem, *.key, id_rsa*, names with token, secret or \
                  credential) are protected by the static layer only"
                     .into(),
-            );
-        }
-        if external.contains(Rights::READ) && !system.contains(Rights::READ) {
-            self.static_only.push(
-                "names inside credential directories of the home (ls ~/.ssh) can be listed; their files cannot be read"
-                    .into(),
-            );
-        }
-        if workspace.contains(Rights::WRITE) && !system.contains(Rights::WRITE) {
-            self.static_only.push(
-                "writes to .git/hooks and .git/config inside the workspace are refused by the static layer only".into(),
             );
         }
         let in_scratch = scope::is_within(&layout.workspace, "/tmp")
