@@ -83,7 +83,8 @@ fn the_manual_lists_the_runtime_baseline_the_capabilities_and_the_info_fields() 
         let name = entry.strip_prefix("/etc/").unwrap();
         assert!(man.contains(name), "the manual page lacks the runtime /etc entry {entry}");
     }
-    for cap in sandbox_bash::sandbox::policy::ADMIN_CAPABILITIES {
+    use sandbox_bash::sandbox::policy::{ADMIN_CAPABILITIES, PRIVILEGE_CAPABILITIES};
+    for cap in ADMIN_CAPABILITIES.iter().chain(PRIVILEGE_CAPABILITIES) {
         assert!(man.contains(cap.name), "the manual page lacks the capability {}", cap.name);
     }
     let out = Command::new(SANDBOX).args(["--sandbox-info", "--sandbox-json"]).output().unwrap();

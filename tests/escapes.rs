@@ -276,3 +276,164 @@ fn a_read_only_audit_runs_no_code_it_brought() {
         assert_eq!(out, "RAN-SCRATCH\nRAN-MEMFD\nRAN-FD\n", "{user:?}");
     }
 }
+
+/// sandbox-bash under `mode` with `script` on standard input, `home` as the home directory
+/// and `path` as `PATH`.
+fn run_in(lab: &Lab, home: &Path, path: &str, mode: &str, script: &str) -> Output {
+    use std::io::Write;
+    let mut c = Command::new(SB);
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", home);
+    c.env("PATH", path).env("LC_ALL", "C");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Files whose change makes a later, unsandboxed program run code, each with its content.
+fn persistence_points(home: &Path, bin: &Path) -> Vec<(std::path::PathBuf, &'static str)> {
+    let points = vec![
+        (home.join(".gitconfig"), "[user]\n\tname = me\n"),
+        (home.join(".config/git/config"), "[core]\n"),
+        (home.join(".config/sandbox-bash/config.toml"), "# mine\n"),
+        (home.join(".claude/settings.json"), "{}\n"),
+        (home.join(".claude/settings.local.json"), "{}\n"),
+        (home.join(".codex/config.toml"), "model = \"x\"\n"),
+        (home.join(".zshenv"), "# zsh\n"),
+        (bin.join("git"), "#!/bin/sh\n"),
+    ];
+    for (p, content) in &points {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    points
+}
+
+#[test]
+fn a_command_that_may_write_the_home_cannot_plant_code_for_later() {
+    let lab = Lab::new();
+    let bin = lab.outside.join("bin");
+    let points = persistence_points(&lab.home, &bin);
+    std::fs::create_dir_all(lab.home.join(".claude/projects")).unwrap();
+    std::fs::write(lab.home.join("notes.txt"), "notes\n").unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let mut script = String::new();
+    for (p, _) in &points {
+        // Appending to each, then replacing it through a new file beside it.
+        script.push_str(&format!(
+            "echo pwned >> {p}; /usr/bin/python3 -c 'import os; open(\"{p}.new\", \"w\").write(\"x\"); os.replace(\"{p}.new\", \"{p}\")'\n",
+            p = p.display()
+        ));
+    }
+    // The missing ones cannot be created either.
+    script.push_str(&format!("echo pwned > {}/.config/git/ignore\n", lab.home.display()));
+    script.push_str(&format!("echo pwned > {}/ls\n", bin.display()));
+    let out = run_in(&lab, &lab.home, &path, "0667", &script);
+    kernel_refused(&out, &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(all.matches("Permission denied").count(), 2 * points.len() + 2, "{all}");
+    for (p, content) in &points {
+        assert_eq!(std::fs::read_to_string(p).unwrap(), *content, "{} changed", p.display());
+        assert!(!Path::new(&format!("{}.new", p.display())).exists());
+    }
+    assert!(!lab.home.join(".config/git/ignore").exists() && !bin.join("ls").exists());
+    // Positive controls: the rest of the home is writable under external write, and system
+    // write opens the protected files too.
+    let fine = format!(
+        "echo more >> {h}/notes.txt && echo x > {h}/.claude/projects/p.json && echo ok",
+        h = lab.home.display()
+    );
+    assert_eq!(ok(&run_in(&lab, &lab.home, &path, "0667", &fine)), "ok\n");
+    let first = &points[0].0;
+    ok(&run_in(&lab, &lab.home, &path, "2667", &format!("echo '# mine' >> {}\n", first.display())));
+    assert!(std::fs::read_to_string(first).unwrap().ends_with("# mine\n"));
+    // The static layer names them too, with what it takes.
+    for (p, _) in &points {
+        let out = Command::new(SB)
+            .args(["--sandbox-explain", "-c", &format!("echo x >> {}", p.display())])
+            .current_dir(&lab.ws)
+            .env("BASH_AGENT_BASH_MODE", "0667")
+            .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+            .env("HOME", &lab.home)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let said = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(126), "{}: {said}", p.display());
+        assert!(said.contains("2000 system write") && said.contains("a protected path"), "{}: {said}", p.display());
+    }
+}
+
+/// The lines of one area of the `--sandbox-info` JSON, by kind (`kernel`, `static`, `none`).
+/// Whether one of an area's lines of that kind names `path` as a location of its own.
+fn declared(info: &serde_json::Value, area: &str, kind: &str, path: &str) -> bool {
+    let area = info["areas"].as_array().unwrap().iter().find(|a| a["area"] == area).unwrap();
+    area[kind].as_array().unwrap().iter().any(|l| l.as_str().unwrap().split([' ', ':']).any(|word| word == path))
+}
+
+#[test]
+fn the_declaration_says_what_a_probe_finds() {
+    let lab = Lab::new();
+    let scratch_home = tempfile::Builder::new().prefix("sbx-home-").tempdir_in("/tmp").unwrap();
+    for home in [lab.home.as_path(), scratch_home.path()] {
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "KEY CANARY\n").unwrap();
+        std::fs::write(home.join(".gitconfig"), "[user]\n").unwrap();
+        let path = "/usr/bin:/bin";
+        for mode in ["0467", "0667"] {
+            let info = Command::new(SB)
+                .args(["--sandbox-info", "--sandbox-json"])
+                .current_dir(&lab.ws)
+                .env_clear()
+                .env("BASH_AGENT_BASH_MODE", mode)
+                .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+                .env("HOME", home)
+                .env("PATH", path)
+                .output()
+                .unwrap();
+            let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+            let key_held = declared(&info, "credentials", "kernel", "~/.ssh");
+            let key_static = declared(&info, "credentials", "static", "~/.ssh");
+            assert!(key_held != key_static, "{}: ~/.ssh must be declared once\n{info:#}", home.display());
+            let read = run_in(
+                &lab,
+                home,
+                path,
+                mode,
+                "/usr/bin/python3 -c 'import os; print(open(os.path.expanduser(\"~/.ssh/id_ed25519\")).read(), end=\"\")'\n",
+            );
+            let readable = text(&read.stdout).contains("KEY CANARY");
+            assert_eq!(
+                key_held,
+                !readable,
+                "{} {mode}: declared held={key_held}, the probe read it={readable}",
+                home.display()
+            );
+            if !readable {
+                kernel_refused(&read, &[]);
+            }
+            let write = run_in(
+                &lab,
+                home,
+                path,
+                mode,
+                "/usr/bin/python3 -c 'import os; open(os.path.expanduser(\"~/.gitconfig\"), \"a\").write(\"[alias]\\n\")'\n",
+            );
+            let written = std::fs::read_to_string(home.join(".gitconfig")).unwrap().contains("[alias]");
+            let config_held = declared(&info, "filesystem", "kernel", "~/.gitconfig");
+            let config_static = declared(&info, "filesystem", "static", "~/.gitconfig");
+            assert!(config_held != config_static, "{}: ~/.gitconfig must be declared once\n{info:#}", home.display());
+            assert_eq!(
+                config_held,
+                !written,
+                "{} {mode}: declared held={config_held}, the probe wrote it={written}",
+                home.display()
+            );
+            if !written {
+                kernel_refused(&write, &[]);
+            }
+            std::fs::write(home.join(".gitconfig"), "[user]\n").unwrap();
+        }
+    }
+}
