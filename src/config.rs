@@ -170,11 +170,11 @@ pub fn load(sources: &Sources, home: Option<&str>) -> Result<Config, String> {
 fn read(path: &Path, must_exist: bool, tmpdir: Option<&str>) -> Result<Option<File>, String> {
     let shown = path.display();
     // Most starts find no file: one open says so. One that exists is judged before it is read.
-    let probe = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path);
-    match probe {
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
-        Err(e) => return Err(format!("cannot read the configuration file {shown}: {e}")),
+    if let Err(e) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {
+        if e.kind() == std::io::ErrorKind::NotFound && !must_exist {
+            return Ok(None);
+        }
+        return Err(format!("cannot read the configuration file {shown}: {e}"));
     }
     let real = canonical(path).map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
     let mut file = open_trusted(path, &real, tmpdir)?;
