@@ -4,10 +4,16 @@
 //! `write` under an exclusive lock on an `O_APPEND` descriptor, so concurrent invocations never
 //! interleave or lose lines. The user asked for a trail: when the record cannot be written, the
 //! command does not run.
+//!
+//! The variable and the system file may name any file. A log a user's configuration file names
+//! must be the caller's own: an existing regular file the caller owns, reached without
+//! following a link at its end, or a new file created in a directory the caller owns, so that
+//! such a file cannot point the records at a file of root's or another user's (where JSON lines
+//! would run when it is sourced, or corrupt what it is read as).
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
 use serde::Serialize;
 
@@ -57,6 +63,64 @@ impl Log {
             .open(path)
             .map_err(|e| format!("cannot open the audit log {shown}: {e}"))?;
         Ok(Log { file, path: shown })
+    }
+
+    /// Opens the log `path` that the configuration file `named_by` names, only when it is the
+    /// caller's own: a regular file the caller owns (a link at its end is not followed), or a
+    /// new file (mode 0600) in a directory the caller owns. Nothing is written to a file that
+    /// is refused.
+    pub fn open_owned(path: &str, named_by: &str) -> Result<Log, String> {
+        let uid = crate::exec::uid();
+        let refuse = |why: String| {
+            format!(
+                "the audit log {path} that {named_by} names {why}; a user's configuration may only name a log of \
+                 the caller's own: a file you own, or a new file in a directory you own (or set \
+                 {AUDIT_VAR})"
+            )
+        };
+        let append = libc::O_WRONLY | libc::O_APPEND | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
+        let p = std::path::Path::new(path);
+        // Twice at most: a file that appears between the two steps is opened as existing.
+        for _ in 0..2 {
+            let file = std::fs::OpenOptions::new().custom_flags(append | libc::O_CLOEXEC).append(true).open(p);
+            match file {
+                Ok(file) => {
+                    let meta = file.metadata().map_err(|e| format!("cannot examine the audit log {path}: {e}"))?;
+                    if !meta.is_file() {
+                        return Err(refuse("is not a regular file".into()));
+                    }
+                    if meta.uid() != uid {
+                        return Err(refuse(format!("is owned by uid {}, not by you (uid {uid})", meta.uid())));
+                    }
+                    return Ok(Log { file, path: path.to_string() });
+                }
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                    return Err(refuse("is a symbolic link".into()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let (Some(dir_path), Some(name)) = (p.parent(), p.file_name()) else {
+                        return Err(refuse("is not a file name".into()));
+                    };
+                    let dir = crate::config::open_dir(dir_path)
+                        .map_err(|e| format!("cannot open the audit log {path}: {}: {e}", dir_path.display()))?;
+                    let meta = dir.metadata().map_err(|e| format!("cannot examine {}: {e}", dir_path.display()))?;
+                    if meta.uid() != uid {
+                        return Err(refuse(format!(
+                            "does not exist, and its directory {} is owned by uid {}, not by you (uid {uid})",
+                            dir_path.display(),
+                            meta.uid()
+                        )));
+                    }
+                    match crate::config::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
+                        Ok(file) => return Ok(Log { file, path: path.to_string() }),
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                        Err(e) => return Err(format!("cannot create the audit log {path}: {e}")),
+                    }
+                }
+                Err(e) => return Err(format!("cannot open the audit log {path}: {e}")),
+            }
+        }
+        Err(format!("cannot open the audit log {path}: it appeared and vanished while it was opened"))
     }
 
     /// Appends the record for `decision` with `verdict` and the enforcement status.

@@ -7,18 +7,35 @@
 //! Precedence: the environment over the user file over the system file, except that
 //! `max_mode` and `allow_degraded` come from the system file alone, and the ceiling cuts
 //! whatever mode is asked for (allowed = requested & ceiling).
+//!
+//! A file is read only when nobody but root and the caller could have written it: the file and
+//! its directory belong to root or to the caller's real uid and are not writable by group or
+//! others, and it lies in no scratch tree (`/tmp`, `/var/tmp`, `/dev/shm`, `$TMPDIR`), which
+//! other users and every sandboxed command may write. What is judged is the file actually
+//! opened: its directory is opened first, the file is opened inside that directory without
+//! following a link, and both descriptors are examined, so nothing can change in between.
 
-use std::ffi::OsStr;
+use std::ffi::{CString, OsStr};
+use std::fs::File as OpenFile;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::mode::Mode;
+use crate::scope;
 
 /// The administrator's file.
 pub const SYSTEM_FILE: &str = "/etc/sandbox-bash/config.toml";
 /// The variable naming one file to read instead of the user's.
 pub const CONFIG_VAR: &str = "SANDBOX_BASH_CONFIG";
+
+/// Trees every user may write (and every sandboxed command): no configuration is read from
+/// them. `$TMPDIR` is one too, given in [`Sources::tmpdir`].
+const SCRATCH_TREES: &[&str] = &["/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/tmp"];
 
 /// One file as written.
 #[derive(Debug, Default, Deserialize)]
@@ -67,7 +84,7 @@ pub struct Config {
     pub workspace: Option<String>,
     pub real_bash: Option<String>,
     pub allow_degraded: bool,
-    pub audit_log: Option<String>,
+    pub audit_log: Option<AuditLog>,
     /// Extra credential and protected paths (absolute, `~` expanded), added to the built-in ones.
     pub credentials: Vec<String>,
     pub protected: Vec<String>,
@@ -78,6 +95,17 @@ pub struct Config {
     pub keep_env: Vec<String>,
 }
 
+/// The audit log a file names, and which file named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditLog {
+    pub path: String,
+    /// The file that named it.
+    pub named_by: String,
+    /// Named by the system file, which may name any path; a user file's log must be the
+    /// caller's own (see [`crate::audit::Log::open_owned`]).
+    pub by_system: bool,
+}
+
 /// Where the files are, given the environment.
 pub struct Sources {
     pub system: PathBuf,
@@ -85,11 +113,20 @@ pub struct Sources {
     pub user: Option<PathBuf>,
     /// The user file was named explicitly (it must then exist).
     pub explicit: bool,
+    /// `$TMPDIR`, a scratch tree no file is read from (when it is one, see
+    /// [`scope::acceptable_tmpdir`]).
+    pub tmpdir: Option<String>,
 }
 
 impl Sources {
-    /// The usual places, from `SANDBOX_BASH_CONFIG`, `XDG_CONFIG_HOME` and `HOME`.
-    pub fn from_env(explicit: Option<&OsStr>, xdg: Option<&OsStr>, home: Option<&OsStr>) -> Sources {
+    /// The usual places, from `SANDBOX_BASH_CONFIG`, `XDG_CONFIG_HOME` and `HOME`; `TMPDIR` is
+    /// where no file is read from.
+    pub fn from_env(
+        explicit: Option<&OsStr>,
+        xdg: Option<&OsStr>,
+        home: Option<&OsStr>,
+        tmpdir: Option<&OsStr>,
+    ) -> Sources {
         #[allow(unused_mut)]
         let mut system = PathBuf::from(SYSTEM_FILE);
         // Debug builds only: tests put "the system file" in a directory of their own. Release
@@ -98,25 +135,31 @@ impl Sources {
         if let Some(p) = std::env::var_os("SANDBOX_BASH_TEST_SYSTEM_CONFIG") {
             system = PathBuf::from(p);
         }
+        let home_text = home.filter(|h| !h.is_empty()).map(|h| scope::normalize("/", &h.to_string_lossy()));
+        let tmpdir = tmpdir
+            .filter(|t| t.as_bytes().starts_with(b"/"))
+            .map(|t| scope::normalize("/", &t.to_string_lossy()))
+            .filter(|t| scope::acceptable_tmpdir(t, home_text.as_deref(), ""));
         if let Some(e) = explicit.filter(|e| !e.is_empty()) {
-            return Sources { system, user: Some(PathBuf::from(e)), explicit: true };
+            return Sources { system, user: Some(PathBuf::from(e)), explicit: true, tmpdir };
         }
         let base = xdg
             .filter(|x| Path::new(x).is_absolute())
             .map(PathBuf::from)
             .or_else(|| home.filter(|h| !h.is_empty()).map(|h| Path::new(h).join(".config")));
-        Sources { system, user: base.map(|b| b.join("sandbox-bash/config.toml")), explicit: false }
+        Sources { system, user: base.map(|b| b.join("sandbox-bash/config.toml")), explicit: false, tmpdir }
     }
 }
 
 /// Reads and merges the files that exist.
 pub fn load(sources: &Sources, home: Option<&str>) -> Result<Config, String> {
     let mut config = Config::default();
-    if let Some(system) = read(&sources.system, false)? {
+    let tmpdir = sources.tmpdir.as_deref();
+    if let Some(system) = read(&sources.system, false, tmpdir)? {
         apply(&mut config, system, &sources.system, home, true)?;
     }
     if let Some(user) = &sources.user
-        && let Some(file) = read(user, sources.explicit)?
+        && let Some(file) = read(user, sources.explicit, tmpdir)?
     {
         apply(&mut config, file, user, home, false)?;
     }
@@ -124,14 +167,161 @@ pub fn load(sources: &Sources, home: Option<&str>) -> Result<Config, String> {
 }
 
 /// Parses one file; `None` when it does not exist (and need not).
-fn read(path: &Path, must_exist: bool) -> Result<Option<File>, String> {
+fn read(path: &Path, must_exist: bool, tmpdir: Option<&str>) -> Result<Option<File>, String> {
     let shown = path.display();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
-        Err(e) => return Err(format!("cannot read the configuration file {shown}: {e}")),
-    };
+    // Most starts find no file: one open says so. One that exists is judged before it is read.
+    if let Err(e) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {
+        if e.kind() == std::io::ErrorKind::NotFound && !must_exist {
+            return Ok(None);
+        }
+        return Err(format!("cannot read the configuration file {shown}: {e}"));
+    }
+    let real = canonical(path).map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
+    let mut file = open_trusted(path, &real, tmpdir)?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
     parse(&text, path).map(Some)
+}
+
+/// `path` with every link resolved.
+fn canonical(path: &Path) -> std::io::Result<String> {
+    match path.to_str() {
+        Some(text) => crate::exec::canonicalize(text),
+        None => std::fs::canonicalize(path)
+            .and_then(|p| p.into_os_string().into_string().map_err(|_| std::io::ErrorKind::InvalidData.into())),
+    }
+}
+
+/// Who may own a configuration file or its directory: root, or the caller's real uid.
+fn trusted_owner(uid: u32) -> bool {
+    uid == 0 || uid == crate::exec::uid()
+}
+
+/// Why a file or directory is not trusted, if it is not: its owner, or write permission for
+/// group or others.
+fn distrust(meta: &std::fs::Metadata) -> Option<String> {
+    if !trusted_owner(meta.uid()) {
+        return Some(format!("is owned by uid {}, neither root nor you (uid {})", meta.uid(), crate::exec::uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Some(format!("is writable by {} (mode {:04o})", writers(meta.mode()), meta.mode() & 0o7777));
+    }
+    None
+}
+
+fn writers(mode: u32) -> &'static str {
+    match (mode & 0o020 != 0, mode & 0o002 != 0) {
+        (true, true) => "group and others",
+        (true, false) => "its group",
+        _ => "others",
+    }
+}
+
+/// The scratch tree `path` lies in, if any.
+fn scratch_tree<'a>(path: &str, tmpdir: Option<&'a str>) -> Option<&'a str> {
+    SCRATCH_TREES.iter().copied().chain(tmpdir).find(|t| scope::is_within(path, t))
+}
+
+/// Opens the configuration file `given` (whose links lead to `real`) after judging it and its
+/// directory; the reason, and what to do, when it is not to be trusted.
+fn open_trusted(given: &Path, real: &str, tmpdir: Option<&str>) -> Result<OpenFile, String> {
+    let shown = given.display();
+    let named = given
+        .to_str()
+        .map(|g| if g.starts_with('/') { scope::normalize("/", g) } else { scope::normalize(&cwd_text(), g) });
+    let tmp_real = tmpdir.and_then(|t| crate::exec::canonicalize(t).ok());
+    for place in named.iter().map(String::as_str).chain([real]) {
+        if let Some(tree) = scratch_tree(place, tmpdir).or_else(|| scratch_tree(place, tmp_real.as_deref())) {
+            return Err(format!(
+                "the configuration file {shown} lies in {tree}, a scratch tree that other users and sandboxed \
+                 commands can write, so it is not read; move it to ~/.config/sandbox-bash/config.toml or another \
+                 directory only you can write"
+            ));
+        }
+    }
+    let (dir_path, name) = match real.rfind('/') {
+        Some(i) if i + 1 < real.len() => (if i == 0 { "/" } else { &real[..i] }, &real[i + 1..]),
+        _ => return Err(format!("the configuration file {shown} is not a regular file")),
+    };
+    let dir = open_dir(Path::new(dir_path))
+        .map_err(|e| format!("cannot open the directory {dir_path} of the configuration file {shown}: {e}"))?;
+    let dir_meta = dir
+        .metadata()
+        .map_err(|e| format!("cannot examine the directory {dir_path} of the configuration file {shown}: {e}"))?;
+    if let Some(why) = distrust(&dir_meta) {
+        return Err(format!(
+            "the directory {dir_path} of the configuration file {shown} {why}, so another user could have put the \
+             file there and it is not read; move the file to a directory only you (or root) can write, or run \
+             chmod go-w {dir_path} if that is yours"
+        ));
+    }
+    let file =
+        open_in(&dir, OsStr::new(name), libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY, 0)
+            .map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("cannot examine the configuration file {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("the configuration file {shown} is not a regular file"));
+    }
+    if let Some(why) = distrust(&meta) {
+        let fix = if trusted_owner(meta.uid()) {
+            format!("run chmod go-w {real}")
+        } else {
+            "replace it with a file of your own".to_string()
+        };
+        let linked = if named.as_deref() == Some(real) { String::new() } else { format!(" (which leads to {real})") };
+        return Err(format!("the configuration file {shown}{linked} {why}, so it is not read; {fix}"));
+    }
+    // A link: the directory that holds the link decides where it leads, so it is judged too.
+    if named.as_deref() != Some(real) {
+        let link_dir = given.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let link_meta = std::fs::metadata(link_dir).map_err(|e| {
+            format!("cannot examine the directory {} of the configuration file {shown}: {e}", link_dir.display())
+        })?;
+        if (link_meta.dev(), link_meta.ino()) != (dir_meta.dev(), dir_meta.ino())
+            && let Some(why) = distrust(&link_meta)
+        {
+            return Err(format!(
+                "the directory {} that holds the configuration file {shown} (a link to {real}) {why}, so another \
+                 user could change where it leads and it is not read; move the link to a directory only you (or \
+                 root) can write",
+                link_dir.display()
+            ));
+        }
+    }
+    Ok(file)
+}
+
+fn cwd_text() -> String {
+    std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into())
+}
+
+/// Opens a directory to examine it and to open files inside it: on Linux without read access
+/// (`O_PATH`), which needs no right on the directory itself.
+pub(crate) fn open_dir(path: &Path) -> std::io::Result<OpenFile> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = libc::O_DIRECTORY | libc::O_CLOEXEC;
+    std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path)
+}
+
+/// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
+/// added) and, when it is created, `mode`.
+pub(crate) fn open_in(
+    dir: &OpenFile,
+    name: &OsStr,
+    flags: libc::c_int,
+    mode: libc::c_uint,
+) -> std::io::Result<OpenFile> {
+    let name = CString::new(name.as_bytes()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: the descriptor and the NUL-terminated name are valid for the call; the result is
+    // checked before it is owned.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and nothing else owns it.
+    Ok(unsafe { OpenFile::from_raw_fd(fd) })
 }
 
 /// The parser, kept out of `read`: most starts find no file, and this code is large.
@@ -191,16 +381,41 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
         config.real_bash = Some(path_value("real_bash", b)?);
     }
     if let Some(a) = file.audit_log {
-        config.audit_log = Some(path_value("audit_log", a)?);
+        config.audit_log =
+            Some(AuditLog { path: path_value("audit_log", a)?, named_by: shown.clone(), by_system: system });
     }
     for (key, from, to) in [
         ("paths.credentials", file.paths.credentials, &mut config.credentials),
         ("paths.protected", file.paths.protected, &mut config.protected),
+    ] {
+        for v in from {
+            let p = path_value(key, v)?;
+            if !to.contains(&p) {
+                to.push(p);
+            }
+        }
+    }
+    // Runtime paths are granted whole: one that is or holds a credential would open it.
+    let credentials = Credentials::new(home, &config.credentials);
+    for (key, from, to) in [
         ("paths.runtime_read", file.paths.runtime_read, &mut config.runtime_read),
         ("paths.runtime_execute", file.paths.runtime_execute, &mut config.runtime_execute),
     ] {
         for v in from {
-            let p = path_value(key, v)?;
+            let p = scope::normalize("/", &path_value(key, v.clone())?);
+            if let Some(credential) = credentials.within(&p) {
+                let what = if credential == p {
+                    "is a credential path".to_string()
+                } else {
+                    format!("holds the credential path {credential}")
+                };
+                return Err(format!(
+                    "invalid {key} = {v:?} in {shown}: {p} {what}, which a runtime path would open to every \
+                     command; name only the directories programs need (for example {}/bin), never a home or \
+                     a directory around one",
+                    p.trim_end_matches('/')
+                ));
+            }
             if !to.contains(&p) {
                 to.push(p);
             }
@@ -213,6 +428,55 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
     }
     config.files.push(shown);
     Ok(())
+}
+
+/// The credential paths a runtime path must neither be nor hold: the built-in ones of the
+/// home directory (as given and with its links resolved), the configured ones, and any path
+/// whose own name marks it as one.
+struct Credentials {
+    layouts: Vec<scope::Layout>,
+}
+
+impl Credentials {
+    fn new(home: Option<&str>, extra: &[String]) -> Credentials {
+        let homes = home.filter(|h| h.starts_with('/')).map(|h| scope::normalize("/", h));
+        let real =
+            homes.as_deref().and_then(|h| crate::exec::canonicalize(h).ok()).filter(|r| Some(r) != homes.as_ref());
+        let layout = |home: Option<String>| scope::Layout {
+            workspace: String::new(),
+            home,
+            extra_credentials: extra.to_vec(),
+            ..Default::default()
+        };
+        let mut layouts = vec![layout(homes)];
+        if real.is_some() {
+            layouts.push(layout(real));
+        }
+        Credentials { layouts }
+    }
+
+    /// The credential path `path` is or holds, if any (checked as written and with its links
+    /// resolved).
+    fn within(&self, path: &str) -> Option<String> {
+        let real = crate::exec::canonicalize(path).ok().filter(|r| r != path);
+        [Some(path), real.as_deref()].into_iter().flatten().find_map(|p| self.layouts.iter().find_map(|l| held(l, p)))
+    }
+}
+
+/// The credential path `path` is or holds under `layout`.
+fn held(layout: &scope::Layout, path: &str) -> Option<String> {
+    if layout.is_credential(path) {
+        return Some(path.to_string());
+    }
+    if let Some(c) = layout.extra_credentials.iter().find(|c| scope::is_within(c, path)) {
+        return Some(c.clone());
+    }
+    let home = layout.home.as_deref().filter(|h| *h != "/")?;
+    scope::HOME_CREDENTIALS
+        .iter()
+        .map(|entry| format!("{home}/{entry}"))
+        .chain([format!("{home}/.cargo/credentials.toml")])
+        .find(|c| scope::is_within(c, path))
 }
 
 /// `~` and `~/…` against the home directory.
@@ -228,38 +492,40 @@ fn expand(v: &str, home: Option<&str>) -> String {
 mod tests {
     use super::*;
 
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let p = dir.join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    fn sources(system: PathBuf, user: Option<PathBuf>, explicit: bool) -> Sources {
-        Sources { system, user, explicit }
+    /// The files' texts through the parser and the merge, as `load` takes them (the files
+    /// themselves, and the checks on them, are tested through the binary in tests/config.rs).
+    fn merge(system: Option<&str>, user: Option<&str>, home: Option<&str>) -> Result<Config, String> {
+        let mut config = Config::default();
+        for (text, path, is_system) in
+            [(system, "/etc/sandbox-bash/config.toml", true), (user, "/home/u/.config/sandbox-bash/config.toml", false)]
+        {
+            if let Some(text) = text {
+                let path = Path::new(path);
+                apply(&mut config, parse(text, path)?, path, home, is_system)?;
+            }
+        }
+        Ok(config)
     }
 
     #[test]
     fn no_files_no_configuration() {
-        let dir = tempfile::tempdir().unwrap();
-        let c = load(&sources(dir.path().join("none.toml"), Some(dir.path().join("u.toml")), false), None).unwrap();
-        assert_eq!(c, Config::default());
+        assert_eq!(merge(None, None, None).unwrap(), Config::default());
     }
 
     #[test]
     fn files_merge_with_the_user_over_the_system() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = write(
-            dir.path(),
-            "s.toml",
-            "default_mode = \"0444\"\nmax_mode = \"0467\"\nallow_degraded = true\n[paths]\ncredentials = [\"/srv/secrets\"]\n",
-        );
-        let u = write(
-            dir.path(),
-            "u.toml",
-            "default_mode = \"0407\"\nworkspace = \"~/proj\"\n[paths]\ncredentials = [\"~/.config/op\"]\nruntime_execute = [\"/opt/tool/bin\"]\n[environment]\nkeep = [\"GITHUB_TOKEN\"]\n",
-        );
-        let c = load(&sources(s.clone(), Some(u.clone()), false), Some("/home/u")).unwrap();
+        let c = merge(
+            Some(
+                "default_mode = \"0444\"\nmax_mode = \"0467\"\nallow_degraded = true\naudit_log = \"/var/log/sb.jsonl\"\n\
+                 [paths]\ncredentials = [\"/srv/secrets\"]\n",
+            ),
+            Some(
+                "default_mode = \"0407\"\nworkspace = \"~/proj\"\n[paths]\ncredentials = [\"~/.config/op\"]\n\
+                 runtime_execute = [\"/opt/tool/bin\"]\n[environment]\nkeep = [\"GITHUB_TOKEN\"]\n",
+            ),
+            Some("/home/u"),
+        )
+        .unwrap();
         assert_eq!(c.default_mode, Some(Mode(0o0407)));
         assert_eq!(c.max_mode, Some(Mode(0o0467)));
         assert!(c.allow_degraded);
@@ -267,12 +533,18 @@ mod tests {
         assert_eq!(c.credentials, ["/srv/secrets", "/home/u/.config/op"]);
         assert_eq!(c.runtime_execute, ["/opt/tool/bin"]);
         assert_eq!(c.keep_env, ["GITHUB_TOKEN"]);
-        assert_eq!(c.files, [s.display().to_string(), u.display().to_string()]);
+        assert_eq!(c.files, ["/etc/sandbox-bash/config.toml", "/home/u/.config/sandbox-bash/config.toml"]);
+        let log = c.audit_log.unwrap();
+        assert_eq!((log.path.as_str(), log.by_system), ("/var/log/sb.jsonl", true));
+        // The user's log is marked as the user's: it must then be the caller's own file.
+        let c = merge(None, Some("audit_log = \"~/sb.jsonl\"\n"), Some("/home/u")).unwrap();
+        let log = c.audit_log.unwrap();
+        assert_eq!((log.path.as_str(), log.by_system), ("/home/u/sb.jsonl", false));
+        assert_eq!(log.named_by, "/home/u/.config/sandbox-bash/config.toml");
     }
 
     #[test]
     fn mistakes_name_the_file_line_and_column() {
-        let dir = tempfile::tempdir().unwrap();
         let cases = [
             ("default_mode = \"0467\"\nmax_mod = \"0444\"\n", "line 2:1"),
             ("default_mode = 467\n", "line 1:16"),
@@ -282,18 +554,55 @@ mod tests {
             ("[environment]\nkeep = [1]\n", "line 2:9"),
         ];
         for (text, want) in cases {
-            let s = write(dir.path(), "s.toml", text);
-            let e = load(&sources(s.clone(), None, false), None).unwrap_err();
-            assert!(e.contains(&s.display().to_string()) && e.contains(want), "{text:?}: {e}");
+            let e = merge(Some(text), None, None).unwrap_err();
+            assert!(e.contains("/etc/sandbox-bash/config.toml") && e.contains(want), "{text:?}: {e}");
         }
         // The ceiling and the degraded opt-in belong to the system file.
-        let s = write(dir.path(), "none-system.toml", "");
-        std::fs::remove_file(&s).unwrap();
-        let u = write(dir.path(), "u.toml", "max_mode = \"7777\"\n");
-        let e = load(&sources(s.clone(), Some(u), false), None).unwrap_err();
+        let e = merge(None, Some("max_mode = \"7777\"\n"), None).unwrap_err();
         assert!(e.contains("only the system file"), "{e}");
-        // A named file must exist; an unreadable one is an error.
-        let e = load(&sources(s, Some(dir.path().join("missing.toml")), true), None).unwrap_err();
-        assert!(e.contains("cannot read the configuration file"), "{e}");
+        let e = merge(None, Some("allow_degraded = true\n"), None).unwrap_err();
+        assert!(e.contains("only the system file"), "{e}");
+    }
+
+    #[test]
+    fn runtime_paths_that_are_or_hold_credentials_are_refused() {
+        let home = Some("/home/u");
+        for (entry, held) in [
+            ("~", "/home/u/.ssh"),
+            ("~/", "/home/u/.ssh"),
+            ("~/.ssh", "/home/u/.ssh"),
+            ("~/.ssh/keys", "/home/u/.ssh/keys"),
+            ("~/.config", "/home/u/.config/gcloud"),
+            ("~/.cargo", "/home/u/.cargo/credentials.toml"),
+            ("/home", "/home/u/.ssh"),
+            ("/", "/srv/secrets"),
+            ("/srv", "/srv/secrets"),
+            ("/srv/secrets/db", "/srv/secrets/db"),
+            ("/opt/app/.env", "/opt/app/.env"),
+            ("/opt/tokens", "/opt/tokens"),
+        ] {
+            for key in ["runtime_read", "runtime_execute"] {
+                let user = format!("[paths]\ncredentials = [\"/srv/secrets\"]\n{key} = [\"{entry}\"]\n");
+                let e = merge(None, Some(&user), home).unwrap_err();
+                assert!(
+                    e.contains(&format!("paths.{key}")) && e.contains(held) && e.contains("config.toml"),
+                    "{key} = {entry:?}: {e}"
+                );
+            }
+            // The system file is held to the same rule.
+            let e = merge(Some(&format!("[paths]\nruntime_read = [\"{entry}\"]\n")), None, home);
+            if !entry.starts_with("/srv") {
+                assert!(e.is_err(), "{entry:?} from the system file");
+            }
+        }
+        // Positive control: toolchain paths outside the home's credentials go through.
+        let c = merge(
+            None,
+            Some("[paths]\nruntime_read = [\"/opt/sdk/share\", \"~/.cargo/bin\"]\nruntime_execute = [\"~/.local/bin/\"]\n"),
+            home,
+        )
+        .unwrap();
+        assert_eq!(c.runtime_read, ["/opt/sdk/share", "/home/u/.cargo/bin"]);
+        assert_eq!(c.runtime_execute, ["/home/u/.local/bin"]);
     }
 }

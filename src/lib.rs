@@ -166,7 +166,12 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     // Configuration files, when there are any (none: nothing is parsed).
     let home_var = env.get("HOME");
     let config = config::load(
-        &config::Sources::from_env(env.get(config::CONFIG_VAR), env.get("XDG_CONFIG_HOME"), home_var),
+        &config::Sources::from_env(
+            env.get(config::CONFIG_VAR),
+            env.get("XDG_CONFIG_HOME"),
+            home_var,
+            env.get("TMPDIR"),
+        ),
         home_var.and_then(|h| h.to_str()),
     )
     .map_err(Error::Config)?;
@@ -248,9 +253,13 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     }
 
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
-    let mut audit = match env.get(audit::AUDIT_VAR).or_else(|| config.audit_log.as_deref().map(OsStr::new)) {
-        Some(path) => Some(audit::Log::open(path).map_err(Error::Audit)?),
-        None => None,
+    // The caller's variable and the system file may name any file; a user file only the
+    // caller's own.
+    let mut audit = match (env.get(audit::AUDIT_VAR), &config.audit_log) {
+        (Some(path), _) => Some(audit::Log::open(path).map_err(Error::Audit)?),
+        (None, Some(log)) if log.by_system => Some(audit::Log::open(OsStr::new(&log.path)).map_err(Error::Audit)?),
+        (None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
+        (None, None) => None,
     };
     let mut log = |verdict: &str, enforcement: &str, error: Option<&str>| -> Result<(), Error> {
         match audit.as_mut() {

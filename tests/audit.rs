@@ -103,3 +103,90 @@ fn no_record_no_run() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(lab.ws.join("ran.txt").exists());
 }
+
+/// A user configuration file of the lab's that names `log` as the audit log.
+fn user_file_naming(lab: &Lab, log: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let f = lab.outside.join("user.toml");
+    std::fs::write(&f, format!("audit_log = \"{}\"\n", log.display())).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&lab.outside, std::fs::Permissions::from_mode(0o755)).unwrap();
+    f
+}
+
+fn run_with_config(lab: &Lab, config: &std::path::Path) -> (Option<i32>, String) {
+    let _ = std::fs::remove_file(lab.ws.join("ran.txt"));
+    let out = lab.command("0467", "echo ran > ran.txt").env("SANDBOX_BASH_CONFIG", config).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(lab.ws.join("ran.txt").exists(), out.status.code() == Some(0), "{err}");
+    (out.status.code(), err)
+}
+
+#[test]
+fn a_user_file_cannot_point_the_log_at_a_file_not_the_callers() {
+    let lab = Lab::new();
+    let chown = |p: &std::path::Path| std::os::unix::fs::lchown(p, Some(65534), None).unwrap();
+    // Someone else's file (standing for /etc/profile.d/…, which JSON lines would run in).
+    let foreign = lab.outside.join("foreign.sh");
+    std::fs::write(&foreign, "echo original\n").unwrap();
+    chown(&foreign);
+    let (status, err) = run_with_config(&lab, &user_file_naming(&lab, &foreign));
+    assert_eq!(status, Some(125), "{err}");
+    assert!(err.contains("audit log") && err.contains("owned by uid 65534") && err.contains("user.toml"), "{err}");
+    assert_eq!(read(&foreign), "echo original\n", "the refused file was changed");
+    // A link of the caller's to it: not followed.
+    let link = lab.outside.join("link.jsonl");
+    std::os::unix::fs::symlink(&foreign, &link).unwrap();
+    let (status, err) = run_with_config(&lab, &user_file_naming(&lab, &link));
+    assert_eq!(status, Some(125), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(read(&foreign), "echo original\n", "the file behind the link was changed");
+    // A new file in someone else's directory is not created.
+    let dir = lab.outside.join("theirs");
+    std::fs::create_dir(&dir).unwrap();
+    chown(&dir);
+    let (status, err) = run_with_config(&lab, &user_file_naming(&lab, &dir.join("audit.jsonl")));
+    assert_eq!(status, Some(125), "{err}");
+    assert!(err.contains("does not exist, and its directory") && err.contains("owned by uid 65534"), "{err}");
+    assert!(!dir.join("audit.jsonl").exists());
+    // Not a regular file: a FIFO neither blocks nor is written.
+    let fifo = lab.outside.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (status, err) = run_with_config(&lab, &user_file_naming(&lab, &fifo));
+    assert_eq!(status, Some(125), "{err}");
+    assert!(err.contains("audit log") && err.contains(&fifo.display().to_string()), "{err}");
+    // The system file may name any file (the administrator's choice).
+    let system = user_file_naming(&lab, &foreign);
+    let out = lab.command("0467", "true").env("SANDBOX_BASH_TEST_SYSTEM_CONFIG", &system).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(lines_after(&foreign, "echo original\n"), 1);
+}
+
+/// The JSON records appended after `head`.
+fn lines_after(path: &std::path::Path, head: &str) -> usize {
+    let body = read(path);
+    let rest = body.strip_prefix(head).unwrap_or_else(|| panic!("{} lost its start: {body}", path.display()));
+    let records: Vec<serde_json::Value> = rest.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(records.iter().all(|r| r["verdict"] == "allow"), "{records:?}");
+    records.len()
+}
+
+#[test]
+fn a_user_file_may_name_a_log_of_the_callers_own() {
+    use std::os::unix::fs::PermissionsExt;
+    let lab = Lab::new();
+    let log = lab.outside.join("mine.jsonl");
+    let config = user_file_naming(&lab, &log);
+    // Created on first use, mode 0600, then appended to.
+    assert_eq!(run_with_config(&lab, &config).0, Some(0));
+    assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(run_with_config(&lab, &config).0, Some(0));
+    let records = lines(&log);
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r["verdict"] == "allow" && r["program"] == "echo ran > ran.txt"));
+    // An existing file of the caller's is appended to as well.
+    let existing = lab.outside.join("existing.jsonl");
+    std::fs::write(&existing, "").unwrap();
+    assert_eq!(run_with_config(&lab, &user_file_naming(&lab, &existing)).0, Some(0));
+    assert_eq!(lines(&existing).len(), 1);
+}

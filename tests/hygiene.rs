@@ -13,26 +13,56 @@ const SECRETS: &[(&str, &str)] = &[
     ("NPM_AUTH_TOKEN", "canary-npm-token"),
     ("GITHUB_TOKEN", "canary-github-token"),
     ("SANDBOX_BASH_SOMETHING", "canary-control"),
+    ("APIKEY", "canary-apikey"),
+    ("OPENAI_APIKEY", "canary-openai-apikey"),
+    ("SECRETKEY", "canary-secretkey"),
+    ("DB_PASS", "canary-db-pass"),
+    ("SMTP_PASS", "canary-smtp-pass"),
+    ("MYSQL_PWD", "canary-mysql-pwd"),
+    ("GITHUB_PAT", "canary-github-pat"),
+    ("DATABASE_URL", "postgres://app:canary-url-password@db.internal/app"),
+    ("PIP_INDEX_URL", "https://mirror.example https://u:canary-index-password@private.example/simple"),
 ];
-const KEPT: &[(&str, &str)] = &[("GIT_AUTHOR_NAME", "kept-author"), ("KEYBOARD_LAYOUT", "kept-layout")];
+const KEPT: &[(&str, &str)] = &[
+    ("GIT_AUTHOR_NAME", "kept-author"),
+    ("KEYBOARD_LAYOUT", "kept-layout"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+    ("KEYMAP", "kept-keymap"),
+    ("COMPAT", "kept-compat"),
+    ("PASSAGE", "kept-passage"),
+    ("XDG_SESSION_TYPE", "kept-xdg"),
+    ("SSH_ASKPASS", "/usr/bin/kept-askpass"),
+    ("REPLICA_URL", "postgres://app@db.internal/app"),
+];
 
 #[test]
 fn secrets_in_the_environment_do_not_reach_the_command() {
     let lab = Lab::new();
-    let program = "env; echo ---; tr '\\0' '\\n' < /proc/self/environ; echo ---; \
+    // Its parent's /proc/PID/environ is what bash received from execve; `env` what it passes on.
+    let program = "env; echo ---; \
+                   python3 -c 'import os; print(open(\"/proc/%d/environ\" % os.getppid()).read().replace(\"\\0\", \"\\n\"))'; \
+                   echo ---; \
                    python3 -c 'import sys; print(open(\"/proc/\" + sys.argv[1] + \"/environ\").read())' $PPID; true";
     let mut c = lab.command("0467", program);
     for (k, v) in SECRETS.iter().chain(KEPT) {
         c.env(k, v);
     }
+    // The working directories are passed on as they are (a `*_PWD` rule must not take them).
+    c.env("PWD", &lab.ws).env("OLDPWD", &lab.outside);
     let out = c.output().unwrap();
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{all}");
     for (name, value) in SECRETS {
         assert!(!all.contains(value), "{name}'s value reached the command:\n{all}");
+        assert!(!all.contains(&format!("{name}=")), "{name} reached the command:\n{all}");
     }
-    for (name, value) in KEPT {
-        assert!(text(&out.stdout).contains(&format!("{name}={value}")), "{name} must stay:\n{all}");
+    let received = text(&out.stdout).split("---\n").nth(1).unwrap().to_string();
+    let kept = KEPT.iter().map(|(k, v)| (k.to_string(), v.to_string())).chain([
+        ("PWD".to_string(), lab.ws.display().to_string()),
+        ("OLDPWD".to_string(), lab.outside.display().to_string()),
+    ]);
+    for (name, value) in kept {
+        assert!(received.lines().any(|l| l == format!("{name}={value}")), "{name} must stay:\n{received}");
     }
     // The caller's own environment is out of reach (the positive control is its own, above).
     assert!(all.contains("Permission denied"), "reading /proc/$PPID/environ must fail:\n{all}");
