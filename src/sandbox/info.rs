@@ -284,8 +284,9 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
     }
     credentials.kernel.push(if facts.removed_environment.is_empty() {
-        "secret-looking environment variables (names with KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL, AUTH) are removed \
-         before exec; there are none here"
+        "secret-looking environment variables (names with a word KEY, AUTH or CREDENTIAL, or one ending in TOKEN, \
+         SECRET, PASSWORD, PASSWD, PASSPHRASE or APIKEY, a last word PASS, PWD or PAT, and values holding a URL with a \
+         password) are removed before exec; there are none here"
             .to_string()
     } else {
         format!(
