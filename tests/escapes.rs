@@ -28,6 +28,12 @@ const USERS: [User; 2] = [User::Root, User::Nobody];
 /// A lab that `user` owns, so that the unprivileged user can work in it too.
 fn lab_for(user: User) -> Lab {
     let lab = Lab::new();
+    give(&lab, user);
+    lab
+}
+
+/// Hands everything in the lab (made so far) to `user`.
+fn give(lab: &Lab, user: User) {
     if user == User::Nobody {
         let root = lab.ws.parent().unwrap().to_path_buf();
         for dir in [&root, &lab.system] {
@@ -35,28 +41,37 @@ fn lab_for(user: User) -> Lab {
             assert!(status.success(), "chown {}", dir.display());
         }
     }
-    lab
 }
 
 /// sandbox-bash under `mode`, reading `script` on standard input, run by `user` in the lab's
 /// workspace. Python is the system's, which every user can run.
 fn run(lab: &Lab, user: User, mode: &str, script: &str) -> Output {
+    run_in(lab, user, &lab.home, "/usr/bin:/bin:/usr/sbin:/sbin", mode, script)
+}
+
+/// Like [`run`], with `home` as the home directory and `path` as `PATH`.
+fn run_in(lab: &Lab, user: User, home: &Path, path: &str, mode: &str, script: &str) -> Output {
     use std::io::Write;
-    let mut c = match user {
+    let mut c = sandbox_bash_as(user);
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", home);
+    c.env("PATH", path).env("LC_ALL", "C");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The command that starts sandbox-bash as `user`.
+fn sandbox_bash_as(user: User) -> Command {
+    match user {
         User::Root => Command::new(SB),
         User::Nobody => {
             let mut c = Command::new("setpriv");
             c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", SB]);
             c
         }
-    };
-    c.arg("-s").current_dir(&lab.ws).env_clear();
-    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
-    c.env("PATH", "/usr/bin:/bin:/usr/sbin:/sbin").env("LC_ALL", "C");
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    }
 }
 
 fn mode_bits(p: &Path) -> u32 {
@@ -277,20 +292,6 @@ fn a_read_only_audit_runs_no_code_it_brought() {
     }
 }
 
-/// sandbox-bash under `mode` with `script` on standard input, `home` as the home directory
-/// and `path` as `PATH`.
-fn run_in(lab: &Lab, home: &Path, path: &str, mode: &str, script: &str) -> Output {
-    use std::io::Write;
-    let mut c = Command::new(SB);
-    c.arg("-s").current_dir(&lab.ws).env_clear();
-    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", home);
-    c.env("PATH", path).env("LC_ALL", "C");
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// Files whose change makes a later, unsandboxed program run code, each with its content.
 fn persistence_points(home: &Path, bin: &Path) -> Vec<(std::path::PathBuf, &'static str)> {
     let points = vec![
@@ -312,11 +313,18 @@ fn persistence_points(home: &Path, bin: &Path) -> Vec<(std::path::PathBuf, &'sta
 
 #[test]
 fn a_command_that_may_write_the_home_cannot_plant_code_for_later() {
+    for user in USERS {
+        plant_code_for_later(user);
+    }
+}
+
+fn plant_code_for_later(user: User) {
     let lab = Lab::new();
     let bin = lab.outside.join("bin");
     let points = persistence_points(&lab.home, &bin);
     std::fs::create_dir_all(lab.home.join(".claude/projects")).unwrap();
     std::fs::write(lab.home.join("notes.txt"), "notes\n").unwrap();
+    give(&lab, user);
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let mut script = String::new();
     for (p, _) in &points {
@@ -329,7 +337,7 @@ fn a_command_that_may_write_the_home_cannot_plant_code_for_later() {
     // The missing ones cannot be created either.
     script.push_str(&format!("echo pwned > {}/.config/git/ignore\n", lab.home.display()));
     script.push_str(&format!("echo pwned > {}/ls\n", bin.display()));
-    let out = run_in(&lab, &lab.home, &path, "0667", &script);
+    let out = run_in(&lab, user, &lab.home, &path, "0667", &script);
     kernel_refused(&out, &[]);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(all.matches("Permission denied").count(), 2 * points.len() + 2, "{all}");
@@ -344,13 +352,13 @@ fn a_command_that_may_write_the_home_cannot_plant_code_for_later() {
         "echo more >> {h}/notes.txt && echo x > {h}/.claude/projects/p.json && echo ok",
         h = lab.home.display()
     );
-    assert_eq!(ok(&run_in(&lab, &lab.home, &path, "0667", &fine)), "ok\n");
+    assert_eq!(ok(&run_in(&lab, user, &lab.home, &path, "0667", &fine)), "ok\n");
     let first = &points[0].0;
-    ok(&run_in(&lab, &lab.home, &path, "2667", &format!("echo '# mine' >> {}\n", first.display())));
+    ok(&run_in(&lab, user, &lab.home, &path, "2667", &format!("echo '# mine' >> {}\n", first.display())));
     assert!(std::fs::read_to_string(first).unwrap().ends_with("# mine\n"));
     // The static layer names them too, with what it takes.
     for (p, _) in &points {
-        let out = Command::new(SB)
+        let out = sandbox_bash_as(user)
             .args(["--sandbox-explain", "-c", &format!("echo x >> {}", p.display())])
             .current_dir(&lab.ws)
             .env("BASH_AGENT_BASH_MODE", "0667")
@@ -374,15 +382,27 @@ fn declared(info: &serde_json::Value, area: &str, kind: &str, path: &str) -> boo
 
 #[test]
 fn the_declaration_says_what_a_probe_finds() {
+    for user in USERS {
+        declaration_against_probe(user);
+    }
+}
+
+fn declaration_against_probe(user: User) {
     let lab = Lab::new();
+    // A home under /tmp on purpose: containers do this, and scratch is writable whole.
     let scratch_home = tempfile::Builder::new().prefix("sbx-home-").tempdir_in("/tmp").unwrap();
     for home in [lab.home.as_path(), scratch_home.path()] {
         std::fs::create_dir_all(home.join(".ssh")).unwrap();
         std::fs::write(home.join(".ssh/id_ed25519"), "KEY CANARY\n").unwrap();
         std::fs::write(home.join(".gitconfig"), "[user]\n").unwrap();
+        give(&lab, user);
+        if user == User::Nobody {
+            let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(home).status().unwrap();
+            assert!(status.success());
+        }
         let path = "/usr/bin:/bin";
         for mode in ["0467", "0667"] {
-            let info = Command::new(SB)
+            let info = sandbox_bash_as(user)
                 .args(["--sandbox-info", "--sandbox-json"])
                 .current_dir(&lab.ws)
                 .env_clear()
@@ -398,6 +418,7 @@ fn the_declaration_says_what_a_probe_finds() {
             assert!(key_held != key_static, "{}: ~/.ssh must be declared once\n{info:#}", home.display());
             let read = run_in(
                 &lab,
+                user,
                 home,
                 path,
                 mode,
@@ -415,6 +436,7 @@ fn the_declaration_says_what_a_probe_finds() {
             }
             let write = run_in(
                 &lab,
+                user,
                 home,
                 path,
                 mode,
