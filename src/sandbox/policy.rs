@@ -471,7 +471,7 @@ impl Planner<'_> {
         self.toolchains();
 
         let w = self.layout().workspace.clone();
-        if self.holds_credentials(&w) {
+        if self.holds(&w, workspace.contains(Rights::WRITE)) {
             // The workspace holds the home's credentials (it is the home directory or above
             // it): its entries get the workspace bits one by one, credentials left out.
             if workspace.contains(Rights::READ) {
@@ -696,7 +696,7 @@ impl Planner<'_> {
                 || scope::is_within(&w, &dir)
                 || home.as_deref().is_some_and(|h| scope::is_within(h, &dir))
                 || self.layout().is_credential(&dir)
-                || self.holds_credentials(&dir)
+                || self.holds(&dir, false)
                 || (scope::is_system_path(&dir) && !PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)))
             {
                 continue;
@@ -788,7 +788,8 @@ impl Planner<'_> {
                 continue;
             }
             let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
-            if scope::is_within(w, &p) || holds(home) || holds(tmpdir) || self.holds_credentials(&p) {
+            if scope::is_within(w, &p) || holds(home) || holds(tmpdir) || self.holds(&p, rights.contains(Rights::WRITE))
+            {
                 // A toolchain home granted whole (it was found to hold no credentials) needs
                 // nothing more.
                 if self.covered(&p, rights) {
@@ -806,14 +807,16 @@ impl Planner<'_> {
         }
     }
 
-    /// Whether a credential or protected location of the home directory lies below `p`
+    /// Whether a credential location lies below `p`, or, when `writes`, a protected one
     /// (`~/.config` holds `~/.config/gcloud` and `~/.config/git`, `~/.cargo` may hold
     /// `credentials.toml`, `~/.claude` its settings, the home directory and every directory
-    /// above it hold them all), or one the configuration adds (the `PATH` directories among
-    /// them): such a directory is entered, never granted whole.
-    fn holds_credentials(&self, p: &str) -> bool {
+    /// above it hold them all; the configuration and the `PATH` directories add more): such a
+    /// directory is entered, never granted whole. Protected locations only matter to a grant
+    /// that writes, so a read-only grant does not enter directories for them.
+    fn holds(&self, p: &str, writes: bool) -> bool {
         let layout = self.layout();
-        if layout.extra_credentials.iter().chain(&layout.extra_protected).any(|c| c != p && scope::is_within(c, p)) {
+        let extra = layout.extra_credentials.iter().chain(layout.extra_protected.iter().filter(|_| writes));
+        if extra.into_iter().any(|c| c != p && scope::is_within(c, p)) {
             return true;
         }
         let Some(home) = self.layout().home.as_deref() else { return false };
@@ -824,12 +827,11 @@ impl Planner<'_> {
             return true;
         }
         let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
+        let below =
+            |list: &[&str]| list.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')));
         rest == ".cargo"
-            || scope::HOME_PROTECTED_HOLDERS.contains(&rest)
-            || scope::HOME_CREDENTIALS
-                .iter()
-                .chain(scope::HOME_PROTECTED)
-                .any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))
+            || below(scope::HOME_CREDENTIALS)
+            || (writes && (scope::HOME_PROTECTED_HOLDERS.contains(&rest) || below(scope::HOME_PROTECTED)))
     }
 
     /// Grants the workspace bits on the entries of `dir` (inside the workspace), entering those
@@ -849,7 +851,7 @@ impl Planner<'_> {
             if e.link || self.layout().is_credential(&p) {
                 continue;
             }
-            if self.holds_credentials(&p) {
+            if self.holds(&p, rights.contains(Rights::WRITE)) {
                 if rights.contains(Rights::READ) {
                     self.add_dir(&p, Rights::LIST, Why::Workspace, false);
                 }
