@@ -6,6 +6,8 @@
 
 mod common;
 
+use sandbox_bash::mode::{Perm, Scope};
+
 const CASES: &[(&str, &str)] = &[
     // --- the cases the issue names ---------------------------------------------------------
     ("ls", "0004"),
@@ -135,6 +137,24 @@ const CASES: &[(&str, &str)] = &[
     ("cat ${NOPE:-/etc/hosts}", "4000"),
     ("HOME=/etc; cat ~/passwd", "4000"),
     ("export HOME=/etc; cat ~/passwd", "4004"),
+    // --- cd with CDPATH, and relative paths where the cwd is not known -----------------------
+    ("CDPATH=/etc; cd x; echo hi > .git/hooks/pre-commit", "6004"),
+    ("CDPATH=/etc; cd x; echo hi > f", "6006"),
+    ("CDPATH=:/etc; cd x && cat y", "4004"),
+    ("CDPATH=/etc; cd ./x && cat y", "0004"),
+    ("CDPATH=/etc; cd /home/u/proj/x && cat y", "0004"),
+    ("export CDPATH=/opt; bash -c 'cd x; cat y'", "0404"),
+    ("read CDPATH; cd x; echo hi > .git/hooks/pre-commit", "2004"),
+    ("read d; cd \"$d\"; echo > .git/hooks/pre-commit", "2004"),
+    ("read d; cd \"$d\"; echo > hooks/post-merge", "2004"),
+    ("read d; cd \"$d\"; echo x >> .bashrc", "2004"),
+    ("read d; cd \"$d\"; cat .aws/config", "4004"),
+    ("read d; cd \"$d\"; cat .env", "4004"),
+    ("read d; cd \"$d\" && rm -rf .git/hooks", "2004"),
+    ("read d; echo x > \"$d/.git/hooks/pre-commit\"", "2004"),
+    ("if [ -n \"$X\" ]; then cd /etc; fi; cat x", "4004"),
+    ("if [ -n \"$X\" ]; then cd /etc; else cd ~; fi; echo \"$PWD\" > x", "6604"),
+    ("cd /etc; trap 'cat x' EXIT; cd ~", "4404"),
     // --- globs ----------------------------------------------------------------------------------
     ("cat /e??/passwd", "4000"),
     ("cat /etc/*.conf", "4000"),
@@ -379,4 +399,63 @@ fn classification_table() {
         }
     }
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+}
+
+/// One bit a program needs: scope, permission, target, position and a part of the reason.
+struct Bit {
+    program: &'static str,
+    scope: Scope,
+    perm: Perm,
+    target: &'static str,
+    pos: (usize, usize),
+    reason: &'static str,
+}
+
+const BITS: &[Bit] = &[
+    Bit {
+        program: "read d; cd \"$d\"; echo > .git/hooks/pre-commit",
+        scope: Scope::System,
+        perm: Perm::Write,
+        target: ".git/hooks/pre-commit",
+        pos: (1, 25),
+        reason: "the cwd is not known here, and in some directory this path is a protected path",
+    },
+    Bit {
+        program: "CDPATH=/etc; cd x; echo hi > .git/hooks/pre-commit",
+        scope: Scope::System,
+        perm: Perm::Write,
+        target: "/etc/x/.git/hooks/pre-commit",
+        pos: (1, 30),
+        reason: "a protected path",
+    },
+    Bit {
+        program: "CDPATH=/etc; cd x; echo hi > .git/hooks/pre-commit",
+        scope: Scope::System,
+        perm: Perm::Read,
+        target: "/etc/x",
+        pos: (1, 17),
+        reason: "changes into a directory",
+    },
+];
+
+#[test]
+fn explanations_name_the_path_the_reason_and_the_position() {
+    let mut failures = Vec::new();
+    for bit in BITS {
+        let a = common::analyze(bit.program);
+        let found = a.accesses.iter().any(|x| {
+            x.scope == bit.scope
+                && x.perm == bit.perm
+                && x.target == bit.target
+                && (x.pos.line, x.pos.column) == bit.pos
+                && x.reason.contains(bit.reason)
+        });
+        if !found {
+            failures.push(format!(
+                "{:?}: no {:?} {:?} of {} at {:?} ({}); got {:#?}",
+                bit.program, bit.scope, bit.perm, bit.target, bit.pos, bit.reason, a.accesses
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

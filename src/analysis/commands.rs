@@ -292,9 +292,16 @@ pub fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
 }
 
 fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: super::Pos, st: &State) {
-    match st.cwd.clone() {
-        Some(cwd) => w.classified(&cwd, perms, program, reason, pos),
-        None => w.unresolved("the current directory", pos),
+    match st.cwds() {
+        Some(all) => {
+            for cwd in all {
+                w.classified(&cwd, perms, program, reason, pos);
+            }
+        }
+        None => {
+            w.unresolved("the current directory", pos);
+            w.anywhere(".", perms, program, reason, pos);
+        }
     }
 }
 
@@ -2541,10 +2548,10 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                 if text != "-" && text != "%" =>
             {
                 w.path(v, &[Perm::Write], program, "writes a file", st);
-                if matches!(o.name.as_str(), "o" | "output")
-                    && let Some(p) = w.absolute(&text, st)
-                {
-                    st.downloaded.insert(p);
+                if matches!(o.name.as_str(), "o" | "output") {
+                    for p in w.absolutes(&text, st).unwrap_or_default() {
+                        st.downloaded.insert(p);
+                    }
                 }
             }
             "output-dir" => w.path(v, &[Perm::Write], program, "writes downloads into a directory", st),
@@ -2554,8 +2561,10 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
     if parsed.has(&["O", "remote-name", "remote-name-all", "J"]) && parsed.values(&["output-dir"]).is_empty() {
         cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st);
         for u in &urls {
-            if let (Some(name), Some(cwd)) = (u.rsplit('/').next(), st.cwd.clone()) {
-                st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
+            if let Some(name) = u.rsplit('/').next() {
+                for cwd in st.cwds().unwrap_or_default() {
+                    st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
+                }
             }
         }
     }
@@ -2624,7 +2633,7 @@ fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
         Some(o) if o.known().as_deref() == Some("-") => {}
         Some(o) => {
             w.path(o, &[Perm::Write], program, "saves the download", st);
-            if let Some(p) = o.known().and_then(|t| w.absolute(&t, st)) {
+            for p in o.known().and_then(|t| w.absolutes(&t, st)).unwrap_or_default() {
                 st.downloaded.insert(p);
             }
         }
@@ -2634,7 +2643,7 @@ fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                 Some(d) => w.path(d, &[Perm::Write], program, "saves downloads into a directory", st),
                 None => cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st),
             }
-            if let Some(cwd) = st.cwd.clone() {
+            for cwd in st.cwds().unwrap_or_default() {
                 for u in parsed.operands.iter().filter_map(Arg::known) {
                     if let Some(name) = u.rsplit('/').next().filter(|n| !n.is_empty()) {
                         st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
