@@ -2111,7 +2111,13 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                 }
                 i += 2;
             }
-            "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--super-prefix" | "--config-env" => {
+            "--config-env" => {
+                if let Some(kv) = rest.get(i + 1) {
+                    git_config_env(w, program, kv, st);
+                }
+                i += 2;
+            }
+            "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--super-prefix" => {
                 if let Some(d) = rest.get(i + 1) {
                     if t == "--exec-path" {
                         w.need(
@@ -2129,6 +2135,9 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             }
             _ => {
                 if let Some((k, v)) = t.split_once('=') {
+                    if k == "--config-env" {
+                        git_config_env(w, program, &sub_arg(&rest[i], v), st);
+                    }
                     if matches!(k, "--git-dir" | "--work-tree") {
                         w.path(&sub_arg(&rest[i], v), &[Perm::Read], program, "uses a repository path", st);
                     }
@@ -2197,10 +2206,20 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             {
                 w.path(p, &[Perm::Write], program, "creates a work tree", st);
             }
-            if sub == "init"
-                && let Some(p) = args.iter().find(|a| a.known().is_some_and(|t| !t.starts_with('-')))
-            {
-                w.path(p, &[Perm::Write], program, "creates a repository", st);
+            if sub == "init" {
+                let parsed = getopt(
+                    args,
+                    "b",
+                    &["template", "separate-git-dir", "object-format", "ref-format", "initial-branch"],
+                    true,
+                );
+                let dest = parsed.operands.first();
+                if let Some(p) = dest {
+                    w.path(p, &[Perm::Write], program, "creates a repository", st);
+                }
+                for t in parsed.values(&["template"]) {
+                    git_template(w, program, &t, dest, repo_dir.as_deref(), st);
+                }
             }
         }
         "commit" | "merge" | "rebase" | "checkout" | "switch" | "am" | "cherry-pick" | "revert" | "bisect"
@@ -2270,15 +2289,18 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             for c in parsed.values(&["c", "config"]) {
                 git_config_value(w, program, &c);
             }
-            for t in parsed.values(&["template", "u", "upload-pack"]) {
-                w.need(
-                    Scope::Workspace,
-                    Perm::Execute,
-                    &t.raw,
-                    program,
-                    "uses templates or programs that run code",
-                    t.pos,
-                );
+            for t in parsed.values(&["u", "upload-pack"]) {
+                w.need(Scope::Workspace, Perm::Execute, &t.raw, program, "uses a program that runs code", t.pos);
+            }
+            for t in parsed.values(&["template"]) {
+                let dest = parsed.operands.get(1).cloned().or_else(|| {
+                    // Without a directory, git names the clone after the repository.
+                    let url = parsed.operands.first()?.known()?;
+                    let name =
+                        url.trim_end_matches('/').rsplit(['/', ':']).next()?.trim_end_matches(".git").to_string();
+                    Some(sub_arg(&t, &name))
+                });
+                git_template(w, program, &t, dest.as_ref(), repo_dir.as_deref(), st);
             }
             match parsed.operands.get(1) {
                 Some(dest) => w.path(dest, &[Perm::Write], program, "creates the clone", st),
@@ -2320,28 +2342,42 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                     "rename-section",
                     "remove-section",
                 ]));
-            if parsed.operands.len() >= 2 {
-                let key = parsed.operands[0].known().unwrap_or_default();
-                if let Some(v) = parsed.operands.get(1) {
-                    git_config_value(w, program, &sub_arg(v, &format!("{key}={}", v.known().unwrap_or_default())));
-                }
+            // `git config set NAME VALUE` (git 2.46) is `git config NAME VALUE`.
+            let named = parsed.operands.first().and_then(Arg::known);
+            let kv = match named.as_deref() {
+                Some("set") => parsed.operands.get(1..3),
+                Some("get" | "list" | "unset" | "edit" | "rename-section" | "remove-section") => None,
+                _ => parsed.operands.get(0..2),
+            };
+            if let Some([key, v]) = kv {
+                let key = key.known().unwrap_or_default();
+                git_config_value(w, program, &sub_arg(v, &format!("{key}={}", v.known().unwrap_or_default())));
             }
             if reads_only {
                 repo_access(w, &[Perm::Read], "reads the configuration");
                 return;
             }
             let file = parsed.values(&["f", "file"]);
+            // A git configuration file other than the repository's own says which programs git
+            // runs wherever it is used (`include.path`, `GIT_CONFIG_GLOBAL`): a protected write.
+            let protected = |w: &mut Walker, target: &str, why: &str, at: super::Pos| {
+                w.need(
+                    Scope::System,
+                    Perm::Write,
+                    target,
+                    program,
+                    &format!("{why} (a protected path: it can make git run programs)"),
+                    at,
+                );
+            };
             if let Some(f) = file.first() {
                 w.path(f, &[Perm::Write], program, "changes a configuration file", st);
+                protected(w, &f.raw, "changes a git configuration file", f.pos);
             } else if has(&["--global"]) {
                 let home = w.var_value("HOME", st).unwrap_or_default();
-                w.classified(
-                    &format!("{home}/.gitconfig"),
-                    &[Perm::Write],
-                    program,
-                    "changes the user's git configuration",
-                    pos,
-                );
+                let target = format!("{home}/.gitconfig");
+                w.classified(&target, &[Perm::Write], program, "changes the user's git configuration", pos);
+                protected(w, &target, "changes the user's git configuration", pos);
             } else if has(&["--system"]) {
                 w.classified("/etc/gitconfig", &[Perm::Write], program, "changes the system's git configuration", pos);
             } else {
@@ -2413,6 +2449,58 @@ fn git_config_value(w: &mut Walker, program: &str, kv: &Arg) {
         w.need(Scope::Workspace, Perm::Execute, &kv.raw, program, "sets a git option that runs a program", kv.pos);
         w.unresolved(&kv.raw, kv.pos);
     }
+    // Where git takes hooks from: setting it is writing hooks.
+    if matches!(key, "core.hookspath" | "init.templatedir") || kv.known().is_none() {
+        w.need(
+            Scope::System,
+            Perm::Write,
+            &kv.raw,
+            program,
+            "sets where git takes hooks from (a protected setting: the hooks run later)",
+            kv.pos,
+        );
+    }
+}
+
+/// `git --config-env NAME=ENVVAR`: the option `NAME` with the value of `$ENVVAR`.
+fn git_config_env(w: &mut Walker, program: &str, kv: &Arg, st: &State) {
+    let text = kv.known();
+    let value =
+        text.as_deref().and_then(|t| t.split_once('=')).map(|(name, var)| (name.to_string(), w.var_value(var, st)));
+    let arg = match value {
+        Some((name, Some(v))) => sub_arg(kv, &format!("{name}={v}")),
+        // The name is known and the value is not: still the name decides.
+        Some((name, None)) => {
+            let mut a = sub_arg(kv, &format!("{name}="));
+            a.raw = kv.raw.clone();
+            a
+        }
+        None => kv.clone(),
+    };
+    git_config_value(w, program, &arg);
+}
+
+/// `git init|clone --template=DIR`: the hooks of DIR are copied into the new repository.
+fn git_template(w: &mut Walker, program: &str, template: &Arg, dest: Option<&Arg>, cwd: Option<&str>, st: &State) {
+    w.path(template, &[Perm::Read], program, "copies a template directory", st);
+    let repo = match dest.and_then(Arg::known) {
+        Some(d) => w.absolute(&d, st),
+        None if dest.is_none() => cwd.map(str::to_string),
+        None => None,
+    };
+    let hooks = match &repo {
+        Some(r) if r.ends_with(".git") || r.ends_with(".git/") => format!("{}/hooks", r.trim_end_matches('/')),
+        Some(r) => format!("{}/.git/hooks", r.trim_end_matches('/')),
+        None => ".git/hooks".to_string(),
+    };
+    w.need(
+        Scope::System,
+        Perm::Write,
+        &hooks,
+        program,
+        "copies hooks from a template directory into the repository (a protected path: changing it runs code later)",
+        template.pos,
+    );
 }
 
 fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
