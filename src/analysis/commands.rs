@@ -413,9 +413,15 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
     let parsed = getopt(rest, entry.short_args, entry.long_args, false);
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     w.need(Scope::Workspace, Perm::Execute, program, program, "runs an interpreter", pos);
-    let inline =
-        parsed.has(&["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"]) && !matches!(base, "java");
+    let inline = (parsed.has(&["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"])
+        && !matches!(base, "java"))
+        || (base == "deno" && parsed.operands.first().and_then(Arg::known).as_deref() == Some("eval"));
     let in_place = matches!(base, "perl" | "perl5") && parsed.opts.iter().any(|o| o.name == "i");
+    // Code given inline that came from the network (`python3 -c "$(curl …)"`) is fetched code run.
+    for code in inline_code(base, &parsed).into_iter().filter(|a| a.field.tainted) {
+        w.unresolved(&code.raw, code.pos);
+        w.need(Scope::Network, Perm::Execute, &code.raw, program, "runs code fetched from the network", code.pos);
+    }
     let mut operands = parsed.operands.iter();
     if !inline {
         match operands.next() {
@@ -464,6 +470,47 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
             }
         }
     }
+}
+
+/// The words an interpreter runs as code given inline: the value of its inline-code option
+/// (`python -c`, `node -e/--eval/-p/--print`, `perl -e/-E`, `ruby -e`, `php -r`, `lua -e`, …),
+/// or the operand after `deno eval`.
+fn inline_code<'a>(base: &str, parsed: &'a Args) -> Vec<&'a Arg> {
+    let options: &[&str] = match base {
+        "python" | "pypy" | "ipython" | "guile" | "expect" => &["c"],
+        "node" | "nodejs" | "bun" | "ts-node" | "tsx" | "qjs" => &["e", "eval", "p", "print"],
+        "perl" => &["e", "E"],
+        "ruby" | "irb" | "lua" | "luajit" | "Rscript" | "R" | "osascript" | "groovy" | "scala" | "elixir" => {
+            &["e", "eval"]
+        }
+        "julia" => &["e", "E", "eval", "print"],
+        "php" => &["r", "B", "R", "E"],
+        "racket" => &["e", "eval"],
+        "sbcl" | "clisp" => &["eval"],
+        "erl" => &["eval"],
+        "tclsh" | "wish" => &[],
+        "deno" => {
+            return match parsed.operands.first().and_then(Arg::known).as_deref() {
+                Some("eval") => parsed.operands.get(1).into_iter().collect(),
+                _ => Vec::new(),
+            };
+        }
+        _ => &["c", "e", "E", "eval", "p", "print", "r", "command", "x"],
+    };
+    let mut code: Vec<&Arg> = Vec::new();
+    let mut bare = false;
+    for opt in parsed.opts.iter().filter(|o| options.contains(&o.name.as_str())) {
+        match &opt.value {
+            Some(v) => code.push(v),
+            // The option letter does not take a value in the table's reading: its code is the
+            // first operand.
+            None => bare = true,
+        }
+    }
+    if code.is_empty() && bare {
+        code.extend(parsed.operands.first());
+    }
+    code
 }
 
 /// `bash …` inside the program: its arguments are read exactly as the top level reads them.
