@@ -1927,6 +1927,40 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Pathname expansion of a command word: bash lists the directory a glob names
+    /// (`echo /etc/*` and `for f in /etc/*` read `/etc`), whatever the command does with the
+    /// words it gets. Scoped by the longest literal directory before the first glob character.
+    pub fn glob_listing(&mut self, arg: &Arg, st: &State) {
+        if self.quiet > 0 || !arg.field.has_glob() {
+            return;
+        }
+        if arg.field.known().is_none() {
+            // Where the glob is depends on text the walk cannot know.
+            self.unresolved(&arg.raw, arg.pos);
+            return;
+        }
+        let pattern = arg.field.glob_pattern();
+        let Some(first) = first_glob_pattern_char(&pattern) else { return };
+        let literal = unescape_glob(&pattern[..first]);
+        let dir = match literal.rfind('/') {
+            Some(0) => "/".to_string(),
+            Some(i) => literal[..i].to_string(),
+            None => ".".to_string(),
+        };
+        let reason = "expands a glob, which lists the directory";
+        match self.absolutes(&dir, st) {
+            Some(all) => {
+                for abs in all {
+                    self.classified(&abs, &[Perm::Read], "the shell", reason, arg.pos);
+                }
+            }
+            None => {
+                self.unresolved(&arg.raw, arg.pos);
+                self.anywhere(&dir, &[Perm::Read], "the shell", reason, arg.pos);
+            }
+        }
+    }
+
     /// The absolute forms of a glob pattern, one per directory the cwd may be.
     fn absolute_patterns(&self, pattern: &str, st: &State) -> Vec<String> {
         if pattern.starts_with('/') {
@@ -2704,6 +2738,23 @@ fn first_unescaped_glob(pattern: &str) -> Option<usize> {
         match b[i] {
             b'\\' => i += 2,
             b'*' | b'?' | b'[' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where the first character is that makes `pattern` a glob for bash's pathname expansion:
+/// an unescaped `*` or `?`, or a `[` that a `]` closes later (a lone `[`, as in `[ -f x ]`,
+/// is matched literally and lists nothing).
+fn first_glob_pattern_char(pattern: &str) -> Option<usize> {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'*' | b'?' => return Some(i),
+            b'[' if b[i + 1..].contains(&b']') => return Some(i),
             _ => i += 1,
         }
     }
