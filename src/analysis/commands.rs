@@ -1235,15 +1235,17 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         return;
     }
     // Without a slash, bash looks on PATH first, then in the cwd.
+    let path_dirs = w.var_value("PATH", st);
+    let on_path_candidates: Vec<String> = match (&path_dirs, name.contains('/')) {
+        (Some(p), false) => {
+            p.split(':').filter(|d| !d.is_empty()).map(|d| format!("{}/{name}", d.trim_end_matches('/'))).collect()
+        }
+        _ => Vec::new(),
+    };
     let path = if name.contains('/') {
         w.absolute(&name, st)
     } else {
-        let on_path = w.var_value("PATH", st).and_then(|p| {
-            p.split(':')
-                .filter(|d| !d.is_empty())
-                .map(|d| format!("{}/{name}", d.trim_end_matches('/')))
-                .find(|c| std::path::Path::new(c).is_file())
-        });
+        let on_path = on_path_candidates.iter().find(|c| std::path::Path::new(c).is_file()).cloned();
         on_path.or_else(|| w.absolute(&name, st))
     };
     let Some(path) = path else {
@@ -1253,6 +1255,12 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
     w.classified(&path, &[Perm::Read], command, "reads a file to run it in this shell", arg.pos);
     if st.downloaded.contains(&path) {
         w.need(Scope::Network, Perm::Execute, &path, command, "runs a file downloaded from the network", arg.pos);
+    }
+    // A file that is not there runs nothing (bash reports it and goes on), when every place
+    // bash would look is empty now and the program puts nothing there before.
+    let searched_all = name.contains('/') || path_dirs.is_some();
+    if searched_all && w.absent_code_file(&path) && on_path_candidates.iter().all(|c| w.absent_code_file(c)) {
+        return;
     }
     match w.read_code_file(&path) {
         Some(text) => w.run_file(&path, &text, arg.pos, st, nest),

@@ -1033,6 +1033,22 @@ impl<'c> Walker<'c> {
         parse::check_text(&bytes).ok().map(str::to_string)
     }
 
+    /// Whether `path` (absolute) names nothing now and nothing the program does before could
+    /// have put a file there (it writes nothing at or above it, and no write of an unknown
+    /// place): then `source`ing it runs nothing. A dangling link is not nothing.
+    pub fn absent_code_file(&self, path: &str) -> bool {
+        if self.written_unknown || self.written.iter().any(|w| scope::is_within(path, w)) {
+            return false;
+        }
+        if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
+            return false;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => false,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
+        }
+    }
+
     /// Walks the text of the file at `path` as code run at `pos`.
     pub fn run_file(&mut self, path: &str, text: &str, pos: Pos, st: &mut State, nest: Nest) {
         let body = strip_shebang(text);
@@ -1974,6 +1990,11 @@ impl<'c> Walker<'c> {
     /// Records the bits an absolute path needs for `perms`.
     pub fn classified(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         if self.quiet > 0 {
+            // A quiet run (a loop body walked ahead) still says which files may be written
+            // before a later `source` reads them.
+            if perms.contains(&Perm::Write) {
+                self.written.insert(abs.to_string());
+            }
             return;
         }
         self.classified_once(abs, perms, command, reason, pos);
