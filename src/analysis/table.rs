@@ -207,7 +207,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Source),
         "",
         &[],
-        &[("source /nonexistent/x.sh", "0401"), (". ~/env.sh", "0401")],
+        &[("source /nonexistent/x.sh", "0400"), (". ~/env.sh", "0400"), (". /etc", "4001")],
     ),
     entry(
         &["exec"],
