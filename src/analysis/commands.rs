@@ -557,6 +557,7 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             match arg.known() {
                 Some(code) if !arg.field.tainted => {
                     let mut inner = w.new_shell_state(st, arg0, positional, env);
+                    run_startup(w, &inv, &mut inner);
                     let verbatim = !arg.raw.contains(['\\', '$'])
                         && arg.raw.len() == code.len() + 2
                         && (arg.raw.starts_with('\'') || arg.raw.starts_with('"'));
@@ -572,6 +573,7 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
                     let (texts, open, placeholder) = code_variants(std::slice::from_ref(arg));
                     for code in texts {
                         let mut inner = w.new_shell_state(st, arg0.clone(), positional.clone(), env);
+                        run_startup(w, &inv, &mut inner);
                         inner.set_var(PLACEHOLDER, None);
                         w.run_code_variant(&code, arg.pos, &mut inner, Nest::NewShell, placeholder);
                     }
@@ -585,22 +587,45 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             let idx = texts.iter().position(|t| t == path).map(|i| i + 1).unwrap_or(1);
             let arg = args[idx.min(args.len() - 1)].clone();
             let positional = tail_vals(rest.len());
-            run_script_file(w, program, &arg, positional, env, st);
+            run_script_file(w, program, &arg, positional, env, &inv, st);
         }
         invocation::Source::Stdin { .. } | invocation::Source::Interactive { .. } => match stdin {
             Stdin::Text(Some(code)) => {
                 let mut inner = w.new_shell_state(st, program.to_string(), Vec::new(), env);
+                run_startup(w, &inv, &mut inner);
                 w.run_decoded(code, pos, &mut inner, Nest::NewShell);
             }
             Stdin::Fetched => w.unknown_code("code piped from the network", program, pos, true, st),
             Stdin::Empty => {}
             Stdin::File(p) => {
                 let arg = Arg { field: Field::literal(p), pos, raw: p.clone() };
-                run_script_file(w, program, &arg, Vec::new(), env, st);
+                run_script_file(w, program, &arg, Vec::new(), env, &inv, st);
             }
             _ => w.unknown_code("commands read from standard input", program, pos, false, st),
         },
     }
+}
+
+/// The start-up file a new shell started as `inv` reads before its program, walked in its
+/// state `inner` (see [`invocation::Invocation::startup_file`]).
+fn run_startup(w: &mut Walker, inv: &invocation::Invocation, inner: &mut State) {
+    let value = {
+        let lookup = |name: &str| match w.var_val(name, inner) {
+            Val::Unset => None,
+            // A value the walk cannot know expands to something it cannot know.
+            v => Some(v.exact().unwrap_or_else(|| format!("${{{PLACEHOLDER}}}"))),
+        };
+        inv.startup_file(&lookup)
+    };
+    let Some(startup) = value else { return };
+    let text = match startup {
+        invocation::Startup::Expanded(v) => v,
+        invocation::Startup::Literal(p) => super::walk::literal_startup(&p),
+    };
+    let had_placeholder = w.var_val(PLACEHOLDER, inner);
+    inner.set_var(PLACEHOLDER, None);
+    w.startup_file(&text, "bash", inner);
+    inner.set_val(PLACEHOLDER, had_placeholder);
 }
 
 /// A shell running a script file: execute in the file's scope, and its text analysed.
@@ -610,12 +635,14 @@ fn run_script_file(
     arg: &Arg,
     positional: Vec<Val>,
     env: &[(String, Field)],
+    inv: &invocation::Invocation,
     st: &mut State,
 ) {
     w.path(arg, &[Perm::Read, Perm::Execute], program, "runs a script", st);
     let tainted = arg.field.tainted;
     if let Some(text) = &arg.field.content {
         let mut inner = w.new_shell_state(st, arg.raw.clone(), positional, env);
+        run_startup(w, inv, &mut inner);
         w.run_decoded(text, arg.pos, &mut inner, Nest::NewShell);
         return;
     }
@@ -633,6 +660,7 @@ fn run_script_file(
     match w.read_code_file(&path) {
         Some(code) => {
             let mut inner = w.new_shell_state(st, text.clone(), positional, env);
+            run_startup(w, inv, &mut inner);
             w.run_file(&path, &code, arg.pos, &mut inner, Nest::NewShell);
         }
         None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.downloaded.contains(&path), st),

@@ -527,16 +527,17 @@ impl Walker<'_> {
     }
 
     /// What comes before the program's own text: limits, the state bash starts with, and the
-    /// file `$BASH_ENV` names. Returns the text to walk.
+    /// start-up file bash reads first (`$BASH_ENV`, `$ENV`, `--rcfile`). Returns the text to walk.
     fn start(&mut self, text: &str, kind: TextKind, ctx: &Context) -> (String, State) {
         self.input_len = text.len();
         self.file_stack.extend(ctx.script_path.iter().cloned());
         let mut st = State::new(ctx);
         let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
         if let Some(value) = &ctx.bash_env {
-            // bash expands $BASH_ENV and sources the file it names before the program.
             let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
-            self.run_text(&format!(". {value}"), startup, &mut st, Nest::Same);
+            let saved = std::mem::replace(&mut self.origin, startup);
+            self.startup_file(value, "bash", &mut st);
+            self.origin = saved;
         }
         (body, st)
     }
@@ -605,6 +606,39 @@ impl Walker<'_> {
         let analysis = self.finish();
         if analysis.failure.is_some() { None } else { Some(analysis) }
     }
+}
+
+/// `text` with `"` that is not escaped escaped, so that `"…"` around it is the double-quoted
+/// word whose expansion bash gives `$BASH_ENV`'s value (`"` is not special there, the other
+/// characters are as in double quotes).
+fn quote_for_double_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut backslashes = 0;
+    for c in text.chars() {
+        if c == '"' && backslashes % 2 == 0 {
+            out.push('\\');
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
+    }
+    if backslashes % 2 == 1 {
+        // A trailing backslash would escape the closing quote.
+        out.push('\\');
+    }
+    out
+}
+
+/// The value for [`Context::bash_env`] that names the file `path` as it is (`--rcfile FILE`,
+/// which bash does not expand but for a leading `~`).
+pub fn literal_startup(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '$' | '`' | '\\' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A `#!` line is a comment to bash; keep it out of the parser but keep line numbers.
@@ -1047,6 +1081,36 @@ impl<'c> Walker<'c> {
             Ok(_) => false,
             Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
         }
+    }
+
+    /// The start-up file a shell reads before its program: `value` is expanded as in double
+    /// quotes (as bash expands `$BASH_ENV` and `$ENV`; see [`literal_startup`] for
+    /// `--rcfile`), a leading `~` is expanded, and the file it names is sourced, relative to
+    /// the cwd and never looked up on `PATH`. A file that is not there is skipped, as bash
+    /// skips it.
+    pub fn startup_file(&mut self, value: &str, command: &str, st: &mut State) {
+        let pos = self.map(Pos { line: 1, column: 1 });
+        let field = self.expand_single(&format!("\"{}\"", quote_for_double_quotes(value)), pos, st);
+        let path = match field.known() {
+            Some(text) if text.is_empty() => return,
+            Some(text) => match text.strip_prefix('~') {
+                Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                    self.var_value("HOME", st).map(|home| format!("{home}{rest}"))
+                }
+                // `~user/…`: whose home it is, the analysis does not look up.
+                Some(_) => None,
+                None if text.starts_with('/') => Some(text),
+                None => Some(format!("./{text}")),
+            },
+            None => None,
+        };
+        let arg = match path {
+            Some(p) => {
+                Arg { field: Field { tainted: field.tainted, ..Field::literal(&p) }, pos, raw: value.to_string() }
+            }
+            None => Arg { field: Field { tainted: field.tainted, ..Field::unknown() }, pos, raw: value.to_string() },
+        };
+        commands::source_file(self, &arg, command, st, Nest::Same);
     }
 
     /// Walks the text of the file at `path` as code run at `pos`.
