@@ -194,6 +194,9 @@ const CASES: &[(&str, &str)] = &[
     ("echo /etc/[", "0004"),
     ("cd /tmp && echo *", "0004"),
     ("echo *.md", "0004"),
+    ("[[ $x == /etc/* ]] && echo y", "0004"),
+    ("case $x in /etc/*) echo y;; esac", "0004"),
+    ("x=/etc/*", "0000"),
     // --- wrappers ---------------------------------------------------------------------------------
     ("env cat /etc/hosts", "4000"),
     ("env -i PATH=/bin cat /etc/hosts", "4000"),
