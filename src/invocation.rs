@@ -61,6 +61,10 @@ pub struct Invocation {
     pub no_profile: bool,
     /// `--rcfile FILE` / `--init-file FILE`.
     pub rcfile: Option<OsString>,
+    /// Started as `sh`: it reads the start-up files `sh` reads.
+    pub sh: bool,
+    /// `-p` / `-o privileged` in force after all options: bash reads no `$BASH_ENV` or `$ENV`.
+    pub privileged: bool,
     /// `-O NAME` / `+O NAME` in order (name, on).
     pub shopts: Vec<(OsString, bool)>,
 }
@@ -113,6 +117,8 @@ pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
         no_rc: false,
         no_profile: false,
         rcfile: None,
+        sh: name == b"sh" || name == b"-sh",
+        privileged: false,
         shopts: Vec::new(),
     };
     let mut want_help = false;
@@ -185,6 +191,7 @@ pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
                         match name.as_bytes() {
                             b"noexec" => inv.noexec = on,
                             b"posix" => inv.posix = on,
+                            b"privileged" => inv.privileged = on,
                             _ => {}
                         }
                         next += 1;
@@ -204,6 +211,7 @@ pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
                         b'i' => forced_interactive = on,
                         b'n' => inv.noexec = on,
                         b'r' => restricted = on,
+                        b'p' => inv.privileged = on,
                         _ => {}
                     }
                 }
@@ -235,6 +243,42 @@ pub fn parse(argv0: &OsStr, args: &[OsString], tty: Tty) -> Parsed {
         Source::Stdin { args: rest(i) }
     };
     Parsed::Run(inv)
+}
+
+impl Invocation {
+    /// The start-up file bash reads before the program, as bash's `run_startup_files` decides,
+    /// for the files that come from the command line and the environment (the user's own
+    /// `~/.bashrc`, `/etc/bash.bashrc` and login profiles are not among them):
+    ///
+    /// - a non-interactive shell not named `sh`, not in POSIX mode and not privileged reads
+    ///   `$BASH_ENV` (`bash --rcfile F -c cmd` does not read `F`);
+    /// - an interactive one named `sh` or in POSIX mode reads `$ENV` (unless privileged);
+    /// - an interactive bash that is no login shell and has no `--norc` reads `--rcfile FILE`
+    ///   (`bash -i --rcfile F -c cmd` reads `F`).
+    ///
+    /// `var` gives a variable's value in the shell's environment.
+    pub fn startup_file(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<Startup> {
+        let nonempty = |name: &str| var(name).filter(|v| !v.is_empty()).map(Startup::Expanded);
+        if !self.interactive {
+            return if self.posix || self.sh || self.privileged { None } else { nonempty("BASH_ENV") };
+        }
+        if self.posix || self.sh {
+            return if self.privileged { None } else { nonempty("ENV") };
+        }
+        if self.login || self.no_rc {
+            return None;
+        }
+        self.rcfile.as_ref().map(|f| Startup::Literal(f.to_string_lossy().into_owned()))
+    }
+}
+
+/// A start-up file bash reads before the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Startup {
+    /// The value of `$BASH_ENV` or `$ENV`: bash expands it as in double quotes first.
+    Expanded(String),
+    /// `--rcfile FILE`, as given.
+    Literal(String),
 }
 
 #[cfg(test)]
@@ -318,6 +362,38 @@ mod tests {
         assert!(!inter(&["s.sh"], both));
         assert!(!inter(&["-c", "x"], both));
         assert!(inter(&["-ic", "x"], Tty::default()));
+    }
+
+    #[test]
+    fn startup_files_follow_bash() {
+        let env = |name: &str| match name {
+            "BASH_ENV" => Some("/b".to_string()),
+            "ENV" => Some("/e".to_string()),
+            _ => None,
+        };
+        let startup = |argv0: &str, args: &[&str]| match parse(OsStr::new(argv0), &os(args), Tty::default()) {
+            Parsed::Run(inv) => inv.startup_file(&env),
+            other => panic!("{args:?} gave {other:?}"),
+        };
+        let bash_env = Some(Startup::Expanded("/b".into()));
+        let env_file = Some(Startup::Expanded("/e".into()));
+        let rc = Some(Startup::Literal("F".into()));
+        assert_eq!(startup("bash", &["-c", "x"]), bash_env);
+        assert_eq!(startup("bash", &["s.sh"]), bash_env);
+        assert_eq!(startup("bash", &["--rcfile", "F", "-c", "x"]), bash_env);
+        assert_eq!(startup("bash", &["--posix", "-c", "x"]), None);
+        assert_eq!(startup("bash", &["-o", "posix", "-c", "x"]), None);
+        assert_eq!(startup("sh", &["-c", "x"]), None);
+        assert_eq!(startup("bash", &["-p", "-c", "x"]), None);
+        assert_eq!(startup("bash", &["--rcfile", "F", "-i", "-c", "x"]), rc);
+        assert_eq!(startup("bash", &["--init-file", "F", "-ic", "x"]), rc);
+        assert_eq!(startup("bash", &["--rcfile", "F", "--norc", "-ic", "x"]), None);
+        assert_eq!(startup("bash", &["--rcfile", "F", "-l", "-ic", "x"]), None);
+        assert_eq!(startup("bash", &["-ic", "x"]), None);
+        assert_eq!(startup("sh", &["-ic", "x"]), env_file);
+        assert_eq!(startup("sh", &["--rcfile", "F", "-ic", "x"]), env_file);
+        assert_eq!(startup("bash", &["--posix", "-ic", "x"]), env_file);
+        assert_eq!(startup("bash", &["--posix", "-p", "-ic", "x"]), None);
     }
 
     #[test]

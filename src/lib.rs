@@ -601,9 +601,11 @@ fn decide(
     cwd: &str,
 ) -> Result<Decision, Error> {
     let mut ctx = context(argv0, &inv.source, layout, env, cwd);
-    if !inv.interactive && !inv.posix {
-        ctx.bash_env = env.get("BASH_ENV").filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
-    }
+    // The start-up file bash reads first is part of the program.
+    ctx.bash_env = inv.startup_file(&|name| env.get(name).map(|v| v.to_string_lossy().into_owned())).map(|s| match s {
+        invocation::Startup::Expanded(value) => value,
+        invocation::Startup::Literal(path) => analysis::literal_startup(&path),
+    });
     let mut decision = Decision {
         source: inv.source.kind(),
         cwd: ctx.cwd.clone(),
@@ -692,9 +694,17 @@ fn decide(
         }
         Source::Stdin { .. } | Source::Interactive { .. } => {
             decision.note = Some(format!(
-                "commands from {} are not checked statically yet; only the shell itself is",
+                "commands from {} are not checked statically yet; only the shell itself and its start-up file are",
                 if inv.interactive { "an interactive session" } else { "standard input" }
             ));
+            if ctx.bash_env.is_some() && !inv.noexec {
+                // The start-up file is read before the first command.
+                decision.analysis = analysis::analyze(b"", TextKind::Command, &ctx);
+                if decision.analysis.failure.is_some() {
+                    decision.verdict = Verdict::Deny;
+                    return Ok(decision);
+                }
+            }
             decision.analysis.accesses.push(shell_itself("bash"));
             decision.required = decision.analysis.required();
             decision.verdict = if allowed.covers(decision.required) { Verdict::Allow } else { Verdict::Deny };

@@ -292,9 +292,16 @@ pub fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
 }
 
 fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: super::Pos, st: &State) {
-    match st.cwd.clone() {
-        Some(cwd) => w.classified(&cwd, perms, program, reason, pos),
-        None => w.unresolved("the current directory", pos),
+    match st.cwds() {
+        Some(all) => {
+            for cwd in all {
+                w.classified(&cwd, perms, program, reason, pos);
+            }
+        }
+        None => {
+            w.unresolved("the current directory", pos);
+            w.anywhere(".", perms, program, reason, pos);
+        }
     }
 }
 
@@ -406,9 +413,15 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
     let parsed = getopt(rest, entry.short_args, entry.long_args, false);
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     w.need(Scope::Workspace, Perm::Execute, program, program, "runs an interpreter", pos);
-    let inline =
-        parsed.has(&["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"]) && !matches!(base, "java");
+    let inline = (parsed.has(&["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"])
+        && !matches!(base, "java"))
+        || (base == "deno" && parsed.operands.first().and_then(Arg::known).as_deref() == Some("eval"));
     let in_place = matches!(base, "perl" | "perl5") && parsed.opts.iter().any(|o| o.name == "i");
+    // Code given inline that came from the network (`python3 -c "$(curl …)"`) is fetched code run.
+    for code in inline_code(base, &parsed).into_iter().filter(|a| a.field.tainted) {
+        w.unresolved(&code.raw, code.pos);
+        w.need(Scope::Network, Perm::Execute, &code.raw, program, "runs code fetched from the network", code.pos);
+    }
     let mut operands = parsed.operands.iter();
     if !inline {
         match operands.next() {
@@ -459,6 +472,47 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
     }
 }
 
+/// The words an interpreter runs as code given inline: the value of its inline-code option
+/// (`python -c`, `node -e/--eval/-p/--print`, `perl -e/-E`, `ruby -e`, `php -r`, `lua -e`, …),
+/// or the operand after `deno eval`.
+fn inline_code<'a>(base: &str, parsed: &'a Args) -> Vec<&'a Arg> {
+    let options: &[&str] = match base {
+        "python" | "pypy" | "ipython" | "guile" | "expect" => &["c"],
+        "node" | "nodejs" | "bun" | "ts-node" | "tsx" | "qjs" => &["e", "eval", "p", "print"],
+        "perl" => &["e", "E"],
+        "ruby" | "irb" | "lua" | "luajit" | "Rscript" | "R" | "osascript" | "groovy" | "scala" | "elixir" => {
+            &["e", "eval"]
+        }
+        "julia" => &["e", "E", "eval", "print"],
+        "php" => &["r", "B", "R", "E"],
+        "racket" => &["e", "eval"],
+        "sbcl" | "clisp" => &["eval"],
+        "erl" => &["eval"],
+        "tclsh" | "wish" => &[],
+        "deno" => {
+            return match parsed.operands.first().and_then(Arg::known).as_deref() {
+                Some("eval") => parsed.operands.get(1).into_iter().collect(),
+                _ => Vec::new(),
+            };
+        }
+        _ => &["c", "e", "E", "eval", "p", "print", "r", "command", "x"],
+    };
+    let mut code: Vec<&Arg> = Vec::new();
+    let mut bare = false;
+    for opt in parsed.opts.iter().filter(|o| options.contains(&o.name.as_str())) {
+        match &opt.value {
+            Some(v) => code.push(v),
+            // The option letter does not take a value in the table's reading: its code is the
+            // first operand.
+            None => bare = true,
+        }
+    }
+    if code.is_empty() && bare {
+        code.extend(parsed.operands.first());
+    }
+    code
+}
+
 /// `bash …` inside the program: its arguments are read exactly as the top level reads them.
 fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: &Stdin, st: &mut State) {
     let pos = args[0].pos;
@@ -503,6 +557,7 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             match arg.known() {
                 Some(code) if !arg.field.tainted => {
                     let mut inner = w.new_shell_state(st, arg0, positional, env);
+                    run_startup(w, &inv, &mut inner);
                     let verbatim = !arg.raw.contains(['\\', '$'])
                         && arg.raw.len() == code.len() + 2
                         && (arg.raw.starts_with('\'') || arg.raw.starts_with('"'));
@@ -518,6 +573,7 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
                     let (texts, open, placeholder) = code_variants(std::slice::from_ref(arg));
                     for code in texts {
                         let mut inner = w.new_shell_state(st, arg0.clone(), positional.clone(), env);
+                        run_startup(w, &inv, &mut inner);
                         inner.set_var(PLACEHOLDER, None);
                         w.run_code_variant(&code, arg.pos, &mut inner, Nest::NewShell, placeholder);
                     }
@@ -531,22 +587,45 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             let idx = texts.iter().position(|t| t == path).map(|i| i + 1).unwrap_or(1);
             let arg = args[idx.min(args.len() - 1)].clone();
             let positional = tail_vals(rest.len());
-            run_script_file(w, program, &arg, positional, env, st);
+            run_script_file(w, program, &arg, positional, env, &inv, st);
         }
         invocation::Source::Stdin { .. } | invocation::Source::Interactive { .. } => match stdin {
             Stdin::Text(Some(code)) => {
                 let mut inner = w.new_shell_state(st, program.to_string(), Vec::new(), env);
+                run_startup(w, &inv, &mut inner);
                 w.run_decoded(code, pos, &mut inner, Nest::NewShell);
             }
             Stdin::Fetched => w.unknown_code("code piped from the network", program, pos, true, st),
             Stdin::Empty => {}
             Stdin::File(p) => {
                 let arg = Arg { field: Field::literal(p), pos, raw: p.clone() };
-                run_script_file(w, program, &arg, Vec::new(), env, st);
+                run_script_file(w, program, &arg, Vec::new(), env, &inv, st);
             }
             _ => w.unknown_code("commands read from standard input", program, pos, false, st),
         },
     }
+}
+
+/// The start-up file a new shell started as `inv` reads before its program, walked in its
+/// state `inner` (see [`invocation::Invocation::startup_file`]).
+fn run_startup(w: &mut Walker, inv: &invocation::Invocation, inner: &mut State) {
+    let value = {
+        let lookup = |name: &str| match w.var_val(name, inner) {
+            Val::Unset => None,
+            // A value the walk cannot know expands to something it cannot know.
+            v => Some(v.exact().unwrap_or_else(|| format!("${{{PLACEHOLDER}}}"))),
+        };
+        inv.startup_file(&lookup)
+    };
+    let Some(startup) = value else { return };
+    let text = match startup {
+        invocation::Startup::Expanded(v) => v,
+        invocation::Startup::Literal(p) => super::walk::literal_startup(&p),
+    };
+    let had_placeholder = w.var_val(PLACEHOLDER, inner);
+    inner.set_var(PLACEHOLDER, None);
+    w.startup_file(&text, "bash", inner);
+    inner.set_val(PLACEHOLDER, had_placeholder);
 }
 
 /// A shell running a script file: execute in the file's scope, and its text analysed.
@@ -556,12 +635,14 @@ fn run_script_file(
     arg: &Arg,
     positional: Vec<Val>,
     env: &[(String, Field)],
+    inv: &invocation::Invocation,
     st: &mut State,
 ) {
     w.path(arg, &[Perm::Read, Perm::Execute], program, "runs a script", st);
     let tainted = arg.field.tainted;
     if let Some(text) = &arg.field.content {
         let mut inner = w.new_shell_state(st, arg.raw.clone(), positional, env);
+        run_startup(w, inv, &mut inner);
         w.run_decoded(text, arg.pos, &mut inner, Nest::NewShell);
         return;
     }
@@ -579,6 +660,7 @@ fn run_script_file(
     match w.read_code_file(&path) {
         Some(code) => {
             let mut inner = w.new_shell_state(st, text.clone(), positional, env);
+            run_startup(w, inv, &mut inner);
             w.run_file(&path, &code, arg.pos, &mut inner, Nest::NewShell);
         }
         None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.downloaded.contains(&path), st),
@@ -1181,15 +1263,17 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         return;
     }
     // Without a slash, bash looks on PATH first, then in the cwd.
+    let path_dirs = w.var_value("PATH", st);
+    let on_path_candidates: Vec<String> = match (&path_dirs, name.contains('/')) {
+        (Some(p), false) => {
+            p.split(':').filter(|d| !d.is_empty()).map(|d| format!("{}/{name}", d.trim_end_matches('/'))).collect()
+        }
+        _ => Vec::new(),
+    };
     let path = if name.contains('/') {
         w.absolute(&name, st)
     } else {
-        let on_path = w.var_value("PATH", st).and_then(|p| {
-            p.split(':')
-                .filter(|d| !d.is_empty())
-                .map(|d| format!("{}/{name}", d.trim_end_matches('/')))
-                .find(|c| std::path::Path::new(c).is_file())
-        });
+        let on_path = on_path_candidates.iter().find(|c| std::path::Path::new(c).is_file()).cloned();
         on_path.or_else(|| w.absolute(&name, st))
     };
     let Some(path) = path else {
@@ -1199,6 +1283,12 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
     w.classified(&path, &[Perm::Read], command, "reads a file to run it in this shell", arg.pos);
     if st.downloaded.contains(&path) {
         w.need(Scope::Network, Perm::Execute, &path, command, "runs a file downloaded from the network", arg.pos);
+    }
+    // A file that is not there runs nothing (bash reports it and goes on), when every place
+    // bash would look is empty now and the program puts nothing there before.
+    let searched_all = name.contains('/') || path_dirs.is_some();
+    if searched_all && w.absent_code_file(&path) && on_path_candidates.iter().all(|c| w.absent_code_file(c)) {
+        return;
     }
     match w.read_code_file(&path) {
         Some(text) => w.run_file(&path, &text, arg.pos, st, nest),
@@ -2104,7 +2194,13 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                 }
                 i += 2;
             }
-            "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--super-prefix" | "--config-env" => {
+            "--config-env" => {
+                if let Some(kv) = rest.get(i + 1) {
+                    git_config_env(w, program, kv, st);
+                }
+                i += 2;
+            }
+            "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--super-prefix" => {
                 if let Some(d) = rest.get(i + 1) {
                     if t == "--exec-path" {
                         w.need(
@@ -2122,6 +2218,9 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             }
             _ => {
                 if let Some((k, v)) = t.split_once('=') {
+                    if k == "--config-env" {
+                        git_config_env(w, program, &sub_arg(&rest[i], v), st);
+                    }
                     if matches!(k, "--git-dir" | "--work-tree") {
                         w.path(&sub_arg(&rest[i], v), &[Perm::Read], program, "uses a repository path", st);
                     }
@@ -2190,10 +2289,20 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             {
                 w.path(p, &[Perm::Write], program, "creates a work tree", st);
             }
-            if sub == "init"
-                && let Some(p) = args.iter().find(|a| a.known().is_some_and(|t| !t.starts_with('-')))
-            {
-                w.path(p, &[Perm::Write], program, "creates a repository", st);
+            if sub == "init" {
+                let parsed = getopt(
+                    args,
+                    "b",
+                    &["template", "separate-git-dir", "object-format", "ref-format", "initial-branch"],
+                    true,
+                );
+                let dest = parsed.operands.first();
+                if let Some(p) = dest {
+                    w.path(p, &[Perm::Write], program, "creates a repository", st);
+                }
+                for t in parsed.values(&["template"]) {
+                    git_template(w, program, &t, dest, repo_dir.as_deref(), st);
+                }
             }
         }
         "commit" | "merge" | "rebase" | "checkout" | "switch" | "am" | "cherry-pick" | "revert" | "bisect"
@@ -2263,15 +2372,18 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
             for c in parsed.values(&["c", "config"]) {
                 git_config_value(w, program, &c);
             }
-            for t in parsed.values(&["template", "u", "upload-pack"]) {
-                w.need(
-                    Scope::Workspace,
-                    Perm::Execute,
-                    &t.raw,
-                    program,
-                    "uses templates or programs that run code",
-                    t.pos,
-                );
+            for t in parsed.values(&["u", "upload-pack"]) {
+                w.need(Scope::Workspace, Perm::Execute, &t.raw, program, "uses a program that runs code", t.pos);
+            }
+            for t in parsed.values(&["template"]) {
+                let dest = parsed.operands.get(1).cloned().or_else(|| {
+                    // Without a directory, git names the clone after the repository.
+                    let url = parsed.operands.first()?.known()?;
+                    let name =
+                        url.trim_end_matches('/').rsplit(['/', ':']).next()?.trim_end_matches(".git").to_string();
+                    Some(sub_arg(&t, &name))
+                });
+                git_template(w, program, &t, dest.as_ref(), repo_dir.as_deref(), st);
             }
             match parsed.operands.get(1) {
                 Some(dest) => w.path(dest, &[Perm::Write], program, "creates the clone", st),
@@ -2313,28 +2425,42 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                     "rename-section",
                     "remove-section",
                 ]));
-            if parsed.operands.len() >= 2 {
-                let key = parsed.operands[0].known().unwrap_or_default();
-                if let Some(v) = parsed.operands.get(1) {
-                    git_config_value(w, program, &sub_arg(v, &format!("{key}={}", v.known().unwrap_or_default())));
-                }
+            // `git config set NAME VALUE` (git 2.46) is `git config NAME VALUE`.
+            let named = parsed.operands.first().and_then(Arg::known);
+            let kv = match named.as_deref() {
+                Some("set") => parsed.operands.get(1..3),
+                Some("get" | "list" | "unset" | "edit" | "rename-section" | "remove-section") => None,
+                _ => parsed.operands.get(0..2),
+            };
+            if let Some([key, v]) = kv {
+                let key = key.known().unwrap_or_default();
+                git_config_value(w, program, &sub_arg(v, &format!("{key}={}", v.known().unwrap_or_default())));
             }
             if reads_only {
                 repo_access(w, &[Perm::Read], "reads the configuration");
                 return;
             }
             let file = parsed.values(&["f", "file"]);
+            // A git configuration file other than the repository's own says which programs git
+            // runs wherever it is used (`include.path`, `GIT_CONFIG_GLOBAL`): a protected write.
+            let protected = |w: &mut Walker, target: &str, why: &str, at: super::Pos| {
+                w.need(
+                    Scope::System,
+                    Perm::Write,
+                    target,
+                    program,
+                    &format!("{why} (a protected path: it can make git run programs)"),
+                    at,
+                );
+            };
             if let Some(f) = file.first() {
                 w.path(f, &[Perm::Write], program, "changes a configuration file", st);
+                protected(w, &f.raw, "changes a git configuration file", f.pos);
             } else if has(&["--global"]) {
                 let home = w.var_value("HOME", st).unwrap_or_default();
-                w.classified(
-                    &format!("{home}/.gitconfig"),
-                    &[Perm::Write],
-                    program,
-                    "changes the user's git configuration",
-                    pos,
-                );
+                let target = format!("{home}/.gitconfig");
+                w.classified(&target, &[Perm::Write], program, "changes the user's git configuration", pos);
+                protected(w, &target, "changes the user's git configuration", pos);
             } else if has(&["--system"]) {
                 w.classified("/etc/gitconfig", &[Perm::Write], program, "changes the system's git configuration", pos);
             } else {
@@ -2406,6 +2532,58 @@ fn git_config_value(w: &mut Walker, program: &str, kv: &Arg) {
         w.need(Scope::Workspace, Perm::Execute, &kv.raw, program, "sets a git option that runs a program", kv.pos);
         w.unresolved(&kv.raw, kv.pos);
     }
+    // Where git takes hooks from: setting it is writing hooks.
+    if matches!(key, "core.hookspath" | "init.templatedir") || kv.known().is_none() {
+        w.need(
+            Scope::System,
+            Perm::Write,
+            &kv.raw,
+            program,
+            "sets where git takes hooks from (a protected setting: the hooks run later)",
+            kv.pos,
+        );
+    }
+}
+
+/// `git --config-env NAME=ENVVAR`: the option `NAME` with the value of `$ENVVAR`.
+fn git_config_env(w: &mut Walker, program: &str, kv: &Arg, st: &State) {
+    let text = kv.known();
+    let value =
+        text.as_deref().and_then(|t| t.split_once('=')).map(|(name, var)| (name.to_string(), w.var_value(var, st)));
+    let arg = match value {
+        Some((name, Some(v))) => sub_arg(kv, &format!("{name}={v}")),
+        // The name is known and the value is not: still the name decides.
+        Some((name, None)) => {
+            let mut a = sub_arg(kv, &format!("{name}="));
+            a.raw = kv.raw.clone();
+            a
+        }
+        None => kv.clone(),
+    };
+    git_config_value(w, program, &arg);
+}
+
+/// `git init|clone --template=DIR`: the hooks of DIR are copied into the new repository.
+fn git_template(w: &mut Walker, program: &str, template: &Arg, dest: Option<&Arg>, cwd: Option<&str>, st: &State) {
+    w.path(template, &[Perm::Read], program, "copies a template directory", st);
+    let repo = match dest.and_then(Arg::known) {
+        Some(d) => w.absolute(&d, st),
+        None if dest.is_none() => cwd.map(str::to_string),
+        None => None,
+    };
+    let hooks = match &repo {
+        Some(r) if r.ends_with(".git") || r.ends_with(".git/") => format!("{}/hooks", r.trim_end_matches('/')),
+        Some(r) => format!("{}/.git/hooks", r.trim_end_matches('/')),
+        None => ".git/hooks".to_string(),
+    };
+    w.need(
+        Scope::System,
+        Perm::Write,
+        &hooks,
+        program,
+        "copies hooks from a template directory into the repository (a protected path: changing it runs code later)",
+        template.pos,
+    );
 }
 
 fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
@@ -2541,10 +2719,10 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                 if text != "-" && text != "%" =>
             {
                 w.path(v, &[Perm::Write], program, "writes a file", st);
-                if matches!(o.name.as_str(), "o" | "output")
-                    && let Some(p) = w.absolute(&text, st)
-                {
-                    st.downloaded.insert(p);
+                if matches!(o.name.as_str(), "o" | "output") {
+                    for p in w.absolutes(&text, st).unwrap_or_default() {
+                        st.downloaded.insert(p);
+                    }
                 }
             }
             "output-dir" => w.path(v, &[Perm::Write], program, "writes downloads into a directory", st),
@@ -2554,8 +2732,10 @@ fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
     if parsed.has(&["O", "remote-name", "remote-name-all", "J"]) && parsed.values(&["output-dir"]).is_empty() {
         cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st);
         for u in &urls {
-            if let (Some(name), Some(cwd)) = (u.rsplit('/').next(), st.cwd.clone()) {
-                st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
+            if let Some(name) = u.rsplit('/').next() {
+                for cwd in st.cwds().unwrap_or_default() {
+                    st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
+                }
             }
         }
     }
@@ -2624,7 +2804,7 @@ fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
         Some(o) if o.known().as_deref() == Some("-") => {}
         Some(o) => {
             w.path(o, &[Perm::Write], program, "saves the download", st);
-            if let Some(p) = o.known().and_then(|t| w.absolute(&t, st)) {
+            for p in o.known().and_then(|t| w.absolutes(&t, st)).unwrap_or_default() {
                 st.downloaded.insert(p);
             }
         }
@@ -2634,7 +2814,7 @@ fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                 Some(d) => w.path(d, &[Perm::Write], program, "saves downloads into a directory", st),
                 None => cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st),
             }
-            if let Some(cwd) = st.cwd.clone() {
+            for cwd in st.cwds().unwrap_or_default() {
                 for u in parsed.operands.iter().filter_map(Arg::known) {
                     if let Some(name) = u.rsplit('/').next().filter(|n| !n.is_empty()) {
                         st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));

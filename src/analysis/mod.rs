@@ -21,7 +21,7 @@ mod word;
 pub use parse::nesting;
 pub use walk::{
     SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_in_pieces,
-    analyze_program_shallow, analyze_program_whole,
+    analyze_program_shallow, analyze_program_whole, literal_startup,
 };
 
 pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};
@@ -119,7 +119,10 @@ pub struct Context {
     /// Directories whose programs run as if named on `PATH` (the runtime baseline: the system
     /// program directories and the caller's `PATH`), so `/usr/bin/env` is treated like `env`.
     pub program_dirs: Vec<String>,
-    /// `$BASH_ENV`, which a non-interactive bash sources before the program.
+    /// The start-up file bash reads before the program (see
+    /// [`crate::invocation::Invocation::startup_file`]): a value bash expands as in double
+    /// quotes, as `$BASH_ENV` and `$ENV` are (a literal `--rcfile` path goes through
+    /// [`literal_startup`]).
     pub bash_env: Option<String>,
     /// The script file being analysed (absolute), so that running it again is not analysed
     /// again.

@@ -207,7 +207,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Source),
         "",
         &[],
-        &[("source /nonexistent/x.sh", "0401"), (". ~/env.sh", "0401")],
+        &[("source /nonexistent/x.sh", "0400"), (". ~/env.sh", "0400"), (". /etc", "4001")],
     ),
     entry(
         &["exec"],
@@ -739,6 +739,7 @@ pub static TABLE: &[TableEntry] = &[
             ("git pull", "0047"),
             ("git config user.name x", "2004"),
             ("git config --global user.name x", "2004"),
+            ("git init --template=/tmp/t", "2006"),
             ("git config --get user.name", "0004"),
             ("git -C /etc status", "4000"),
             ("git -c core.pager='sh -c id' log", "0005"),

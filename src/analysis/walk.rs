@@ -117,6 +117,10 @@ pub struct State {
     namerefs: HashMap<String, String>,
     /// The cwd, when known.
     pub cwd: Option<String>,
+    /// When `cwd` is not known: the few directories it may be (after branches that end in
+    /// different directories, or a `cd` that searches `CDPATH`), or `None` when it could be
+    /// anywhere.
+    cwd_alts: Option<Rc<BTreeSet<String>>>,
     dirs: Option<Vec<Option<String>>>,
     /// `$1…`; `positional_open` when there may be more than these, or they are not known.
     positional: Vec<Val>,
@@ -139,12 +143,34 @@ impl State {
             havoc_names: None,
             namerefs: HashMap::default(),
             cwd: Some(ctx.cwd.clone()),
+            cwd_alts: None,
             dirs: Some(Vec::new()),
             positional: ctx.args.iter().cloned().map(Val::Known).collect(),
             positional_open: false,
             arg0: ctx.arg0.clone(),
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
+        }
+    }
+
+    /// Sets a variable; `None` means its value is not known.
+    /// The directories the cwd may be, or `None` when it could be anywhere.
+    pub fn cwds(&self) -> Option<Vec<String>> {
+        match (&self.cwd, &self.cwd_alts) {
+            (Some(cwd), _) => Some(vec![cwd.clone()]),
+            (None, Some(alts)) => Some(alts.iter().cloned().collect()),
+            (None, None) => None,
+        }
+    }
+
+    /// Sets the cwd to one of `dirs` (`None`: anywhere). Past a few it could be anywhere.
+    pub fn set_cwds(&mut self, dirs: Option<BTreeSet<String>>) {
+        self.cwd = None;
+        self.cwd_alts = None;
+        match dirs {
+            Some(dirs) if dirs.len() == 1 => self.cwd = dirs.into_iter().next(),
+            Some(dirs) if !dirs.is_empty() && dirs.len() <= MAX_CHOICES => self.cwd_alts = Some(Rc::new(dirs)),
+            _ => {}
         }
     }
 
@@ -232,8 +258,12 @@ impl State {
                 self.namerefs.insert(k.clone(), v.clone());
             }
         }
-        if self.cwd != other.cwd {
-            self.cwd = None;
+        if self.cwd != other.cwd || self.cwd_alts != other.cwd_alts {
+            let joined = match (self.cwds(), other.cwds()) {
+                (Some(a), Some(b)) => Some(a.into_iter().chain(b).collect()),
+                _ => None,
+            };
+            self.set_cwds(joined);
         }
         if self.dirs != other.dirs {
             self.dirs = None;
@@ -258,7 +288,7 @@ impl State {
         self.vars.clear();
         self.namerefs.clear();
         self.all_unknown = true;
-        self.cwd = None;
+        self.set_cwds(None);
         self.dirs = None;
         self.positional.clear();
         self.positional_open = true;
@@ -374,6 +404,9 @@ pub struct Walker<'c> {
     assigned: HashSet<String>,
     assigned_dynamic: bool,
     cwd_changes: bool,
+    /// Every directory the program's cwd may be at some point (`None`: anywhere), for code
+    /// that runs at times the walk cannot know.
+    entered_cwds: Option<BTreeSet<String>>,
     /// A network read was recorded since this was last cleared (for taint tracking).
     fetched: bool,
     pending_taint: bool,
@@ -494,16 +527,17 @@ impl Walker<'_> {
     }
 
     /// What comes before the program's own text: limits, the state bash starts with, and the
-    /// file `$BASH_ENV` names. Returns the text to walk.
+    /// start-up file bash reads first (`$BASH_ENV`, `$ENV`, `--rcfile`). Returns the text to walk.
     fn start(&mut self, text: &str, kind: TextKind, ctx: &Context) -> (String, State) {
         self.input_len = text.len();
         self.file_stack.extend(ctx.script_path.iter().cloned());
         let mut st = State::new(ctx);
         let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
         if let Some(value) = &ctx.bash_env {
-            // bash expands $BASH_ENV and sources the file it names before the program.
             let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
-            self.run_text(&format!(". {value}"), startup, &mut st, Nest::Same);
+            let saved = std::mem::replace(&mut self.origin, startup);
+            self.startup_file(value, "bash", &mut st);
+            self.origin = saved;
         }
         (body, st)
     }
@@ -574,6 +608,39 @@ impl Walker<'_> {
     }
 }
 
+/// `text` with `"` that is not escaped escaped, so that `"…"` around it is the double-quoted
+/// word whose expansion bash gives `$BASH_ENV`'s value (`"` is not special there, the other
+/// characters are as in double quotes).
+fn quote_for_double_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut backslashes = 0;
+    for c in text.chars() {
+        if c == '"' && backslashes % 2 == 0 {
+            out.push('\\');
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
+    }
+    if backslashes % 2 == 1 {
+        // A trailing backslash would escape the closing quote.
+        out.push('\\');
+    }
+    out
+}
+
+/// The value for [`Context::bash_env`] that names the file `path` as it is (`--rcfile FILE`,
+/// which bash does not expand but for a leading `~`).
+pub fn literal_startup(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '$' | '`' | '\\' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A `#!` line is a comment to bash; keep it out of the parser but keep line numbers.
 fn strip_shebang(text: &str) -> String {
     if text.starts_with("#!") {
@@ -609,6 +676,7 @@ impl<'c> Walker<'c> {
             assigned: HashSet::default(),
             assigned_dynamic: false,
             cwd_changes: false,
+            entered_cwds: Some([ctx.cwd.clone()].into_iter().collect()),
             fetched: false,
             pending_taint: false,
             written: HashSet::default(),
@@ -726,7 +794,7 @@ impl<'c> Walker<'c> {
             return Val::unknown();
         }
         match name {
-            "PWD" => return st.cwd.clone().map_or_else(Val::unknown, Val::Known),
+            "PWD" => return self.cwd_val(st),
             "IFS" => return Val::Known(" \t\n".into()),
             _ => {}
         }
@@ -754,6 +822,7 @@ impl<'c> Walker<'c> {
             && a.exported == b.exported
             && a.namerefs == b.namerefs
             && a.cwd == b.cwd
+            && a.cwd_alts == b.cwd_alts
             && a.dirs == b.dirs
             && a.positional == b.positional
             && a.positional_open == b.positional_open
@@ -996,6 +1065,52 @@ impl<'c> Walker<'c> {
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.
         parse::check_text(&bytes).ok().map(str::to_string)
+    }
+
+    /// Whether `path` (absolute) names nothing now and nothing the program does before could
+    /// have put a file there (it writes nothing at or above it, and no write of an unknown
+    /// place): then `source`ing it runs nothing. A dangling link is not nothing.
+    pub fn absent_code_file(&self, path: &str) -> bool {
+        if self.written_unknown || self.written.iter().any(|w| scope::is_within(path, w)) {
+            return false;
+        }
+        if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
+            return false;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => false,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
+        }
+    }
+
+    /// The start-up file a shell reads before its program: `value` is expanded as in double
+    /// quotes (as bash expands `$BASH_ENV` and `$ENV`; see [`literal_startup`] for
+    /// `--rcfile`), a leading `~` is expanded, and the file it names is sourced, relative to
+    /// the cwd and never looked up on `PATH`. A file that is not there is skipped, as bash
+    /// skips it.
+    pub fn startup_file(&mut self, value: &str, command: &str, st: &mut State) {
+        let pos = self.map(Pos { line: 1, column: 1 });
+        let field = self.expand_single(&format!("\"{}\"", quote_for_double_quotes(value)), pos, st);
+        let path = match field.known() {
+            Some(text) if text.is_empty() => return,
+            Some(text) => match text.strip_prefix('~') {
+                Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                    self.var_value("HOME", st).map(|home| format!("{home}{rest}"))
+                }
+                // `~user/…`: whose home it is, the analysis does not look up.
+                Some(_) => None,
+                None if text.starts_with('/') => Some(text),
+                None => Some(format!("./{text}")),
+            },
+            None => None,
+        };
+        let arg = match path {
+            Some(p) => {
+                Arg { field: Field { tainted: field.tainted, ..Field::literal(&p) }, pos, raw: value.to_string() }
+            }
+            None => Arg { field: Field { tainted: field.tainted, ..Field::unknown() }, pos, raw: value.to_string() },
+        };
+        commands::source_file(self, &arg, command, st, Nest::Same);
     }
 
     /// Walks the text of the file at `path` as code run at `pos`.
@@ -1300,8 +1415,8 @@ impl<'c> Walker<'c> {
             };
             entry.vars.insert(name, Rc::new(widened));
         }
-        if entry.cwd != before.cwd {
-            entry.cwd = None;
+        if entry.cwd != before.cwd || entry.cwd_alts != before.cwd_alts {
+            entry.set_cwds(None);
         }
         if entry.positional != before.positional || entry.positional_open != before.positional_open {
             entry.set_positional_vals(None);
@@ -1723,6 +1838,45 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Every absolute, normal form a path may have: one per directory the cwd may be.
+    /// `None` when the path is relative and the cwd could be anywhere.
+    pub fn absolutes(&self, path: &str, st: &State) -> Option<Vec<String>> {
+        if path.starts_with('/') {
+            return Some(vec![scope::normalize("/", path)]);
+        }
+        let all: BTreeSet<String> = st.cwds()?.iter().map(|cwd| scope::normalize(cwd, path)).collect();
+        Some(all.into_iter().collect())
+    }
+
+    /// A relative path where the cwd could be anywhere (after `cd` to a directory the walk
+    /// cannot know): it is not taken for the workspace. It is scoped by its name in the places
+    /// it could be — in the workspace, in a `.git` directory, in the home directory — so that
+    /// a credential or a protected path (`.git/hooks/…`, `config` in `.git`, `.bashrc`)
+    /// needs system access; everything else about it is bounded by the kernel layer.
+    pub fn anywhere(&mut self, rel: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        let layout = &self.ctx.layout;
+        let mut bases = vec![layout.workspace.clone(), format!("{}/.git", layout.workspace.trim_end_matches('/'))];
+        bases.extend(layout.home.iter().cloned());
+        let mut needs: Vec<(Perm, &'static str)> = Vec::new();
+        for &perm in perms {
+            for base in &bases {
+                let class = layout.classify(&scope::normalize(base, rel), perm == Perm::Write);
+                let noun = match class {
+                    Class::Credential => "a credential",
+                    Class::Protected => "a protected path (changing it runs code later)",
+                    _ => continue,
+                };
+                if !needs.iter().any(|(p, _)| *p == perm) {
+                    needs.push((perm, noun));
+                }
+            }
+        }
+        for (perm, noun) in needs {
+            let why = format!("{reason}; the cwd is not known here, and in some directory this path is {noun}");
+            self.need(Scope::System, perm, rel, command, &why, pos);
+        }
+    }
+
     /// Records the accesses a command makes to the file named by `arg`.
     pub fn path(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
         let field = &arg.field;
@@ -1752,11 +1906,15 @@ impl<'c> Walker<'c> {
                 if text.is_empty() {
                     return;
                 }
-                match self.absolute(&text, st) {
-                    Some(abs) => self.classified(&abs, perms, command, reason, arg.pos),
+                match self.absolutes(&text, st) {
+                    Some(all) => {
+                        for abs in all {
+                            self.classified(&abs, perms, command, reason, arg.pos);
+                        }
+                    }
                     None => {
                         self.unresolved(&arg.raw, arg.pos);
-                        self.credential_fragments(field, perms, command, reason, arg.pos);
+                        self.anywhere(&text, perms, command, reason, arg.pos);
                     }
                 }
             }
@@ -1769,13 +1927,16 @@ impl<'c> Walker<'c> {
                 // The directory part of the known prefix scopes it, as for a glob.
                 if let Some(slash) = prefix.rfind('/') {
                     let dir = if slash == 0 { "/".to_string() } else { prefix[..slash].to_string() };
-                    if let Some(abs) = self.absolute(&dir, st) {
+                    for abs in self.absolutes(&dir, st).unwrap_or_default() {
                         self.classified(&abs, perms, command, reason, arg.pos);
                     }
-                } else if certain && let Some(cwd) = st.cwd.clone() {
-                    self.classified(&cwd, perms, command, reason, arg.pos);
+                } else if certain {
+                    for cwd in st.cwds().unwrap_or_default() {
+                        self.classified(&cwd, perms, command, reason, arg.pos);
+                    }
                 }
                 self.credential_fragments(field, perms, command, reason, arg.pos);
+                self.protected_fragments(field, perms, command, reason, arg.pos);
             }
         }
     }
@@ -1794,6 +1955,25 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Partly known paths whose known parts name a protected path (`$d/.git/hooks/x`) are
+    /// written as protected paths.
+    fn protected_fragments(&mut self, field: &Field, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        if !perms.contains(&Perm::Write) {
+            return;
+        }
+        let known = field.fragments().concat();
+        let rel = known.trim_start_matches('/');
+        if rel.is_empty() {
+            return;
+        }
+        let protected = self.ctx.layout.is_protected(&known)
+            || self.ctx.layout.classify(&scope::normalize(&self.ctx.layout.workspace, rel), true) == Class::Protected;
+        if protected {
+            let why = format!("{reason}; the path names a protected path (changing it runs code later)");
+            self.need(Scope::System, Perm::Write, &known, command, &why, pos);
+        }
+    }
+
     fn glob_path(&mut self, arg: &Arg, pattern: &str, perms: &[Perm], command: &str, reason: &str, st: &State) {
         // Scoped by the literal directory before the first glob character…
         let first_glob = first_unescaped_glob(pattern).unwrap_or(pattern.len());
@@ -1804,32 +1984,81 @@ impl<'c> Walker<'c> {
             None => ".".to_string(),
         };
 
-        match self.absolute(&dir, st) {
-            Some(abs) => self.classified(&abs, perms, command, reason, arg.pos),
-            None => self.unresolved(&arg.raw, arg.pos),
+        match self.absolutes(&dir, st) {
+            Some(all) => {
+                for abs in all {
+                    self.classified(&abs, perms, command, reason, arg.pos);
+                }
+            }
+            None => {
+                self.unresolved(&arg.raw, arg.pos);
+                self.anywhere(&dir, perms, command, reason, arg.pos);
+            }
         }
         // …and by the credential and protected paths it matches now.
-        let Some(abs_pattern) = self.absolute_pattern(pattern, st) else { return };
-        for m in super::glob::matches(&abs_pattern, 4096) {
-            let write = perms.contains(&Perm::Write);
-            let class = self.ctx.layout.classify(&m, write);
-            if matches!(class, Class::Credential | Class::Protected) {
-                self.classified(&m, perms, command, reason, arg.pos);
+        for abs_pattern in self.absolute_patterns(pattern, st) {
+            for m in super::glob::matches(&abs_pattern, 4096) {
+                let write = perms.contains(&Perm::Write);
+                let class = self.ctx.layout.classify(&m, write);
+                if matches!(class, Class::Credential | Class::Protected) {
+                    self.classified(&m, perms, command, reason, arg.pos);
+                }
             }
         }
     }
 
-    fn absolute_pattern(&self, pattern: &str, st: &State) -> Option<String> {
+    /// Pathname expansion of a command word: bash lists the directory a glob names
+    /// (`echo /etc/*` and `for f in /etc/*` read `/etc`), whatever the command does with the
+    /// words it gets. Scoped by the longest literal directory before the first glob character.
+    pub fn glob_listing(&mut self, arg: &Arg, st: &State) {
+        if self.quiet > 0 || !arg.field.has_glob() {
+            return;
+        }
+        if arg.field.known().is_none() {
+            // Where the glob is depends on text the walk cannot know.
+            self.unresolved(&arg.raw, arg.pos);
+            return;
+        }
+        let pattern = arg.field.glob_pattern();
+        let Some(first) = first_glob_pattern_char(&pattern) else { return };
+        let literal = unescape_glob(&pattern[..first]);
+        let dir = match literal.rfind('/') {
+            Some(0) => "/".to_string(),
+            Some(i) => literal[..i].to_string(),
+            None => ".".to_string(),
+        };
+        let reason = "expands a glob, which lists the directory";
+        match self.absolutes(&dir, st) {
+            Some(all) => {
+                for abs in all {
+                    self.classified(&abs, &[Perm::Read], "the shell", reason, arg.pos);
+                }
+            }
+            None => {
+                self.unresolved(&arg.raw, arg.pos);
+                self.anywhere(&dir, &[Perm::Read], "the shell", reason, arg.pos);
+            }
+        }
+    }
+
+    /// The absolute forms of a glob pattern, one per directory the cwd may be.
+    fn absolute_patterns(&self, pattern: &str, st: &State) -> Vec<String> {
         if pattern.starts_with('/') {
-            Some(pattern.to_string())
+            vec![pattern.to_string()]
         } else {
-            st.cwd.as_ref().map(|cwd| format!("{}/{pattern}", cwd.trim_end_matches('/')))
+            let cwds = st.cwds().unwrap_or_default();
+            cwds.iter().map(|cwd| format!("{}/{pattern}", cwd.trim_end_matches('/'))).collect()
         }
     }
 
     /// Records the bits an absolute path needs for `perms`.
     pub fn classified(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         if self.quiet > 0 {
+            // A quiet run (a loop body walked ahead) still says which files may be written
+            // before a later `source` reads them.
+            if perms.contains(&Perm::Write) {
+                self.written.insert(abs.to_string());
+            }
             return;
         }
         self.classified_once(abs, perms, command, reason, pos);
@@ -2087,8 +2316,9 @@ impl<'c> Walker<'c> {
         }
         if all.cwd {
             self.cwd_changes = true;
-            st.cwd = None;
+            st.set_cwds(None);
             st.dirs = None;
+            self.entered_cwds = None;
         }
         if all.positional {
             st.set_positional_vals(None);
@@ -2158,23 +2388,24 @@ impl<'c> Walker<'c> {
     /// `cd`/`pushd`: the directory is read and becomes the cwd.
     pub fn change_dir(&mut self, target: Option<&Arg>, command: &str, st: &mut State) {
         self.cwd_changes = true;
-        let old = st.cwd.clone();
-        let dest = match target {
-            None => self.var_value("HOME", st).filter(|h| !h.is_empty()),
+        let old = self.cwd_val(st);
+        let dests = match target {
+            None => self.var_value("HOME", st).filter(|h| !h.is_empty()).and_then(|h| self.absolutes(&h, st)),
             Some(arg) => match arg.known() {
-                Some(t) if t == "-" => self.var_value("OLDPWD", st).filter(|h| !h.is_empty()),
-                Some(t) => {
-                    let cdpath = self.var_value("CDPATH", st);
-                    let searches_cdpath =
-                        !t.starts_with('/') && !t.starts_with("./") && !t.starts_with("../") && t != "." && t != "..";
-                    if searches_cdpath && cdpath.as_deref() != Some("") { None } else { self.absolute(&t, st) }
+                Some(t) if t == "-" => {
+                    self.var_value("OLDPWD", st).filter(|h| !h.is_empty()).and_then(|h| self.absolutes(&h, st))
                 }
+                Some(t) => self.cd_destinations(&t, st),
                 None => None,
             },
         };
         let pos = target.map_or(self.here, |a| a.pos);
-        match &dest {
-            Some(d) => self.classified(d, &[Perm::Read], command, "changes into a directory, which reads it", pos),
+        match &dests {
+            Some(all) => {
+                for d in all {
+                    self.classified(d, &[Perm::Read], command, "changes into a directory, which reads it", pos);
+                }
+            }
             None => {
                 let raw = target.map_or("$HOME".to_string(), |a| a.raw.clone());
                 self.unresolved(&raw, pos);
@@ -2183,9 +2414,61 @@ impl<'c> Walker<'c> {
                 }
             }
         }
-        st.cwd = dest.clone();
-        self.assign("OLDPWD", old, st);
-        self.assign("PWD", dest, st);
+        st.set_cwds(dests.map(|d| d.into_iter().collect()));
+        self.entered(st);
+        self.assign_val("OLDPWD", old, st);
+        let new = self.cwd_val(st);
+        self.assign_val("PWD", new, st);
+    }
+
+    /// Where `cd DIR` may land. As bash does: a name that does not start with `/`, `./` or
+    /// `../` (and is not `.` or `..`) is looked up in each directory of `CDPATH` in turn (an
+    /// empty entry is the cwd), and then in the cwd; the first that is a directory when the
+    /// command runs is taken, so each is possible. `None` when it could be anywhere.
+    fn cd_destinations(&self, dir: &str, st: &State) -> Option<Vec<String>> {
+        let searches = !dir.is_empty()
+            && !dir.starts_with('/')
+            && !dir.starts_with("./")
+            && !dir.starts_with("../")
+            && dir != "."
+            && dir != "..";
+        if !searches {
+            return self.absolutes(dir, st);
+        }
+        let (values, open) = self.var_val("CDPATH", st).scalars();
+        if open {
+            return None;
+        }
+        let mut all: BTreeSet<String> = self.absolutes(dir, st)?.into_iter().collect();
+        for value in values.iter().filter(|v| !v.is_empty()) {
+            for entry in value.split(':') {
+                let candidate = if entry.is_empty() { dir.to_string() } else { format!("{entry}/{dir}") };
+                all.extend(self.absolutes(&candidate, st)?);
+            }
+        }
+        Some(all.into_iter().collect())
+    }
+
+    /// The value `$PWD` has for the cwd `st` is in.
+    fn cwd_val(&self, st: &State) -> Val {
+        match (&st.cwd, &st.cwd_alts) {
+            (Some(cwd), _) => Val::Known(cwd.clone()),
+            (None, Some(alts)) => Val::Choice { values: BTreeSet::clone(alts), open: false },
+            (None, None) => Val::unknown(),
+        }
+    }
+
+    /// Notes the directories the cwd may now be, for code that runs at unknown times.
+    fn entered(&mut self, st: &State) {
+        match (st.cwds(), &mut self.entered_cwds) {
+            (Some(dirs), Some(entered)) => {
+                entered.extend(dirs);
+                if entered.len() > MAX_CHOICES {
+                    self.entered_cwds = None;
+                }
+            }
+            _ => self.entered_cwds = None,
+        }
     }
 
     pub fn push_dir(&mut self, target: Option<&Arg>, command: &str, st: &mut State) {
@@ -2200,8 +2483,10 @@ impl<'c> Walker<'c> {
         self.cwd_changes = true;
         let popped = st.dirs.as_mut().and_then(|d| d.pop());
         let dest = popped.flatten();
-        st.cwd = dest.clone();
-        self.assign("PWD", dest, st);
+        st.set_cwds(dest.map(|d| [d].into_iter().collect()));
+        self.entered(st);
+        let new = self.cwd_val(st);
+        self.assign_val("PWD", new, st);
     }
 
     pub fn set_positional(&mut self, values: Option<Vec<Val>>, st: &mut State) {
@@ -2225,12 +2510,12 @@ impl<'c> Walker<'c> {
     /// The program assigns variables whose names are computed at run time.
     pub fn assign_dynamic(&mut self, st: &mut State) {
         self.assigned_dynamic = true;
-        let cwd = st.cwd.clone();
+        let cwd = st.cwds();
         let dirs = st.dirs.clone();
         let positional = st.positional.clone();
         let open = st.positional_open;
         st.havoc();
-        st.cwd = cwd;
+        st.set_cwds(cwd.map(|c| c.into_iter().collect()));
         st.dirs = dirs;
         st.positional = positional;
         st.positional_open = open;
@@ -2386,7 +2671,8 @@ impl<'c> Walker<'c> {
         } else {
             st.havoc_names = Some(std::sync::Arc::new(self.assigned.clone()));
             if self.cwd_changes {
-                st.cwd = None;
+                // They run in one of the directories the program went to.
+                st.set_cwds(self.entered_cwds.clone());
                 st.dirs = None;
             }
         }
@@ -2537,6 +2823,23 @@ fn first_unescaped_glob(pattern: &str) -> Option<usize> {
         match b[i] {
             b'\\' => i += 2,
             b'*' | b'?' | b'[' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where the first character is that makes `pattern` a glob for bash's pathname expansion:
+/// an unescaped `*` or `?`, or a `[` that a `]` closes later (a lone `[`, as in `[ -f x ]`,
+/// is matched literally and lists nothing).
+fn first_glob_pattern_char(pattern: &str) -> Option<usize> {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'*' | b'?' => return Some(i),
+            b'[' if b[i + 1..].contains(&b']') => return Some(i),
             _ => i += 1,
         }
     }

@@ -319,6 +319,9 @@ impl Walker<'_> {
                 a.field.tainted = true;
             }
         }
+        for a in &out {
+            self.glob_listing(a, st);
+        }
         out
     }
 
