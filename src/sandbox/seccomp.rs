@@ -804,7 +804,7 @@ mod tests {
             (a.execveat, SYS_execveat),
             (a.memfd_create, SYS_memfd_create),
         ] {
-            assert_eq!(i64::from(ours), theirs as i64);
+            assert_eq!(i64::from(ours), theirs);
         }
     }
 
