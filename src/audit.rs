@@ -101,7 +101,7 @@ impl Log {
                     let (Some(dir_path), Some(name)) = (p.parent(), p.file_name()) else {
                         return Err(refuse("is not a file name".into()));
                     };
-                    let dir = crate::config::open_dir(dir_path)
+                    let dir = crate::exec::open_dir(dir_path)
                         .map_err(|e| format!("cannot open the audit log {path}: {}: {e}", dir_path.display()))?;
                     let meta = dir.metadata().map_err(|e| format!("cannot examine {}: {e}", dir_path.display()))?;
                     if meta.uid() != uid {
@@ -111,7 +111,7 @@ impl Log {
                             meta.uid()
                         )));
                     }
-                    match crate::config::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
+                    match crate::exec::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
                         Ok(file) => return Ok(Log { file, path: path.to_string() }),
                         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                         Err(e) => return Err(format!("cannot create the audit log {path}: {e}")),

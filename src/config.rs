@@ -15,10 +15,9 @@
 //! opened: its directory is opened first, the file is opened inside that directory without
 //! following a link, and both descriptors are examined, so nothing can change in between.
 
-use std::ffi::{CString, OsStr};
+use std::ffi::OsStr;
 use std::fs::File as OpenFile;
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -243,7 +242,7 @@ fn open_trusted(given: &Path, real: &str, tmpdir: Option<&str>) -> Result<OpenFi
         Some(i) if i + 1 < real.len() => (if i == 0 { "/" } else { &real[..i] }, &real[i + 1..]),
         _ => return Err(format!("the configuration file {shown} is not a regular file")),
     };
-    let dir = open_dir(Path::new(dir_path))
+    let dir = crate::exec::open_dir(Path::new(dir_path))
         .map_err(|e| format!("cannot open the directory {dir_path} of the configuration file {shown}: {e}"))?;
     let dir_meta = dir
         .metadata()
@@ -255,9 +254,13 @@ fn open_trusted(given: &Path, real: &str, tmpdir: Option<&str>) -> Result<OpenFi
              chmod go-w {dir_path} if that is yours"
         ));
     }
-    let file =
-        open_in(&dir, OsStr::new(name), libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY, 0)
-            .map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
+    let file = crate::exec::open_in(
+        &dir,
+        OsStr::new(name),
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+        0,
+    )
+    .map_err(|e| format!("cannot read the configuration file {shown}: {e}"))?;
     let meta = file.metadata().map_err(|e| format!("cannot examine the configuration file {shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("the configuration file {shown} is not a regular file"));
@@ -293,35 +296,6 @@ fn open_trusted(given: &Path, real: &str, tmpdir: Option<&str>) -> Result<OpenFi
 
 fn cwd_text() -> String {
     std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into())
-}
-
-/// Opens a directory to examine it and to open files inside it: on Linux without read access
-/// (`O_PATH`), which needs no right on the directory itself.
-pub(crate) fn open_dir(path: &Path) -> std::io::Result<OpenFile> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let flags = libc::O_DIRECTORY | libc::O_CLOEXEC;
-    std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path)
-}
-
-/// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
-/// added) and, when it is created, `mode`.
-pub(crate) fn open_in(
-    dir: &OpenFile,
-    name: &OsStr,
-    flags: libc::c_int,
-    mode: libc::c_uint,
-) -> std::io::Result<OpenFile> {
-    let name = CString::new(name.as_bytes()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    // SAFETY: the descriptor and the NUL-terminated name are valid for the call; the result is
-    // checked before it is owned.
-    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just opened and nothing else owns it.
-    Ok(unsafe { OpenFile::from_raw_fd(fd) })
 }
 
 /// The parser, kept out of `read`: most starts find no file, and this code is large.

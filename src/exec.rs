@@ -244,6 +244,48 @@ pub fn main_stack_bytes() -> usize {
     }
 }
 
+/// Opens a directory to examine it and to open files inside it: on Linux without read access
+/// (`O_PATH`), which needs no right on the directory itself.
+/// The flags go to `openat(2)` directly: std's `custom_flags` drops `O_PATH` where the C
+/// library counts it in `O_ACCMODE` (musl's `O_SEARCH`), and the directory would then need
+/// read access, which a nested invocation does not have.
+pub(crate) fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: the NUL-terminated path is valid for the call; the result is checked before it
+    // is owned.
+    let fd = unsafe { libc::openat(libc::AT_FDCWD, c.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and nothing else owns it.
+    Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+}
+
+/// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
+/// added) and, when it is created, `mode`.
+pub(crate) fn open_in(
+    dir: &std::fs::File,
+    name: &OsStr,
+    flags: libc::c_int,
+    mode: libc::c_uint,
+) -> std::io::Result<std::fs::File> {
+    let name = CString::new(name.as_bytes()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: the descriptor and the NUL-terminated name are valid for the call; the result is
+    // checked before it is owned.
+    let fd =
+        unsafe { libc::openat(std::os::fd::AsRawFd::as_raw_fd(dir), name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and nothing else owns it.
+    Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
