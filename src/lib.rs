@@ -508,7 +508,11 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
         .get("TMPDIR")
         .filter(|raw| raw.as_bytes().starts_with(b"/"))
         .map(|raw| scope::normalize("/", &raw.to_string_lossy()))
-        .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace));
+        .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace))
+        // Inside a PATH directory, which programs run from, it would not be scratch.
+        .filter(|t| {
+            !scope::path_dirs(env.get("PATH").map(OsStr::as_bytes)).any(|d| d != "/" && scope::is_within(t, &d))
+        });
     let mut extra_protected = config.protected.clone();
     let xdg = env.get("XDG_CONFIG_HOME").map(|x| x.to_string_lossy().into_owned());
     extra_protected.extend(scope::protected_for(
@@ -519,12 +523,60 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
     ));
     // The configuration files read: changing one widens every later run.
     extra_protected.extend(config.files.iter().filter(|f| !scope::is_system_path(f)).cloned());
-    let mut layout = Layout { workspace, home, tmpdir, extra_credentials: config.credentials.clone(), extra_protected };
+    // sandbox-bash itself: a command that replaced it would run unsandboxed at the next start.
+    if let Some(me) = exec::self_exe() {
+        extra_protected.push(me.to_string_lossy().into_owned());
+    }
+    let mut extra_credentials = config.credentials.clone();
+    if let Some(h) = home.as_deref() {
+        link_targets(h, &workspace, &mut extra_credentials, &mut extra_protected);
+    }
+    let mut layout = Layout { workspace, home, tmpdir, extra_credentials, extra_protected };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;
     }
     Ok(layout)
+}
+
+/// Where the home's credential and protected entries lead when they are symbolic links (a
+/// dotfile manager's `~/.bashrc -> dotfiles/bash/.bashrc`), themselves or one level inside
+/// them (`~/.ssh/config -> …`): the targets are credentials and protected paths too, or a
+/// command would read or write them under their other name.
+/// A target that holds the home or the workspace is left out: it would make them whole a
+/// credential.
+fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, protected: &mut Vec<String>) {
+    let follow = |path: String, into: &mut Vec<String>| {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { return };
+        let mut links: Vec<String> = Vec::new();
+        if meta.file_type().is_symlink() {
+            links.push(path);
+        } else if meta.is_dir()
+            && let Ok(entries) = std::fs::read_dir(&path)
+        {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                    links.push(e.path().to_string_lossy().into_owned());
+                }
+            }
+        }
+        for link in links {
+            if let Ok(target) = exec::canonicalize(&link)
+                && !scope::is_within(home, &target)
+                && !scope::is_within(workspace, &target)
+                && !into.contains(&target)
+            {
+                into.push(target);
+            }
+        }
+    };
+    for entry in scope::HOME_CREDENTIALS {
+        follow(format!("{home}/{entry}"), credentials);
+    }
+    follow(format!("{home}/.cargo/credentials.toml"), credentials);
+    for entry in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+        follow(format!("{home}/{entry}"), protected);
+    }
 }
 
 /// Gathers the facts the analysis may consult.

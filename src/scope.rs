@@ -103,10 +103,12 @@ pub const STARTUP_FILES: &[&str] = &[
     ".bashrc",
     ".bash_profile",
     ".profile",
+    ".bash_aliases",
     ".zshrc",
     ".zshenv",
     ".zprofile",
     ".zlogin",
+    ".zlogout",
     ".bash_login",
     ".bash_logout",
 ];
@@ -114,8 +116,30 @@ pub const STARTUP_FILES: &[&str] = &[
 /// Protected locations relative to `$HOME` (a prefix match on whole components), besides the
 /// start-up files: git's own configuration (`core.fsmonitor`, `!` aliases and credential
 /// helpers run in the next plain `git status`), sandbox-bash's configuration (it widens every
-/// later run), and agents' settings that define hooks or commands.
-pub const HOME_PROTECTED: &[&str] = &[".gitconfig", ".config/git", ".config/sandbox-bash", ".codex/config.toml"];
+/// later run), agents' settings that define hooks, commands or servers to start, and the other
+/// files a later program takes commands from (other shells, the session, editors, build
+/// tools).
+pub const HOME_PROTECTED: &[&str] = &[
+    ".gitconfig",
+    ".config/git",
+    ".config/sandbox-bash",
+    ".codex/config.toml",
+    ".claude.json",
+    ".config/fish",
+    ".config/systemd/user",
+    ".config/autostart",
+    ".config/environment.d",
+    ".pam_environment",
+    ".xinitrc",
+    ".xsession",
+    ".xprofile",
+    ".vimrc",
+    ".config/nvim",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".yarnrc",
+    ".yarnrc.yml",
+];
 
 /// Directories of the home that hold protected files among ordinary ones: a kernel rule must
 /// enter them rather than grant them whole.
@@ -343,12 +367,7 @@ pub fn protected_for(
     home: Option<&str>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for entry in path_var.unwrap_or_default().split(|&b| b == b':') {
-        let Ok(entry) = std::str::from_utf8(entry) else { continue };
-        if !entry.starts_with('/') {
-            continue;
-        }
-        let dir = normalize("/", entry);
+    for dir in path_dirs(path_var) {
         if is_system_path(&dir)
             || is_within(&dir, workspace)
             || is_within(workspace, &dir)
@@ -366,6 +385,17 @@ pub fn protected_for(
         }
     }
     out
+}
+
+/// The absolute directories of a `PATH` value, normalised (relative and non-UTF-8 entries
+/// are left out).
+pub fn path_dirs(path_var: Option<&[u8]>) -> impl Iterator<Item = String> + '_ {
+    path_var
+        .unwrap_or_default()
+        .split(|&b| b == b':')
+        .filter_map(|e| std::str::from_utf8(e).ok())
+        .filter(|e| e.starts_with('/'))
+        .map(|e| normalize("/", e))
 }
 
 /// Whether one path component is the name of a home credential directory or file (`.ssh`,

@@ -1393,6 +1393,12 @@ fn builtin(
             for a in rest {
                 let Some(t) = a.known() else {
                     w.unresolved(&a.raw, a.pos);
+                    // `export LD_PRELOAD="$x"`: the name is known, the libraries are not.
+                    if let Some((name, _)) = a.raw.split_once('=')
+                        && super::walk::LOADER_VARS.contains(&name)
+                    {
+                        w.loader_assignment(name, &super::walk::Val::unknown(), st);
+                    }
                     w.assign_dynamic(st);
                     continue;
                 };

@@ -21,6 +21,9 @@ use super::{Access, Analysis, CommandUse, Context, Failure, Pos, TextKind, Unres
 use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
 
+/// Variables that make the dynamic loader map code into the programs started with them.
+pub const LOADER_VARS: &[&str] = &["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"];
+
 /// Deepest chain of nested texts (`eval` inside `bash -c` inside `$(…)` …).
 const MAX_NESTED_TEXTS: usize = 64;
 /// Most texts parsed for one program, and most bytes parsed in all.
@@ -863,6 +866,9 @@ impl<'c> Walker<'c> {
         if target == MODE_VAR {
             self.mode_assignment(&value);
         }
+        if LOADER_VARS.contains(&target.as_str()) {
+            self.loader_assignment(&target, &value, st);
+        }
         self.assigned.insert(target);
         st.set_val(name, value);
     }
@@ -897,6 +903,58 @@ impl<'c> Walker<'c> {
                 &format!("sets {MODE_VAR} for nested invocations, which grants this bit"),
                 pos,
             );
+        }
+    }
+
+    /// Setting a variable that makes the dynamic loader map code into every program started
+    /// later (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`): each file or directory named needs
+    /// execute in its scope. In scratch that is workspace execute: the kernel layer stops no
+    /// library mapped from there, as it stops no program run by an interpreter. The system's
+    /// own library directories need nothing; a value the analysis cannot know is code it cannot
+    /// see.
+    pub fn loader_assignment(&mut self, var: &str, value: &Val, st: &State) {
+        let (values, open) = value.scalars();
+        let pos = self.here;
+        if open {
+            self.unresolved(var, pos);
+            self.need(Scope::Workspace, Perm::Execute, var, var, "loads libraries the analysis cannot name", pos);
+        }
+        let separators: &[char] = if var == "LD_LIBRARY_PATH" { &[':', ';'] } else { &[':', ' '] };
+        for v in values {
+            for entry in v.split(separators).filter(|e| !e.is_empty()) {
+                // A bare name is looked up in the system's library directories.
+                if var != "LD_LIBRARY_PATH" && !entry.contains('/') {
+                    continue;
+                }
+                let Some(abs) = self.absolute(entry, st) else {
+                    self.unresolved(entry, pos);
+                    self.need(
+                        Scope::Workspace,
+                        Perm::Execute,
+                        entry,
+                        var,
+                        "loads libraries from a place not known",
+                        pos,
+                    );
+                    continue;
+                };
+                if ["/usr", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|r| scope::is_within(&abs, r)) {
+                    continue;
+                }
+                let reason = format!("{var} makes later programs load code from here");
+                if self.ctx.layout.classify(&abs, false) == Class::Scratch {
+                    self.need(
+                        Scope::Workspace,
+                        Perm::Execute,
+                        &abs,
+                        var,
+                        &format!("{reason} (scratch: runs only where the workspace may)"),
+                        pos,
+                    );
+                } else {
+                    self.classified(&abs, &[Perm::Execute], var, &reason, pos);
+                }
+            }
         }
     }
 
@@ -2206,6 +2264,9 @@ impl<'c> Walker<'c> {
         for (var, value) in env {
             if var == MODE_VAR {
                 self.mode_assignment(&field_val(value));
+            }
+            if LOADER_VARS.contains(&var.as_str()) {
+                self.loader_assignment(var, &field_val(value), st);
             }
             if let Some(v) = value.known()
                 && (var == "BASH_ENV" || var == "ENV")

@@ -296,7 +296,14 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     });
 
     process.kernel.push("no_new_privs: setuid and file capabilities cannot raise privileges".into());
-    if landlock {
+    let keeps_ptrace = facts.caller_is_root && !policy.drop_capabilities.iter().any(|c| c.name == "CAP_SYS_PTRACE");
+    if keeps_ptrace {
+        process.none.push(
+            "system execute is allowed and the caller is root: it keeps CAP_SYS_PTRACE, and can read the environment, \
+             open descriptors and memory maps of other processes in /proc"
+                .into(),
+        );
+    } else if landlock {
         process.kernel.push("other processes cannot be traced, nor their memory or environment read".into());
     } else {
         process.none.push("tracing other processes of the same user".into());
@@ -339,9 +346,24 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
             .kernel
             .push("io_uring and openat2 answer 'not supported' (the filter cannot read their arguments)".into());
         if !policy.new_code {
-            process.kernel.push(
-                "without workspace execute nothing new runs: not from /tmp or $TMPDIR, not by descriptor (execveat), \
-                 not from a memory file (memfd_create without MFD_NOEXEC_SEAL)"
+            // Only what the rules in force hold: a scratch tree with execute (a PATH directory
+            // granted there, say) is named.
+            let mut scratch: Vec<&str> = vec!["/tmp"];
+            scratch.extend(layout.tmpdir.as_deref());
+            let runnable: Vec<&str> =
+                scratch.iter().copied().filter(|t| policy.granted(t).contains(Rights::EXECUTE)).collect();
+            let line = "without workspace execute no program runs that the command could have written: not from /tmp or \
+                        $TMPDIR, not by descriptor (execveat), not from a memory file (memfd_create without \
+                        MFD_NOEXEC_SEAL)";
+            if runnable.is_empty() && landlock {
+                process.kernel.push(line.into());
+            } else {
+                process.none.push(format!("{line}: not held here, {} can run programs", runnable.join(" ")));
+            }
+            process.static_only.push(
+                "a library loaded from scratch (LD_PRELOAD, dlopen, ld.so FILE) or a file run through an interpreter \
+                 is code the kernel layer does not stop without workspace execute: mapping a file as code is not an \
+                 execution Landlock checks"
                     .into(),
             );
         }
@@ -353,6 +375,21 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         .none
         .push("the command lines and status of other processes in /proc can be read, as anywhere on Linux".into());
     process.none.push("/dev/shm is shared with the machine's other processes (their file permissions apply)".into());
+    filesystem.none.push(
+        "metadata: Landlock has no right for chmod, chown, utime or extended attributes, so any file the caller's own \
+         permissions allow (for root, every file) can have its mode, owner, times or attributes changed, in every tree \
+         (setuid and setgid bits and file capabilities excepted)"
+            .into(),
+    );
+    if Rights::of(mode, Scope::System).contains(Rights::WRITE)
+        && !Rights::of(mode, Scope::System).contains(Rights::EXECUTE)
+    {
+        filesystem.kernel.push(
+            "/proc and /sys stay read-only without system execute: writing them (sysctl, cgroups, other processes' OOM \
+             scores) administers the machine"
+                .into(),
+        );
+    }
     limits.none.push("no limits on CPU time, memory, processes or disk use".into());
 
     let status = if facts.shortfalls.is_empty() {

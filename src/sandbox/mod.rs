@@ -125,6 +125,19 @@ pub fn plan_here(
     let bash = real_bash.to_string_lossy().into_owned();
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
+    // The two programs every later shell runs are never written: a command that may write the
+    // tree they lie in would otherwise replace them, and the next start would run its code
+    // outside any sandbox.
+    let mut layout = layout.clone();
+    for program in [Some(bash.as_str()), me.as_deref()].into_iter().flatten() {
+        let real = crate::exec::canonicalize(program).unwrap_or_else(|_| program.to_string());
+        for p in [program.to_string(), real] {
+            if !layout.extra_protected.contains(&p) {
+                layout.extra_protected.push(p);
+            }
+        }
+    }
+    let layout = &layout;
     let inputs = Inputs {
         mode,
         layout,

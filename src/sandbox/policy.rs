@@ -459,12 +459,20 @@ impl Planner<'_> {
         self.inputs.layout
     }
 
+    /// System write is allowed: protected paths may be written.
+    fn system_writes(&self) -> bool {
+        Rights::of(self.inputs.mode, Scope::System).contains(Rights::WRITE)
+    }
+
     fn run(&mut self) {
         let mode = self.inputs.mode;
         let system = Rights::of(mode, Scope::System);
         let external = Rights::of(mode, Scope::External);
         let workspace = Rights::of(mode, Scope::Workspace);
         let everything = system.intersect(external).intersect(workspace);
+        // Write on the whole tree would reach /proc and /sys, which take system execute too
+        // (see below): without it, each scope gets its write on its own paths.
+        let everything = if system.contains(Rights::EXECUTE) { everything } else { everything.without(Rights::WRITE) };
         self.add("/", everything, Why::Everything, false);
 
         self.runtime();
@@ -492,7 +500,15 @@ impl Planner<'_> {
         }
         if !system.without(everything).is_empty() {
             for root in scope::SYSTEM_ROOTS.iter().chain(["/lib", "/lib32", "/lib64", "/libx32"].iter()) {
-                self.add_dir(root, system, Why::System, true);
+                // Writing /proc and /sys administers the machine and other processes (their OOM
+                // score, autogroup niceness and timer slack, cgroups, sysctl): that takes system
+                // execute as well as write.
+                let rights = if matches!(*root, "/proc" | "/sys") && !system.contains(Rights::EXECUTE) {
+                    system.without(Rights::WRITE)
+                } else {
+                    system
+                };
+                self.add_dir(root, rights, Why::System, true);
             }
             if let Some(home) = self.layout().home.clone() {
                 for entry in scope::HOME_CREDENTIALS {
@@ -691,6 +707,15 @@ impl Planner<'_> {
             if PROGRAM_ROOTS.iter().any(|r| scope::is_within(&dir, r)) {
                 continue;
             }
+            // Scratch runs programs only where the workspace may (see `runtime`): a PATH
+            // directory in it gets nothing of its own, or anything copied there would run.
+            let tmpdir = self.layout().tmpdir.as_deref();
+            if scope::is_within(&dir, "/tmp")
+                || tmpdir.is_some_and(|t| scope::is_within(&dir, t))
+                || SCRATCH_DEVICE_DIRS.iter().any(|d| scope::is_within(&dir, d))
+            {
+                continue;
+            }
             if dir == "/"
                 || scope::is_within(&dir, &w)
                 || scope::is_within(&w, &dir)
@@ -802,7 +827,8 @@ impl Planner<'_> {
                 self.cover(&p, rights, depth + 1);
                 continue;
             }
-            let r = if layout.is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
+            let r =
+                if layout.is_protected(&p) && !self.system_writes() { rights.without(Rights::WRITE) } else { rights };
             self.add_entry(p, r, Why::External, &e);
         }
     }
@@ -858,7 +884,11 @@ impl Planner<'_> {
                 self.enter_workspace(&p, rights, depth + 1);
                 continue;
             }
-            let r = if self.layout().is_protected(&p) { rights.without(Rights::WRITE) } else { rights };
+            let r = if self.layout().is_protected(&p) && !self.system_writes() {
+                rights.without(Rights::WRITE)
+            } else {
+                rights
+            };
             self.add_entry(&p, r, Why::Workspace, &e);
         }
     }

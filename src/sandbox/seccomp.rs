@@ -755,7 +755,7 @@ mod tests {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[test]
     fn the_numbers_are_this_kernels() {
         check_numbers(X86_64);
@@ -770,13 +770,13 @@ mod tests {
         }
     }
 
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
     #[test]
     fn the_numbers_are_this_kernels() {
         check_numbers(AARCH64);
     }
 
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     fn check_numbers(a: Arch) {
         use libc::*;
         for (ours, theirs) in [
