@@ -459,3 +459,169 @@ fn declaration_against_probe(user: User) {
         }
     }
 }
+
+#[test]
+fn a_command_cannot_replace_sandbox_bash_itself() {
+    for user in USERS {
+        let lab = Lab::new();
+        // A copy installed outside every tree the baseline grants, as a user would install it.
+        let opt = lab.outside.join("opt");
+        std::fs::create_dir_all(&opt).unwrap();
+        let copy = opt.join("sandbox-bash");
+        std::fs::copy(SB, &copy).unwrap();
+        give(&lab, user);
+        let before = std::fs::read(&copy).unwrap();
+        let script = format!("cat /usr/bin/id > {c}; cp /usr/bin/id {c}.new && mv {c}.new {c}\n", c = copy.display());
+        for mode in ["0646", "0667", "0767"] {
+            let mut c = match user {
+                User::Root => Command::new(&copy),
+                User::Nobody => {
+                    let mut c = Command::new("setpriv");
+                    c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups"]).arg(&copy);
+                    c
+                }
+            };
+            c.arg("-s").current_dir(&lab.ws).env_clear();
+            c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+            c.env("PATH", "/usr/bin:/bin");
+            c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            kernel_refused(&out, &[]);
+            assert!(std::fs::read(&copy).unwrap() == before, "{user:?} {mode}: sandbox-bash was replaced");
+        }
+        // Positive control: its neighbour in the same directory is writable under external write.
+        let fine = format!("echo ok > {}/neighbour && cat {}/neighbour\n", opt.display(), opt.display());
+        assert_eq!(ok(&run(&lab, user, "0667", &fine)), "ok\n");
+    }
+}
+
+#[test]
+fn a_path_directory_in_scratch_runs_nothing_without_workspace_execute() {
+    let lab = Lab::new();
+    let bin = tempfile::Builder::new().prefix("sbx-pathbin-").tempdir_in("/tmp").unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let script = format!("cp /bin/true {b}/mine && {b}/mine && echo RAN\n", b = bin.path().display());
+    let out = run_in(&lab, User::Root, &lab.home, &path, "0444", &script);
+    kernel_refused(&out, &[]);
+    assert!(!text(&out.stdout).contains("RAN"));
+    // Positive control: with workspace execute scratch runs programs.
+    assert_eq!(ok(&run_in(&lab, User::Root, &lab.home, &path, "0447", &script)), "RAN\n");
+    // A TMPDIR inside a PATH directory is not scratch: nothing there is writable under 0444.
+    let pathdir = lab.outside.join("bin");
+    let tmp = pathdir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut c = Command::new(SB);
+    c.args(["-s"]).current_dir(&lab.ws).env_clear().env("BASH_AGENT_BASH_MODE", "0444");
+    c.env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home).env("TMPDIR", &tmp);
+    c.env("PATH", format!("{}:/usr/bin:/bin", pathdir.display()));
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("cp /bin/true {}/mine && echo WROTE\n", tmp.display()).as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    kernel_refused(&out, &[]);
+    assert!(!tmp.join("mine").exists());
+}
+
+#[test]
+fn links_from_credentials_and_start_up_files_are_followed() {
+    for user in USERS {
+        let lab = Lab::new();
+        let dots = lab.home.join("dotfiles");
+        std::fs::create_dir_all(dots.join("ssh")).unwrap();
+        std::fs::write(dots.join("profile"), "# profile\n").unwrap();
+        std::fs::write(dots.join("ssh/id_rsa"), "LINKED KEY CANARY\n").unwrap();
+        std::fs::write(dots.join("netrc"), "machine x password CANARY\n").unwrap();
+        std::fs::write(dots.join("aws-credentials"), "AWS CANARY\n").unwrap();
+        std::fs::write(dots.join("notes"), "notes\n").unwrap();
+        std::os::unix::fs::symlink("dotfiles/profile", lab.home.join(".profile")).unwrap();
+        std::fs::remove_dir_all(lab.home.join(".ssh")).unwrap();
+        std::os::unix::fs::symlink("dotfiles/ssh", lab.home.join(".ssh")).unwrap();
+        std::os::unix::fs::symlink("dotfiles/netrc", lab.home.join(".netrc")).unwrap();
+        std::fs::create_dir_all(lab.home.join(".aws")).unwrap();
+        std::os::unix::fs::symlink("../dotfiles/aws-credentials", lab.home.join(".aws/credentials")).unwrap();
+        give(&lab, user);
+        let h = lab.home.display();
+        // Read through the link and under the other name; write the start-up file both ways.
+        let read = format!(
+            "cat {h}/.ssh/id_rsa; cat {h}/dotfiles/ssh/id_rsa; cat {h}/.netrc; cat {h}/.aws/credentials; cat {h}/dotfiles/aws-credentials\n"
+        );
+        let out = run(&lab, user, "0667", &read);
+        kernel_refused(&out, &[]);
+        assert!(!text(&out.stdout).contains("CANARY"), "{user:?}: {}", text(&out.stdout));
+        assert_eq!(text(&out.stderr).matches("Permission denied").count(), 5, "{user:?}: {}", text(&out.stderr));
+        let write = format!("echo PWN >> {h}/.profile; echo PWN >> {h}/dotfiles/profile\n");
+        let out = run(&lab, user, "0667", &write);
+        kernel_refused(&out, &[]);
+        assert_eq!(std::fs::read_to_string(dots.join("profile")).unwrap(), "# profile\n");
+        // Positive controls: the rest of the same directory, and system read for the keys.
+        assert_eq!(
+            ok(&run(&lab, user, "0667", &format!("echo more >> {h}/dotfiles/notes; cat {h}/dotfiles/notes\n"))),
+            "notes\nmore\n"
+        );
+        assert!(ok(&run(&lab, user, "4467", &format!("cat {h}/.ssh/id_rsa\n"))).contains("LINKED KEY CANARY"));
+    }
+}
+
+#[test]
+fn proc_and_sys_stay_unwritable_without_system_execute() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let mut v = victim(user);
+        let pid = v.id();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let score = || std::fs::read_to_string(format!("/proc/{pid}/oom_score_adj")).unwrap();
+        let before = score();
+        let attack = format!("echo 900 > /proc/{pid}/oom_score_adj\n");
+        for mode in ["2467", "6667"] {
+            kernel_refused(&run(&lab, user, mode, &attack), &[]);
+            assert_eq!(score(), before, "{user:?} {mode}");
+        }
+        // Positive control: system write and execute administer the machine.
+        ok(&run(&lab, user, "3467", &attack));
+        assert_eq!(score().trim(), "900", "{user:?}");
+        v.kill().unwrap();
+        v.wait().unwrap();
+    }
+}
+
+#[test]
+fn the_declaration_says_what_a_root_caller_keeps_with_system_execute() {
+    let lab = Lab::new();
+    let info = |mode: &str| {
+        let out = Command::new(SB)
+            .args(["--sandbox-info", "--sandbox-json"])
+            .current_dir(&lab.ws)
+            .env("BASH_AGENT_BASH_MODE", mode)
+            .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+            .env("HOME", &lab.home)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let lines = |v: &serde_json::Value, kind: &str| -> String {
+        let area = v["areas"].as_array().unwrap().iter().find(|a| a["area"] == "process and devices").unwrap();
+        area[kind].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect::<Vec<_>>().join("\n")
+    };
+    let held = info("0467");
+    assert!(lines(&held, "kernel").contains("other processes cannot be traced"));
+    let kept = info("1467");
+    assert!(!lines(&kept, "kernel").contains("other processes cannot be traced"));
+    assert!(lines(&kept, "none").contains("keeps CAP_SYS_PTRACE"));
+    // And what the probe finds: another process's environment, readable with it, not without.
+    let mut v = Command::new("sleep").arg("60").env("SBX_OUTSIDE_MARK", "outside-secret").spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let probe = format!("tr '\\0' '\\n' < /proc/{}/environ | grep SBX_OUTSIDE_MARK\n", v.id());
+    kernel_refused(&run(&lab, User::Root, "0467", &probe), &[]);
+    assert!(ok(&run(&lab, User::Root, "1467", &probe)).contains("outside-secret"));
+    v.kill().unwrap();
+    v.wait().unwrap();
+}
