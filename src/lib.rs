@@ -531,12 +531,44 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
     if let Some(h) = home.as_deref() {
         link_targets(h, &workspace, &mut extra_credentials, &mut extra_protected);
     }
+    // The account's own home when HOME names another: the next unsandboxed login reads its
+    // start-up files and keys, whatever HOME the command was given.
+    if let Some(own) = account_home(exec::uid())
+        && home.as_deref().is_none_or(|h| h != own && canonical_or_normal(h) != own)
+        && !scope::is_within(&workspace, &own)
+    {
+        for entry in scope::HOME_CREDENTIALS {
+            extra_credentials.push(format!("{own}/{entry}"));
+        }
+        for entry in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+            extra_protected.push(format!("{own}/{entry}"));
+        }
+        link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
+    }
     let mut layout = Layout { workspace, home, tmpdir, extra_credentials, extra_protected };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;
     }
     Ok(layout)
+}
+
+/// The home directory of `uid` in `/etc/passwd`, when it is there and absolute (accounts
+/// from other sources are not looked up: that would start the C library's name services).
+fn account_home(uid: u32) -> Option<String> {
+    let text = std::fs::read("/etc/passwd").ok()?;
+    let uid = uid.to_string();
+    for line in text.split(|&b| b == b'\n') {
+        let mut fields = line.split(|&b| b == b':');
+        let (_name, _pw, id) = (fields.next()?, fields.next(), fields.next());
+        if id != Some(uid.as_bytes()) {
+            continue;
+        }
+        let home = fields.nth(2)?;
+        let home = std::str::from_utf8(home).ok()?;
+        return (home.starts_with('/') && home != "/").then(|| scope::normalize("/", home));
+    }
+    None
 }
 
 /// Where the home's credential and protected entries lead when they are symbolic links (a

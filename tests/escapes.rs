@@ -625,3 +625,43 @@ fn the_declaration_says_what_a_root_caller_keeps_with_system_execute() {
     v.kill().unwrap();
     v.wait().unwrap();
 }
+
+#[test]
+fn the_account_home_is_guarded_whatever_home_the_command_is_given() {
+    // The test runs as root, whose home in /etc/passwd is read here; nothing in it is touched.
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let own = passwd.lines().find(|l| l.split(':').nth(2) == Some("0")).and_then(|l| l.split(':').nth(5)).unwrap();
+    assert_ne!(own, "/", "root's home in /etc/passwd");
+    let lab = Lab::new();
+    let explain = |program: &str| {
+        Command::new(SB)
+            .args(["--sandbox-explain", "-c", program])
+            .current_dir(&lab.ws)
+            .env("BASH_AGENT_BASH_MODE", "0667")
+            .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+            .env("HOME", &lab.home)
+            .output()
+            .unwrap()
+    };
+    for (program, need) in [
+        (format!("echo x >> {own}/.bashrc"), "2000 system write"),
+        (format!("echo x >> {own}/.gitconfig"), "2000 system write"),
+        (format!("cat {own}/.ssh/id_ed25519"), "4000 system read"),
+    ] {
+        let out = explain(&program);
+        assert_eq!(out.status.code(), Some(126), "{program}: {}", text(&out.stdout));
+        assert!(text(&out.stdout).contains(need), "{program}: {}", text(&out.stdout));
+    }
+    // The kernel layer holds them too, and says so.
+    let info = sandbox_bash_as(User::Root)
+        .args(["--sandbox-info", "--sandbox-json"])
+        .current_dir(&lab.ws)
+        .env("BASH_AGENT_BASH_MODE", "0667")
+        .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+        .env("HOME", &lab.home)
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert!(declared(&info, "filesystem", "kernel", &format!("{own}/.bashrc")), "{info:#}");
+    assert!(declared(&info, "credentials", "kernel", &format!("{own}/.ssh")), "{info:#}");
+}
