@@ -574,40 +574,65 @@ fn account_home(uid: u32) -> Option<String> {
 /// Where the home's credential and protected entries lead when they are symbolic links (a
 /// dotfile manager's `~/.bashrc -> dotfiles/bash/.bashrc`), themselves or one level inside
 /// them (`~/.ssh/config -> …`): the targets are credentials and protected paths too, or a
-/// command would read or write them under their other name.
-/// A target that holds the home or the workspace is left out: it would make them whole a
-/// credential.
+/// command would read or write them under their other name. A target that holds the home or
+/// the workspace is left out: it would make them whole a credential. The home is listed once
+/// (and the few directories the entries lie in), rather than every entry looked up: this runs
+/// at every start.
 fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, protected: &mut Vec<String>) {
-    let follow = |path: String, into: &mut Vec<String>| {
-        let Ok(meta) = std::fs::symlink_metadata(&path) else { return };
-        let mut links: Vec<String> = Vec::new();
-        if meta.file_type().is_symlink() {
-            links.push(path);
-        } else if meta.is_dir()
-            && let Ok(entries) = std::fs::read_dir(&path)
+    use sandbox::policy::{Entry, World};
+    // (entry relative to the home, whether it is a credential)
+    let entries = scope::HOME_CREDENTIALS
+        .iter()
+        .map(|e| (*e, true))
+        .chain(std::iter::once((".cargo/credentials.toml", true)))
+        .chain(scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED).map(|e| (*e, false)));
+    // The directories listed so far, by their path relative to the home.
+    let mut listed: Vec<(&str, Option<Vec<Entry>>)> = Vec::with_capacity(8);
+    let join = |rel: &str, name: &str| {
+        let mut p = String::with_capacity(home.len() + rel.len() + name.len() + 2);
+        p.push_str(home);
+        if !rel.is_empty() {
+            p.push('/');
+            p.push_str(rel);
+        }
+        p.push('/');
+        p.push_str(name);
+        p
+    };
+    let add = |link: &str, into: &mut Vec<String>| {
+        if let Ok(target) = exec::canonicalize(link)
+            && !scope::is_within(home, &target)
+            && !scope::is_within(workspace, &target)
+            && !into.contains(&target)
         {
-            for e in entries.flatten() {
-                if e.file_type().is_ok_and(|t| t.is_symlink()) {
-                    links.push(e.path().to_string_lossy().into_owned());
+            into.push(target);
+        }
+    };
+    for (entry, credential) in entries {
+        let (rel, name) = entry.rsplit_once('/').unwrap_or(("", entry));
+        let at = match listed.iter().position(|(r, _)| *r == rel) {
+            Some(at) => at,
+            None => {
+                let dir = if rel.is_empty() { home.to_string() } else { join("", rel) };
+                listed.push((rel, sandbox::RealWorld.list(&dir)));
+                listed.len() - 1
+            }
+        };
+        let Some(found) = listed[at].1.as_ref().and_then(|l| l.iter().find(|e| e.name == name)) else { continue };
+        let into = if credential { &mut *credentials } else { &mut *protected };
+        let path = join(rel, name);
+        if found.link {
+            add(&path, into);
+        } else if found.dir {
+            for inner in sandbox::RealWorld.list(&path).unwrap_or_default() {
+                if inner.link {
+                    let mut p = path.clone();
+                    p.push('/');
+                    p.push_str(&inner.name);
+                    add(&p, into);
                 }
             }
         }
-        for link in links {
-            if let Ok(target) = exec::canonicalize(&link)
-                && !scope::is_within(home, &target)
-                && !scope::is_within(workspace, &target)
-                && !into.contains(&target)
-            {
-                into.push(target);
-            }
-        }
-    };
-    for entry in scope::HOME_CREDENTIALS {
-        follow(format!("{home}/{entry}"), credentials);
-    }
-    follow(format!("{home}/.cargo/credentials.toml"), credentials);
-    for entry in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
-        follow(format!("{home}/{entry}"), protected);
     }
 }
 

@@ -129,8 +129,17 @@ pub fn plan_here(
     // tree they lie in would otherwise replace them, and the next start would run its code
     // outside any sandbox.
     let mut layout = layout.clone();
-    for program in [Some(bash.as_str()), me.as_deref()].into_iter().flatten() {
-        let real = crate::exec::canonicalize(program).unwrap_or_else(|_| program.to_string());
+    // sandbox-bash's own path comes from /proc/self/exe, links resolved; the real bash's is
+    // resolved here unless it lies in a system program directory, which only system write
+    // changes anyway.
+    for (program, resolved) in [(Some(bash.as_str()), false), (me.as_deref(), true)] {
+        let Some(program) = program else { continue };
+        let system = ["/usr/", "/bin/", "/sbin/", "/lib"].iter().any(|r| program.starts_with(r));
+        let real = if resolved || system {
+            program.to_string()
+        } else {
+            crate::exec::canonicalize(program).unwrap_or_else(|_| program.to_string())
+        };
         for p in [program.to_string(), real] {
             if !layout.extra_protected.contains(&p) {
                 layout.extra_protected.push(p);

@@ -270,39 +270,65 @@ enum Rule {
     SealedMemfdOnly,
 }
 
+/// At most this many tests decide one rule.
+const MAX_TESTS: usize = 4;
+
+/// A rule's tests in order, what a call that passes them all gets, and the errno of a
+/// refusal. Fixed-size: the filter is built at every start, and its cost was allocation.
+struct Tests {
+    tests: [Test; MAX_TESTS],
+    len: usize,
+    otherwise: Verdict,
+    errno: u32,
+}
+
+impl Tests {
+    fn new(list: &[Test], otherwise: Verdict, errno: u32) -> Tests {
+        let mut tests = [test(0, Cond::Eq(0), Verdict::Allow); MAX_TESTS];
+        tests[..list.len()].copy_from_slice(list);
+        Tests { tests, len: list.len(), otherwise, errno }
+    }
+}
+
 impl Rule {
-    /// The tests in order, what a call that passes them all gets, and the errno of a refusal.
-    fn tests(self) -> (Vec<Test>, Verdict, u32) {
+    fn tests(self) -> Tests {
         use Cond::*;
         use Verdict::*;
         match self {
-            Rule::Errno(errno) => (Vec::new(), Refuse, errno),
-            Rule::UnixSocketsOnly => (vec![test(arg_low(0), Eq(AF_UNIX), Allow)], Refuse, EPERM),
-            Rule::NoTerminalInput => {
-                (vec![test(arg_low(1), Eq(TIOCSTI), Refuse), test(arg_low(1), Eq(TIOCLINUX), Refuse)], Allow, EPERM)
-            }
-            Rule::NoSetId { arg } => (vec![test(arg_low(arg), Any(SET_ID_BITS), Refuse)], Allow, EPERM),
-            Rule::SelfOnly { arg } => (vec![test(arg_low(arg), Ne(0), Refuse)], Allow, EPERM),
-            Rule::OwnLimits => (
-                vec![
-                    test(arg_low(0), Eq(0), Allow),
-                    // Another process: only with no new limit (a null pointer).
-                    test(arg_low(2), Ne(0), Refuse),
-                    test(arg_high(2), Ne(0), Refuse),
-                ],
+            Rule::Errno(errno) => Tests::new(&[], Refuse, errno),
+            Rule::UnixSocketsOnly => Tests::new(&[test(arg_low(0), Eq(AF_UNIX), Allow)], Refuse, EPERM),
+            Rule::NoTerminalInput => Tests::new(
+                &[test(arg_low(1), Eq(TIOCSTI), Refuse), test(arg_low(1), Eq(TIOCLINUX), Refuse)],
                 Allow,
                 EPERM,
             ),
-            Rule::OwnPriority => (vec![test(arg_low(0), Ne(0), Refuse), test(arg_low(1), Ne(0), Refuse)], Allow, EPERM),
-            Rule::OwnSchedulerNoRealtime => {
-                let mut t = vec![test(arg_low(0), Ne(0), Refuse)];
-                for policy in SCHED_ORDINARY {
-                    t.push(Test { at: arg_low(1), mask: Some(!SCHED_RESET_ON_FORK), cond: Eq(policy), then: Allow });
-                }
-                (t, Refuse, EPERM)
+            Rule::NoSetId { arg } => Tests::new(&[test(arg_low(arg), Any(SET_ID_BITS), Refuse)], Allow, EPERM),
+            Rule::SelfOnly { arg } => Tests::new(&[test(arg_low(arg), Ne(0), Refuse)], Allow, EPERM),
+            // Another process: only with no new limit (a null pointer).
+            Rule::OwnLimits => Tests::new(
+                &[test(arg_low(0), Eq(0), Allow), test(arg_low(2), Ne(0), Refuse), test(arg_high(2), Ne(0), Refuse)],
+                Allow,
+                EPERM,
+            ),
+            Rule::OwnPriority => {
+                Tests::new(&[test(arg_low(0), Ne(0), Refuse), test(arg_low(1), Ne(0), Refuse)], Allow, EPERM)
             }
-            Rule::OwnIoPriority => (
-                vec![
+            Rule::OwnSchedulerNoRealtime => {
+                let ordinary =
+                    |policy| Test { at: arg_low(1), mask: Some(!SCHED_RESET_ON_FORK), cond: Eq(policy), then: Allow };
+                Tests::new(
+                    &[
+                        test(arg_low(0), Ne(0), Refuse),
+                        ordinary(SCHED_ORDINARY[0]),
+                        ordinary(SCHED_ORDINARY[1]),
+                        ordinary(SCHED_ORDINARY[2]),
+                    ],
+                    Refuse,
+                    EPERM,
+                )
+            }
+            Rule::OwnIoPriority => Tests::new(
+                &[
                     test(arg_low(0), Ne(IOPRIO_WHO_PROCESS), Refuse),
                     test(arg_low(1), Ne(0), Refuse),
                     Test { at: arg_low(2), mask: Some(IOPRIO_CLASS_MASK), cond: Eq(IOPRIO_CLASS_RT), then: Refuse },
@@ -310,24 +336,26 @@ impl Rule {
                 Allow,
                 EPERM,
             ),
-            Rule::NoExecOfDescriptor => (vec![test(arg_low(4), Any(AT_EMPTY_PATH), Refuse)], Allow, EPERM),
-            Rule::SealedMemfdOnly => (vec![test(arg_low(1), Any(MFD_NOEXEC_SEAL), Allow)], Refuse, EACCES),
+            Rule::NoExecOfDescriptor => Tests::new(&[test(arg_low(4), Any(AT_EMPTY_PATH), Refuse)], Allow, EPERM),
+            Rule::SealedMemfdOnly => Tests::new(&[test(arg_low(1), Any(MFD_NOEXEC_SEAL), Allow)], Refuse, EACCES),
         }
     }
 
-    /// The instructions that decide a call with this rule: the tests, then the two returns,
-    /// the one for a call that passes every test first. Each path ends in a return.
-    fn body(self) -> Result<Vec<Insn>, String> {
-        let (tests, otherwise, errno) = self.tests();
-        if tests.is_empty() {
-            return Ok(vec![stmt(RET_K, if otherwise == Verdict::Allow { RET_ALLOW } else { RET_ERRNO | errno })]);
+    /// Appends the instructions that decide a call with this rule: the tests, then the two
+    /// returns, the one for a call that passes every test first. Each path ends in a return.
+    fn emit(self, p: &mut Vec<Insn>) -> Result<(), String> {
+        let Tests { tests, len, otherwise, errno } = self.tests();
+        let ret = |v: Verdict| stmt(RET_K, if v == Verdict::Allow { RET_ALLOW } else { RET_ERRNO | errno });
+        if len == 0 {
+            p.push(ret(otherwise));
+            return Ok(());
         }
-        let mut p = Vec::new();
+        let start = p.len();
         // The accumulator's content: the word at this offset, unmasked.
         let mut loaded: Option<u32> = None;
-        // Each test's jump, to be pointed at its return once the tests are laid out.
-        let mut jumps: Vec<(usize, Test)> = Vec::new();
-        for t in tests {
+        // Where each test's jump is, to point it at its return once the tests are laid out.
+        let mut jumps = [0usize; MAX_TESTS];
+        for (i, t) in tests[..len].iter().enumerate() {
             if loaded != Some(t.at) {
                 p.push(stmt(LD_W_ABS, t.at));
                 loaded = Some(t.at);
@@ -336,28 +364,26 @@ impl Rule {
                 p.push(stmt(ALU_AND_K, mask));
                 loaded = None;
             }
-            jumps.push((p.len(), t));
+            jumps[i] = p.len();
             p.push(match t.cond {
-                Cond::Eq(v) => jump(JEQ_K, v, 0, 0),
-                Cond::Ne(v) => jump(JEQ_K, v, 0, 0),
+                Cond::Eq(v) | Cond::Ne(v) => jump(JEQ_K, v, 0, 0),
                 Cond::Any(bits) => jump(JSET_K, bits, 0, 0),
             });
         }
         let first = p.len();
-        let at = |v: Verdict| if v == otherwise { first } else { first + 1 };
-        for (i, t) in jumps {
-            let to = offset(at(t.then) - (i + 1))?;
-            let insn = &mut p[i];
+        for (i, t) in tests[..len].iter().enumerate() {
+            let to = if t.then == otherwise { first } else { first + 1 };
+            let to = offset(to - (jumps[i] + 1))?;
             // Eq and Any jump when they hold; Ne jumps when equality fails.
             match t.cond {
-                Cond::Eq(_) | Cond::Any(_) => insn.jt = to,
-                Cond::Ne(_) => insn.jf = to,
+                Cond::Eq(_) | Cond::Any(_) => p[jumps[i]].jt = to,
+                Cond::Ne(_) => p[jumps[i]].jf = to,
             }
         }
-        for v in [otherwise, if otherwise == Verdict::Allow { Verdict::Refuse } else { Verdict::Allow }] {
-            p.push(stmt(RET_K, if v == Verdict::Allow { RET_ALLOW } else { RET_ERRNO | errno }));
-        }
-        Ok(p)
+        debug_assert!(p.len() > start);
+        p.push(ret(otherwise));
+        p.push(ret(if otherwise == Verdict::Allow { Verdict::Refuse } else { Verdict::Allow }));
+        Ok(())
     }
 }
 
@@ -374,9 +400,10 @@ fn offset(n: usize) -> Result<u8, String> {
     u8::try_from(n).map_err(|_| "the seccomp filter has a jump longer than 255 instructions".to_string())
 }
 
-/// The rule of every number the filter looks at, for `arch` and `rules`.
+/// The rule of every number the filter looks at, for `arch` and `rules`, sorted by number.
 fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
-    let mut special: Vec<(u32, Rule)> = vec![
+    let mut special: Vec<(u32, Rule)> = Vec::with_capacity(32);
+    special.extend([
         (arch.ioctl, Rule::NoTerminalInput),
         (arch.io_uring_setup, Rule::Errno(ENOSYS)),
         (arch.openat2, Rule::Errno(ENOSYS)),
@@ -395,7 +422,7 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
         (arch.ioprio_set, Rule::OwnIoPriority),
         (arch.migrate_pages, Rule::SelfOnly { arg: 0 }),
         (arch.move_pages, Rule::SelfOnly { arg: 0 }),
-    ];
+    ]);
     for (nr, arg) in [(arch.chmod, 1), (arch.open, 2), (arch.creat, 1), (arch.mknod, 1)] {
         if let Some(nr) = nr {
             special.push((nr, Rule::NoSetId { arg }));
@@ -413,7 +440,7 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
             special.push((nr, Rule::Errno(EPERM)));
         }
     }
-    special.sort_by_key(|(nr, _)| *nr);
+    special.sort_unstable_by_key(|(nr, _)| *nr);
     special
 }
 
@@ -424,58 +451,63 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
 /// an argument run it every time. So the numbers are found by a binary search over the runs
 /// of numbers with a rule: a number leaves after a handful of comparisons, where testing the
 /// rules one after the other would take one for each rule. (Installing the filter was a
-/// tenth of start-up.)
+/// tenth of start-up.) The program is written into one buffer, each jump filled in once what
+/// it jumps over is laid out.
 pub fn program(arch: Arch, rules: Rules) -> Result<Vec<Insn>, String> {
     let special = rules_for(arch, rules);
     if special.windows(2).any(|w| w[0].0 == w[1].0) {
         return Err("two seccomp rules for one system call number".into());
     }
     // Neighbours with the same rule make one run (the three keyring calls).
-    let mut spans: Vec<Span> = Vec::new();
+    let mut spans: Vec<Span> = Vec::with_capacity(special.len());
     for (nr, rule) in special {
         match spans.last_mut() {
             Some(s) if s.rule == rule && s.last.checked_add(1) == Some(nr) => s.last = nr,
             _ => spans.push(Span { first: nr, last: nr, rule }),
         }
     }
-    let mut p = vec![
+    let mut p = Vec::with_capacity(256);
+    p.extend([
         stmt(LD_W_ABS, OFFSET_ARCH),
         jump(JEQ_K, arch.audit, 1, 0),
         stmt(RET_K, RET_KILL_PROCESS),
         stmt(LD_W_ABS, OFFSET_NR),
-    ];
-    p.extend(search(&spans, true, arch.foreign_from)?);
+    ]);
+    search(&spans, true, arch.foreign_from, &mut p)?;
     Ok(p)
 }
 
-/// The instructions that decide a number lying between the spans before `spans` and those
-/// after them; `top`: no span comes after, so another ABI's numbers (`foreign_from` and up)
-/// can reach here. The number is in the accumulator on entry (a body may load an argument,
-/// but every body ends in a return).
-fn search(spans: &[Span], top: bool, foreign_from: Option<u32>) -> Result<Vec<Insn>, String> {
+/// Appends the instructions that decide a number lying between the spans before `spans` and
+/// those after them; `top`: no span comes after, so another ABI's numbers (`foreign_from` and
+/// up) can reach here. The number is in the accumulator on entry (a body may load an
+/// argument, but every body ends in a return).
+fn search(spans: &[Span], top: bool, foreign_from: Option<u32>, p: &mut Vec<Insn>) -> Result<(), String> {
     if spans.len() > 1 {
         // Numbers below the middle run go left, the rest right: a leaf tests one run.
         let (left, right) = spans.split_at(spans.len() / 2);
         let Some(split) = right.first().map(|s| s.first) else { return Err("empty half of the search".into()) };
-        let left = search(left, false, foreign_from)?;
-        let right = search(right, top, foreign_from)?;
-        let mut p = vec![jump(JGE_K, split, offset(left.len())?, 0)];
-        p.extend(left);
-        p.extend(right);
-        return Ok(p);
+        let at = p.len();
+        p.push(jump(JGE_K, split, 0, 0));
+        search(left, false, foreign_from, p)?;
+        p[at].jt = offset(p.len() - at - 1)?;
+        return search(right, top, foreign_from, p);
     }
-    let mut p = Vec::new();
     for span in spans {
-        let body = span.rule.body()?;
+        let at = p.len();
         if span.first == span.last {
-            p.push(jump(JEQ_K, span.first, 0, offset(body.len())?));
+            p.push(jump(JEQ_K, span.first, 0, 0));
+            span.rule.emit(p)?;
+            p[at].jf = offset(p.len() - at - 1)?;
         } else {
             // Below the run: on to the next; above it: past the body.
-            p.push(jump(JGE_K, span.first, 0, offset(body.len() + 1)?));
             let above = span.last.checked_add(1).ok_or("a system call number at the top of the range")?;
-            p.push(jump(JGE_K, above, offset(body.len())?, 0));
+            p.push(jump(JGE_K, span.first, 0, 0));
+            p.push(jump(JGE_K, above, 0, 0));
+            span.rule.emit(p)?;
+            let end = p.len();
+            p[at].jf = offset(end - at - 1)?;
+            p[at + 1].jt = offset(end - at - 2)?;
         }
-        p.extend(body);
     }
     // Above every number with a rule: another ABI's numbers (x32) end the process.
     if let (true, Some(from)) = (top, foreign_from) {
@@ -483,7 +515,7 @@ fn search(spans: &[Span], top: bool, foreign_from: Option<u32>) -> Result<Vec<In
         p.push(stmt(RET_K, RET_KILL_PROCESS));
     }
     p.push(stmt(RET_K, RET_ALLOW));
-    Ok(p)
+    Ok(())
 }
 
 /// Runs `program` on one system call the way the kernel would, returning the action. Only
