@@ -202,10 +202,40 @@ fn distrust(meta: &std::fs::Metadata) -> Option<String> {
     if !trusted_owner(meta.uid()) {
         return Some(format!("is owned by uid {}, neither root nor you (uid {})", meta.uid(), crate::exec::uid()));
     }
-    if meta.mode() & 0o022 != 0 {
+    // Group write is harmless when the group is the owner's own private group (the umask 002
+    // of systems that give every user a group of their own): nobody else is in it.
+    let group_only = meta.mode() & 0o022 == 0o020;
+    if meta.mode() & 0o022 != 0 && !(group_only && private_group(meta.uid(), meta.gid())) {
         return Some(format!("is writable by {} (mode {:04o})", writers(meta.mode()), meta.mode() & 0o7777));
     }
     None
+}
+
+/// Whether `gid` is the private group of `uid`: the owner's primary group in /etc/passwd, with
+/// no members listed in /etc/group, and nobody else's primary group. Read only when a file is
+/// group-writable, which is rare at start-up.
+fn private_group(uid: u32, gid: u32) -> bool {
+    let (Ok(passwd), Ok(group)) = (std::fs::read_to_string("/etc/passwd"), std::fs::read_to_string("/etc/group"))
+    else {
+        return false;
+    };
+    let (uid, gid) = (uid.to_string(), gid.to_string());
+    let mut owner_primary = false;
+    for line in passwd.lines() {
+        let f: Vec<&str> = line.split(':').collect();
+        if f.len() < 4 || f[3] != gid {
+            continue;
+        }
+        if f[2] != uid {
+            return false;
+        }
+        owner_primary = true;
+    }
+    owner_primary
+        && group.lines().any(|line| {
+            let f: Vec<&str> = line.split(':').collect();
+            f.len() >= 4 && f[2] == gid && f[3].trim().is_empty()
+        })
 }
 
 fn writers(mode: u32) -> &'static str {

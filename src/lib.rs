@@ -198,6 +198,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     if opts.info {
         let layout = layout()?;
         let bash = find_bash()?;
+        let layout = sandbox::with_programs(&layout, &bash);
         let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
         let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config, env);
         let text = if opts.json { info.json() + "\n" } else { info.text() };
@@ -535,7 +536,6 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
     // start-up files and keys, whatever HOME the command was given.
     if let Some(own) = account_home(exec::uid())
         && home.as_deref().is_none_or(|h| h != own && canonical_or_normal(h) != own)
-        && !scope::is_within(&workspace, &own)
     {
         for entry in scope::HOME_CREDENTIALS {
             extra_credentials.push(format!("{own}/{entry}"));

@@ -338,15 +338,28 @@ impl Layout {
         {
             return true;
         }
+        // Editors' and agents' project settings count at the top of the workspace and of the
+        // home, where those programs look for them.
+        for anchor in [Some(self.workspace.as_str()), self.home.as_deref()].into_iter().flatten() {
+            if let Some(rest) = path.strip_prefix(anchor).and_then(|r| r.strip_prefix('/'))
+                && anchor != "/"
+            {
+                let (first, after) = rest.split_once('/').unwrap_or((rest, ""));
+                if first == ".vscode" || first == ".idea" {
+                    return true;
+                }
+                if first == ".claude"
+                    && !after.contains('/')
+                    && after.starts_with("settings")
+                    && after.ends_with(".json")
+                {
+                    return true;
+                }
+            }
+        }
         let mut previous: Option<&[u8]> = None;
         for part in components(path).filter(|c| !c.is_empty()) {
             if previous == Some(b".git") && (part == b"hooks" || part == b"config") {
-                return true;
-            }
-            if part == b".vscode" || part == b".idea" {
-                return true;
-            }
-            if previous == Some(b".claude") && part.starts_with(b"settings") && part.ends_with(b".json") {
                 return true;
             }
             previous = Some(part);
@@ -368,7 +381,9 @@ pub fn protected_for(
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for dir in path_dirs(path_var) {
+        // Scratch is the command's own to write (a build's `/tmp/xfs-…/bin`).
         if is_system_path(&dir)
+            || is_within(&dir, "/tmp")
             || is_within(&dir, workspace)
             || is_within(workspace, &dir)
             || home.is_some_and(|h| is_within(h, &dir))

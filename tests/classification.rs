@@ -20,6 +20,15 @@ const CASES: &[(&str, &str)] = &[
     ("LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ls", "0004"),
     ("LD_PRELOAD=libjemalloc.so.2 ls", "0004"),
     ("read x; export LD_PRELOAD=$x; ls", "0005"),
+    ("export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/lib; ls", "0005"),
+    ("LD_LIBRARY_PATH='$ORIGIN/../../tmp' cat f", "0005"),
+    ("GCONV_PATH=/tmp iconv -f x f", "0005"),
+    // A file absent now may be made by a program whose outputs the table does not name.
+    ("gunzip s.sh.gz; . ./s.sh", "0007"),
+    ("[ -f ~/.bashrc ] && . ~/.nonexistent-rc-file", "0404"),
+    // Editors' project settings count in the workspace and the home, not everywhere.
+    ("mkdir -p /tmp/x/.vscode", "0004"),
+    ("echo x > node_modules/pkg/.vscode/settings.json", "0002"),
     // Files a later, unsandboxed program takes commands from are protected.
     ("echo x >> ~/.claude.json", "2000"),
     ("echo x > ~/.config/fish/config.fish", "2000"),

@@ -20,6 +20,9 @@ fn write(lab: &Lab, name: &str, body: &str) -> std::path::PathBuf {
     p
 }
 
+/// A group the caller shares with others: Debian's `users`.
+const SHARED_GID: u32 = 100;
+
 #[test]
 fn the_ceiling_cuts_what_is_asked_and_the_denial_says_so() {
     let lab = Lab::new();
@@ -213,8 +216,14 @@ fn a_file_others_can_write_or_own_is_not_read() {
     {
         let f = write(&lab, &format!("mode-{mode:o}.toml"), GOOD);
         chmod(&f, mode);
+        // A group others belong to (`users`, no private group of the caller's).
+        std::os::unix::fs::chown(&f, None, Some(SHARED_GID)).unwrap();
         refused(with_user_file(&lab, &f, &[]), &[&f.display().to_string(), "writable by", writers, "chmod go-w"]);
     }
+    // Positive control: group write for the caller's own private group (umask 002 systems).
+    let private = write(&lab, "private-group.toml", GOOD);
+    chmod(&private, 0o664);
+    assert_eq!(with_user_file(&lab, &private, &[]), (Some(0), String::new()));
 
     let other = write(&lab, "other.toml", GOOD);
     chmod(&other, 0o644);
@@ -243,6 +252,7 @@ fn a_directory_others_can_write_or_own_is_not_read_from() {
         std::fs::write(&f, GOOD).unwrap();
         chmod(&f, 0o644);
         chmod(&dir, setup);
+        std::os::unix::fs::chown(&dir, None, Some(SHARED_GID)).unwrap();
         if name == "owned" {
             chown(&dir, 65534);
         }

@@ -665,3 +665,40 @@ fn the_account_home_is_guarded_whatever_home_the_command_is_given() {
     assert!(declared(&info, "filesystem", "kernel", &format!("{own}/.bashrc")), "{info:#}");
     assert!(declared(&info, "credentials", "kernel", &format!("{own}/.ssh")), "{info:#}");
 }
+
+#[test]
+fn sandbox_bash_inside_the_workspace_leaves_the_workspace_whole() {
+    // sandbox-bash built in its own repository, or vendored into a project: protected, but
+    // the workspace around it is not split up for it (that is left to the static layer).
+    let lab = Lab::new();
+    std::fs::create_dir_all(lab.ws.join("tools")).unwrap();
+    std::fs::create_dir_all(lab.ws.join(".git")).unwrap();
+    let copy = lab.ws.join("tools/sb");
+    std::fs::copy(SB, &copy).unwrap();
+    let mut c = Command::new(&copy);
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", "0467").env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+    c.env("PATH", "/usr/bin:/bin");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"touch newfile && touch .git/index.lock && mkdir -p new/dir && echo ok\n")
+        .unwrap();
+    assert_eq!(ok(&child.wait_with_output().unwrap()), "ok\n");
+    assert!(lab.ws.join("newfile").exists() && lab.ws.join(".git/index.lock").exists());
+    // The static layer still refuses to replace it.
+    let out = Command::new(&copy)
+        .args(["--sandbox-explain", "-c", "cp /usr/bin/id tools/sb"])
+        .current_dir(&lab.ws)
+        .env("BASH_AGENT_BASH_MODE", "0467")
+        .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+        .env("HOME", &lab.home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("2000 system write"), "{}", text(&out.stdout));
+}

@@ -119,6 +119,13 @@ fn is_url(s: &str) -> bool {
 pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State) {
     let rest = &args[1..];
     let entry = lookup(program);
+    // A program that may create files the table does not name (a decompressor's output, a
+    // decoder's, a build's): a file absent now may be there for a later `source`.
+    if !entry.is_some_and(|e| {
+        matches!(e.kind, Kind::Pure | Kind::Reads | Kind::Lists | Kind::PatternReads | Kind::Builtin(_))
+    }) {
+        w.note_unmodelled_program();
+    }
     let Some(entry) = entry else {
         generic(w, program, rest, st);
         return;

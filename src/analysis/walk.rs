@@ -22,7 +22,8 @@ use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
 
 /// Variables that make the dynamic loader map code into the programs started with them.
-pub const LOADER_VARS: &[&str] = &["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"];
+pub const LOADER_VARS: &[&str] =
+    &["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GCONV_PATH", "OPENSSL_MODULES", "OPENSSL_CONF"];
 
 /// Deepest chain of nested texts (`eval` inside `bash -c` inside `$(…)` …).
 const MAX_NESTED_TEXTS: usize = 64;
@@ -416,6 +417,9 @@ pub struct Walker<'c> {
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
     written_unknown: bool,
+    /// A program ran that may create files the table does not name: no file absent now is
+    /// sure to be absent later.
+    unmodelled_program: bool,
     /// Position of the command being analysed, for words without a recorded location.
     here: Pos,
     /// What commands read when nothing more specific is known (the stdin of an enclosing
@@ -684,6 +688,7 @@ impl<'c> Walker<'c> {
             pending_taint: false,
             written: HashSet::default(),
             written_unknown: false,
+            unmodelled_program: false,
             here: Pos { line: 1, column: 1 },
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
@@ -907,7 +912,9 @@ impl<'c> Walker<'c> {
     }
 
     /// Setting a variable that makes the dynamic loader map code into every program started
-    /// later (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`): each file or directory named needs
+    /// later (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`, and the C library's `GCONV_PATH` and
+    /// OpenSSL's module directory and configuration, which name modules to load): each file or
+    /// directory named needs
     /// execute in its scope. In scratch that is workspace execute: the kernel layer stops no
     /// library mapped from there, as it stops no program run by an interpreter. The system's
     /// own library directories need nothing; a value the analysis cannot know is code it cannot
@@ -919,11 +926,37 @@ impl<'c> Walker<'c> {
             self.unresolved(var, pos);
             self.need(Scope::Workspace, Perm::Execute, var, var, "loads libraries the analysis cannot name", pos);
         }
-        let separators: &[char] = if var == "LD_LIBRARY_PATH" { &[':', ';'] } else { &[':', ' '] };
+        // Directory lists: an empty entry is the cwd, as the loader reads it.
+        let dirs = matches!(var, "LD_LIBRARY_PATH" | "GCONV_PATH" | "OPENSSL_MODULES");
+        let separators: &[char] = if dirs { &[':', ';'] } else { &[':', ' '] };
         for v in values {
-            for entry in v.split(separators).filter(|e| !e.is_empty()) {
+            if v.is_empty() {
+                continue;
+            }
+            for entry in v.split(separators) {
+                let entry = if entry.is_empty() {
+                    if !dirs {
+                        continue;
+                    }
+                    "."
+                } else {
+                    entry
+                };
+                // `$ORIGIN`, `$LIB`, `$PLATFORM`: the loader expands them where the program is.
+                if entry.contains('$') {
+                    self.unresolved(entry, pos);
+                    self.need(
+                        Scope::Workspace,
+                        Perm::Execute,
+                        entry,
+                        var,
+                        "loads libraries from a place the loader computes",
+                        pos,
+                    );
+                    continue;
+                }
                 // A bare name is looked up in the system's library directories.
-                if var != "LD_LIBRARY_PATH" && !entry.contains('/') {
+                if !dirs && !entry.contains('/') {
                     continue;
                 }
                 let Some(abs) = self.absolute(entry, st) else {
@@ -1129,7 +1162,7 @@ impl<'c> Walker<'c> {
     /// have put a file there (it writes nothing at or above it, and no write of an unknown
     /// place): then `source`ing it runs nothing. A dangling link is not nothing.
     pub fn absent_code_file(&self, path: &str) -> bool {
-        if self.written_unknown || self.written.iter().any(|w| scope::is_within(path, w)) {
+        if self.written_unknown || self.unmodelled_program || self.written.iter().any(|w| scope::is_within(path, w)) {
             return false;
         }
         if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
@@ -2191,6 +2224,11 @@ impl<'c> Walker<'c> {
         if self.quiet == 0 {
             self.written_unknown = true;
         }
+    }
+
+    /// A program ran whose every output the table does not name.
+    pub fn note_unmodelled_program(&mut self) {
+        self.unmodelled_program = true;
     }
 
     // ----- running a command -------------------------------------------------------------

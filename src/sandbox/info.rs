@@ -330,35 +330,57 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         process.kernel.push(
             "no input can be pushed into a terminal (ioctl TIOCSTI, TIOCLINUX): the caller's shell would run it".into(),
         );
-        process.kernel.push(
-            "no setuid or setgid bit can be set (chmod, fchmod, fchmodat, fchmodat2, or a file created with one), \
-             and no file capabilities given (CAP_SETFCAP and CAP_FSETID are dropped): nothing is left behind that \
-             raises the privileges of whoever runs it next"
-                .into(),
-        );
+        let setid = "no setuid or setgid bit can be set (chmod, fchmod, fchmodat, fchmodat2, or a file created with one; \
+                     setgid directories included), and no file capabilities given (CAP_SETFCAP and CAP_FSETID are \
+                     dropped)";
+        if Rights::of(mode, Scope::System).contains(Rights::WRITE) {
+            process.kernel.push(setid.into());
+            process.none.push(
+                "with system write a root caller can still change the system itself (its block devices under /dev, \
+                 /etc): setuid bits can be had that way"
+                    .into(),
+            );
+        } else {
+            process
+                .kernel
+                .push(format!("{setid}: nothing is left behind that raises the privileges of whoever runs it next"));
+        }
         process.kernel.push(
             "limits, priorities, scheduling and memory placement of other processes cannot be changed (prlimit, \
              setpriority, sched_set*, ioprio_set, migrate_pages, move_pages), and no real-time class can be had; \
-             the command's own ulimit and nice work"
+             the command's own ulimit and nice work (the filter knows the caller only as process 0: a thread or \
+             process naming itself by its ID is refused too)"
                 .into(),
         );
         process
             .kernel
             .push("io_uring and openat2 answer 'not supported' (the filter cannot read their arguments)".into());
         if !policy.new_code {
-            // Only what the rules in force hold: a scratch tree with execute (a PATH directory
-            // granted there, say) is named.
-            let mut scratch: Vec<&str> = vec!["/tmp"];
-            scratch.extend(layout.tmpdir.as_deref());
-            let runnable: Vec<&str> =
-                scratch.iter().copied().filter(|t| policy.granted(t).contains(Rights::EXECUTE)).collect();
+            // Only what the rules in force hold: any tree the rules let the command both write
+            // and execute is named.
+            let mut runnable: Vec<&str> = policy
+                .paths
+                .iter()
+                .filter(|r| r.rights.contains(Rights::WRITE) && r.rights.contains(Rights::EXECUTE))
+                .map(|r| r.path.as_str())
+                .collect();
+            for t in ["/tmp"].into_iter().chain(layout.tmpdir.as_deref()) {
+                if policy.granted(t).contains(Rights::EXECUTE) && !runnable.contains(&t) {
+                    runnable.push(t);
+                }
+            }
             let line = "without workspace execute no program runs that the command could have written: not from /tmp or \
                         $TMPDIR, not by descriptor (execveat), not from a memory file (memfd_create without \
                         MFD_NOEXEC_SEAL)";
             if runnable.is_empty() && landlock {
                 process.kernel.push(line.into());
             } else {
-                process.none.push(format!("{line}: not held here, {} can run programs", runnable.join(" ")));
+                let shown: Vec<&str> = runnable.iter().take(5).copied().collect();
+                let more = if runnable.len() > 5 { format!(" and {} more", runnable.len() - 5) } else { String::new() };
+                process.none.push(format!(
+                    "{line}: not held here, the command may write and run programs in {}{more}",
+                    shown.join(" ")
+                ));
             }
             process.static_only.push(
                 "a library loaded from scratch (LD_PRELOAD, dlopen, ld.so FILE) or a file run through an interpreter \

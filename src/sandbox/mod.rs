@@ -112,6 +112,33 @@ fn standard_files() -> [Option<String>; 3] {
     [None, None, None]
 }
 
+/// `layout` with sandbox-bash and the real bash among its protected paths. The two programs
+/// every later shell runs are never written: a command that may write the tree they lie in
+/// would otherwise replace them, and the next start would run its code outside any sandbox.
+/// sandbox-bash's own path comes from /proc/self/exe, links resolved; the real bash's is
+/// resolved here unless it lies in a system program directory, which only system write
+/// changes anyway.
+pub fn with_programs(layout: &Layout, real_bash: &std::path::Path) -> Layout {
+    let mut layout = layout.clone();
+    let bash = real_bash.to_string_lossy().into_owned();
+    let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
+    for (program, resolved) in [(Some(bash), false), (me, true)] {
+        let Some(program) = program else { continue };
+        let system = ["/usr/", "/bin/", "/sbin/", "/lib"].iter().any(|r| program.starts_with(r));
+        let real = if resolved || system {
+            program.clone()
+        } else {
+            crate::exec::canonicalize(&program).unwrap_or_else(|_| program.clone())
+        };
+        for p in [program, real] {
+            if !layout.extra_protected.contains(&p) {
+                layout.extra_protected.push(p);
+            }
+        }
+    }
+    layout
+}
+
 /// Computes the policy for this invocation on this machine.
 pub fn plan_here(
     mode: Mode,
@@ -125,28 +152,7 @@ pub fn plan_here(
     let bash = real_bash.to_string_lossy().into_owned();
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
-    // The two programs every later shell runs are never written: a command that may write the
-    // tree they lie in would otherwise replace them, and the next start would run its code
-    // outside any sandbox.
-    let mut layout = layout.clone();
-    // sandbox-bash's own path comes from /proc/self/exe, links resolved; the real bash's is
-    // resolved here unless it lies in a system program directory, which only system write
-    // changes anyway.
-    for (program, resolved) in [(Some(bash.as_str()), false), (me.as_deref(), true)] {
-        let Some(program) = program else { continue };
-        let system = ["/usr/", "/bin/", "/sbin/", "/lib"].iter().any(|r| program.starts_with(r));
-        let real = if resolved || system {
-            program.to_string()
-        } else {
-            crate::exec::canonicalize(program).unwrap_or_else(|_| program.to_string())
-        };
-        for p in [program.to_string(), real] {
-            if !layout.extra_protected.contains(&p) {
-                layout.extra_protected.push(p);
-            }
-        }
-    }
-    let layout = &layout;
+    let layout = &with_programs(layout, real_bash);
     let inputs = Inputs {
         mode,
         layout,

@@ -479,7 +479,10 @@ impl Planner<'_> {
         self.toolchains();
 
         let w = self.layout().workspace.clone();
-        if self.holds(&w, workspace.contains(Rights::WRITE)) {
+        // Only credentials split the workspace: protected files inside it (its .git/hooks,
+        // sandbox-bash built in its own repository) are left to the static layer, or nothing
+        // new could be created in the workspace.
+        if self.holds(&w, false) {
             // The workspace holds the home's credentials (it is the home directory or above
             // it): its entries get the workspace bits one by one, credentials left out.
             if workspace.contains(Rights::READ) {
@@ -810,6 +813,12 @@ impl Planner<'_> {
                 !layout.is_credential(&p) && !tmpdir.as_deref().is_some_and(|t| scope::is_within(&p, t))
             };
             if !external {
+                // A credential among external entries (`/srv/app/.env`) gets the system bits:
+                // without system execute no rule on `/` grants them.
+                let system = Rights::of(self.inputs.mode, Scope::System);
+                if dir != "/" && !system.is_empty() && layout.is_credential(&p) {
+                    self.add_entry(p, system, Why::Credential, &e);
+                }
                 continue;
             }
             let holds = |inner: &Option<String>| inner.as_deref().is_some_and(|i| scope::is_within(i, &p));
@@ -877,7 +886,7 @@ impl Planner<'_> {
             if e.link || self.layout().is_credential(&p) {
                 continue;
             }
-            if self.holds(&p, rights.contains(Rights::WRITE)) {
+            if self.holds(&p, false) {
                 if rights.contains(Rights::READ) {
                     self.add_dir(&p, Rights::LIST, Why::Workspace, false);
                 }
