@@ -189,7 +189,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
-    let layout = || layout(&config, env, &cwd);
+    let layout = || layout(&config, env, &cwd, &argv0);
     let find_bash = || {
         let explicit = env.get(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_deref().map(OsStr::new));
         exec::find_real_bash(explicit, env.get("PATH"))
@@ -495,7 +495,7 @@ fn canonical_or_normal(path: &str) -> String {
 }
 
 /// The places that decide scopes: workspace, home, temporary directory.
-fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, Error> {
+fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> Result<Layout, Error> {
     // An explicit setting, else the configuration's, else the workspace an enclosing
     // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
     let explicit = env
@@ -525,8 +525,23 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str) -> Result<Layout, E
     // The configuration files read: changing one widens every later run.
     extra_protected.extend(config.files.iter().filter(|f| !scope::is_system_path(f)).cloned());
     // sandbox-bash itself: a command that replaced it would run unsandboxed at the next start.
+    // So would one that pointed the link it was started through (`~/bin/bash`, a `SHELL`
+    // setting) somewhere else.
     if let Some(me) = exec::self_exe() {
         extra_protected.push(me.to_string_lossy().into_owned());
+        let started = argv0.to_string_lossy();
+        let started = started.strip_prefix('-').unwrap_or(&started);
+        let shell = env.get("SHELL").map(|s| s.to_string_lossy().into_owned());
+        for entry in [Some(started), shell.as_deref()].into_iter().flatten() {
+            if !entry.contains('/') {
+                continue;
+            }
+            let path = scope::normalize(cwd, entry);
+            let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            if link && exec::canonicalize(&path).is_ok_and(|real| std::path::Path::new(&real) == me) {
+                extra_protected.push(path);
+            }
+        }
     }
     let mut extra_credentials = config.credentials.clone();
     if let Some(h) = home.as_deref() {

@@ -702,3 +702,29 @@ fn sandbox_bash_inside_the_workspace_leaves_the_workspace_whole() {
     assert_eq!(out.status.code(), Some(126), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("2000 system write"), "{}", text(&out.stdout));
 }
+
+#[test]
+fn the_link_sandbox_bash_was_started_through_cannot_be_pointed_elsewhere() {
+    let lab = Lab::new();
+    let dir = lab.outside.join("shells");
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("bash");
+    std::os::unix::fs::symlink(SB, &link).unwrap();
+    std::fs::write(dir.join("neighbour"), "").unwrap();
+    let script =
+        format!("ln -sf /usr/bin/id {l}; rm -f {l}; echo ok >> {d}/neighbour\n", l = link.display(), d = dir.display());
+    let mut c = Command::new(&link);
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", "0667").env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+    c.env("PATH", "/usr/bin:/bin");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    kernel_refused(&out, &[]);
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new(SB), "the link was changed");
+    // Positive control: the files beside it stay writable under external write (new ones
+    // cannot be made there: Landlock grants the directory's entries one by one).
+    assert_eq!(std::fs::read_to_string(dir.join("neighbour")).unwrap(), "ok\n");
+}
