@@ -153,6 +153,10 @@ impl Sources {
 /// Reads and merges the files that exist.
 pub fn load(sources: &Sources, home: Option<&str>) -> Result<Config, String> {
     let mut config = Config::default();
+    // A relative name would mean whatever file the cwd of each start holds.
+    if let Some(user) = sources.user.as_ref().filter(|u| sources.explicit && !u.is_absolute()) {
+        return Err(format!("{CONFIG_VAR}={} is not an absolute path", user.display()));
+    }
     let tmpdir = sources.tmpdir.as_deref();
     if let Some(system) = read(&sources.system, false, tmpdir)? {
         apply(&mut config, system, &sources.system, home, true)?;

@@ -20,7 +20,7 @@ use std::ffi::CStr;
 use crate::environ::Environ;
 
 /// Whole words that make a variable name a secret's.
-const SECRET_WORDS: &[&[u8]] = &[b"KEY", b"KEYS", b"AUTH", b"CREDENTIAL", b"CREDENTIALS"];
+const SECRET_WORDS: &[&[u8]] = &[b"KEY", b"KEYS", b"AUTH", b"CREDENTIAL", b"CREDENTIALS", b"JWT", b"BEARER", b"COOKIE"];
 
 /// Endings of a word that make a variable name a secret's (the word itself included:
 /// `TOKEN`, `AUTHTOKEN`).
@@ -42,7 +42,10 @@ const SECRET_ENDINGS: &[&[u8]] = &[
 
 /// Last words that make a name a secret's after another word (`DB_PASS`), never alone: `PWD`
 /// is the working directory.
-const SECRET_LAST_WORDS: &[&[u8]] = &[b"PASS", b"PWD", b"PAT"];
+const SECRET_LAST_WORDS: &[&[u8]] = &[b"PASS", b"PWD", b"PAT", b"PW"];
+
+/// Last words that name where a secret is, not the secret (`KEY_FILE`, `PASSWORD_STORE_DIR`).
+const PLACE_WORDS: &[&[u8]] = &[b"DIR", b"FILE", b"PATH"];
 
 /// Secret names the word rules do not catch.
 const WELL_KNOWN: &[&[u8]] = &[b"AWS_SESSION"];
@@ -65,10 +68,19 @@ pub fn is_secret_name(name: &[u8]) -> bool {
         return true;
     }
     // Names are short and the lists fixed: most words are turned away by their length alone.
+    if name.len() > 4
+        && let Some(last) = name.rsplit(|&b| b == b'_').next()
+        && last.len() < name.len()
+        && is_any(last, PLACE_WORDS)
+    {
+        return false;
+    }
     let mut words = name.split(|&b| b == b'_').peekable();
     let mut first = true;
     while let Some(word) = words.next() {
         let last = words.peek().is_none();
+        // A number after the word counts as part of it (`PASSWORD1`, `TOKEN2`).
+        let word = &word[..word.len() - word.iter().rev().take_while(|b| b.is_ascii_digit()).count()];
         if is_any(word, SECRET_WORDS)
             || (word.len() >= 5 && SECRET_ENDINGS.iter().any(|e| ends_with(word, e)))
             || (last && !first && is_any(word, SECRET_LAST_WORDS))
@@ -152,6 +164,11 @@ mod tests {
     /// Names as people name them: these go.
     const GONE: &[&str] = &[
         "MY_API_KEY",
+        "PASSWORD1",
+        "DB_PW",
+        "CI_JOB_JWT",
+        "JWT",
+        "SESSION_COOKIE",
         "API_KEY",
         "APIKEY",
         "OPENAI_APIKEY",
@@ -208,6 +225,11 @@ mod tests {
         "GIT_AUTHOR_NAME",
         "KEYBOARD_LAYOUT",
         "KEYMAP",
+        "PASSWORD_STORE_DIR",
+        "KEY_FILE",
+        "TOKEN_FILE",
+        "SECRETS_DIR",
+        "SSH_KEY_PATH",
         "MONKEY",
         "LESSKEY",
         "AUTHOR",

@@ -189,7 +189,23 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
-    let layout = || layout(&config, env, &cwd, &argv0);
+    let layout = || -> Result<Layout, Error> {
+        let layout = layout(&config, env, &cwd, &argv0)?;
+        // A configuration file the command may write would widen every later run: the kernel
+        // cannot keep a file inside the writable workspace from being changed.
+        if allowed.has(mode::Scope::Workspace, Perm::Write) {
+            for f in config.files.iter().filter(|f| !scope::is_system_path(f)) {
+                if scope::is_within(f, &layout.workspace) {
+                    return Err(Error::Config(format!(
+                        "the configuration file {f} lies in the workspace {}, which mode {allowed} lets commands \
+                         write: a command could change it and widen every later run; move it out of the workspace",
+                        layout.workspace
+                    )));
+                }
+            }
+        }
+        Ok(layout)
+    };
     let find_bash = || {
         let explicit = env.get(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_deref().map(OsStr::new));
         exec::find_real_bash(explicit, env.get("PATH"))
@@ -256,6 +272,22 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
     // The caller's variable and the system file may name any file; a user file only the
     // caller's own.
+    // A record holds the program's text: written into a file that runs code later (a start-up
+    // file, git's configuration), it would run outside any sandbox.
+    for path in env
+        .get(audit::AUDIT_VAR)
+        .map(|p| p.to_string_lossy().into_owned())
+        .into_iter()
+        .chain(config.audit_log.as_ref().map(|l| l.path.clone()))
+    {
+        let n = scope::normalize(&cwd, &path);
+        if layout.is_protected(&n) || layout.is_credential(&n) {
+            return Err(Error::Audit(format!(
+                "refusing to write the audit log to {n}: it is a protected or credential path, and the program text in \
+                 the records would run later"
+            )));
+        }
+    }
     let mut audit = match (env.get(audit::AUDIT_VAR), &config.audit_log) {
         (Some(path), _) => Some(audit::Log::open(path).map_err(Error::Audit)?),
         (None, Some(log)) if log.by_system => Some(audit::Log::open(OsStr::new(&log.path)).map_err(Error::Audit)?),

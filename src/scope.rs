@@ -118,7 +118,7 @@ pub const STARTUP_FILES: &[&str] = &[
 /// helpers run in the next plain `git status`), sandbox-bash's configuration (it widens every
 /// later run), agents' settings that define hooks, commands or servers to start, and the other
 /// files a later program takes commands from (other shells, the session, editors, build
-/// tools).
+/// tools, Python's user site with its `usercustomize` and `.pth` files, shell completions).
 pub const HOME_PROTECTED: &[&str] = &[
     ".gitconfig",
     ".config/git",
@@ -139,6 +139,14 @@ pub const HOME_PROTECTED: &[&str] = &[
     ".cargo/config",
     ".yarnrc",
     ".yarnrc.yml",
+    ".cargo/env",
+    ".nvm/nvm.sh",
+    ".local/lib",
+    ".local/share/bash-completion",
+    ".bash_completion",
+    ".config/direnv",
+    ".ipython",
+    ".config/Code/User",
 ];
 
 /// Directories of the home that hold protected files among ordinary ones: a kernel rule must

@@ -190,3 +190,23 @@ fn a_user_file_may_name_a_log_of_the_callers_own() {
     assert_eq!(run_with_config(&lab, &user_file_naming(&lab, &existing)).0, Some(0));
     assert_eq!(lines(&existing).len(), 1);
 }
+
+#[test]
+fn the_audit_log_is_never_a_file_that_runs_code_later() {
+    let lab = Lab::new();
+    let rc = lab.home.join(".bashrc");
+    std::fs::write(&rc, "# rc\n").unwrap();
+    for (var, path) in [("SANDBOX_BASH_AUDIT_LOG", rc.clone()), ("SANDBOX_BASH_AUDIT_LOG", lab.ws.join(".git/config"))]
+    {
+        let out = lab.command("0467", ": '$(id)'").env(var, &path).output().unwrap();
+        assert_eq!(out.status.code(), Some(125), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("protected or credential path"));
+    }
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# rc\n");
+    assert!(!lab.ws.join(".git/config").exists());
+    // Positive control: an ordinary log file.
+    let log = lab.outside.join("audit.jsonl");
+    let out = lab.command("0467", "true").env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(lines(&log).len(), 1);
+}

@@ -28,6 +28,11 @@ const CASES: &[(&str, &str)] = &[
     ("[ -f ~/.bashrc ] && . ~/.nonexistent-rc-file", "0404"),
     // Editors' project settings count in the workspace and the home, not everywhere.
     ("mkdir -p /tmp/x/.vscode", "0004"),
+    // Python's user site runs usercustomize.py and .pth files at every start.
+    ("echo x > ~/.local/lib/python3.11/site-packages/usercustomize.py", "2000"),
+    ("echo x > ~/.ipython/profile_default/startup/00.py", "2000"),
+    // An exported name the analysis cannot know may be the loader's.
+    ("export $(cat f); ls", "0005"),
     ("echo x > node_modules/pkg/.vscode/settings.json", "0002"),
     // Files a later, unsandboxed program takes commands from are protected.
     ("echo x >> ~/.claude.json", "2000"),

@@ -140,6 +140,8 @@ fn the_example_configuration_is_valid() {
         .args(["--sandbox-info", "--sandbox-json"])
         .current_dir(&lab.ws)
         .env("SANDBOX_BASH_CONFIG", example)
+        // The repository's own workspace would hold the example: a workspace of its own.
+        .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -360,7 +362,7 @@ fn an_unprivileged_caller_reads_its_own_and_roots_files_only() {
         let mut c = std::process::Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", lab::SB, "--sandbox-info", "--sandbox-json"]);
         c.current_dir(&lab.ws).env("SANDBOX_BASH_CONFIG", config).env("HOME", &lab.home);
-        c.env_remove("SANDBOX_BASH_ENFORCED").env_remove("TMPDIR");
+        c.env("SANDBOX_BASH_WORKSPACE", &lab.ws).env_remove("SANDBOX_BASH_ENFORCED").env_remove("TMPDIR");
         c.output().unwrap()
     };
     for (owner, accepted) in [(65534, true), (0, true), (65533, false)] {
@@ -378,4 +380,22 @@ fn an_unprivileged_caller_reads_its_own_and_roots_files_only() {
             assert!(err.contains("owned by uid 65533, neither root nor you (uid 65534)"), "{err}");
         }
     }
+}
+
+#[test]
+fn a_configuration_file_the_command_could_write_is_not_read() {
+    let lab = Lab::new();
+    // In the workspace, which the default mode lets commands write: refused.
+    let inside = lab.ws.join("sandbox.toml");
+    std::fs::write(&inside, GOOD).unwrap();
+    chmod(&inside, 0o644);
+    refused(with_user_file(&lab, &inside, &[]), &[&inside.display().to_string(), "lies in the workspace"]);
+    assert!(!lab.ws.join("ran.txt").exists());
+    // Where the mode does not let the workspace be written, it is read.
+    let out = lab.command("0445", "true").env("SANDBOX_BASH_CONFIG", &inside).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A relative name would mean whatever file each start's cwd holds.
+    let out = lab.command("0467", "true").env("SANDBOX_BASH_CONFIG", "sandbox.toml").output().unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("is not an absolute path"), "{}", text(&out.stderr));
 }

@@ -1400,11 +1400,15 @@ fn builtin(
             for a in rest {
                 let Some(t) = a.known() else {
                     w.unresolved(&a.raw, a.pos);
-                    // `export LD_PRELOAD="$x"`: the name is known, the libraries are not.
-                    if let Some((name, _)) = a.raw.split_once('=')
-                        && super::walk::LOADER_VARS.contains(&name)
-                    {
-                        w.loader_assignment(name, &super::walk::Val::unknown(), st);
+                    // `export LD_PRELOAD="$x"`: the name is known, the libraries are not; and an
+                    // exported name that is not known may be the loader's too.
+                    match a.raw.split_once('=') {
+                        Some((name, _)) if super::walk::LOADER_VARS.contains(&name) => {
+                            w.loader_assignment(name, &super::walk::Val::unknown(), st);
+                        }
+                        Some((name, _)) if super::word::is_name(name) => {}
+                        _ if export => w.loader_assignment("LD_PRELOAD", &super::walk::Val::unknown(), st),
+                        _ => {}
                     }
                     w.assign_dynamic(st);
                     continue;
