@@ -1939,6 +1939,22 @@ impl<'c> Walker<'c> {
         Some(all.into_iter().collect())
     }
 
+    /// `path`, as written in `arg`, classified in each directory the cwd may be; where the cwd
+    /// is not known, unresolved and scoped wherever it could land.
+    fn classified_at(&mut self, path: &str, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
+        match self.absolutes(path, st) {
+            Some(all) => {
+                for abs in all {
+                    self.classified(&abs, perms, command, reason, arg.pos);
+                }
+            }
+            None => {
+                self.unresolved(&arg.raw, arg.pos);
+                self.anywhere(path, perms, command, reason, arg.pos);
+            }
+        }
+    }
+
     /// A relative path where the cwd could be anywhere (after `cd` to a directory the walk
     /// cannot know): it is not taken for the workspace. It is scoped by its name in the places
     /// it could be — in the workspace, in a `.git` directory, in the home directory — so that
@@ -1997,17 +2013,7 @@ impl<'c> Walker<'c> {
                 if text.is_empty() {
                     return;
                 }
-                match self.absolutes(&text, st) {
-                    Some(all) => {
-                        for abs in all {
-                            self.classified(&abs, perms, command, reason, arg.pos);
-                        }
-                    }
-                    None => {
-                        self.unresolved(&arg.raw, arg.pos);
-                        self.anywhere(&text, perms, command, reason, arg.pos);
-                    }
-                }
+                self.classified_at(&text, arg, perms, command, reason, st);
             }
             None => {
                 let prefix = field.prefix();
@@ -2075,17 +2081,7 @@ impl<'c> Walker<'c> {
             None => ".".to_string(),
         };
 
-        match self.absolutes(&dir, st) {
-            Some(all) => {
-                for abs in all {
-                    self.classified(&abs, perms, command, reason, arg.pos);
-                }
-            }
-            None => {
-                self.unresolved(&arg.raw, arg.pos);
-                self.anywhere(&dir, perms, command, reason, arg.pos);
-            }
-        }
+        self.classified_at(&dir, arg, perms, command, reason, st);
         // …and by the credential and protected paths it matches now.
         for abs_pattern in self.absolute_patterns(pattern, st) {
             for m in super::glob::matches(&abs_pattern, 4096) {
@@ -2119,17 +2115,7 @@ impl<'c> Walker<'c> {
             None => ".".to_string(),
         };
         let reason = "expands a glob, which lists the directory";
-        match self.absolutes(&dir, st) {
-            Some(all) => {
-                for abs in all {
-                    self.classified(&abs, &[Perm::Read], "the shell", reason, arg.pos);
-                }
-            }
-            None => {
-                self.unresolved(&arg.raw, arg.pos);
-                self.anywhere(&dir, &[Perm::Read], "the shell", reason, arg.pos);
-            }
-        }
+        self.classified_at(&dir, arg, &[Perm::Read], "the shell", reason, st);
     }
 
     /// The absolute forms of a glob pattern, one per directory the cwd may be.
