@@ -537,23 +537,17 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
     let workspace = find_workspace(cwd, explicit.as_deref())?;
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
+    let path_dirs: Vec<String> = scope::path_dirs(env.get("PATH").map(OsStr::as_bytes)).collect();
     let tmpdir = env
         .get("TMPDIR")
         .filter(|raw| raw.as_bytes().starts_with(b"/"))
         .map(|raw| scope::normalize("/", &raw.to_string_lossy()))
         .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace))
         // Inside a PATH directory, which programs run from, it would not be scratch.
-        .filter(|t| {
-            !scope::path_dirs(env.get("PATH").map(OsStr::as_bytes)).any(|d| d != "/" && scope::is_within(t, &d))
-        });
+        .filter(|t| !path_dirs.iter().any(|d| d != "/" && scope::is_within(t, d)));
     let mut extra_protected = config.protected.clone();
     let xdg = env.get("XDG_CONFIG_HOME").map(|x| x.to_string_lossy().into_owned());
-    extra_protected.extend(scope::protected_for(
-        env.get("PATH").map(OsStr::as_bytes),
-        xdg.as_deref(),
-        &workspace,
-        home.as_deref(),
-    ));
+    extra_protected.extend(scope::protected_for(&path_dirs, xdg.as_deref(), &workspace, home.as_deref()));
     // The configuration files read: changing one widens every later run.
     extra_protected.extend(config.files.iter().filter(|f| !scope::is_system_path(f)).cloned());
     // sandbox-bash itself: a command that replaced it would run unsandboxed at the next start.
@@ -633,19 +627,9 @@ fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, prot
         .map(|e| (*e, true))
         .chain(std::iter::once((".cargo/credentials.toml", true)))
         .chain(scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED).map(|e| (*e, false)));
+    use sandbox::policy::join;
     // The directories listed so far, by their path relative to the home.
-    let mut listed: Vec<(&str, Option<Vec<Entry>>)> = Vec::with_capacity(8);
-    let join = |rel: &str, name: &str| {
-        let mut p = String::with_capacity(home.len() + rel.len() + name.len() + 2);
-        p.push_str(home);
-        if !rel.is_empty() {
-            p.push('/');
-            p.push_str(rel);
-        }
-        p.push('/');
-        p.push_str(name);
-        p
-    };
+    let mut listed: Vec<(&str, String, Option<Vec<Entry>>)> = Vec::with_capacity(8);
     let add = |link: &str, into: &mut Vec<String>| {
         if let Ok(target) = exec::canonicalize(link)
             && !scope::is_within(home, &target)
@@ -657,26 +641,25 @@ fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, prot
     };
     for (entry, credential) in entries {
         let (rel, name) = entry.rsplit_once('/').unwrap_or(("", entry));
-        let at = match listed.iter().position(|(r, _)| *r == rel) {
+        let at = match listed.iter().position(|(r, _, _)| *r == rel) {
             Some(at) => at,
             None => {
-                let dir = if rel.is_empty() { home.to_string() } else { join("", rel) };
-                listed.push((rel, sandbox::RealWorld.list(&dir)));
+                let dir = if rel.is_empty() { home.to_string() } else { join(home, rel) };
+                let entries = sandbox::RealWorld.list(&dir);
+                listed.push((rel, dir, entries));
                 listed.len() - 1
             }
         };
-        let Some(found) = listed[at].1.as_ref().and_then(|l| l.iter().find(|e| e.name == name)) else { continue };
+        let (_, dir, entries) = &listed[at];
+        let Some(found) = entries.as_ref().and_then(|l| l.iter().find(|e| e.name == name)) else { continue };
         let into = if credential { &mut *credentials } else { &mut *protected };
-        let path = join(rel, name);
+        let path = join(dir, name);
         if found.link {
             add(&path, into);
         } else if found.dir {
             for inner in sandbox::RealWorld.list(&path).unwrap_or_default() {
                 if inner.link {
-                    let mut p = path.clone();
-                    p.push('/');
-                    p.push_str(&inner.name);
-                    add(&p, into);
+                    add(&join(&path, &inner.name), into);
                 }
             }
         }

@@ -382,13 +382,13 @@ impl Layout {
 /// system write anyway; a directory that holds the workspace or the home is left out (it
 /// would protect them whole).
 pub fn protected_for(
-    path_var: Option<&[u8]>,
+    path_dirs: &[String],
     xdg_config: Option<&str>,
     workspace: &str,
     home: Option<&str>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for dir in path_dirs(path_var) {
+    for dir in path_dirs.iter().cloned() {
         // Scratch is the command's own to write (a build's `/tmp/xfs-…/bin`).
         if is_system_path(&dir)
             || is_within(&dir, "/tmp")

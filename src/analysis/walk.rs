@@ -922,9 +922,13 @@ impl<'c> Walker<'c> {
     pub fn loader_assignment(&mut self, var: &str, value: &Val, st: &State) {
         let (values, open) = value.scalars();
         let pos = self.here;
+        // Libraries from a place the analysis cannot name: code it cannot see.
+        let unknown = |w: &mut Self, text: &str, reason: &str| {
+            w.unresolved(text, pos);
+            w.need(Scope::Workspace, Perm::Execute, text, var, reason, pos);
+        };
         if open {
-            self.unresolved(var, pos);
-            self.need(Scope::Workspace, Perm::Execute, var, var, "loads libraries the analysis cannot name", pos);
+            unknown(self, var, "loads libraries the analysis cannot name");
         }
         // Directory lists: an empty entry is the cwd, as the loader reads it.
         let dirs = matches!(var, "LD_LIBRARY_PATH" | "GCONV_PATH" | "OPENSSL_MODULES");
@@ -944,15 +948,7 @@ impl<'c> Walker<'c> {
                 };
                 // `$ORIGIN`, `$LIB`, `$PLATFORM`: the loader expands them where the program is.
                 if entry.contains('$') {
-                    self.unresolved(entry, pos);
-                    self.need(
-                        Scope::Workspace,
-                        Perm::Execute,
-                        entry,
-                        var,
-                        "loads libraries from a place the loader computes",
-                        pos,
-                    );
+                    unknown(self, entry, "loads libraries from a place the loader computes");
                     continue;
                 }
                 // A bare name is looked up in the system's library directories.
@@ -960,15 +956,7 @@ impl<'c> Walker<'c> {
                     continue;
                 }
                 let Some(abs) = self.absolute(entry, st) else {
-                    self.unresolved(entry, pos);
-                    self.need(
-                        Scope::Workspace,
-                        Perm::Execute,
-                        entry,
-                        var,
-                        "loads libraries from a place not known",
-                        pos,
-                    );
+                    unknown(self, entry, "loads libraries from a place not known");
                     continue;
                 };
                 if ["/usr", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|r| scope::is_within(&abs, r)) {

@@ -124,8 +124,7 @@ pub fn with_programs(layout: &Layout, real_bash: &std::path::Path) -> Layout {
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     for (program, resolved) in [(Some(bash), false), (me, true)] {
         let Some(program) = program else { continue };
-        let system = ["/usr/", "/bin/", "/sbin/", "/lib"].iter().any(|r| program.starts_with(r));
-        let real = if resolved || system {
+        let real = if resolved || policy::in_program_roots(&program) {
             program.clone()
         } else {
             crate::exec::canonicalize(&program).unwrap_or_else(|_| program.clone())

@@ -376,6 +376,12 @@ const RUN_RUNTIME: &[&str] = &["/run/systemd/resolve"];
 /// Where programs live: read and execute for everyone.
 const PROGRAM_ROOTS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/// Whether `path` (absolute, normal) lies in one of the system's program directories, which
+/// every mode may read and run and only system write may change.
+pub fn in_program_roots(path: &str) -> bool {
+    PROGRAM_ROOTS.iter().any(|r| scope::is_within(path, r))
+}
+
 /// Devices any program may read and write.
 const SCRATCH_DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
@@ -390,7 +396,7 @@ const TOOLCHAIN_HOMES: &[&[&str]] = &[&[".cargo", ".rustup"], &[".nvm"], &[".pye
 
 /// `dir/name`, as `format!` would make it, without the formatting machinery: planning joins a
 /// path for every entry of every directory it lists.
-fn join(dir: &str, name: &str) -> String {
+pub(crate) fn join(dir: &str, name: &str) -> String {
     let mut p = String::with_capacity(dir.len() + 1 + name.len());
     p.push_str(dir);
     p.push('/');
