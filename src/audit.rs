@@ -45,6 +45,10 @@ struct Record<'a> {
     verdict: &'a str,
     reasons: Vec<JsonAccess<'a>>,
     enforcement: &'a str,
+    /// What the kernel does not hold on this run and the static layer alone does (empty for
+    /// records of runs that did not start).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    static_only: &'a [String],
     error: Option<&'a str>,
 }
 
@@ -130,6 +134,7 @@ impl Log {
         verdict: &str,
         enforcement: &str,
         error: Option<&str>,
+        static_only: &[String],
     ) -> Result<(), String> {
         let missing = decision.required.missing_from(decision.allowed);
         let reasons = decision
@@ -154,6 +159,7 @@ impl Log {
             verdict,
             reasons,
             enforcement,
+            static_only,
             error,
         };
         let mut line = serde_json::to_string(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;

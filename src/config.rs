@@ -5,7 +5,7 @@
 //! and column: a typo must never silently weaken the policy.
 //!
 //! Precedence: the environment over the user file over the system file, except that
-//! `max_mode` and `allow_degraded` come from the system file alone, and the ceiling cuts
+//! `max_mode`, `allow_degraded` and `require_namespaces` come from the system file alone, and the ceiling cuts
 //! whatever mode is asked for (allowed = requested & ceiling).
 //!
 //! A file is read only when nobody but root and the caller could have written it: the file and
@@ -45,6 +45,7 @@ struct File {
     workspace: Option<String>,
     real_bash: Option<String>,
     allow_degraded: Option<bool>,
+    require_namespaces: Option<bool>,
     audit_log: Option<String>,
     #[serde(default)]
     paths: Paths,
@@ -83,6 +84,8 @@ pub struct Config {
     pub workspace: Option<String>,
     pub real_bash: Option<String>,
     pub allow_degraded: bool,
+    /// The namespace layer must hold: without it the command is refused (system file only).
+    pub require_namespaces: bool,
     pub audit_log: Option<AuditLog>,
     /// Extra credential and protected paths (absolute, `~` expanded), added to the built-in ones.
     pub credentials: Vec<String>,
@@ -361,8 +364,14 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
             })
             .transpose()
     };
-    if !system && (file.max_mode.is_some() || file.allow_degraded.is_some()) {
-        let key = if file.max_mode.is_some() { "max_mode" } else { "allow_degraded" };
+    if !system && (file.max_mode.is_some() || file.allow_degraded.is_some() || file.require_namespaces.is_some()) {
+        let key = if file.max_mode.is_some() {
+            "max_mode"
+        } else if file.allow_degraded.is_some() {
+            "allow_degraded"
+        } else {
+            "require_namespaces"
+        };
         return Err(format!("{key} in {shown}: only the system file {SYSTEM_FILE} may set it"));
     }
     if let Some(m) = mode("default_mode", &file.default_mode)? {
@@ -373,6 +382,9 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
     }
     if let Some(d) = file.allow_degraded {
         config.allow_degraded = d;
+    }
+    if let Some(r) = file.require_namespaces {
+        config.require_namespaces = r;
     }
     let path_value = |key: &str, v: String| -> Result<String, String> {
         let expanded = expand(&v, home);

@@ -37,6 +37,8 @@ pub enum Error {
     Unenforceable { mode: Mode, shortfalls: Vec<Shortfall> },
     /// Applying the kernel rules failed.
     Sandbox { mode: Mode, why: String },
+    /// The system file requires the namespace layer and the kernel gives none here.
+    NamespacesRequired(String),
     /// Landlock cannot add another layer, and the inner invocation asks for more than the
     /// outer one enforces.
     LayerLimit { requested: Mode, outer: Option<Mode> },
@@ -76,6 +78,12 @@ impl fmt::Display for Error {
                     missing.join("; ")
                 )
             }
+            Error::NamespacesRequired(why) => write!(
+                f,
+                "the system file requires the namespace layer (require_namespaces = true in {}), and it cannot be \
+                 had here: {why}",
+                crate::config::SYSTEM_FILE
+            ),
             Error::Sandbox { mode, why } => write!(f, "cannot apply the kernel sandbox for mode {mode}: {why}"),
             Error::LayerLimit { requested, outer } => match outer {
                 Some(outer) => write!(

@@ -260,6 +260,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         error: None,
         bash_failure: None,
         script: None,
+        script_bytes: None,
         program: String::new(),
     });
 
@@ -294,22 +295,23 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         (None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
         (None, None) => None,
     };
-    let mut log = |verdict: &str, enforcement: &str, error: Option<&str>| -> Result<(), Error> {
-        match audit.as_mut() {
-            Some(log) => log.record(&decision, verdict, enforcement, error).map_err(Error::Audit),
-            None => Ok(()),
-        }
-    };
+    let mut log =
+        |verdict: &str, enforcement: &str, error: Option<&str>, static_only: &[String]| -> Result<(), Error> {
+            match audit.as_mut() {
+                Some(log) => log.record(&decision, verdict, enforcement, error, static_only).map_err(Error::Audit),
+                None => Ok(()),
+            }
+        };
 
     if let Some((message, status)) = &decision.bash_failure {
-        log("error", "none", decision.error.as_deref())?;
+        log("error", "none", decision.error.as_deref(), &[])?;
         let _ = std::io::stderr().write_all(message.as_bytes());
         return Ok(*status);
     }
     match decision.verdict {
         Verdict::Allow => {}
         Verdict::Deny => {
-            log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()))?;
+            log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()), &[])?;
             let _ = std::io::stderr().write_all(decision.denial_message().as_bytes());
             // Say when it is the administrator's ceiling that took a needed bit away.
             if let Some(ceiling) = config.max_mode {
@@ -327,7 +329,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         }
         Verdict::Error => {
             let message = decision.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
-            log("error", "none", Some(&message))?;
+            log("error", "none", Some(&message), &[])?;
             return Err(Error::Refused(message));
         }
     }
@@ -349,13 +351,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
     {
-        log("error", "none", Some(&e.to_string()))?;
+        log("error", "none", Some(&e.to_string()), &[])?;
     }
     result
 }
 
-/// Writes one audit record (verdict, enforcement status, error), or nothing when no log is set.
-type AuditWriter<'a> = dyn FnMut(&str, &str, Option<&str>) -> Result<(), Error> + 'a;
+/// Writes one audit record (verdict, enforcement status, error, what only the static layer
+/// holds), or nothing when no log is set.
+type AuditWriter<'a> = dyn FnMut(&str, &str, Option<&str>, &[String]) -> Result<(), Error> + 'a;
 
 /// Locks this process with the kernel and execs the real bash; returns only on failure. The
 /// audit record (when asked for) is written after the rules hold and before exec.
@@ -386,20 +389,39 @@ fn lock_and_exec(
     let outcome = {
         let _ = degraded_ok;
         let profile = sandbox::macos_profile(allowed, layout, &bash, env.get("PATH"), extra(config));
-        sandbox::enforce_macos(&profile, allowed, requested, outer)?
+        (sandbox::enforce_macos(&profile, allowed, requested, outer)?, Vec::<String>::new(), false)
     };
     #[cfg(not(target_os = "macos"))]
     let outcome = {
         let policy = sandbox::plan_here(allowed, layout, &bash, env.get("PATH"), outer.is_some(), extra(config));
-        sandbox::enforce(&policy, degraded_ok, requested, outer)?
+        let view = if outer.is_none() { sandbox::view_here(&policy, layout, env) } else { Default::default() };
+        let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
+            (Some(identity), Some((path, bytes))) => {
+                Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
+            }
+            _ => None,
+        };
+        // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
+        // read-only, so no user namespace could be mapped): the enclosing view holds.
+        let layer = if outer.is_none() { Some((&view, frozen.as_ref())) } else { None };
+        let mut outcome = sandbox::enforce(&policy, layer, degraded_ok, requested, outer)?;
+        if outer.is_some() {
+            outcome.enforcement.namespaces = Some(sandbox::view::Entered::Unavailable(
+                "an enclosing sandbox-bash's Landlock rules refuse new mounts".into(),
+            ));
+        }
+        let outer_marked = sandbox::outer_namespaces(env.get(sandbox::ENFORCED_VAR));
+        let layer = sandbox::layer(&outcome, &view, outer_marked, config.require_namespaces)?;
+        (outcome, layer.static_only, layer.marked)
     };
-    let enforcement = if !outcome.shortfalls.is_empty() {
+    let enforcement = if !outcome.0.shortfalls.is_empty() {
         "degraded"
-    } else if outcome.layer_limit {
+    } else if outcome.0.layer_limit {
         "outer layers"
     } else {
         "enforced"
     };
+    let (outcome, static_only, namespaces) = outcome;
     if !outcome.shortfalls.is_empty() {
         let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
         let _ = writeln!(
@@ -409,10 +431,10 @@ fn lock_and_exec(
             missing.join("; ")
         );
     }
-    log("allow", enforcement, None)?;
+    log("allow", enforcement, None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
-    enforced.extend_from_slice(sandbox::enforced_value(allowed, &layout.workspace).as_bytes());
+    enforced.extend_from_slice(sandbox::enforced_value(allowed, &layout.workspace, namespaces).as_bytes());
     let enforced = std::ffi::CString::new(enforced).map_err(|_| Error::Exec {
         path: bash.clone(),
         source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
@@ -757,6 +779,7 @@ fn decide(
         error: None,
         bash_failure: None,
         script: None,
+        script_bytes: None,
         program: String::new(),
     };
     let shell_itself = |command: &str| Access {
@@ -775,6 +798,7 @@ fn decide(
             match analysis::files::read_regular_with_identity(&located_text, analysis::MAX_TEXT_BYTES as u64) {
                 Ok((bytes, identity)) => {
                     decision.script = Some(identity);
+                    decision.script_bytes = Some((located.clone(), bytes.clone()));
                     let abs = scope::normalize(&ctx.cwd, &located_text);
                     ctx.script_path = Some(abs.clone());
                     let mut extra = Vec::new();

@@ -79,6 +79,9 @@ pub struct Decision {
     /// The script file analysed, as it was when it was read, to check it is still the same
     /// file right before bash reads it.
     pub script: Option<crate::analysis::files::Identity>,
+    /// The script's bytes as analysed, and the path bash opens it by: bash reads a frozen copy
+    /// of exactly these.
+    pub script_bytes: Option<(std::path::PathBuf, Vec<u8>)>,
     /// The program text that was analysed (empty when there was none up front).
     pub program: String,
 }

@@ -24,6 +24,7 @@ pub struct Identity {
     ino: u64,
     len: u64,
     mtime: (i64, i64),
+    mode: u32,
 }
 
 impl Identity {
@@ -35,7 +36,18 @@ impl Identity {
             ino: meta.ino(),
             len: meta.len(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
+            mode: meta.mode(),
         }
+    }
+
+    /// The device and inode.
+    pub fn node(&self) -> (u64, u64) {
+        (self.dev, self.ino)
+    }
+
+    /// The permission bits.
+    pub fn permissions(&self) -> u32 {
+        self.mode & 0o7777
     }
 
     /// Whether the path still names the same, unchanged file.

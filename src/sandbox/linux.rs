@@ -385,7 +385,13 @@ pub struct Prepared {
     filter: Option<Vec<Insn>>,
     drop: Vec<u8>,
     shortfalls: Vec<Shortfall>,
+    /// Rules on paths the namespace layer mounts anew: opened once the view is built, so that
+    /// they name the new file systems.
+    late: Vec<super::policy::PathRule>,
 }
+
+/// The paths the namespace layer gives file systems of the command's own.
+const REMOUNTED: &[&str] = &["/dev/pts", "/dev/shm", "/dev/ptmx"];
 
 /// What the kernel offers against what `policy` needs: the Landlock ABI, and everything it
 /// cannot enforce.
@@ -433,11 +439,19 @@ pub fn prepare(policy: &Policy) -> Result<Prepared, String> {
         )?),
         None => None,
     };
+    let late: Vec<_> = policy.paths.iter().filter(|r| REMOUNTED.contains(&r.path.as_str())).cloned().collect();
     let ruleset = match abi {
         Some(v) => Some(build_ruleset(policy, v)?),
         None => None,
     };
-    Ok(Prepared { abi, ruleset, filter, drop: policy.drop_capabilities.iter().map(|c| c.number).collect(), shortfalls })
+    Ok(Prepared {
+        abi,
+        ruleset,
+        filter,
+        drop: policy.drop_capabilities.iter().map(|c| c.number).collect(),
+        shortfalls,
+        late,
+    })
 }
 
 impl Prepared {
@@ -453,9 +467,8 @@ impl Prepared {
 }
 
 fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
-    let handled = handled_fs(abi);
     let attr = uapi::RulesetAttr {
-        handled_access_fs: handled,
+        handled_access_fs: handled_fs(abi),
         handled_access_net: if !policy.sockets && abi >= 4 { uapi::NET_BIND_TCP | uapi::NET_CONNECT_TCP } else { 0 },
         // Scoping came with ABI 6; older kernels go without it (--sandbox-info says so).
         scoped: if policy.scoped && abi >= 6 { uapi::SCOPE_ABSTRACT_UNIX_SOCKET | uapi::SCOPE_SIGNAL } else { 0 },
@@ -476,11 +489,19 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     // Each descriptor is closed as soon as its rule is added. Leaving a hundred of them for exec
     // to close saves the close calls but made start-up slower as a whole (measured: about 0.02
     // ms): the table of descriptors grows, and exec then closes files whose memory is cold.
-    for rule in &policy.paths {
-        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else { continue };
+    for rule in policy.paths.iter().filter(|r| !REMOUNTED.contains(&r.path.as_str())) {
+        add_rule(&ruleset, rule, abi)?;
+    }
+    Ok(ruleset)
+}
+
+fn add_rule(ruleset: &OwnedFd, rule: &super::policy::PathRule, abi: i32) -> Result<(), String> {
+    let handled = handled_fs(abi);
+    {
+        let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else { return Ok(()) };
         let access = landlock_rights(rule.rights, abi, directory) & handled;
         if access == 0 {
-            continue;
+            return Ok(());
         }
         let beneath = uapi::PathBeneathAttr { allowed_access: access, parent_fd: fd.as_raw_fd() };
         // SAFETY: `beneath` is a valid landlock_path_beneath_attr; both descriptors are open.
@@ -502,7 +523,7 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
             ));
         }
     }
-    Ok(ruleset)
+    Ok(())
 }
 
 /// The outcome of the irreversible steps.
@@ -513,10 +534,18 @@ pub enum Applied {
     LayerLimit(Enforcement),
 }
 
-/// Applies the prepared rules to this process, in order: no_new_privs, capabilities,
-/// Landlock, seccomp. Then reads back what holds. The process must be single-threaded.
-pub fn apply(prepared: Prepared) -> Result<Applied, String> {
+/// Applies the prepared rules to this process, in order: the namespace layer and its view
+/// (when one is planned), no_new_privs, capabilities, Landlock, seccomp. Then reads back what
+/// holds. The process must be single-threaded.
+pub fn apply(
+    prepared: Prepared,
+    layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
+) -> Result<Applied, String> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
+    // Mounts first: Landlock refuses them once it is in force.
+    if let Some((view, frozen)) = layer {
+        enforcement.namespaces = Some(super::namespace::enter(view, frozen)?);
+    }
 
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
@@ -524,6 +553,11 @@ pub fn apply(prepared: Prepared) -> Result<Applied, String> {
     }
     drop_capabilities(&prepared.drop)?;
 
+    if let (Some(ruleset), Some(abi)) = (&prepared.ruleset, prepared.abi) {
+        for rule in &prepared.late {
+            add_rule(ruleset, rule, abi)?;
+        }
+    }
     let mut layer_limit = false;
     if let Some(ruleset) = prepared.ruleset {
         // SAFETY: `ruleset` is an open Landlock ruleset descriptor; flags 0.

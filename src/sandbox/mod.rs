@@ -7,9 +7,12 @@ pub mod info;
 pub mod linux;
 #[cfg(target_os = "macos")]
 pub mod macos;
+#[cfg(target_os = "linux")]
+pub mod namespace;
 pub mod policy;
 pub mod seatbelt;
 pub mod seccomp;
+pub mod view;
 
 use std::ffi::{OsStr, OsString};
 
@@ -41,6 +44,8 @@ pub struct Enforcement {
     pub seccomp: bool,
     pub no_new_privs: bool,
     pub capabilities_dropped: usize,
+    /// The namespace layer: `None` when none was planned.
+    pub namespaces: Option<view::Entered>,
 }
 
 /// The machine as the planner sees it: directory listings and canonical paths.
@@ -165,6 +170,52 @@ pub fn plan_here(
     policy::plan(&inputs, &RealWorld)
 }
 
+/// The agent sockets a command could sign or decrypt with: `SSH_AUTH_SOCK`, gpg-agent's and
+/// the desktop keyrings' sockets.
+pub fn agent_sockets(env: &crate::environ::Environ, home: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if let Some(s) = env.get("SSH_AUTH_SOCK").map(|s| s.to_string_lossy().into_owned()).filter(|s| s.starts_with('/')) {
+        out.push(crate::scope::normalize("/", &s));
+    }
+    let runtime = env
+        .get("XDG_RUNTIME_DIR")
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| s.starts_with('/'))
+        .unwrap_or_else(|| format!("/run/user/{}", crate::exec::uid()));
+    let gnupg = env
+        .get("GNUPGHOME")
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| s.starts_with('/'))
+        .or_else(|| home.map(|h| policy::join(h, ".gnupg")));
+    let world = RealWorld;
+    for dir in gnupg.into_iter().chain([policy::join(&runtime, "gnupg")]) {
+        for e in world.list(&dir).unwrap_or_default() {
+            let p = policy::join(&dir, &e.name);
+            if e.name.starts_with("S.") {
+                out.push(p);
+            } else if e.dir && e.name.starts_with("d.") {
+                for inner in world.list(&p).unwrap_or_default() {
+                    if inner.name.starts_with("S.") {
+                        out.push(policy::join(&p, &inner.name));
+                    }
+                }
+            }
+        }
+    }
+    for name in ["keyring/ssh", "gcr/ssh", "ssh-agent.socket", "openssh_agent"] {
+        out.push(policy::join(&runtime, name));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The mount view for `policy` on this machine.
+pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ) -> view::View {
+    let inputs = view::ViewInputs { policy, layout, sockets: agent_sockets(env, layout.home.as_deref()) };
+    view::plan(&inputs, &RealWorld, &view::Files)
+}
+
 /// Whether the user opted in to degraded operation: `1` yes; unset, empty or `0` no;
 /// anything else is an error, so that a typo never changes what is enforced.
 pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, Error> {
@@ -184,7 +235,20 @@ pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, Error> {
 pub fn outer_mode(value: Option<&OsStr>) -> Option<Mode> {
     let value = value?.to_string_lossy().into_owned();
     let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
+    let mode = mode.strip_suffix(NAMESPACE_MARK).unwrap_or(mode);
     Some(Mode::parse(mode).unwrap_or(Mode::NONE))
+}
+
+/// What the marker's mode carries when the enclosing level holds the namespace layer.
+const NAMESPACE_MARK: &str = "+ns";
+
+/// Whether the enclosing sandbox-bash says it holds the namespace layer. Forging it gains
+/// nothing: the enclosing level's kernel rules bind whatever it says, and only a level that
+/// finds itself unable to mount (inside the enclosing Landlock domain) reads it.
+pub fn outer_namespaces(value: Option<&OsStr>) -> bool {
+    let Some(value) = value else { return false };
+    let value = value.to_string_lossy();
+    value.split_once(':').map_or(&*value, |(m, _)| m).ends_with(NAMESPACE_MARK)
 }
 
 /// The workspace of an outer sandbox-bash, from the same variable: nested invocations keep it
@@ -195,8 +259,9 @@ pub fn outer_workspace(value: Option<&OsStr>) -> Option<OsString> {
 }
 
 /// The value of [`ENFORCED_VAR`] for the command.
-pub fn enforced_value(mode: Mode, workspace: &str) -> OsString {
-    OsString::from(format!("{mode}:{workspace}"))
+pub fn enforced_value(mode: Mode, workspace: &str, namespaces: bool) -> OsString {
+    let mark = if namespaces { NAMESPACE_MARK } else { "" };
+    OsString::from(format!("{mode}{mark}:{workspace}"))
 }
 
 /// What happened when the rules were applied.
@@ -213,18 +278,77 @@ pub struct Outcome {
 /// layer limit. Fails closed: anything the kernel cannot enforce is an error unless
 /// `degraded_ok`.
 #[cfg(target_os = "linux")]
-pub fn enforce(policy: &Policy, degraded_ok: bool, requested: Mode, outer: Option<Mode>) -> Result<Outcome, Error> {
+pub fn enforce(
+    policy: &Policy,
+    layer: Option<(&view::View, Option<&view::Frozen>)>,
+    degraded_ok: bool,
+    requested: Mode,
+    outer: Option<Mode>,
+) -> Result<Outcome, Error> {
     let prepared = linux::prepare(policy).map_err(|why| Error::Sandbox { mode: policy.mode, why })?;
     let shortfalls = prepared.shortfalls().to_vec();
     if !shortfalls.is_empty() && !degraded_ok {
         return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
     }
-    match linux::apply(prepared).map_err(|why| Error::Sandbox { mode: policy.mode, why })? {
+    match linux::apply(prepared, layer).map_err(|why| Error::Sandbox { mode: policy.mode, why })? {
         linux::Applied::Done(enforcement) => Ok(Outcome { enforcement, shortfalls, layer_limit: false }),
         linux::Applied::LayerLimit(enforcement) => match outer {
             Some(outer) if outer.covers(requested) => Ok(Outcome { enforcement, shortfalls, layer_limit: true }),
             _ => Err(Error::LayerLimit { requested, outer }),
         },
+    }
+}
+
+/// What the namespace layer holds here, once it was tried.
+pub struct Layer {
+    /// This level built its view.
+    pub held: bool,
+    /// This level, or an enclosing one, holds a view (what nested levels are told).
+    pub marked: bool,
+    /// What is left to the static layer, in plain words.
+    pub static_only: Vec<String>,
+}
+
+/// The exceptions only the namespace layer holds: without it they are the static layer's.
+pub const NAMESPACE_EXCEPTIONS: &[&str] = &[
+    "credential files inside readable or writable trees (the workspace's .env and keys, every home's credential \
+     entries, agent sockets)",
+    "persistence points inside writable trees (.git/hooks, .git/config, settings and start-up files)",
+    "metadata changes (chmod, chown, touch, extended attributes) outside writable trees",
+    "no execute from the workspace and scratch through a loader or interpreter without workspace execute",
+    "other terminals under /dev/pts, other processes' /dev/shm and SysV IPC",
+    "the frozen copy of the script bash reads",
+];
+
+/// Judges the namespace layer after `outcome`: what it holds and what is left to the static
+/// layer. With `require` (the system file's `require_namespaces`), a level without a view of
+/// its own or of an enclosing level is refused.
+pub fn layer(outcome: &Outcome, view: &view::View, outer_marked: bool, require: bool) -> Result<Layer, Error> {
+    match &outcome.enforcement.namespaces {
+        Some(view::Entered::Held { .. }) => {
+            Ok(Layer { held: true, marked: true, static_only: view.static_only.clone() })
+        }
+        Some(view::Entered::Unavailable(why)) if outer_marked => Ok(Layer {
+            held: false,
+            marked: true,
+            static_only: vec![format!(
+                "this level adds no namespace layer ({why}): the enclosing sandbox-bash's view holds its exceptions \
+                 as far as its own mode makes them; what this narrower mode adds inside it is held by Landlock, \
+                 seccomp and the static layer"
+            )],
+        }),
+        other => {
+            let why = match other {
+                Some(view::Entered::Unavailable(why)) => why.clone(),
+                _ => "this platform has no namespace layer".to_string(),
+            };
+            if require {
+                return Err(Error::NamespacesRequired(why));
+            }
+            let mut static_only = vec![format!("no namespace layer: {why}")];
+            static_only.extend(NAMESPACE_EXCEPTIONS.iter().map(|e| format!("static only: {e}")));
+            Ok(Layer { held: false, marked: false, static_only })
+        }
     }
 }
 
@@ -287,7 +411,13 @@ pub fn enforce_macos(profile: &str, mode: Mode, requested: Mode, outer: Option<M
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn enforce(policy: &Policy, degraded_ok: bool, _requested: Mode, _outer: Option<Mode>) -> Result<Outcome, Error> {
+pub fn enforce(
+    policy: &Policy,
+    _layer: Option<(&view::View, Option<&view::Frozen>)>,
+    degraded_ok: bool,
+    _requested: Mode,
+    _outer: Option<Mode>,
+) -> Result<Outcome, Error> {
     let shortfalls = vec![Shortfall {
         what: "every kernel rule".into(),
         why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
@@ -304,8 +434,13 @@ mod tests {
 
     #[test]
     fn the_marker_carries_the_mode_and_the_workspace() {
-        let v = enforced_value(Mode(0o0467), "/srv/a:b");
+        let v = enforced_value(Mode(0o0467), "/srv/a:b", false);
         assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0467)));
+        assert!(!outer_namespaces(Some(&v)));
+        let v = enforced_value(Mode(0o0444), "/srv/a+ns:b", true);
+        assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0444)));
+        assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a+ns:b")));
+        assert!(outer_namespaces(Some(&v)));
         assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a:b")));
         assert_eq!(outer_mode(Some(OsStr::new("0444"))), Some(Mode(0o0444)));
         assert_eq!(outer_workspace(Some(OsStr::new("0444"))), None);

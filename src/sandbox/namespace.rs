@@ -1,0 +1,384 @@
+//! Entering the namespace layer: this very process gets mount and IPC namespaces of its own
+//! (and a user namespace that maps the caller to itself when it may not administer mounts),
+//! and the mount view of [`super::view`] is built in them with the new mount API, right before
+//! Landlock and seccomp. The PID stays; bash is exec'd into the view.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+
+use super::view::{Point, View};
+
+pub use super::view::{Entered, Frozen};
+
+// The new mount API, as the kernel's uapi headers define it.
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const OPEN_TREE_CLOEXEC: libc::c_uint = libc::O_CLOEXEC as libc::c_uint;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x04;
+const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
+const FSOPEN_CLOEXEC: libc::c_uint = 1;
+const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+const MOUNT_ATTR_RDONLY: u64 = 0x01;
+const MOUNT_ATTR_NOSUID: u64 = 0x02;
+const MOUNT_ATTR_NODEV: u64 = 0x04;
+const MOUNT_ATTR_NOEXEC: u64 = 0x08;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+fn cstr(path: &str) -> Result<CString, String> {
+    CString::new(path).map_err(|_| format!("{path:?} contains a NUL byte"))
+}
+
+fn os_error(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+fn owned(rc: libc::c_long, what: impl FnOnce() -> String) -> Result<OwnedFd, String> {
+    if rc < 0 {
+        return Err(format!("{}: {}", what(), std::io::Error::last_os_error()));
+    }
+    // SAFETY: the kernel just returned this descriptor; nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(rc as RawFd) })
+}
+
+/// A detached copy of the tree at `path` (its mounts below included), or of `name` relative
+/// to `dir`. `Ok(None)` when the path is gone or is a link (no rule is made for either).
+fn clone_tree(dir: RawFd, path: &str) -> Result<Option<OwnedFd>, String> {
+    let c = cstr(path)?;
+    // SAFETY: `c` is NUL-terminated; the flags ask for a detached clone.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            dir,
+            c.as_ptr(),
+            OPEN_TREE_CLONE
+                | OPEN_TREE_CLOEXEC
+                | libc::AT_RECURSIVE as libc::c_uint
+                | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint,
+        )
+    };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)) {
+            return Ok(None);
+        }
+        return Err(format!("cannot copy the mount tree at {path}: {e}"));
+    }
+    // SAFETY: as in `owned`.
+    Ok(Some(unsafe { OwnedFd::from_raw_fd(rc as RawFd) }))
+}
+
+/// Sets attributes on the detached tree `fd`, or on the mounts at and below `path`.
+fn set_attr(fd: RawFd, path: &str, set: u64, recursive: bool, propagation: u64) -> Result<(), String> {
+    let attr = MountAttr { attr_set: set, attr_clr: 0, propagation, userns_fd: 0 };
+    let c = cstr(path)?;
+    let mut flags = if path.is_empty() { libc::AT_EMPTY_PATH as libc::c_uint } else { 0 };
+    if recursive {
+        flags |= libc::AT_RECURSIVE as libc::c_uint;
+    }
+    // SAFETY: `attr` is a valid mount_attr of the size given; `c` is NUL-terminated.
+    let rc = unsafe {
+        libc::syscall(libc::SYS_mount_setattr, fd, c.as_ptr(), flags, &attr as *const MountAttr, size_of::<MountAttr>())
+    };
+    if rc != 0 {
+        let shown = if path.is_empty() { "a copied tree" } else { path };
+        return Err(os_error(&format!("cannot set the mount attributes of {shown}")));
+    }
+    Ok(())
+}
+
+/// Attaches the detached tree `fd` at `path` (or at the descriptor `to`).
+fn attach(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> Result<(), String> {
+    attach_raw(fd, to, path).map_err(|e| format!("cannot mount onto {path}: {e}"))
+}
+
+fn attach_raw(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> std::io::Result<()> {
+    let c = CString::new(if to.is_some() { "" } else { path })
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte in the path"))?;
+    let (dir, flags) = match to {
+        Some(t) => (t.as_raw_fd(), MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH),
+        None => (libc::AT_FDCWD, MOVE_MOUNT_F_EMPTY_PATH),
+    };
+    let empty = c"";
+    // SAFETY: both paths are NUL-terminated; `fd` is a detached mount.
+    let rc = unsafe { libc::syscall(libc::SYS_move_mount, fd.as_raw_fd(), empty.as_ptr(), dir, c.as_ptr(), flags) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A new, detached file system of `fstype`, with string options.
+fn new_fs(fstype: &str, options: &[(&str, &str)], attrs: u64) -> Result<OwnedFd, String> {
+    let t = cstr(fstype)?;
+    // SAFETY: `t` is NUL-terminated.
+    let fs = owned(unsafe { libc::syscall(libc::SYS_fsopen, t.as_ptr(), FSOPEN_CLOEXEC) }, || {
+        format!("cannot create a {fstype} file system")
+    })?;
+    for (key, value) in options {
+        let (k, v) = (cstr(key)?, cstr(value)?);
+        // SAFETY: key and value are NUL-terminated strings.
+        let rc = unsafe {
+            libc::syscall(libc::SYS_fsconfig, fs.as_raw_fd(), FSCONFIG_SET_STRING, k.as_ptr(), v.as_ptr(), 0)
+        };
+        if rc != 0 {
+            return Err(os_error(&format!("cannot set {key}={value} on a {fstype} file system")));
+        }
+    }
+    // SAFETY: no pointers; the context was configured above.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_fsconfig,
+            fs.as_raw_fd(),
+            FSCONFIG_CMD_CREATE,
+            std::ptr::null::<u8>(),
+            std::ptr::null::<u8>(),
+            0,
+        )
+    };
+    if rc != 0 {
+        return Err(os_error(&format!("cannot create a {fstype} file system")));
+    }
+    // SAFETY: `fs` is a created file system context.
+    owned(unsafe { libc::syscall(libc::SYS_fsmount, fs.as_raw_fd(), FSMOUNT_CLOEXEC, attrs) }, || {
+        format!("cannot mount a {fstype} file system")
+    })
+}
+
+fn write_file(path: &str, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
+}
+
+/// Whether this thread may administer mounts in its user namespace (CAP_SYS_ADMIN effective).
+fn may_administer_mounts() -> bool {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut header = Header { version: 0x2008_0522, pid: 0 };
+    let mut data = [Data::default(); 2];
+    // SAFETY: a version 3 header and a two-element data array.
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()) };
+    const CAP_SYS_ADMIN: u32 = 21;
+    rc == 0 && data[0].effective & (1 << CAP_SYS_ADMIN) != 0
+}
+
+/// Enters the namespaces and builds `view` in them. The process must be single-threaded.
+/// `Ok(Unavailable)` when the kernel gives no namespaces (nothing is changed then); an error
+/// once the view is half built, since going on would run the command in a view no one planned.
+pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let user_namespace = !may_administer_mounts();
+    // SAFETY: plain integer system calls.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+    if user_namespace {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: unshare takes flags only; the process is single-threaded, as CLONE_NEWUSER needs.
+    if unsafe { libc::unshare(flags) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Ok(Entered::Unavailable(match e.raw_os_error() {
+            Some(libc::ENOSPC) => {
+                format!("no user namespace can be created here (the limit of user namespaces is reached: {e})")
+            }
+            Some(libc::EPERM) if user_namespace => format!("user namespaces are not available to this user: {e}"),
+            _ => format!("cannot create mount and IPC namespaces: {e}"),
+        }));
+    }
+    if user_namespace {
+        // Mapped to itself: programs see the same uid and gid.
+        write_file("/proc/self/setgroups", "deny")?;
+        write_file("/proc/self/uid_map", &format!("{uid} {uid} 1"))?;
+        write_file("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
+    }
+    // Nothing done here reaches the namespace the caller is in. An enclosing Landlock domain
+    // (a nested sandbox-bash) refuses every mount: this first one tells, before anything changes.
+    let root = c"/";
+    // SAFETY: valid NUL-terminated path; null source, type and data are allowed for a
+    // propagation change.
+    let rc = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        return Ok(Entered::Unavailable(match e.raw_os_error() {
+            Some(libc::EPERM) => {
+                format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
+            }
+            _ => format!("cannot make the mount tree private: {e}"),
+        }));
+    }
+
+    // The writable trees as they are now, before the view is made read-only.
+    let mut clones: Vec<Option<OwnedFd>> = Vec::with_capacity(view.points.len());
+    for point in &view.points {
+        clones.push(match point {
+            Point::Writable { path, noexec } if view.read_only_base => {
+                let clone = clone_tree(libc::AT_FDCWD, path)?;
+                if let Some(fd) = &clone
+                    && *noexec
+                {
+                    set_attr(fd.as_raw_fd(), "", MOUNT_ATTR_NOEXEC, true, 0)?;
+                }
+                clone
+            }
+            _ => None,
+        });
+    }
+    if view.read_only_base {
+        set_attr(libc::AT_FDCWD, "/", MOUNT_ATTR_RDONLY, true, 0)?;
+    }
+
+    // The stand-ins for masks and the frozen script, in a small file system of their own.
+    let masks = view.points.iter().any(|p| matches!(p, Point::Mask { .. }));
+    let stand_ins = if masks || frozen.is_some() {
+        let fs = new_fs(
+            "tmpfs",
+            &[("mode", "0755"), ("size", "16m"), ("nr_inodes", "16")],
+            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+        )?;
+        // A character device 0:0 (a whiteout, which any user may create) on a nodev mount
+        // cannot be opened at all: EACCES, for root too.
+        // SAFETY: `fs` is a directory descriptor; names are NUL-terminated.
+        if unsafe { libc::mknodat(fs.as_raw_fd(), c"file".as_ptr(), libc::S_IFCHR, 0) } != 0 {
+            return Err(os_error("cannot create the stand-in for masked files"));
+        }
+        // SAFETY: as above.
+        if unsafe { libc::mkdirat(fs.as_raw_fd(), c"dir".as_ptr(), 0) } != 0 {
+            return Err(os_error("cannot create the stand-in for masked directories"));
+        }
+        if let Some(f) = frozen {
+            write_frozen(&fs, f)?;
+        }
+        set_attr(fs.as_raw_fd(), "", MOUNT_ATTR_RDONLY, false, 0)?;
+        Some(fs)
+    } else {
+        None
+    };
+
+    for (point, clone) in view.points.iter().zip(clones) {
+        match point {
+            Point::Writable { path, .. } => {
+                if let Some(fd) = clone {
+                    attach(&fd, None, path)?;
+                }
+            }
+            Point::ReadOnly { path, noexec } => {
+                let Some(fd) = clone_tree(libc::AT_FDCWD, path)? else { continue };
+                let attrs = MOUNT_ATTR_RDONLY | if *noexec { MOUNT_ATTR_NOEXEC } else { 0 };
+                set_attr(fd.as_raw_fd(), "", attrs, true, 0)?;
+                attach(&fd, None, path)?;
+            }
+            Point::Mask { path, dir } => {
+                let Some(stand_ins) = &stand_ins else { continue };
+                let name = if *dir { "dir" } else { "file" };
+                let Some(fd) = clone_tree(stand_ins.as_raw_fd(), name)? else {
+                    return Err(format!("the stand-in for {path} is gone"));
+                };
+                match attach_raw(&fd, None, path) {
+                    Ok(()) => {}
+                    // Gone since the view was planned, or become a directory: nothing of the
+                    // kind planned to hide.
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR | libc::EISDIR)) => {}
+                    Err(e) => return Err(format!("cannot mask {path}: {e}")),
+                }
+            }
+        }
+    }
+
+    if let Some(noexec) = view.private_shm {
+        let attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | if noexec { MOUNT_ATTR_NOEXEC } else { 0 };
+        let shm = new_fs("tmpfs", &[("mode", "1777")], attrs)?;
+        attach(&shm, None, "/dev/shm")?;
+    }
+    if view.private_pts {
+        let pts = new_fs("devpts", &[("ptmxmode", "0666"), ("mode", "0620")], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)?;
+        attach(&pts, None, "/dev/pts")?;
+        // The multiplexer that allocates terminals must be this instance's.
+        let ptmx = std::fs::symlink_metadata("/dev/ptmx");
+        if ptmx.is_ok_and(|m| !m.file_type().is_symlink())
+            && let Some(fd) = clone_tree(libc::AT_FDCWD, "/dev/pts/ptmx")?
+        {
+            attach(&fd, None, "/dev/ptmx")?;
+        }
+    }
+    if view.private_mqueue {
+        let mq = new_fs("mqueue", &[], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)?;
+        attach(&mq, None, "/dev/mqueue")?;
+    }
+
+    // The current directory was the old tree's: enter it again, through the view.
+    std::env::set_current_dir(&cwd)
+        .map_err(|e| format!("cannot enter {} again in the new view: {e}", cwd.display()))?;
+
+    let frozen_done = match (frozen, &stand_ins) {
+        (Some(f), Some(fs)) => {
+            freeze(fs, f)?;
+            true
+        }
+        _ => false,
+    };
+    Ok(Entered::Held { user_namespace, frozen: frozen_done })
+}
+
+fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
+    // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated.
+    let fd = owned(
+        unsafe {
+            libc::openat(
+                fs.as_raw_fd(),
+                c"script".as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
+                f.mode & 0o555,
+            ) as libc::c_long
+        },
+        || "cannot create the frozen copy of the script".to_string(),
+    )?;
+    let mut file = std::fs::File::from(fd);
+    use std::io::Write;
+    file.write_all(f.bytes).map_err(|e| format!("cannot write the frozen copy of the script: {e}"))
+}
+
+/// Binds the frozen copy over the path bash opens, once that path still leads to the file
+/// that was analysed.
+fn freeze(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
+    let c =
+        CString::new(f.path.as_os_str().as_bytes()).map_err(|_| "the script path contains a NUL byte".to_string())?;
+    // SAFETY: `c` is NUL-terminated; O_PATH opens nothing for reading.
+    let target = owned(unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) as libc::c_long }, || {
+        format!("cannot open the script {}", f.path.display())
+    })?;
+    // SAFETY: an all-zero stat is valid to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `target` is open and `st` a valid out-pointer.
+    if unsafe { libc::fstat(target.as_raw_fd(), &mut st) } != 0 || (st.st_dev, st.st_ino) != f.identity {
+        return Err(format!("the script {} changed while it was analysed; run it again", f.path.display()));
+    }
+    let Some(copy) = clone_tree(fs.as_raw_fd(), "script")? else {
+        return Err("the frozen copy of the script is gone".into());
+    };
+    attach(&copy, Some(&target), &f.path.display().to_string())
+}

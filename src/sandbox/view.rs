@@ -1,0 +1,474 @@
+//! The namespace layer's plan: the mount view the command sees. Landlock grants whole trees;
+//! the view holds the exceptions inside them. Every mount is read-only except the trees the
+//! policy lets write, which are bound back as they were; inside those, persistence points stay
+//! read-only; credentials inside readable or writable trees are covered by an empty stand-in
+//! that cannot be opened; a tree without execute is mounted `noexec`, so that no loader can map
+//! code from it either. Pure data, computed from the policy Landlock gets and a listing of the
+//! machine, so that the two layers agree by construction.
+
+use super::policy::{Kind, Policy, Rights, Why, World, join};
+use crate::mode::Scope;
+use crate::scope::{self, Layout};
+
+/// The script bash will read, frozen: the exact bytes that were analysed, bound read-only over
+/// the path bash opens, so that a swap or a script rewriting itself changes nothing.
+pub struct Frozen<'a> {
+    /// The path as bash will open it (relative to the current directory, or absolute).
+    pub path: &'a std::path::Path,
+    pub bytes: &'a [u8],
+    /// The device and inode the analysis read.
+    pub identity: (u64, u64),
+    /// The permission bits of the file.
+    pub mode: u32,
+}
+
+/// How the layer was entered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entered {
+    /// The view is in place.
+    Held {
+        /// A user namespace was needed (the caller may not administer mounts).
+        user_namespace: bool,
+        /// The script is frozen.
+        frozen: bool,
+    },
+    /// The kernel gives no namespaces here, for the reason given; nothing was changed.
+    Unavailable(String),
+}
+
+/// The most directories of the workspace searched for credentials and repositories, breadth
+/// first. Beyond them the static layer guards what lies deeper (the declaration says so).
+pub const WORKSPACE_DIRS: usize = 512;
+
+/// Directories of the workspace that are not searched: dependency and build trees, large and
+/// written by tools, not by people who keep keys.
+const UNSEARCHED: &[&str] = &["node_modules", "target", "__pycache__", ".venv", ".tox", ".mypy_cache", ".cache"];
+
+/// The parent directories of every account's home on the machine: each home's credential
+/// entries are masked, not only the caller's.
+const HOME_ROOTS: &[&str] = &["/home"];
+
+/// One change to the mount view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Point {
+    /// The tree is bound back as it was before the view was made read-only (its own mounts
+    /// included), so it is writable where it was.
+    Writable { path: String, noexec: bool },
+    /// The tree is bound onto itself read-only: a persistence point inside a writable tree, or
+    /// a tree that loses execute.
+    ReadOnly { path: String, noexec: bool },
+    /// The file or directory is covered by an empty stand-in: a file that cannot be opened, a
+    /// directory with nothing in it, neither writable.
+    Mask { path: String, dir: bool },
+}
+
+impl Point {
+    pub fn path(&self) -> &str {
+        match self {
+            Point::Writable { path, .. } | Point::ReadOnly { path, .. } | Point::Mask { path, .. } => path,
+        }
+    }
+}
+
+/// The whole view.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// Every mount is made read-only first (false when the policy writes `/` itself).
+    pub read_only_base: bool,
+    /// In the order they are applied: a path after every path above it.
+    pub points: Vec<Point>,
+    /// `/dev/shm` is a tmpfs of the command's own (`noexec` when scratch has no execute).
+    pub private_shm: Option<bool>,
+    /// `/dev/pts` is a devpts instance of the command's own, `/dev/ptmx` its multiplexer.
+    pub private_pts: bool,
+    /// `/dev/mqueue` shows the command's own message queues.
+    pub private_mqueue: bool,
+    /// What the view cannot hold, in plain words.
+    pub static_only: Vec<String>,
+}
+
+impl View {
+    pub fn masks(&self) -> impl Iterator<Item = &str> {
+        self.points.iter().filter(|p| matches!(p, Point::Mask { .. })).map(Point::path)
+    }
+
+    pub fn read_only(&self) -> impl Iterator<Item = &str> {
+        self.points.iter().filter(|p| matches!(p, Point::ReadOnly { .. })).map(Point::path)
+    }
+
+    pub fn writable(&self) -> impl Iterator<Item = &str> {
+        self.points.iter().filter(|p| matches!(p, Point::Writable { .. })).map(Point::path)
+    }
+}
+
+/// What the view is planned from, besides the machine.
+pub struct ViewInputs<'a> {
+    pub policy: &'a Policy,
+    pub layout: &'a Layout,
+    /// Agent sockets (`SSH_AUTH_SOCK`, gpg-agent's): credentials whatever Landlock grants,
+    /// since connecting to a socket is no file access it checks.
+    pub sockets: Vec<String>,
+}
+
+/// A small file's text, for the `gitdir:` files and git's configuration.
+pub trait Reader {
+    fn read(&self, path: &str) -> Option<String>;
+}
+
+/// Reads through the file system, at most 64 KiB.
+pub struct Files;
+
+impl Reader for Files {
+    fn read(&self, path: &str) -> Option<String> {
+        let bytes = crate::analysis::files::read_regular(path, 64 * 1024).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+}
+
+/// Plans the view for `inputs` on `world`.
+pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View {
+    let policy = inputs.policy;
+    let layout = inputs.layout;
+    let system = Rights::of(policy.mode, Scope::System);
+    let mut view = View::default();
+
+    // The trees Landlock lets write, outermost only. Devices need no writable mount (a device
+    // node is written on a read-only mount too), nor does a standard stream, which is open
+    // already; `/dev/pts` and `/dev/shm` get mounts of their own.
+    let mut writable: Vec<(&str, bool)> = Vec::new();
+    let mut rules: Vec<_> = policy
+        .paths
+        .iter()
+        .filter(|r| r.rights.contains(Rights::WRITE))
+        .filter(|r| r.why != Why::StandardStream && !matches!(r.path.as_str(), "/dev/pts" | "/dev/shm"))
+        .filter(|r| !(r.kind == Kind::File && r.path.starts_with("/dev/")))
+        .collect();
+    rules.sort_by(|a, b| order(&a.path, &b.path));
+    for r in rules {
+        if writable.iter().any(|(w, _)| scope::is_within(&r.path, w)) {
+            continue;
+        }
+        writable.push((&r.path, !policy.granted(&r.path).contains(Rights::EXECUTE)));
+    }
+    view.read_only_base = !writable.iter().any(|(w, _)| *w == "/");
+    let in_writable = |p: &str| writable.iter().any(|(w, _)| scope::is_within(p, w));
+    if view.read_only_base {
+        for &(w, noexec) in &writable {
+            if world.exists(w) {
+                view.points.push(Point::Writable { path: w.to_string(), noexec });
+            }
+        }
+    }
+
+    // The workspace: read-only when the mode does not let it write though a tree around it
+    // does (a checkout under /tmp), and without execute when the mode does not let it run.
+    // The mode's own workspace bits decide, not what a tree around it grants.
+    let w = layout.workspace.as_str();
+    let ws_mode = Rights::of(policy.mode, Scope::Workspace);
+    let ws_rights = policy.granted(w);
+    let ws_noexec = !ws_mode.contains(Rights::EXECUTE);
+    match view.points.iter_mut().find(|p| p.path() == w) {
+        Some(Point::Writable { noexec, .. }) => *noexec |= ws_noexec,
+        Some(_) => {}
+        None if (!ws_mode.contains(Rights::WRITE) && in_writable(w)) || ws_noexec => {
+            if world.exists(w) {
+                view.points.push(Point::ReadOnly { path: w.to_string(), noexec: ws_noexec });
+            }
+        }
+        None => {}
+    }
+    // Whether the view lets `p` be written: the innermost point above it decides.
+    let ws_read_only = !ws_mode.contains(Rights::WRITE) && in_writable(w);
+    let view_writes = |p: &str| in_writable(p) && !(ws_read_only && scope::is_within(p, w));
+
+    // What the workspace holds: credentials by name, repositories with their hooks and
+    // configuration.
+    let mut found = Found::default();
+    if ws_rights.contains(Rights::READ) || ws_rights.contains(Rights::WRITE) {
+        search_workspace(layout, world, reader, &mut found);
+        if found.truncated {
+            view.static_only.push(format!(
+                "the workspace has more than {WORKSPACE_DIRS} directories: credential files and repositories \
+                 below the first {WORKSPACE_DIRS} searched are guarded by the static layer only"
+            ));
+        }
+    }
+
+    // Persistence points: where a write runs code later. Kept read-only inside writable trees
+    // unless the mode writes the system.
+    if !system.contains(Rights::WRITE) {
+        let mut protected: Vec<String> = found.protected.clone();
+        if let Some(home) = layout.home.as_deref().filter(|h| *h != "/") {
+            for name in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+                protected.push(join(home, name));
+            }
+        }
+        for anchor in [Some(w), layout.home.as_deref().filter(|h| *h != "/")].into_iter().flatten() {
+            for name in [".vscode", ".idea"] {
+                protected.push(join(anchor, name));
+            }
+            let claude = join(anchor, ".claude");
+            for e in world.list(&claude).unwrap_or_default() {
+                if !e.dir && e.name.starts_with("settings") && e.name.ends_with(".json") {
+                    protected.push(join(&claude, &e.name));
+                }
+            }
+        }
+        protected.extend(layout.extra_protected.iter().cloned());
+        for p in protected {
+            if view_writes(&p) && world.exists(&p) {
+                view.points.push(Point::ReadOnly { path: p, noexec: false });
+            }
+        }
+        // A repository's `.git` is pinned where it is: renaming it away and putting another in
+        // its place would leave the read-only hooks behind.
+        for git in &found.repositories {
+            if view_writes(git) {
+                let noexec = !policy.granted(git).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(git, w));
+                view.points.push(Point::Writable { path: git.clone(), noexec });
+            }
+        }
+    }
+
+    // Credentials inside trees Landlock lets read or write, unless the mode reads the system.
+    if !system.contains(Rights::READ) {
+        let mut credentials: Vec<(String, Option<bool>)> = Vec::new();
+        let mut homes: Vec<String> = Vec::new();
+        if let Some(home) = layout.home.as_deref().filter(|h| *h != "/") {
+            homes.push(home.to_string());
+        }
+        homes.push("/root".to_string());
+        for root in HOME_ROOTS {
+            for e in world.list(root).unwrap_or_default() {
+                if e.dir && !e.link {
+                    homes.push(join(root, &e.name));
+                }
+            }
+        }
+        homes.sort();
+        homes.dedup();
+        for home in &homes {
+            for entry in scope::HOME_CREDENTIALS {
+                credentials.push((join(home, entry), None));
+            }
+            let cargo = join(home, ".cargo");
+            if policy.granted(&cargo).contains(Rights::READ) {
+                for e in world.list(&cargo).unwrap_or_default() {
+                    if !e.link && e.name.starts_with("credentials") {
+                        credentials.push((join(&cargo, &e.name), Some(e.dir)));
+                    }
+                }
+            }
+        }
+        credentials.extend(layout.extra_credentials.iter().map(|c| (c.clone(), None)));
+        credentials.extend(found.credentials.iter().map(|(p, dir)| (p.clone(), Some(*dir))));
+        for (path, dir) in credentials {
+            let granted = policy.granted(&path);
+            if !(granted.contains(Rights::READ) || granted.contains(Rights::WRITE) || in_writable(&path)) {
+                continue;
+            }
+            let Some(dir) = dir.or_else(|| kind_of(world, &path)) else { continue };
+            view.points.push(Point::Mask { path, dir });
+        }
+        for socket in &inputs.sockets {
+            if world.exists(socket) && !world.is_link(socket) {
+                view.points.push(Point::Mask { path: socket.clone(), dir: false });
+            }
+        }
+        view.static_only.push(
+            "a credential file created after the command started (a new .env, a key written by it) cannot be \
+             masked in advance: the static layer guards it"
+                .into(),
+        );
+    } else if !system.contains(Rights::WRITE) {
+        // Credentials may be read but not written: inside a writable tree they stay read-only.
+        for (path, _) in &found.credentials {
+            if view_writes(path) {
+                view.points.push(Point::ReadOnly { path: path.clone(), noexec: false });
+            }
+        }
+    }
+    if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
+        view.static_only.push(
+            "a repository, hook or settings file created after the command started is guarded by the static \
+             layer only"
+                .into(),
+        );
+    }
+
+    // One point per path, in order: parents first, the first reason kept (a writable bind
+    // before what is read-only or masked below it).
+    view.points.sort_by(|a, b| order(a.path(), b.path()).then(rank(a).cmp(&rank(b))));
+    view.points.dedup_by(|b, a| a.path() == b.path());
+    // A path below a mask is hidden by it already.
+    let mut kept: Vec<Point> = Vec::with_capacity(view.points.len());
+    for p in std::mem::take(&mut view.points) {
+        if kept.iter().any(|k| matches!(k, Point::Mask { .. }) && scope::is_within(p.path(), k.path())) {
+            continue;
+        }
+        kept.push(p);
+    }
+    view.points = kept;
+
+    let scratch_noexec = !policy.new_code;
+    if world.list("/dev/shm").is_some() {
+        view.private_shm = Some(scratch_noexec);
+    }
+    view.private_pts = world.list("/dev/pts").is_some();
+    view.private_mqueue = world.list("/dev/mqueue").is_some();
+    view
+}
+
+fn rank(p: &Point) -> u8 {
+    match p {
+        Point::Writable { .. } => 0,
+        Point::ReadOnly { .. } => 1,
+        Point::Mask { .. } => 2,
+    }
+}
+
+/// Paths in tree order: a directory before everything in it.
+fn order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').cmp(b.split('/'))
+}
+
+/// Whether the path is a directory (`Some(true)`), something else (`Some(false)`), or absent
+/// or a link (`None`: nothing to mask; a link is masked where it leads, if that is a
+/// credential too).
+fn kind_of(world: &dyn World, path: &str) -> Option<bool> {
+    let (parent, name) = path.rsplit_once('/')?;
+    let parent = if parent.is_empty() { "/" } else { parent };
+    let e = world.list(parent)?.into_iter().find(|e| e.name == name)?;
+    (!e.link).then_some(e.dir)
+}
+
+#[derive(Default)]
+struct Found {
+    credentials: Vec<(String, bool)>,
+    /// The `.git` directories of the repositories found.
+    repositories: Vec<String>,
+    /// Their hooks and configuration, and the hooks directories their configuration names.
+    protected: Vec<String>,
+    truncated: bool,
+}
+
+/// Searches the workspace breadth first for credential names and repositories.
+fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, found: &mut Found) {
+    let home = layout.home.as_deref();
+    let mut queue = std::collections::VecDeque::from([layout.workspace.clone()]);
+    let mut searched = 0usize;
+    while let Some(dir) = queue.pop_front() {
+        if searched == WORKSPACE_DIRS {
+            found.truncated = true;
+            return;
+        }
+        searched += 1;
+        let Some(entries) = world.list(&dir) else { continue };
+        for e in entries {
+            if e.link {
+                continue;
+            }
+            let p = join(&dir, &e.name);
+            if e.name == ".git" {
+                if e.dir {
+                    repository(&p, &dir, home, world, reader, found);
+                } else if let Some(gitdir) = gitdir_file(&p, &dir, reader) {
+                    // A worktree's or submodule's `.git` file names its directory.
+                    if world.exists(&gitdir) && !found.repositories.contains(&gitdir) {
+                        repository(&gitdir, &dir, home, world, reader, found);
+                    }
+                }
+                continue;
+            }
+            if layout.is_credential(&p) {
+                found.credentials.push((p, e.dir));
+                continue;
+            }
+            if e.dir && !UNSEARCHED.contains(&e.name.as_str()) {
+                queue.push_back(p);
+            }
+        }
+    }
+}
+
+/// The directory a `.git` file names (`gitdir: …`), relative to the directory it lies in.
+fn gitdir_file(path: &str, dir: &str, reader: &dyn Reader) -> Option<String> {
+    let text = reader.read(path)?;
+    let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    (!target.is_empty()).then(|| scope::normalize(dir, target))
+}
+
+/// Records a repository's git directory, its hooks and configuration (a worktree's own
+/// configuration and the common directory it shares included), its submodules' repositories,
+/// and the hooks directory its configuration names.
+fn repository(
+    git: &str,
+    work_tree: &str,
+    home: Option<&str>,
+    world: &dyn World,
+    reader: &dyn Reader,
+    found: &mut Found,
+) {
+    if found.repositories.iter().any(|r| r == git) || found.repositories.len() > 256 {
+        return;
+    }
+    found.repositories.push(git.to_string());
+    for name in ["hooks", "config", "config.worktree"] {
+        found.protected.push(join(git, name));
+    }
+    if let Some(common) = reader.read(&join(git, "commondir")) {
+        let common = scope::normalize(git, common.trim());
+        if world.exists(&common) {
+            repository(&common, work_tree, home, world, reader, found);
+        }
+    }
+    if let Some(config) = reader.read(&join(git, "config"))
+        && let Some(hooks) = hooks_path(&config)
+    {
+        let hooks = if let Some(rest) = hooks.strip_prefix("~/") {
+            home.map(|h| join(h, rest)).unwrap_or_default()
+        } else {
+            scope::normalize(work_tree, &hooks)
+        };
+        if !hooks.is_empty() {
+            found.protected.push(hooks);
+        }
+    }
+    let modules = join(git, "modules");
+    let mut stack = vec![modules];
+    while let Some(dir) = stack.pop() {
+        for e in world.list(&dir).unwrap_or_default() {
+            if !e.dir || e.link {
+                continue;
+            }
+            let p = join(&dir, &e.name);
+            if world.exists(&join(&p, "HEAD")) {
+                repository(&p, work_tree, home, world, reader, found);
+            } else if stack.len() < 64 {
+                stack.push(p);
+            }
+        }
+    }
+}
+
+/// `core.hooksPath` in a git configuration file's text, if set.
+fn hooks_path(config: &str) -> Option<String> {
+    let mut in_core = false;
+    let mut found = None;
+    for line in config.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_core = line.trim_start_matches('[').trim_end_matches(']').trim().eq_ignore_ascii_case("core");
+            continue;
+        }
+        if !in_core {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        if key.trim().eq_ignore_ascii_case("hookspath") {
+            let value = value.trim().trim_matches('"');
+            found = Some(value.to_string());
+        }
+    }
+    found.filter(|v| !v.is_empty())
+}
