@@ -494,6 +494,21 @@ fn sandbox_info(
         removed_environment: hygiene::removed_names(env, &config.keep_env),
         config_files: config.files.clone(),
         ceiling: config.max_mode,
+        layer: None,
+    };
+    #[cfg(target_os = "linux")]
+    let view = sandbox::view_here(policy, layout, env);
+    #[cfg(target_os = "linux")]
+    let facts = sandbox::info::Facts {
+        layer: Some((
+            &view,
+            if outer.is_some() {
+                Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
+            } else {
+                sandbox::namespace::probe()
+            },
+        )),
+        ..facts
     };
     sandbox::info::build(policy, layout, &facts)
 }

@@ -64,8 +64,13 @@ fn out_of_descriptors_refuses_instead_of_skipping_rules() {
     let out = limited(4);
     refused(&out, &["cannot apply the kernel sandbox", "to add its rule", "ulimit -n"]);
     assert!(!lab.ws.join("copy.txt").exists());
-    // Positive control: one more is enough, as each rule's descriptor is closed before the next.
-    ok(&limited(5));
+    // Five: a rule's descriptor is closed before the next, but the namespace layer holds a copy
+    // of each writable tree (the workspace, /tmp) while it makes the rest read-only.
+    let out = limited(5);
+    refused(&out, &["cannot apply the kernel sandbox", "cannot copy the mount tree", "ulimit -n"]);
+    assert!(!lab.ws.join("copy.txt").exists());
+    // Positive control: three more are enough.
+    ok(&limited(8));
     assert_eq!(read(&lab.ws.join("copy.txt")), "workspace data\n");
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::Shortfall;
 use super::policy::{Policy, Rights};
+use super::view::{Point, View};
 use crate::mode::{Mode, Scope};
 use crate::scope::{self, Layout};
 
@@ -74,6 +75,8 @@ pub struct Facts<'a> {
     pub config_files: Vec<String>,
     /// The administrator's ceiling, if any.
     pub ceiling: Option<Mode>,
+    /// The namespace layer's view, and whether it can be had here (the reason when not).
+    pub layer: Option<(&'a View, Result<(), String>)>,
 }
 
 /// What the rules grant on the locations the mode keeps closed.
@@ -158,8 +161,31 @@ fn scope_rights(mode: Mode, scope: Scope) -> String {
 }
 
 /// Builds the declaration for `policy`.
+/// Whether the view hides `p` (a mask on it or above it).
+fn masked(view: &View, p: &str) -> bool {
+    view.masks().any(|m| scope::is_within(p, m))
+}
+
+/// Whether the view keeps `p` read-only: the innermost point above it is read-only or a mask,
+/// or no writable tree holds it.
+fn kept_read_only(view: &View, p: &str) -> bool {
+    let innermost = view.points.iter().filter(|point| scope::is_within(p, point.path())).last();
+    match innermost {
+        Some(Point::Writable { .. }) => false,
+        Some(_) => true,
+        None => view.read_only_base,
+    }
+}
+
+/// Lines of the policy's own list that the namespace layer makes kernel rules.
+const HELD_BY_VIEW: &[&str] = &["credential files inside allowed trees", "lies inside scratch space"];
+
 pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     let mode = policy.mode;
+    let view = match &facts.layer {
+        Some((view, Ok(()))) => Some(*view),
+        _ => None,
+    };
     let short = |needle: &str| facts.shortfalls.iter().any(|s| s.what.contains(needle));
     // On macOS, Seatbelt enforces the filesystem, network and credential rows itself.
     let seatbelt = facts.backend == "seatbelt";
@@ -192,6 +218,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         .static_only
         .iter()
         .filter(|s| !s.contains("credential") && !s.contains("unix socket"))
+        .filter(|s| view.is_none() || !HELD_BY_VIEW.iter().any(|h| s.contains(h)))
         .cloned()
         .collect();
     if landlock {
@@ -236,6 +263,22 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         .chain(layout.extra_credentials.iter().cloned())
         .collect();
     let (kept, open) = held.split(&home_credentials, |g| g.without(system).is_empty());
+    // What Landlock grants but the view masks is held by the kernel too.
+    let (open, masked_here): (Vec<_>, Vec<_>) = open.into_iter().partition(|(shown, _, _)| {
+        let full = match (shown.strip_prefix('~'), layout.home.as_deref()) {
+            (Some(rest), Some(h)) => format!("{h}{rest}"),
+            _ => shown.clone(),
+        };
+        !view.is_some_and(|v| masked(v, &full))
+    });
+    if !masked_here.is_empty() {
+        let shown: Vec<String> = masked_here.into_iter().map(|(p, _, _)| p).collect();
+        credentials.kernel.push(format!(
+            "these credential locations lie in a tree the rules grant, and the namespace layer covers them with a \
+             stand-in that cannot be opened: {}",
+            shown.join(" ")
+        ));
+    }
     if !kept.is_empty() {
         let line =
             format!("these credential locations get only the system bits ({}): {}", system.letters(), kept.join(" "));
@@ -256,6 +299,21 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     if !system.contains(Rights::WRITE) {
         let (kept, open) = held.split(&held.protected(), |g| !g.contains(Rights::WRITE));
+        let (open, read_only_here): (Vec<_>, Vec<_>) = open.into_iter().partition(|(shown, _, _)| {
+            let full = match (shown.strip_prefix('~'), layout.home.as_deref()) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                _ => shown.clone(),
+            };
+            !view.is_some_and(|v| kept_read_only(v, &full))
+        });
+        if !read_only_here.is_empty() {
+            let shown: Vec<String> = read_only_here.into_iter().map(|(p, _, _)| p).collect();
+            filesystem.kernel.push(format!(
+                "these protected locations lie in a tree the rules let write, and the namespace layer keeps them \
+                 read-only (those that exist at start): {}",
+                shown.join(" ")
+            ));
+        }
         if !kept.is_empty() {
             let line = format!(
                 "writes to these protected locations (they make a later, unsandboxed program run code) need system \
@@ -280,6 +338,14 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
              Seatbelt unless system bits allow them; so are writes to .git/hooks, .git/config and shell start-up files"
                 .into(),
         );
+    } else if let Some(v) = view {
+        let masks = v.masks().count();
+        credentials.kernel.push(format!(
+            "credential files and directories that exist at start inside trees the rules grant (the workspace's \
+             .env, *.pem, *.key, id_rsa*, names with token, secret or credential; every home's credential entries; \
+             agent sockets) are covered by a stand-in that cannot be opened (EACCES, for root too): {masks} here"
+        ));
+        credentials.static_only.extend(v.static_only.iter().cloned());
     } else {
         credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
     }
@@ -382,12 +448,25 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
                     shown.join(" ")
                 ));
             }
-            process.static_only.push(
-                "a library loaded from scratch (LD_PRELOAD, dlopen, ld.so FILE) or a file run through an interpreter \
-                 is code the kernel layer does not stop without workspace execute: mapping a file as code is not an \
-                 execution Landlock checks"
-                    .into(),
-            );
+            if view.is_some() {
+                process.kernel.push(
+                    "without workspace execute the workspace and scratch are mounted noexec: no loader maps code from \
+                     them either (LD_PRELOAD, dlopen, ld.so FILE)"
+                        .into(),
+                );
+                process.static_only.push(
+                    "a script run through an interpreter (bash file, python3 file) needs only read: the static layer \
+                     is what sees those"
+                        .into(),
+                );
+            } else {
+                process.static_only.push(
+                    "a library loaded from scratch (LD_PRELOAD, dlopen, ld.so FILE) or a file run through an \
+                     interpreter is code the kernel layer does not stop without workspace execute: mapping a file as \
+                     code is not an execution Landlock checks"
+                        .into(),
+                );
+            }
         }
     }
     process
@@ -396,13 +475,51 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     process
         .none
         .push("the command lines and status of other processes in /proc can be read, as anywhere on Linux".into());
-    process.none.push("/dev/shm is shared with the machine's other processes (their file permissions apply)".into());
-    filesystem.none.push(
-        "metadata: Landlock has no right for chmod, chown, utime or extended attributes, so any file the caller's own \
-         permissions allow (for root, every file) can have its mode, owner, times or attributes changed, in every tree \
-         (setuid and setgid bits and file capabilities excepted)"
-            .into(),
-    );
+    match (&facts.layer, view) {
+        (_, Some(v)) => {
+            process.kernel.push(
+                "the command has mount and IPC namespaces of its own: its own /dev/pts (other terminals cannot be \
+                 opened; its own terminal stays usable through its descriptors and /dev/tty), its own /dev/shm and \
+                 message queues, and no SysV IPC objects of processes outside"
+                    .into(),
+            );
+            process.kernel.push("a script bash runs is a frozen, read-only copy of the text that was analysed".into());
+            if v.read_only_base {
+                let writable: Vec<&str> = v.writable().collect();
+                filesystem.kernel.push(format!(
+                    "every mount is read-only except the trees the mode lets write ({}): metadata changes (chmod, \
+                     chown, touch, extended attributes) and writes anywhere else fail with EROFS, for root too",
+                    writable.join(" ")
+                ));
+            }
+            filesystem.none.push(
+                "metadata inside the writable trees: Landlock has no right for chmod, chown, utime or extended \
+                 attributes, so files there can have them changed as the caller's permissions allow"
+                    .into(),
+            );
+        }
+        (layer, None) => {
+            let why = match layer {
+                Some((_, Err(why))) => why.clone(),
+                _ => "this platform has no namespace layer".to_string(),
+            };
+            if !seatbelt {
+                filesystem.static_only.push(format!("no namespace layer here: {why}"));
+                for e in super::NAMESPACE_EXCEPTIONS {
+                    filesystem.static_only.push(format!("held by the static layer only: {e}"));
+                }
+            }
+            process
+                .none
+                .push("/dev/shm is shared with the machine's other processes (their file permissions apply)".into());
+            filesystem.none.push(
+                "metadata: Landlock has no right for chmod, chown, utime or extended attributes, so any file the \
+                 caller's own permissions allow (for root, every file) can have its mode, owner, times or attributes \
+                 changed, in every tree (setuid and setgid bits and file capabilities excepted)"
+                    .into(),
+            );
+        }
+    }
     if Rights::of(mode, Scope::System).contains(Rights::WRITE)
         && !Rights::of(mode, Scope::System).contains(Rights::EXECUTE)
     {

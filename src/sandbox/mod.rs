@@ -437,10 +437,10 @@ mod tests {
         let v = enforced_value(Mode(0o0467), "/srv/a:b", false);
         assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0467)));
         assert!(!outer_namespaces(Some(&v)));
-        let v = enforced_value(Mode(0o0444), "/srv/a+ns:b", true);
-        assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0444)));
-        assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a+ns:b")));
-        assert!(outer_namespaces(Some(&v)));
+        let marked = enforced_value(Mode(0o0444), "/srv/a+ns:b", true);
+        assert_eq!(outer_mode(Some(&marked)), Some(Mode(0o0444)));
+        assert_eq!(outer_workspace(Some(&marked)), Some(OsString::from("/srv/a+ns:b")));
+        assert!(outer_namespaces(Some(&marked)));
         assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a:b")));
         assert_eq!(outer_mode(Some(OsStr::new("0444"))), Some(Mode(0o0444)));
         assert_eq!(outer_workspace(Some(OsStr::new("0444"))), None);

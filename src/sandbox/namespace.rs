@@ -70,7 +70,12 @@ fn clone_tree(dir: RawFd, path: &str) -> Result<Option<OwnedFd>, String> {
         if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)) {
             return Ok(None);
         }
-        return Err(format!("cannot copy the mount tree at {path}: {e}"));
+        let hint = if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) {
+            " (raise the limit of open files: ulimit -n)"
+        } else {
+            ""
+        };
+        return Err(format!("cannot copy the mount tree at {path}: {e}{hint}"));
     }
     // SAFETY: as in `owned`.
     Ok(Some(unsafe { OwnedFd::from_raw_fd(rc as RawFd) }))
@@ -179,6 +184,14 @@ fn may_administer_mounts() -> bool {
     rc == 0 && data[0].effective & (1 << CAP_SYS_ADMIN) != 0
 }
 
+/// Whether `/proc` is mounted read-only.
+fn proc_read_only() -> bool {
+    // SAFETY: an all-zero statvfs is valid to be overwritten.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: valid NUL-terminated path and out-pointer.
+    unsafe { libc::statvfs(c"/proc".as_ptr(), &mut st) == 0 && st.f_flag & libc::ST_RDONLY != 0 }
+}
+
 /// Enters the namespaces and builds `view` in them. The process must be single-threaded.
 /// `Ok(Unavailable)` when the kernel gives no namespaces (nothing is changed then); an error
 /// once the view is half built, since going on would run the command in a view no one planned.
@@ -187,6 +200,13 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
     let user_namespace = !may_administer_mounts();
     // SAFETY: plain integer system calls.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if user_namespace && proc_read_only() {
+        // An enclosing view (a nested start whose marker was removed): the new namespace could
+        // not be mapped, and its Landlock rules would refuse the mounts anyway.
+        return Ok(Entered::Unavailable(
+            "/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into(),
+        ));
+    }
     let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
     if user_namespace {
         flags |= libc::CLONE_NEWUSER;
@@ -381,4 +401,104 @@ fn freeze(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
         return Err("the frozen copy of the script is gone".into());
     };
     attach(&copy, Some(&target), &f.path.display().to_string())
+}
+
+/// Whether the namespace layer can be had here, tried in a child process that is thrown away
+/// (for `--sandbox-info`, which changes nothing in its own process). The child does what
+/// [`enter`] does up to its first mount, and reports only an errno.
+pub fn probe() -> Result<(), String> {
+    if !may_administer_mounts() && proc_read_only() {
+        return Err("/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into());
+    }
+    let mut ends = [0i32; 2];
+    // SAFETY: `ends` has room for two descriptors.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(os_error("cannot probe for namespaces"));
+    }
+    // SAFETY: both descriptors were just created and are owned here.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let user_namespace = !may_administer_mounts();
+    // SAFETY: plain integer system calls.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    // The maps are formatted before the fork: the child allocates nothing.
+    let maps = [format!("{uid} {uid} 1\0"), format!("{gid} {gid} 1\0")];
+    // SAFETY: the child only makes system calls on memory prepared before the fork, then exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(os_error("cannot probe for namespaces"));
+    }
+    if pid == 0 {
+        let fail = |step: i32| -> ! {
+            let report = [step, std::io::Error::last_os_error().raw_os_error().unwrap_or(0)];
+            // SAFETY: writes eight bytes from a live array, then ends the child at once.
+            unsafe {
+                libc::write(write_end.as_raw_fd(), report.as_ptr().cast(), size_of_val(&report));
+                libc::_exit(1)
+            }
+        };
+        let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+        if user_namespace {
+            flags |= libc::CLONE_NEWUSER;
+        }
+        // SAFETY: integer flags.
+        if unsafe { libc::unshare(flags) } != 0 {
+            fail(1);
+        }
+        if user_namespace {
+            for (file, text) in [
+                (c"/proc/self/setgroups", &b"deny\0"[..]),
+                (c"/proc/self/uid_map", maps[0].as_bytes()),
+                (c"/proc/self/gid_map", maps[1].as_bytes()),
+            ] {
+                // SAFETY: NUL-terminated path; the text is written without its NUL.
+                let ok = unsafe {
+                    let fd = libc::open(file.as_ptr(), libc::O_WRONLY);
+                    fd >= 0 && libc::write(fd, text.as_ptr().cast(), text.len() - 1) == (text.len() - 1) as isize
+                };
+                if !ok {
+                    fail(2);
+                }
+            }
+        }
+        // SAFETY: as in `enter`.
+        let rc = unsafe {
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            )
+        };
+        if rc != 0 {
+            fail(3);
+        }
+        // SAFETY: ends the child.
+        unsafe { libc::_exit(0) }
+    }
+    drop(write_end);
+    let mut report = [0i32; 2];
+    // SAFETY: reads at most eight bytes into a live array.
+    let n = unsafe { libc::read(read_end.as_raw_fd(), report.as_mut_ptr().cast(), size_of_val(&report)) };
+    let mut status = 0;
+    // SAFETY: waits for the child just forked.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    if n <= 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::from_raw_os_error(report[1]);
+    Err(match report[0] {
+        1 if report[1] == libc::ENOSPC => {
+            format!("no user namespace can be created here (the limit of user namespaces is reached: {e})")
+        }
+        1 if report[1] == libc::EPERM && user_namespace => {
+            format!("user namespaces are not available to this user: {e}")
+        }
+        1 => format!("cannot create mount and IPC namespaces: {e}"),
+        2 => format!("cannot map the user namespace: {e}"),
+        3 if report[1] == libc::EPERM => {
+            format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
+        }
+        _ => format!("cannot make the mount tree private: {e}"),
+    })
 }

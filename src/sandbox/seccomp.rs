@@ -11,7 +11,9 @@
 //!   shell, outside the sandbox, once the command ends); and the two calls whose arguments lie
 //!   in memory the filter cannot read, so that they could do all of the above unchecked:
 //!   io_uring (files and sockets without their system calls) and `openat2`. Both answer "not
-//!   supported", and programs fall back to the calls the filter checks;
+//!   supported", and programs fall back to the calls the filter checks; and `mount_setattr`,
+//!   the one mount call Landlock lets through, which could make the namespace layer's
+//!   read-only view writable again for a caller that keeps CAP_SYS_ADMIN;
 //! - without workspace execute: running a file by descriptor (`execveat` with
 //!   `AT_EMPTY_PATH`), and memory files that could be run (`memfd_create` without
 //!   `MFD_NOEXEC_SEAL`, as the kernel's own `vm.memfd_noexec = 2` refuses them): Landlock
@@ -110,6 +112,7 @@ pub struct Arch {
     pub sched_setscheduler: u32,
     pub sched_setaffinity: u32,
     pub sched_setattr: u32,
+    pub mount_setattr: u32,
     pub ioprio_set: u32,
     pub migrate_pages: u32,
     pub move_pages: u32,
@@ -143,6 +146,7 @@ pub const X86_64: Arch = Arch {
     sched_setscheduler: 144,
     sched_setaffinity: 203,
     sched_setattr: 314,
+    mount_setattr: 442,
     ioprio_set: 251,
     migrate_pages: 256,
     move_pages: 279,
@@ -176,6 +180,7 @@ pub const AARCH64: Arch = Arch {
     sched_setscheduler: 119,
     sched_setaffinity: 122,
     sched_setattr: 274,
+    mount_setattr: 442,
     ioprio_set: 30,
     migrate_pages: 238,
     move_pages: 239,
@@ -419,6 +424,9 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
         (arch.sched_setaffinity, Rule::SelfOnly { arg: 0 }),
         // Its policy lies in a structure the filter cannot read.
         (arch.sched_setattr, Rule::Errno(EPERM)),
+        // The one mount call Landlock does not refuse: a caller that keeps CAP_SYS_ADMIN would
+        // make the read-only view writable again.
+        (arch.mount_setattr, Rule::Errno(EPERM)),
         (arch.ioprio_set, Rule::OwnIoPriority),
         (arch.migrate_pages, Rule::SelfOnly { arg: 0 }),
         (arch.move_pages, Rule::SelfOnly { arg: 0 }),
@@ -626,7 +634,7 @@ mod tests {
         if nr == arch.sched_setscheduler {
             return verdict(low(0) == 0 && [0, 3, 5].contains(&(low(1) & !0x4000_0000)));
         }
-        if nr == arch.sched_setattr {
+        if nr == arch.sched_setattr || nr == arch.mount_setattr {
             return refuse;
         }
         if nr == arch.ioprio_set {
@@ -830,6 +838,7 @@ mod tests {
             (a.sched_setscheduler, SYS_sched_setscheduler),
             (a.sched_setaffinity, SYS_sched_setaffinity),
             (a.sched_setattr, SYS_sched_setattr),
+            (a.mount_setattr, SYS_mount_setattr),
             (a.ioprio_set, SYS_ioprio_set),
             (a.migrate_pages, SYS_migrate_pages),
             (a.move_pages, SYS_move_pages),

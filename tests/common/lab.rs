@@ -144,10 +144,20 @@ pub fn kernel_refused(out: &Output, extra: &[&str]) {
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!all.contains("sandbox-bash: denied:"), "the static layer denied it; this test needs the kernel:\n{all}");
     assert!(!all.contains("sandbox-bash: error:"), "sandbox-bash itself failed:\n{all}");
-    let words = ["Permission denied", "Operation not permitted", "EACCES", "EPERM", "Errno 13", "Errno 1]"];
+    let words = [
+        "Permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+        "EACCES",
+        "EPERM",
+        "EROFS",
+        "Errno 13",
+        "Errno 1]",
+        "Errno 30",
+    ];
     assert!(
         words.iter().chain(extra).any(|w| all.contains(w)),
-        "expected EACCES or EPERM from the kernel, got status {:?}:\n{all}",
+        "expected EACCES, EPERM or EROFS from the kernel, got status {:?}:\n{all}",
         out.status.code()
     );
 }
