@@ -125,8 +125,36 @@ impl Reader for Files {
     }
 }
 
+/// A world whose listings are taken once: the plan asks about the same directories again
+/// (a home for each of its credential entries).
+struct Listed<'a> {
+    world: &'a dyn World,
+    seen: std::cell::RefCell<rustc_hash::FxHashMap<String, Option<Vec<super::policy::Entry>>>>,
+}
+
+impl World for Listed<'_> {
+    fn list(&self, dir: &str) -> Option<Vec<super::policy::Entry>> {
+        if let Some(known) = self.seen.borrow().get(dir) {
+            return known.clone();
+        }
+        let listed = self.world.list(dir);
+        self.seen.borrow_mut().insert(dir.to_string(), listed.clone());
+        listed
+    }
+
+    fn canonical(&self, path: &str) -> Option<String> {
+        self.world.canonical(path)
+    }
+
+    fn is_link(&self, path: &str) -> bool {
+        self.world.is_link(path)
+    }
+}
+
 /// Plans the view for `inputs` on `world`.
 pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View {
+    let listed = Listed { world, seen: Default::default() };
+    let world: &dyn World = &listed;
     let policy = inputs.policy;
     let layout = inputs.layout;
     let system = Rights::of(policy.mode, Scope::System);
@@ -372,7 +400,12 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             if e.name == ".git" {
                 if e.dir {
                     repository(&p, &dir, home, world, reader, found);
-                } else if let Some(gitdir) = gitdir_file(&p, &dir, reader) {
+                    continue;
+                }
+                // The file itself is a persistence point too: rewritten or renamed away, it
+                // would name a directory with hooks of the command's choosing.
+                found.protected.push(p.clone());
+                if let Some(gitdir) = gitdir_file(&p, &dir, reader) {
                     // A worktree's or submodule's `.git` file names its directory.
                     if world.exists(&gitdir) && !found.repositories.contains(&gitdir) {
                         repository(&gitdir, &dir, home, world, reader, found);
@@ -413,7 +446,9 @@ fn repository(
         return;
     }
     found.repositories.push(git.to_string());
-    for name in ["hooks", "config", "config.worktree"] {
+    // `commondir` too: a worktree's names the directory whose hooks and configuration git
+    // uses, and rewritten it would name one of the command's making.
+    for name in ["hooks", "config", "config.worktree", "commondir"] {
         found.protected.push(join(git, name));
     }
     if let Some(common) = reader.read(&join(git, "commondir")) {
@@ -471,4 +506,222 @@ fn hooks_path(config: &str) -> Option<String> {
         }
     }
     found.filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mode::Mode;
+    use crate::sandbox::policy::{Entry, Inputs, plan as plan_policy};
+    use std::collections::BTreeMap;
+
+    /// A machine of listings: a name ending in `/` is a directory, in `@` a link.
+    struct Fake {
+        dirs: BTreeMap<&'static str, Vec<&'static str>>,
+        files: BTreeMap<&'static str, &'static str>,
+    }
+
+    impl World for Fake {
+        fn list(&self, dir: &str) -> Option<Vec<Entry>> {
+            let names = self.dirs.get(dir)?;
+            Some(
+                names
+                    .iter()
+                    .map(|n| {
+                        let (name, link, is_dir) = if let Some(n) = n.strip_suffix('@') {
+                            (n, true, false)
+                        } else if let Some(n) = n.strip_suffix('/') {
+                            (n, false, true)
+                        } else {
+                            (*n, false, false)
+                        };
+                        Entry { name: name.to_string(), link, dir: is_dir }
+                    })
+                    .collect(),
+            )
+        }
+        fn canonical(&self, path: &str) -> Option<String> {
+            Some(path.to_string())
+        }
+        fn is_link(&self, _path: &str) -> bool {
+            false
+        }
+    }
+
+    impl Reader for Fake {
+        fn read(&self, path: &str) -> Option<String> {
+            self.files.get(path).map(|t| t.to_string())
+        }
+    }
+
+    fn machine() -> Fake {
+        let mut dirs = BTreeMap::new();
+        dirs.insert("/", vec!["usr/", "etc/", "home/", "root/", "tmp/", "srv/", "dev/"]);
+        dirs.insert("/home", vec!["u/", "bob/"]);
+        dirs.insert("/home/u", vec![".ssh/", ".bashrc", ".gitconfig", "proj/"]);
+        dirs.insert("/home/bob", vec![".ssh/", ".aws/", "notes"]);
+        dirs.insert("/root", vec![".ssh/", ".bashrc"]);
+        dirs.insert("/home/u/proj", vec![".git/", ".env", "src/", "deploy/", "node_modules/", "vendored/", "key@"]);
+        dirs.insert("/home/u/proj/.git", vec!["hooks/", "config", "HEAD", "modules/"]);
+        dirs.insert("/home/u/proj/.git/modules", vec!["lib/"]);
+        dirs.insert("/home/u/proj/.git/modules/lib", vec!["hooks/", "config", "HEAD"]);
+        dirs.insert("/home/u/proj/src", vec!["main.rs", "secrets/"]);
+        dirs.insert("/home/u/proj/deploy", vec!["deploy.key", "run.sh"]);
+        dirs.insert("/home/u/proj/node_modules", vec!["x/"]);
+        dirs.insert("/home/u/proj/node_modules/x", vec!["token.json"]);
+        dirs.insert("/home/u/proj/vendored", vec!["lib/", ".githooks/"]);
+        dirs.insert("/home/u/proj/vendored/lib", vec![".git", "README"]);
+        dirs.insert("/home/u/proj/vendored/.githooks", vec!["pre-commit"]);
+        dirs.insert("/tmp", vec!["ci/"]);
+        dirs.insert("/tmp/ci", vec![".git/", ".env"]);
+        dirs.insert("/tmp/ci/.git", vec!["hooks/", "config", "HEAD"]);
+        dirs.insert("/dev", vec!["shm/", "pts/"]);
+        dirs.insert("/dev/shm", vec![]);
+        dirs.insert("/dev/pts", vec!["ptmx"]);
+        let mut files = BTreeMap::new();
+        files.insert("/home/u/proj/vendored/lib/.git", "gitdir: ../../.git/modules/lib\n");
+        files.insert("/home/u/proj/.git/config", "[core]\n\tbare = false\n[Core]\n\thooksPath = vendored/.githooks\n");
+        Fake { dirs, files }
+    }
+
+    fn view_at(mode: u16, workspace: &str) -> View {
+        let m = machine();
+        let layout = Layout { workspace: workspace.into(), home: Some("/home/u".into()), ..Default::default() };
+        let inputs = Inputs {
+            mode: Mode(mode),
+            layout: &layout,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+            extra: Default::default(),
+        };
+        let policy = plan_policy(&inputs, &m);
+        let vi = ViewInputs { policy: &policy, layout: &layout, sockets: vec!["/home/u/.ssh/agent.sock".into()] };
+        plan(&vi, &m, &m)
+    }
+
+    fn view(mode: u16) -> View {
+        view_at(mode, "/home/u/proj")
+    }
+
+    fn has(v: &View, p: Point) -> bool {
+        v.points.contains(&p)
+    }
+
+    fn writable(path: &str, noexec: bool) -> Point {
+        Point::Writable { path: path.into(), noexec }
+    }
+
+    fn read_only(path: &str, noexec: bool) -> Point {
+        Point::ReadOnly { path: path.into(), noexec }
+    }
+
+    fn mask(path: &str, dir: bool) -> Point {
+        Point::Mask { path: path.into(), dir }
+    }
+
+    #[test]
+    fn the_default_mode_binds_back_what_it_writes_and_keeps_the_exceptions() {
+        let v = view(0o0467);
+        assert!(v.read_only_base);
+        assert!(has(&v, writable("/tmp", false)));
+        assert!(has(&v, writable("/home/u/proj", false)));
+        // Every repository's hooks and configuration, the hooks directory its configuration
+        // names, and the repository pinned in place.
+        for p in [
+            "/home/u/proj/.git/hooks",
+            "/home/u/proj/.git/config",
+            "/home/u/proj/.git/modules/lib/hooks",
+            "/home/u/proj/.git/modules/lib/config",
+            "/home/u/proj/vendored/.githooks",
+        ] {
+            assert!(has(&v, read_only(p, false)), "{p}: {v:#?}");
+        }
+        assert!(has(&v, writable("/home/u/proj/.git", false)));
+        // Credentials by name anywhere in the workspace (a directory too), and every home's.
+        for (p, dir) in [
+            ("/home/u/proj/.env", false),
+            ("/home/u/proj/deploy/deploy.key", false),
+            ("/home/u/proj/src/secrets", true),
+            ("/home/bob/.ssh", true),
+            ("/home/bob/.aws", true),
+            ("/root/.ssh", true),
+        ] {
+            assert!(has(&v, mask(p, dir)), "{p}: {v:#?}");
+        }
+        // The caller's own are left out by Landlock already; dependency trees are not searched;
+        // a link is not followed.
+        assert!(!v.masks().any(|m| m == "/home/u/.ssh"), "{v:#?}");
+        assert!(!v.masks().any(|m| m.contains("node_modules") || m.ends_with("/key")), "{v:#?}");
+        // The agent socket is masked whatever Landlock grants (absent here: not planned).
+        assert!(!v.masks().any(|m| m.ends_with("agent.sock")));
+        assert_eq!(v.private_shm, Some(false));
+        assert!(v.private_pts);
+        // Parents come first.
+        let at = |p: &str| v.points.iter().position(|x| x.path() == p).unwrap();
+        assert!(at("/home/u/proj") < at("/home/u/proj/.git"));
+        assert!(at("/home/u/proj/.git") < at("/home/u/proj/.git/hooks"));
+    }
+
+    #[test]
+    fn a_read_only_audit_runs_nothing_from_the_workspace_or_scratch() {
+        let v = view(0o0444);
+        assert!(has(&v, read_only("/home/u/proj", true)), "{v:#?}");
+        assert!(has(&v, writable("/tmp", true)));
+        assert_eq!(v.private_shm, Some(true));
+        // Nothing in the workspace is writable, so nothing in it needs pinning.
+        assert!(!v.points.iter().any(|p| p.path() == "/home/u/proj/.git"));
+        assert!(has(&v, mask("/home/u/proj/.env", false)));
+    }
+
+    #[test]
+    fn a_checkout_in_scratch_stays_read_only_without_workspace_write() {
+        let v = view_at(0o0444, "/tmp/ci");
+        assert!(has(&v, writable("/tmp", true)));
+        assert!(has(&v, read_only("/tmp/ci", true)), "{v:#?}");
+        assert!(has(&v, mask("/tmp/ci/.env", false)));
+        let v = view_at(0o0467, "/tmp/ci");
+        assert!(!v.points.iter().any(|p| p.path() == "/tmp/ci"), "{v:#?}");
+        assert!(has(&v, read_only("/tmp/ci/.git/hooks", false)));
+        assert!(has(&v, writable("/tmp/ci/.git", false)));
+    }
+
+    #[test]
+    fn system_bits_lift_the_exceptions() {
+        let v = view(0o4467);
+        assert_eq!(v.masks().count(), 0, "{v:#?}");
+        assert!(has(&v, read_only("/home/u/proj/.git/hooks", false)));
+        let v = view(0o6467);
+        assert_eq!(v.masks().count(), 0);
+        assert_eq!(v.read_only().count(), 0, "{v:#?}");
+        let v = view(0o7777);
+        assert!(!v.read_only_base);
+        assert!(v.points.is_empty(), "{v:#?}");
+    }
+
+    #[test]
+    fn a_large_workspace_is_searched_only_so_far_and_says_so() {
+        let mut m = machine();
+        let names: Vec<&'static str> =
+            (0..WORKSPACE_DIRS + 10).map(|i| &*Box::leak(format!("d{i}/").into_boxed_str())).collect();
+        m.dirs.insert("/home/u/proj", names);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let mut found = Found::default();
+        search_workspace(&layout, &m, &m, &mut found);
+        assert!(found.truncated);
+        m.dirs.insert("/home/u/proj", vec!["a/"]);
+        let mut found = Found::default();
+        search_workspace(&layout, &m, &m, &mut found);
+        assert!(!found.truncated);
+    }
+
+    #[test]
+    fn hooks_path_is_read_from_the_core_section_only() {
+        assert_eq!(hooks_path("[core]\n\thooksPath = .githooks\n"), Some(".githooks".into()));
+        assert_eq!(hooks_path("[alias]\n\thooksPath = x\n"), None);
+        assert_eq!(hooks_path("[core]\nhookspath=\"/srv/h\"\n[user]\n"), Some("/srv/h".into()));
+        assert_eq!(hooks_path("[core]\n\thooksPath =\n"), None);
+    }
 }
