@@ -394,7 +394,11 @@ fn lock_and_exec(
     #[cfg(not(target_os = "macos"))]
     let outcome = {
         let policy = sandbox::plan_here(allowed, layout, &bash, env.get("PATH"), outer.is_some(), extra(config));
-        let view = if outer.is_none() { sandbox::view_here(&policy, layout, env) } else { Default::default() };
+        let view = if outer.is_none() {
+            sandbox::view_here(&policy, layout, env, &config.keep_env)
+        } else {
+            Default::default()
+        };
         let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
             (Some(identity), Some((path, bytes))) => {
                 Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
@@ -497,7 +501,7 @@ fn sandbox_info(
         layer: None,
     };
     #[cfg(target_os = "linux")]
-    let view = sandbox::view_here(policy, layout, env);
+    let view = sandbox::view_here(policy, layout, env, &config.keep_env);
     #[cfg(target_os = "linux")]
     let facts = sandbox::info::Facts {
         layer: Some((

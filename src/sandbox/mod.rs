@@ -170,11 +170,15 @@ pub fn plan_here(
     policy::plan(&inputs, &RealWorld)
 }
 
-/// The agent sockets a command could sign or decrypt with: `SSH_AUTH_SOCK`, gpg-agent's and
-/// the desktop keyrings' sockets.
-pub fn agent_sockets(env: &crate::environ::Environ, home: Option<&str>) -> Vec<String> {
+/// The agent sockets a command could sign or decrypt with: `SSH_AUTH_SOCK` (unless the
+/// configuration keeps that variable for the command, to let git use the agent), gpg-agent's
+/// and the desktop keyrings' sockets.
+pub fn agent_sockets(env: &crate::environ::Environ, home: Option<&str>, keep_env: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    if let Some(s) = env.get("SSH_AUTH_SOCK").map(|s| s.to_string_lossy().into_owned()).filter(|s| s.starts_with('/')) {
+    if !keep_env.iter().any(|k| k == "SSH_AUTH_SOCK")
+        && let Some(s) =
+            env.get("SSH_AUTH_SOCK").map(|s| s.to_string_lossy().into_owned()).filter(|s| s.starts_with('/'))
+    {
         out.push(crate::scope::normalize("/", &s));
     }
     let runtime = env
@@ -211,8 +215,9 @@ pub fn agent_sockets(env: &crate::environ::Environ, home: Option<&str>) -> Vec<S
 }
 
 /// The mount view for `policy` on this machine.
-pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ) -> view::View {
-    let inputs = view::ViewInputs { policy, layout, sockets: agent_sockets(env, layout.home.as_deref()) };
+pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ, keep_env: &[String]) -> view::View {
+    let sockets = agent_sockets(env, layout.home.as_deref(), keep_env);
+    let inputs = view::ViewInputs { policy, layout, sockets };
     view::plan(&inputs, &RealWorld, &view::Files)
 }
 
