@@ -37,8 +37,11 @@ pub enum Entered {
 }
 
 /// The most directories of the workspace searched for credentials and repositories, breadth
-/// first. Beyond them the static layer guards what lies deeper (the declaration says so).
-pub const WORKSPACE_DIRS: usize = 512;
+/// first, and how deep below its root. Beyond them the static layer guards what lies deeper (the
+/// declaration says so): listing a directory costs a few microseconds, and this runs at every
+/// start.
+pub const WORKSPACE_DIRS: usize = 64;
+pub const WORKSPACE_DEPTH: usize = 3;
 
 /// Directories of the workspace that are not searched: dependency and build trees, large and
 /// written by tools, not by people who keep keys.
@@ -216,8 +219,9 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         search_workspace(layout, world, reader, &mut found);
         if found.truncated {
             view.static_only.push(format!(
-                "the workspace has more than {WORKSPACE_DIRS} directories: credential files and repositories \
-                 below the first {WORKSPACE_DIRS} searched are guarded by the static layer only"
+                "the namespace layer searches the workspace's first {WORKSPACE_DIRS} directories, at most \
+                 {WORKSPACE_DEPTH} levels deep: credential files and repositories beyond them are guarded by the \
+                 static layer only"
             ));
         }
     }
@@ -383,9 +387,9 @@ struct Found {
 /// Searches the workspace breadth first for credential names and repositories.
 fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, found: &mut Found) {
     let home = layout.home.as_deref();
-    let mut queue = std::collections::VecDeque::from([layout.workspace.clone()]);
+    let mut queue = std::collections::VecDeque::from([(layout.workspace.clone(), 0usize)]);
     let mut searched = 0usize;
-    while let Some(dir) = queue.pop_front() {
+    while let Some((dir, depth)) = queue.pop_front() {
         if searched == WORKSPACE_DIRS {
             found.truncated = true;
             return;
@@ -420,7 +424,11 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
                 continue;
             }
             if e.dir && !UNSEARCHED.contains(&e.name.as_str()) {
-                queue.push_back(p);
+                if depth == WORKSPACE_DEPTH {
+                    found.truncated = true;
+                } else {
+                    queue.push_back((p, depth + 1));
+                }
             }
         }
     }
@@ -747,7 +755,18 @@ mod tests {
         let mut found = Found::default();
         search_workspace(&layout, &m, &m, &mut found);
         assert!(found.truncated);
+        // Too deep is the same.
         m.dirs.insert("/home/u/proj", vec!["a/"]);
+        m.dirs.insert("/home/u/proj/a", vec!["b/"]);
+        m.dirs.insert("/home/u/proj/a/b", vec!["c/", ".env"]);
+        m.dirs.insert("/home/u/proj/a/b/c", vec!["d/"]);
+        m.dirs.insert("/home/u/proj/a/b/c/d", vec![".env"]);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let mut found = Found::default();
+        search_workspace(&layout, &m, &m, &mut found);
+        assert!(found.truncated);
+        assert_eq!(found.credentials, vec![("/home/u/proj/a/b/.env".to_string(), false)]);
+        m.dirs.insert("/home/u/proj/a/b/c", vec![]);
         let mut found = Found::default();
         search_workspace(&layout, &m, &m, &mut found);
         assert!(!found.truncated);
