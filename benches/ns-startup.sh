@@ -247,23 +247,32 @@ out, rounds, users, names = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), 
 med = statistics.median
 idx = {n: i for i, n in enumerate(names)}
 for user in users:
-    print(f"\n-- as {user}: median ms per row (each round one hyperfine run)")
+    print(f"\n-- as {user}: median ms per row and round (each round one hyperfine run), their median, and the\n   p10 of all runs of the row (the fastest tenth: less moved by other work on the machine)")
     width = max(len(n) for n in names)
     rows = []
     for r in range(1, rounds + 1):
         res = json.load(open(f"{out}/{user}-{r}.json"))["results"]
         rows.append([x["median"] * 1000 for x in res])
-    print(f"  {'':{width}}  " + "  ".join(f"{'round ' + str(r):>8}" for r in range(1, rounds + 1)) + "    median")
+    # The fastest tenth of all runs of a row, over every round: much less moved by other work on
+    # the machine than the medians (which shift whole milliseconds on a busy 2-core machine).
+    times = {i: [] for i in range(len(names))}
+    for r in range(1, rounds + 1):
+        for i, x in enumerate(json.load(open(f"{out}/{user}-{r}.json"))["results"]):
+            times[i] += x["times"]
+    p10 = [sorted(times[i])[len(times[i]) // 10] * 1000 for i in range(len(names))]
+    print(f"  {'':{width}}  " + "  ".join(f"{'round ' + str(r):>8}" for r in range(1, rounds + 1))
+          + "    median  p10(all)")
     for i, n in enumerate(names):
         each = [row[i] for row in rows]
-        print(f"  {n:{width}}  " + "  ".join(f"{x:8.3f}" for x in each) + f"  {med(each):8.3f}")
+        print(f"  {n:{width}}  " + "  ".join(f"{x:8.3f}" for x in each) + f"  {med(each):8.3f}  {p10[i]:8.3f}")
     b = idx["bash"]
-    print(f"  added over bash (median across rounds of row - bash, ms):")
+    print(f"  added over bash (median across rounds of row - bash, ms; then the same of the p10s):")
     for i, n in enumerate(names):
         if i == b:
             continue
         added = [row[i] - row[b] for row in rows]
-        print(f"    {n:{width}}  {med(added):+.3f} ms  ({med([row[i] / row[b] for row in rows]):.2f}x bash)")
+        print(f"    {n:{width}}  {med(added):+.3f} ms  ({med([row[i] / row[b] for row in rows]):.2f}x bash)"
+              f"   p10: {p10[i] - p10[b]:+.3f} ms ({p10[i] / p10[b]:.2f}x)")
     print(f"  ratios (median across rounds of the per-round ratio):")
     for sb in ("sandbox-bash static", "sandbox-bash dynamic"):
         if sb not in idx:
@@ -273,7 +282,7 @@ for user in users:
                 continue
             ratios = [row[idx[sb]] / row[idx[other]] for row in rows]
             each = ", ".join(f"{x:.2f}" for x in ratios)
-            print(f"    {sb} / {other}: {med(ratios):.2f}x  (rounds: {each})")
+            print(f"    {sb} / {other}: {med(ratios):.2f}x  (rounds: {each}; p10s: {p10[idx[sb]] / p10[idx[other]]:.2f}x)")
 PY
 
 # -- the C program's own clock -----------------------------------------------------------------
