@@ -372,11 +372,19 @@ fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
                 fs.as_raw_fd(),
                 c"script".as_ptr(),
                 libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
-                f.mode & 0o555,
+                0o400,
             ) as libc::c_long
         },
         || "cannot create the frozen copy of the script".to_string(),
     )?;
+    // The script's own permission bits, whatever the umask (one that takes the owner's read
+    // away would leave bash unable to read its script), readable by the caller, who owns the
+    // copy. Write bits are kept: the copy lies on a read-only mount, so a write gets EROFS, as
+    // everywhere else in the view.
+    // SAFETY: `fd` is the descriptor just opened.
+    if unsafe { libc::fchmod(fd.as_raw_fd(), (f.mode & 0o777) | 0o400) } != 0 {
+        return Err(os_error("cannot set the mode of the frozen copy of the script"));
+    }
     let mut file = std::fs::File::from(fd);
     use std::io::Write;
     file.write_all(f.bytes).map_err(|e| format!("cannot write the frozen copy of the script: {e}"))
