@@ -366,10 +366,16 @@ impl Layout {
             }
         }
         let mut previous: Option<&[u8]> = None;
+        let mut in_git = false;
         for part in components(path).filter(|c| !c.is_empty()) {
             if previous == Some(b".git") && (part == b"hooks" || part == b"config") {
                 return true;
             }
+            // A worktree's `commondir` names the repository whose hooks git runs.
+            if in_git && part == b"commondir" {
+                return true;
+            }
+            in_git |= part == b".git";
             previous = Some(part);
         }
         previous.is_some_and(|last| STARTUP_FILES.iter().any(|f| f.as_bytes() == last) || last == b".git")
