@@ -17,6 +17,7 @@
 #
 #   RUNS=200 ROUNDS=5 WARMUP=30 TIMING_RUNS=200 USERS="root nobody" benches/ns-startup.sh
 #   SANDBOX_BASH_STATIC=path SANDBOX_BASH_DYNAMIC=path benches/ns-startup.sh   # given builds
+#   SANDBOX_BASH_BEFORE=path benches/ns-startup.sh   # one more build in the same runs (a row)
 #
 # Needs hyperfine, cc, python3, setpriv; installs bubblewrap (and musl-tools) with apt-get when
 # they are missing and it can, and says so loudly when it cannot. Every command runs with its cwd
@@ -209,6 +210,16 @@ if [ "$have_dynamic" = 1 ]; then
   names+=("sandbox-bash dynamic")
   cmds+=("$installed/sandbox-bash-dynamic -c true")
 fi
+# SANDBOX_BASH_BEFORE: one more build in the same runs, e.g. the commit before a change, so that
+# the change is measured side by side rather than across runs that other work may slow unequally
+# (its ratio is taken to the static build when there is one, so give a static build then).
+if [ -n "${SANDBOX_BASH_BEFORE:-}" ]; then
+  [ -x "$SANDBOX_BASH_BEFORE" ] || die "SANDBOX_BASH_BEFORE=$SANDBOX_BASH_BEFORE is not a program"
+  install -m 755 "$SANDBOX_BASH_BEFORE" "$installed/sandbox-bash-before"
+  names+=("sandbox-bash before")
+  cmds+=("$installed/sandbox-bash-before -c true")
+  say "  sandbox-bash before: $SANDBOX_BASH_BEFORE (given), installed as $installed/sandbox-bash-before"
+fi
 
 # Each row once as each user before measuring: a row that fails says why, here.
 for user in $USERS; do
@@ -277,8 +288,10 @@ for user in users:
     for sb in ("sandbox-bash static", "sandbox-bash dynamic"):
         if sb not in idx:
             continue
-        for other in ("C (musl static)", "C (glibc)", "bwrap"):
-            if other not in idx:
+        main = "sandbox-bash static" if "sandbox-bash static" in idx else "sandbox-bash dynamic"
+        for other in ("C (musl static)", "C (glibc)", "bwrap", "sandbox-bash before"):
+            # The build before a change is set against the first build measured (give the same kind).
+            if other not in idx or (other == "sandbox-bash before" and sb != main):
                 continue
             ratios = [row[idx[sb]] / row[idx[other]] for row in rows]
             each = ", ".join(f"{x:.2f}" for x in ratios)
