@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::mode::{Mode, ModeError};
-use crate::sandbox::{DEGRADED_VAR, Shortfall};
+use crate::sandbox::{self, DEGRADED_VAR, Shortfall};
 
 /// An error of sandbox-bash itself, never of the command it runs.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub enum Error {
     /// The kernel cannot enforce what the mode needs.
     Unenforceable { mode: Mode, shortfalls: Vec<Shortfall> },
     /// Applying the kernel rules failed.
-    Sandbox { mode: Mode, why: String },
+    Sandbox { mode: Mode, why: sandbox::Error },
     /// The system file requires the namespace layer and the kernel gives none here.
     NamespacesRequired(String),
     /// Landlock cannot add another layer, and the inner invocation asks for more than the
@@ -104,4 +104,11 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Sandbox { why, .. } => Some(why),
+            _ => None,
+        }
+    }
+}

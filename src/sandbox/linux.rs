@@ -6,6 +6,7 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
+use super::error::{Error, Held};
 use super::policy::{Kind, Policy, Rights};
 use super::seccomp::{self, Insn};
 use super::{Enforcement, Shortfall};
@@ -178,12 +179,12 @@ fn landlock_rights(r: Rights, abi: i32, directory: bool) -> u64 {
 /// second system call to ask); if it no longer is one, it is looked at afresh. When the process
 /// is out of descriptors or memory the rule is not skipped: that is an error, since going on
 /// would deny paths the mode allows without saying why.
-fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Result<Option<(OwnedFd, bool)>, String> {
+fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Result<Option<(OwnedFd, bool)>, Error> {
     let Ok(c) = CString::new(std::path::Path::new(path).as_os_str().as_bytes()) else { return Ok(None) };
     let flags = libc::O_PATH | libc::O_CLOEXEC | if follow { 0 } else { libc::O_NOFOLLOW };
     // The system call itself: some C libraries add an fcntl after every open with O_CLOEXEC,
     // and this runs a hundred times at every start.
-    let open = |flags: i32| -> Result<Result<OwnedFd, i32>, String> {
+    let open = |flags: i32| -> Result<Result<OwnedFd, i32>, Error> {
         // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
         let fd = unsafe { libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c.as_ptr(), flags, 0) };
         if fd >= 0 {
@@ -192,10 +193,7 @@ fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Result<Option<(OwnedF
         }
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::EMFILE | libc::ENFILE) => {
-                Err(format!("cannot open {path} to add its rule: {e} (raise the limit of open files: ulimit -n)"))
-            }
-            Some(libc::ENOMEM) => Err(format!("cannot open {path} to add its rule: {e}")),
+            Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM) => Err(Error::OpenRule { path: path.into(), source: e }),
             code => Ok(Err(code.unwrap_or(0))),
         }
     };
@@ -430,13 +428,16 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
 
 /// Checks what the kernel offers against what `policy` needs and opens every path. Nothing
 /// is restricted yet.
-pub fn prepare(policy: &Policy) -> Result<Prepared, String> {
+pub fn prepare(policy: &Policy) -> Result<Prepared, Error> {
     let (abi, shortfalls) = shortfalls(policy);
     let filter = match seccomp::native().filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter")) {
-        Some(arch) => Some(seccomp::program(
-            arch,
-            seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring, new_code: policy.new_code },
-        )?),
+        Some(arch) => Some(
+            seccomp::program(
+                arch,
+                seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring, new_code: policy.new_code },
+            )
+            .map_err(Error::SeccompProgram)?,
+        ),
         None => None,
     };
     let late: Vec<_> = policy.paths.iter().filter(|r| REMOUNTED.contains(&r.path.as_str())).cloned().collect();
@@ -466,7 +467,7 @@ impl Prepared {
     }
 }
 
-fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
+fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, Error> {
     let attr = uapi::RulesetAttr {
         handled_access_fs: handled_fs(abi),
         handled_access_net: if !policy.sockets && abi >= 4 { uapi::NET_BIND_TCP | uapi::NET_CONNECT_TCP } else { 0 },
@@ -482,7 +483,7 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     // SAFETY: `attr` is a valid landlock_ruleset_attr of at least `size` bytes.
     let fd = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, &attr as *const uapi::RulesetAttr, size, 0u32) };
     if fd < 0 {
-        return Err(format!("cannot create the Landlock ruleset: {}", std::io::Error::last_os_error()));
+        return Err(Error::Ruleset(std::io::Error::last_os_error()));
     }
     // SAFETY: the kernel just returned this descriptor; nothing else owns it.
     let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
@@ -495,7 +496,7 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<OwnedFd, String> {
     Ok(ruleset)
 }
 
-fn add_rule(ruleset: &OwnedFd, rule: &super::policy::PathRule, abi: i32) -> Result<(), String> {
+fn add_rule(ruleset: &OwnedFd, rule: &super::policy::PathRule, abi: i32) -> Result<(), Error> {
     let handled = handled_fs(abi);
     {
         let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else { return Ok(()) };
@@ -515,12 +516,11 @@ fn add_rule(ruleset: &OwnedFd, rule: &super::policy::PathRule, abi: i32) -> Resu
             )
         };
         if rc != 0 {
-            return Err(format!(
-                "cannot add the Landlock rule for {} ({}): {}",
-                rule.path,
-                rule.rights.letters(),
-                std::io::Error::last_os_error()
-            ));
+            return Err(Error::AddRule {
+                path: rule.path.clone(),
+                rights: rule.rights.letters(),
+                source: std::io::Error::last_os_error(),
+            });
         }
     }
     Ok(())
@@ -540,16 +540,16 @@ pub enum Applied {
 pub fn apply(
     prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
-) -> Result<Applied, String> {
+) -> Result<Applied, Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     // Mounts first: Landlock refuses them once it is in force.
     if let Some((view, frozen)) = layer {
-        enforcement.namespaces = Some(super::namespace::enter(view, frozen)?);
+        enforcement.namespaces = Some(super::namespace::enter(view, frozen).map_err(Error::Namespace)?);
     }
 
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(format!("cannot set no_new_privs: {}", std::io::Error::last_os_error()));
+        return Err(Error::NoNewPrivs(std::io::Error::last_os_error()));
     }
     drop_capabilities(&prepared.drop)?;
 
@@ -570,7 +570,7 @@ pub fn apply(
                 // Sixteen layers already: the enclosing ones bind; the caller decides.
                 layer_limit = true;
             } else {
-                return Err(format!("cannot apply the Landlock rules: {e}"));
+                return Err(Error::Restrict(e));
             }
         }
     }
@@ -582,31 +582,31 @@ pub fn apply(
     // SAFETY: these prctl calls take integer arguments only.
     enforcement.no_new_privs = unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) } == 1;
     if !enforcement.no_new_privs {
-        return Err("no_new_privs is not set after setting it".into());
+        return Err(Error::NotHeld(Held::NoNewPrivs));
     }
     // SAFETY: as above.
     enforcement.seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } == 2;
     if prepared.filter.is_some() && !enforcement.seccomp {
-        return Err("the seccomp filter is not in force after installing it".into());
+        return Err(Error::NotHeld(Held::Seccomp));
     }
     let caps = capabilities()?;
     for &cap in &prepared.drop {
         let bit = 1u64 << cap;
         if (caps.effective | caps.permitted | caps.inheritable) & bit != 0 {
-            return Err(format!("capability {cap} is still held after dropping it"));
+            return Err(Error::NotHeld(Held::Capability(cap)));
         }
     }
     enforcement.capabilities_dropped = prepared.drop.len();
     Ok(if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) })
 }
 
-fn install_filter(filter: &[Insn]) -> Result<(), String> {
+fn install_filter(filter: &[Insn]) -> Result<(), Error> {
     #[repr(C)]
     struct SockFprog {
         len: libc::c_ushort,
         filter: *const Insn,
     }
-    let len = libc::c_ushort::try_from(filter.len()).map_err(|_| "the seccomp filter is too long".to_string())?;
+    let len = libc::c_ushort::try_from(filter.len()).map_err(|_| Error::FilterTooLong(filter.len()))?;
     let prog = SockFprog { len, filter: filter.as_ptr() };
     // SAFETY: `prog` points at `len` valid instructions laid out as struct sock_filter, alive
     // for the duration of the call; the kernel copies them.
@@ -614,7 +614,7 @@ fn install_filter(filter: &[Insn]) -> Result<(), String> {
         libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER as libc::c_ulong, &prog as *const SockFprog, 0, 0)
     };
     if rc != 0 {
-        return Err(format!("cannot install the seccomp filter: {}", std::io::Error::last_os_error()));
+        return Err(Error::Seccomp(std::io::Error::last_os_error()));
     }
     Ok(())
 }
@@ -642,13 +642,13 @@ pub struct CapSets {
     pub inheritable: u64,
 }
 
-fn capabilities() -> Result<CapSets, String> {
+fn capabilities() -> Result<CapSets, Error> {
     let mut header = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
     let mut data = [CapData::default(); 2];
     // SAFETY: header and a two-element data array, as version 3 requires.
     let rc = unsafe { libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) };
     if rc != 0 {
-        return Err(format!("cannot read the capabilities: {}", std::io::Error::last_os_error()));
+        return Err(Error::ReadCapabilities(std::io::Error::last_os_error()));
     }
     let join = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
     Ok(CapSets {
@@ -661,7 +661,7 @@ fn capabilities() -> Result<CapSets, String> {
 /// Drops `caps` from the bounding set and from the effective, permitted and inheritable sets
 /// of this thread. The kernel lowers an ambient capability by itself once it is no longer both
 /// permitted and inheritable.
-fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
+fn drop_capabilities(caps: &[u8]) -> Result<(), Error> {
     if caps.is_empty() {
         return Ok(());
     }
@@ -673,11 +673,11 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
         if now.effective & CAP_SETPCAP != 0 {
             // SAFETY: integer arguments only.
             let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, libc::c_ulong::from(cap), 0, 0, 0) };
-            if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
-                return Err(format!(
-                    "cannot drop capability {cap} from the bounding set: {}",
-                    std::io::Error::last_os_error()
-                ));
+            if rc != 0 {
+                let source = std::io::Error::last_os_error();
+                if source.raw_os_error() != Some(libc::EINVAL) {
+                    return Err(Error::BoundingSet { cap, source });
+                }
             }
         }
     }
@@ -696,7 +696,7 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), String> {
     // always permitted.
     let rc = unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut CapHeader, data.as_ptr()) };
     if rc != 0 {
-        return Err(format!("cannot drop capabilities: {}", std::io::Error::last_os_error()));
+        return Err(Error::DropCapabilities(std::io::Error::last_os_error()));
     }
     Ok(())
 }

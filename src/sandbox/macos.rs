@@ -8,7 +8,7 @@
 
 use std::ffi::{CStr, CString};
 
-use super::Shortfall;
+use super::{Error, Shortfall};
 
 // SAFETY (for the declarations): these are libsystem_sandbox's C functions, part of libSystem
 // on every macOS, with these signatures.
@@ -32,8 +32,8 @@ pub fn shortfalls() -> Vec<Shortfall> {
 
 /// Applies `profile` to this process and sets no further state. Fails with the message
 /// Seatbelt gives.
-pub fn apply(profile: &str) -> Result<(), String> {
-    let text = CString::new(profile).map_err(|_| "the profile contains a NUL byte".to_string())?;
+pub fn apply(profile: &str) -> Result<(), Error> {
+    let text = CString::new(profile).map_err(|_| Error::ProfileNul)?;
     let mut error: *mut libc::c_char = std::ptr::null_mut();
     // SAFETY: `text` is a valid NUL-terminated string alive for the call; `error` receives a
     // string we free below with the matching function.
@@ -50,5 +50,5 @@ pub fn apply(profile: &str) -> Result<(), String> {
         unsafe { sandbox_free_error(error) };
         m
     };
-    Err(format!("Seatbelt refused the profile: {message}"))
+    Err(Error::Seatbelt(message))
 }

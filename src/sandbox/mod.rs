@@ -2,6 +2,7 @@
 //! facts about this machine they are computed from, and one small interface over the
 //! platform backend that applies them to this process before `execve`.
 
+mod error;
 pub mod info;
 #[cfg(target_os = "linux")]
 pub mod linux;
@@ -16,7 +17,8 @@ pub mod view;
 
 use std::ffi::{OsStr, OsString};
 
-use crate::error::Error;
+pub use error::{Error, Held};
+
 use crate::mode::Mode;
 use crate::scope::Layout;
 use policy::{Entry, Inputs, Policy, World};
@@ -223,11 +225,11 @@ pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ
 
 /// Whether the user opted in to degraded operation: `1` yes; unset, empty or `0` no;
 /// anything else is an error, so that a typo never changes what is enforced.
-pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, Error> {
+pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, crate::error::Error> {
     match value.map(|v| v.as_encoded_bytes()) {
         None | Some(b"") | Some(b"0") => Ok(false),
         Some(b"1") => Ok(true),
-        Some(_) => Err(Error::Config(format!(
+        Some(_) => Err(crate::error::Error::Config(format!(
             "invalid {DEGRADED_VAR}={:?}: expected 1 (run with what the kernel can enforce) or 0",
             value.map(|v| v.to_string_lossy().into_owned()).unwrap_or_default()
         ))),
@@ -289,17 +291,18 @@ pub fn enforce(
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
-) -> Result<Outcome, Error> {
-    let prepared = linux::prepare(policy).map_err(|why| Error::Sandbox { mode: policy.mode, why })?;
+) -> Result<Outcome, crate::error::Error> {
+    use crate::error::Error as RunError;
+    let prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let shortfalls = prepared.shortfalls().to_vec();
     if !shortfalls.is_empty() && !degraded_ok {
-        return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
+        return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
-    match linux::apply(prepared, layer).map_err(|why| Error::Sandbox { mode: policy.mode, why })? {
+    match linux::apply(prepared, layer).map_err(|why| RunError::Sandbox { mode: policy.mode, why })? {
         linux::Applied::Done(enforcement) => Ok(Outcome { enforcement, shortfalls, layer_limit: false }),
         linux::Applied::LayerLimit(enforcement) => match outer {
             Some(outer) if outer.covers(requested) => Ok(Outcome { enforcement, shortfalls, layer_limit: true }),
-            _ => Err(Error::LayerLimit { requested, outer }),
+            _ => Err(RunError::LayerLimit { requested, outer }),
         },
     }
 }
@@ -328,7 +331,12 @@ pub const NAMESPACE_EXCEPTIONS: &[&str] = &[
 /// Judges the namespace layer after `outcome`: what it holds and what is left to the static
 /// layer. With `require` (the system file's `require_namespaces`), a level without a view of
 /// its own or of an enclosing level is refused.
-pub fn layer(outcome: &Outcome, view: &view::View, outer_marked: bool, require: bool) -> Result<Layer, Error> {
+pub fn layer(
+    outcome: &Outcome,
+    view: &view::View,
+    outer_marked: bool,
+    require: bool,
+) -> Result<Layer, crate::error::Error> {
     match &outcome.enforcement.namespaces {
         Some(view::Entered::Held { .. }) => {
             Ok(Layer { held: true, marked: true, static_only: view.static_only.clone() })
@@ -348,7 +356,7 @@ pub fn layer(outcome: &Outcome, view: &view::View, outer_marked: bool, require: 
                 _ => "this platform has no namespace layer".to_string(),
             };
             if require {
-                return Err(Error::NamespacesRequired(why));
+                return Err(crate::error::Error::NamespacesRequired(why));
             }
             let mut static_only = vec![format!("no namespace layer: {why}")];
             static_only.extend(NAMESPACE_EXCEPTIONS.iter().map(|e| format!("static only: {e}")));
@@ -395,23 +403,22 @@ pub fn macos_profile(
 /// sandbox-bash, an invocation that asks for no more than the outer one runs under the outer
 /// profile; one that asks for more is refused.
 #[cfg(target_os = "macos")]
-pub fn enforce_macos(profile: &str, mode: Mode, requested: Mode, outer: Option<Mode>) -> Result<Outcome, Error> {
+pub fn enforce_macos(
+    profile: &str,
+    mode: Mode,
+    requested: Mode,
+    outer: Option<Mode>,
+) -> Result<Outcome, crate::error::Error> {
+    use crate::error::Error as RunError;
     if macos::already_sandboxed() {
         return match outer {
             Some(outer) if outer.covers(requested) => {
                 Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: true })
             }
-            _ => Err(Error::Sandbox {
-                mode,
-                why: format!(
-                    "this process is already sandboxed and macOS takes no second profile; mode {requested} asks for \
-                     more than the enclosing sandbox-bash enforces ({})",
-                    outer.map_or_else(|| "unknown".to_string(), |o| o.to_string())
-                ),
-            }),
+            _ => Err(RunError::Sandbox { mode, why: Error::AlreadySandboxed { requested, outer } }),
         };
     }
-    macos::apply(profile).map_err(|why| Error::Sandbox { mode, why })?;
+    macos::apply(profile).map_err(|why| RunError::Sandbox { mode, why })?;
     Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
 }
 
@@ -422,13 +429,13 @@ pub fn enforce(
     degraded_ok: bool,
     _requested: Mode,
     _outer: Option<Mode>,
-) -> Result<Outcome, Error> {
+) -> Result<Outcome, crate::error::Error> {
     let shortfalls = vec![Shortfall {
         what: "every kernel rule".into(),
         why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
     }];
     if !degraded_ok {
-        return Err(Error::Unenforceable { mode: policy.mode, shortfalls });
+        return Err(crate::error::Error::Unenforceable { mode: policy.mode, shortfalls });
     }
     Ok(Outcome { enforcement: Enforcement::default(), shortfalls, layer_limit: false })
 }

@@ -348,7 +348,7 @@ impl Rule {
 
     /// Appends the instructions that decide a call with this rule: the tests, then the two
     /// returns, the one for a call that passes every test first. Each path ends in a return.
-    fn emit(self, p: &mut Vec<Insn>) -> Result<(), String> {
+    fn emit(self, p: &mut Vec<Insn>) -> Result<(), ProgramError> {
         let Tests { tests, len, otherwise, errno } = self.tests();
         let ret = |v: Verdict| stmt(RET_K, if v == Verdict::Allow { RET_ALLOW } else { RET_ERRNO | errno });
         if len == 0 {
@@ -401,8 +401,8 @@ struct Span {
 }
 
 /// A jump offset, which the instruction holds in a byte.
-fn offset(n: usize) -> Result<u8, String> {
-    u8::try_from(n).map_err(|_| "the seccomp filter has a jump longer than 255 instructions".to_string())
+fn offset(n: usize) -> Result<u8, ProgramError> {
+    u8::try_from(n).map_err(|_| ProgramError::JumpTooLong)
 }
 
 /// The rule of every number the filter looks at, for `arch` and `rules`, sorted by number.
@@ -452,6 +452,33 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
     special
 }
 
+/// Why [`program`] could not build a filter: each is a fault in the rules or the builder, never
+/// of the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramError {
+    /// Two rules for one system call number.
+    TwoRules,
+    /// A search over no numbers.
+    EmptyHalf,
+    /// A run of numbers ending at the top of the range.
+    NumberAtTop,
+    /// A jump longer than its byte holds.
+    JumpTooLong,
+}
+
+impl std::fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProgramError::TwoRules => "two seccomp rules for one system call number",
+            ProgramError::EmptyHalf => "empty half of the search",
+            ProgramError::NumberAtTop => "a system call number at the top of the range",
+            ProgramError::JumpTooLong => "the seccomp filter has a jump longer than 255 instructions",
+        })
+    }
+}
+
+impl std::error::Error for ProgramError {}
+
 /// Builds the filter program for `arch`.
 ///
 /// When it installs the filter, the kernel runs it over every system call number to learn
@@ -461,10 +488,10 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
 /// rules one after the other would take one for each rule. (Installing the filter was a
 /// tenth of start-up.) The program is written into one buffer, each jump filled in once what
 /// it jumps over is laid out.
-pub fn program(arch: Arch, rules: Rules) -> Result<Vec<Insn>, String> {
+pub fn program(arch: Arch, rules: Rules) -> Result<Vec<Insn>, ProgramError> {
     let special = rules_for(arch, rules);
     if special.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err("two seccomp rules for one system call number".into());
+        return Err(ProgramError::TwoRules);
     }
     // Neighbours with the same rule make one run (the three keyring calls).
     let mut spans: Vec<Span> = Vec::with_capacity(special.len());
@@ -489,11 +516,11 @@ pub fn program(arch: Arch, rules: Rules) -> Result<Vec<Insn>, String> {
 /// those after them; `top`: no span comes after, so another ABI's numbers (`foreign_from` and
 /// up) can reach here. The number is in the accumulator on entry (a body may load an
 /// argument, but every body ends in a return).
-fn search(spans: &[Span], top: bool, foreign_from: Option<u32>, p: &mut Vec<Insn>) -> Result<(), String> {
+fn search(spans: &[Span], top: bool, foreign_from: Option<u32>, p: &mut Vec<Insn>) -> Result<(), ProgramError> {
     if spans.len() > 1 {
         // Numbers below the middle run go left, the rest right: a leaf tests one run.
         let (left, right) = spans.split_at(spans.len() / 2);
-        let Some(split) = right.first().map(|s| s.first) else { return Err("empty half of the search".into()) };
+        let Some(split) = right.first().map(|s| s.first) else { return Err(ProgramError::EmptyHalf) };
         let at = p.len();
         p.push(jump(JGE_K, split, 0, 0));
         search(left, false, foreign_from, p)?;
@@ -508,7 +535,7 @@ fn search(spans: &[Span], top: bool, foreign_from: Option<u32>, p: &mut Vec<Insn
             p[at].jf = offset(p.len() - at - 1)?;
         } else {
             // Below the run: on to the next; above it: past the body.
-            let above = span.last.checked_add(1).ok_or("a system call number at the top of the range")?;
+            let above = span.last.checked_add(1).ok_or(ProgramError::NumberAtTop)?;
             p.push(jump(JGE_K, span.first, 0, 0));
             p.push(jump(JGE_K, above, 0, 0));
             span.rule.emit(p)?;
