@@ -15,6 +15,8 @@ pub enum Held {
     NoNewPrivs,
     /// The seccomp filter.
     Seccomp,
+    /// The Landlock domain (the crate reports it partially enforced or not at all).
+    Landlock,
     /// A capability that was dropped, by number.
     Capability(u8),
 }
@@ -30,11 +32,14 @@ pub enum Error {
     /// The seccomp filter has more instructions than the kernel takes.
     FilterTooLong(usize),
     /// The Landlock ruleset could not be created.
-    Ruleset(io::Error),
+    #[cfg(target_os = "linux")]
+    Ruleset(landlock::RulesetError),
     /// One path's Landlock rule could not be added; `rights` in the mode's letters.
-    AddRule { path: String, rights: String, source: io::Error },
+    #[cfg(target_os = "linux")]
+    AddRule { path: String, rights: String, source: landlock::RulesetError },
     /// Landlock refused to restrict this process (other than at its layer limit).
-    Restrict(io::Error),
+    #[cfg(target_os = "linux")]
+    Restrict(landlock::RulesetError),
     /// Setting no_new_privs failed.
     NoNewPrivs(io::Error),
     /// Reading this thread's capability sets failed.
@@ -62,6 +67,29 @@ pub enum Error {
     AlreadySandboxed { requested: Mode, outer: Option<Mode> },
 }
 
+/// The system call error under a Landlock crate error, when there is one: its own message
+/// wraps it in words of its own.
+#[cfg(target_os = "linux")]
+fn os_error(e: &landlock::RulesetError) -> Option<&io::Error> {
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            return Some(io);
+        }
+        cause = c.source();
+    }
+    None
+}
+
+/// Writes `e` as the system call error under it, or as the crate says it when there is none.
+#[cfg(target_os = "linux")]
+fn landlock_cause(f: &mut fmt::Formatter<'_>, e: &landlock::RulesetError) -> fmt::Result {
+    match os_error(e) {
+        Some(io) => write!(f, "{io}"),
+        None => write!(f, "{e}"),
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -74,11 +102,21 @@ impl fmt::Display for Error {
             }
             Error::SeccompProgram(e) => write!(f, "{e}"),
             Error::FilterTooLong(_) => write!(f, "the seccomp filter is too long"),
-            Error::Ruleset(e) => write!(f, "cannot create the Landlock ruleset: {e}"),
-            Error::AddRule { path, rights, source } => {
-                write!(f, "cannot add the Landlock rule for {path} ({rights}): {source}")
+            #[cfg(target_os = "linux")]
+            Error::Ruleset(e) => {
+                write!(f, "cannot create the Landlock ruleset: ")?;
+                landlock_cause(f, e)
             }
-            Error::Restrict(e) => write!(f, "cannot apply the Landlock rules: {e}"),
+            #[cfg(target_os = "linux")]
+            Error::AddRule { path, rights, source } => {
+                write!(f, "cannot add the Landlock rule for {path} ({rights}): ")?;
+                landlock_cause(f, source)
+            }
+            #[cfg(target_os = "linux")]
+            Error::Restrict(e) => {
+                write!(f, "cannot apply the Landlock rules: ")?;
+                landlock_cause(f, e)
+            }
             Error::NoNewPrivs(e) => write!(f, "cannot set no_new_privs: {e}"),
             Error::ReadCapabilities(e) => write!(f, "cannot read the capabilities: {e}"),
             Error::BoundingSet { cap, source } => {
@@ -90,6 +128,9 @@ impl fmt::Display for Error {
             Error::Namespace(why) => write!(f, "{why}"),
             Error::NotHeld(Held::NoNewPrivs) => write!(f, "no_new_privs is not set after setting it"),
             Error::NotHeld(Held::Seccomp) => write!(f, "the seccomp filter is not in force after installing it"),
+            Error::NotHeld(Held::Landlock) => {
+                write!(f, "the Landlock rules are not fully in force after applying them")
+            }
             Error::NotHeld(Held::Capability(cap)) => write!(f, "capability {cap} is still held after dropping it"),
             #[cfg(target_os = "macos")]
             Error::Seatbelt(message) => write!(f, "Seatbelt refused the profile: {message}"),
@@ -114,11 +155,10 @@ impl std::error::Error for Error {
             | Error::NoNewPrivs(source)
             | Error::ReadCapabilities(source)
             | Error::DropCapabilities(source)
-            | Error::Seccomp(source)
-            | Error::Ruleset(source)
-            | Error::Restrict(source)
-            | Error::AddRule { source, .. } => Some(source),
+            | Error::Seccomp(source) => Some(source),
             Error::SeccompProgram(e) => Some(e),
+            #[cfg(target_os = "linux")]
+            Error::Ruleset(e) | Error::Restrict(e) | Error::AddRule { source: e, .. } => Some(e),
             _ => None,
         }
     }
@@ -145,5 +185,30 @@ mod tests {
             Error::SeccompProgram(ProgramError::JumpTooLong).to_string(),
             "the seccomp filter has a jump longer than 255 instructions"
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn landlock_errors_show_the_system_call_error() {
+        use landlock::{Compatible, RulesetAttr, RulesetCreatedAttr, RulesetError};
+        // The crate's errors are not built outside it: these come from calls that fail.
+        let e = landlock::Ruleset::default()
+            .set_compatibility(landlock::CompatLevel::HardRequirement)
+            .create()
+            .map(|_| ())
+            .expect_err("a ruleset that handles nothing is refused");
+        assert!(matches!(e, RulesetError::CreateRuleset(_)), "{e:?}");
+        assert_eq!(Error::Ruleset(e).to_string(), "cannot create the Landlock ruleset: missing access");
+        // Without Landlock the crate refuses in its own words; with it, the rule for a descriptor
+        // that is no directory, with a directory right, is refused by the kernel or the crate.
+        let ruleset = landlock::Ruleset::default().handle_access(landlock::AccessFs::ReadDir).and_then(|r| r.create());
+        if let Ok(mut ruleset) = ruleset {
+            let file = std::fs::File::open("/proc/self/exe").unwrap();
+            let rule = landlock::PathBeneath::new(file, landlock::AccessFs::ReadDir)
+                .set_compatibility(landlock::CompatLevel::HardRequirement);
+            let e = (&mut ruleset).add_rule(rule).map(|_| ()).expect_err("directory rights on a file");
+            let text = Error::AddRule { path: "/x".into(), rights: "l".into(), source: e }.to_string();
+            assert!(text.starts_with("cannot add the Landlock rule for /x (l): "), "{text}");
+        }
     }
 }
