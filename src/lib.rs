@@ -385,47 +385,32 @@ fn lock_and_exec(
     }
 
     // Lock first, then exec: bash and everything it starts inherit the rules.
-    #[cfg(target_os = "macos")]
-    let outcome = {
-        let _ = degraded_ok;
-        let profile = sandbox::macos_profile(allowed, layout, &bash, env.get("PATH"), extra(config));
-        (sandbox::enforce_macos(&profile, allowed, requested, outer)?, Vec::<String>::new(), false)
-    };
-    #[cfg(not(target_os = "macos"))]
-    let outcome = {
-        let policy = sandbox::plan_here(allowed, layout, &bash, env.get("PATH"), outer.is_some(), extra(config));
-        let view = if outer.is_none() {
-            sandbox::view_here(&policy, layout, env, &config.keep_env)
-        } else {
-            Default::default()
-        };
-        let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
-            (Some(identity), Some((path, bytes))) => {
-                Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
-            }
-            _ => None,
-        };
-        // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
-        // read-only, so no user namespace could be mapped): the enclosing view holds.
-        let layer = if outer.is_none() { Some((&view, frozen.as_ref())) } else { None };
-        let mut outcome = sandbox::enforce(&policy, layer, degraded_ok, requested, outer)?;
-        if outer.is_some() {
-            outcome.enforcement.namespaces = Some(sandbox::view::Entered::Unavailable(
-                "an enclosing sandbox-bash's Landlock rules refuse new mounts".into(),
-            ));
+    let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
+        (Some(identity), Some((path, bytes))) => {
+            Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
         }
-        let outer_marked = sandbox::outer_namespaces(env.get(sandbox::ENFORCED_VAR));
-        let layer = sandbox::layer(&outcome, &view, outer_marked, config.require_namespaces)?;
-        (outcome, layer.static_only, layer.marked)
+        _ => None,
     };
-    let enforcement = if !outcome.0.shortfalls.is_empty() {
+    let sandbox::Locked { outcome, static_only, namespaces } = sandbox::lock(sandbox::Lock {
+        allowed,
+        requested,
+        outer,
+        degraded_ok,
+        layout,
+        real_bash: &bash,
+        env,
+        extra: extra(config),
+        keep_env: &config.keep_env,
+        require_namespaces: config.require_namespaces,
+        frozen,
+    })?;
+    let enforcement = if !outcome.shortfalls.is_empty() {
         "degraded"
-    } else if outcome.0.layer_limit {
+    } else if outcome.layer_limit {
         "outer layers"
     } else {
         "enforced"
     };
-    let (outcome, static_only, namespaces) = outcome;
     if !outcome.shortfalls.is_empty() {
         let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
         let _ = writeln!(
@@ -468,27 +453,11 @@ fn sandbox_info(
     config: &config::Config,
     env: &Environ,
 ) -> sandbox::info::Info {
-    #[cfg(target_os = "linux")]
-    let (abi, shortfalls) = sandbox::linux::shortfalls(policy);
-    #[cfg(target_os = "macos")]
-    let (abi, shortfalls) = (None, sandbox::macos::shortfalls());
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-    let (abi, shortfalls) = (
-        None,
-        vec![sandbox::Shortfall {
-            what: "every kernel rule".into(),
-            why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
-        }],
-    );
+    let (abi, shortfalls) = sandbox::kernel_facts(policy);
+    let layer = sandbox::namespace_facts(policy, layout, env, &config.keep_env, outer.is_some());
     let caller_is_root = exec::euid() == 0;
     let facts = sandbox::info::Facts {
-        backend: if cfg!(target_os = "linux") {
-            "landlock+seccomp"
-        } else if cfg!(target_os = "macos") {
-            "seatbelt"
-        } else {
-            "none"
-        },
+        backend: sandbox::BACKEND,
         landlock_abi: abi,
         shortfalls: &shortfalls,
         degraded_ok,
@@ -498,21 +467,7 @@ fn sandbox_info(
         removed_environment: hygiene::removed_names(env, &config.keep_env),
         config_files: config.files.clone(),
         ceiling: config.max_mode,
-        layer: None,
-    };
-    #[cfg(target_os = "linux")]
-    let view = sandbox::view_here(policy, layout, env, &config.keep_env);
-    #[cfg(target_os = "linux")]
-    let facts = sandbox::info::Facts {
-        layer: Some((
-            &view,
-            if outer.is_some() {
-                Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
-            } else {
-                sandbox::namespace::probe()
-            },
-        )),
-        ..facts
+        layer: layer.as_ref().map(|(view, held)| (view, held.clone())),
     };
     sandbox::info::build(policy, layout, &facts)
 }

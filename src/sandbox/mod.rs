@@ -16,6 +16,7 @@ pub mod seccomp;
 pub mod view;
 
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 pub use error::{Error, Held};
 
@@ -280,12 +281,142 @@ pub struct Outcome {
     pub layer_limit: bool,
 }
 
+/// What [`lock`] locks this process to, and what decides what happens when the kernel cannot
+/// do all of it.
+pub struct Lock<'a> {
+    /// The mode to enforce: the one asked for, narrowed by an enclosing sandbox-bash and the
+    /// administrator's ceiling.
+    pub allowed: Mode,
+    /// The mode the caller asked for.
+    pub requested: Mode,
+    /// What an enclosing sandbox-bash enforces.
+    pub outer: Option<Mode>,
+    /// The user opted in to running with less than the mode needs.
+    pub degraded_ok: bool,
+    pub layout: &'a Layout,
+    pub real_bash: &'a Path,
+    /// The environment sandbox-bash was started with (`PATH`, the agent sockets, the marker of
+    /// an enclosing sandbox-bash).
+    pub env: &'a crate::environ::Environ,
+    /// What the configuration adds to the rules.
+    pub extra: policy::Extra,
+    /// The variables the configuration keeps for the command.
+    pub keep_env: &'a [String],
+    /// The system file requires the namespace layer.
+    pub require_namespaces: bool,
+    /// The script bash reads, for the namespace layer's frozen copy.
+    pub frozen: Option<view::Frozen<'a>>,
+}
+
+/// What holds once [`lock`] has locked this process.
+pub struct Locked {
+    pub outcome: Outcome,
+    /// What is left to the static layer, in plain words (the namespace layer's exceptions).
+    pub static_only: Vec<String>,
+    /// This level or an enclosing one holds a namespace view (what nested levels are told).
+    pub namespaces: bool,
+}
+
+/// The kernel backend of this platform: Landlock and seccomp on Linux, Seatbelt on macOS.
+pub const BACKEND: &str = if cfg!(target_os = "linux") {
+    "landlock+seccomp"
+} else if cfg!(target_os = "macos") {
+    "seatbelt"
+} else {
+    "none"
+};
+
+/// Plans the rules of `lock` for this machine and applies them to this process, with this
+/// platform's backend. Fails closed: anything the kernel cannot enforce is an error unless
+/// the user opted in to degraded operation.
+pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
+    let path_var = lock.env.get("PATH");
+    #[cfg(target_os = "macos")]
+    {
+        let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
+        let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer)?;
+        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false })
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        let outer = lock.outer;
+        let policy = plan_here(lock.allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra);
+        let view =
+            if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
+        // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
+        // read-only, so no user namespace could be mapped): the enclosing view holds.
+        let mounts = if outer.is_none() { Some((&view, lock.frozen.as_ref())) } else { None };
+        let mut outcome = enforce(&policy, mounts, lock.degraded_ok, lock.requested, outer)?;
+        if outer.is_some() {
+            outcome.enforcement.namespaces =
+                Some(view::Entered::Unavailable("an enclosing sandbox-bash's Landlock rules refuse new mounts".into()));
+        }
+        let outer_marked = outer_namespaces(lock.env.get(ENFORCED_VAR));
+        let layer = layer(&outcome, &view, outer_marked, lock.require_namespaces)?;
+        Ok(Locked { outcome, static_only: layer.static_only, namespaces: layer.marked })
+    }
+}
+
+/// The namespace layer's view for `policy`, and whether the layer can be had here (the reason
+/// when not), for `--sandbox-info`; `None` where there is no such layer.
+pub fn namespace_facts(
+    policy: &Policy,
+    layout: &Layout,
+    env: &crate::environ::Environ,
+    keep_env: &[String],
+    nested: bool,
+) -> Option<(view::View, Result<(), String>)> {
+    #[cfg(target_os = "linux")]
+    {
+        let view = view_here(policy, layout, env, keep_env);
+        let held = if nested {
+            Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
+        } else {
+            namespace::probe()
+        };
+        Some((view, held))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (policy, layout, env, keep_env, nested);
+        None
+    }
+}
+
+/// What the kernel offers here against what `policy` needs, for `--sandbox-info`: the Landlock
+/// ABI (Linux), and everything that cannot be enforced.
+pub fn kernel_facts(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
+    #[cfg(target_os = "linux")]
+    {
+        linux::shortfalls(policy)
+    }
+    #[cfg(target_os = "macos")]
+    {
+        let _ = policy;
+        (None, macos::shortfalls())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        let _ = policy;
+        (None, vec![no_backend()])
+    }
+}
+
+/// The shortfall of a platform without a backend.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn no_backend() -> Shortfall {
+    Shortfall {
+        what: "every kernel rule".into(),
+        why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
+    }
+}
+
 /// Applies `policy` to this process. `requested` is the mode the caller asked for and
 /// `outer` what an enclosing sandbox-bash enforces; they decide what happens at Landlock's
 /// layer limit. Fails closed: anything the kernel cannot enforce is an error unless
 /// `degraded_ok`.
 #[cfg(target_os = "linux")]
-pub fn enforce(
+fn enforce(
     policy: &Policy,
     layer: Option<(&view::View, Option<&view::Frozen>)>,
     degraded_ok: bool,
@@ -403,7 +534,7 @@ pub fn macos_profile(
 /// sandbox-bash, an invocation that asks for no more than the outer one runs under the outer
 /// profile; one that asks for more is refused.
 #[cfg(target_os = "macos")]
-pub fn enforce_macos(
+fn enforce_macos(
     profile: &str,
     mode: Mode,
     requested: Mode,
@@ -422,18 +553,15 @@ pub fn enforce_macos(
     Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
 }
 
-#[cfg(not(target_os = "linux"))]
-pub fn enforce(
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn enforce(
     policy: &Policy,
     _layer: Option<(&view::View, Option<&view::Frozen>)>,
     degraded_ok: bool,
     _requested: Mode,
     _outer: Option<Mode>,
 ) -> Result<Outcome, crate::error::Error> {
-    let shortfalls = vec![Shortfall {
-        what: "every kernel rule".into(),
-        why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
-    }];
+    let shortfalls = vec![no_backend()];
     if !degraded_ok {
         return Err(crate::error::Error::Unenforceable { mode: policy.mode, shortfalls });
     }
