@@ -93,8 +93,15 @@ for name in names:
         pattern = f".text.{name}"
     if pattern not in patterns:
         patterns.append(pattern)
-# What valgrind cannot run (it knows no Landlock): applying the kernel rules and the exec.
-for module in ["_ZN12sandbox_bash7sandbox5linux", "_ZN12sandbox_bash7sandbox7seccomp", "_ZN12sandbox_bash4exec"]:
+# What valgrind cannot run (it knows no Landlock): applying the kernel rules (with the Landlock
+# crate's functions and its trait implementations) and the exec.
+for module in [
+    "_ZN12sandbox_bash7sandbox5linux",
+    "_ZN12sandbox_bash7sandbox7seccomp",
+    "_ZN12sandbox_bash4exec",
+    "_ZN8landlock",
+    "_ZN*_$LT$landlock..",
+]:
     pattern = f".text.{module}*"
     if pattern not in patterns:
         patterns.append(pattern)
