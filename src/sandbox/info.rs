@@ -169,7 +169,7 @@ fn masked(view: &View, p: &str) -> bool {
 /// Whether the view keeps `p` read-only: the innermost point above it is read-only or a mask,
 /// or no writable tree holds it.
 fn kept_read_only(view: &View, p: &str) -> bool {
-    let innermost = view.points.iter().filter(|point| scope::is_within(p, point.path())).last();
+    let innermost = view.points.iter().rfind(|point| scope::is_within(p, point.path()));
     match innermost {
         Some(Point::Writable { .. }) => false,
         Some(_) => true,

@@ -201,10 +201,8 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     match view.points.iter_mut().find(|p| p.path() == w) {
         Some(Point::Writable { noexec, .. }) => *noexec |= ws_noexec,
         Some(_) => {}
-        None if (!ws_mode.contains(Rights::WRITE) && in_writable(w)) || ws_noexec => {
-            if world.exists(w) {
-                view.points.push(Point::ReadOnly { path: w.to_string(), noexec: ws_noexec });
-            }
+        None if ((!ws_mode.contains(Rights::WRITE) && in_writable(w)) || ws_noexec) && world.exists(w) => {
+            view.points.push(Point::ReadOnly { path: w.to_string(), noexec: ws_noexec });
         }
         None => {}
     }
