@@ -50,9 +50,9 @@ pub enum Error {
     DropCapabilities(io::Error),
     /// Installing the seccomp filter failed.
     Seccomp(io::Error),
-    /// The namespace layer could not build its view, in its own words.
+    /// The namespace layer could not build its view.
     #[cfg(target_os = "linux")]
-    Namespace(String),
+    Namespace(super::namespace::ViewError),
     /// A step reported success and its effect is not there.
     NotHeld(Held),
     /// Seatbelt refused the profile, with its message.

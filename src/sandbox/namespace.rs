@@ -33,17 +33,85 @@ struct MountAttr {
     userns_fd: u64,
 }
 
-fn cstr(path: &str) -> Result<CString, String> {
-    CString::new(path).map_err(|_| format!("{path:?} contains a NUL byte"))
+/// What the view was doing when the kernel said no.
+#[derive(Debug)]
+pub enum Step {
+    ReadCwd,
+    WriteMap(&'static str),
+    CopyTree(String),
+    SetAttributes(Option<String>),
+    Attach(String),
+    Mask(String),
+    CreateFs(&'static str),
+    SetOption { fstype: &'static str, key: &'static str, value: &'static str },
+    MountFs(&'static str),
+    StandIn(&'static str),
+    FrozenCopy(&'static str),
+    Reenter(std::path::PathBuf),
+    OpenScript(std::path::PathBuf),
 }
 
-fn os_error(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
+/// Why the view could not be built once building it had begun. Nothing runs after one.
+#[derive(Debug)]
+pub enum ViewError {
+    /// A step failed, with the kernel's answer.
+    Failed { step: Step, source: std::io::Error },
+    /// A path holds a NUL byte.
+    Nul(String),
+    /// A stand-in made moments ago cannot be copied.
+    StandInGone(String),
+    /// The script bash will read is not the file that was analysed.
+    ScriptChanged(std::path::PathBuf),
 }
 
-fn owned(rc: libc::c_long, what: impl FnOnce() -> String) -> Result<OwnedFd, String> {
+impl std::fmt::Display for ViewError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (step, source) = match self {
+            ViewError::Nul(path) => return write!(f, "{path:?} contains a NUL byte"),
+            ViewError::StandInGone(path) => return write!(f, "the stand-in for {path} is gone"),
+            ViewError::ScriptChanged(path) => {
+                return write!(f, "the script {} changed while it was analysed; run it again", path.display());
+            }
+            ViewError::Failed { step, source } => (step, source),
+        };
+        match step {
+            Step::ReadCwd => write!(f, "cannot read the current directory"),
+            Step::WriteMap(file) => write!(f, "cannot write {file}"),
+            Step::CopyTree(path) => write!(f, "cannot copy the mount tree at {path}"),
+            Step::SetAttributes(Some(path)) => write!(f, "cannot set the mount attributes of {path}"),
+            Step::SetAttributes(None) => write!(f, "cannot set the mount attributes of a copied tree"),
+            Step::Attach(path) => write!(f, "cannot mount onto {path}"),
+            Step::Mask(path) => write!(f, "cannot mask {path}"),
+            Step::CreateFs(fstype) => write!(f, "cannot create a {fstype} file system"),
+            Step::SetOption { fstype, key, value } => write!(f, "cannot set {key}={value} on a {fstype} file system"),
+            Step::MountFs(fstype) => write!(f, "cannot mount a {fstype} file system"),
+            Step::StandIn(what) => write!(f, "cannot create the stand-in for {what}"),
+            Step::FrozenCopy(what) => write!(f, "cannot {what} the frozen copy of the script"),
+            Step::Reenter(path) => write!(f, "cannot enter {} again in the new view", path.display()),
+            Step::OpenScript(path) => write!(f, "cannot open the script {}", path.display()),
+        }?;
+        write!(f, ": {source}")?;
+        if matches!(source.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) {
+            write!(f, " (raise the limit of open files: ulimit -n)")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ViewError {}
+
+/// The failure of `step`, with the error the last system call left.
+fn failed(step: Step) -> ViewError {
+    ViewError::Failed { step, source: std::io::Error::last_os_error() }
+}
+
+fn cstr(path: &str) -> Result<CString, ViewError> {
+    CString::new(path).map_err(|_| ViewError::Nul(path.to_string()))
+}
+
+fn owned(rc: libc::c_long, step: impl FnOnce() -> Step) -> Result<OwnedFd, ViewError> {
     if rc < 0 {
-        return Err(format!("{}: {}", what(), std::io::Error::last_os_error()));
+        return Err(failed(step()));
     }
     // SAFETY: the kernel just returned this descriptor; nothing else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(rc as RawFd) })
@@ -51,7 +119,7 @@ fn owned(rc: libc::c_long, what: impl FnOnce() -> String) -> Result<OwnedFd, Str
 
 /// A detached copy of the tree at `path` (its mounts below included), or of `name` relative
 /// to `dir`. `Ok(None)` when the path is gone or is a link (no rule is made for either).
-fn clone_tree(dir: RawFd, path: &str) -> Result<Option<OwnedFd>, String> {
+fn clone_tree(dir: RawFd, path: &str) -> Result<Option<OwnedFd>, ViewError> {
     let c = cstr(path)?;
     // SAFETY: `c` is NUL-terminated; the flags ask for a detached clone.
     let rc = unsafe {
@@ -70,19 +138,14 @@ fn clone_tree(dir: RawFd, path: &str) -> Result<Option<OwnedFd>, String> {
         if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)) {
             return Ok(None);
         }
-        let hint = if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) {
-            " (raise the limit of open files: ulimit -n)"
-        } else {
-            ""
-        };
-        return Err(format!("cannot copy the mount tree at {path}: {e}{hint}"));
+        return Err(ViewError::Failed { step: Step::CopyTree(path.to_string()), source: e });
     }
     // SAFETY: as in `owned`.
     Ok(Some(unsafe { OwnedFd::from_raw_fd(rc as RawFd) }))
 }
 
 /// Sets attributes on the detached tree `fd`, or on the mounts at and below `path`.
-fn set_attr(fd: RawFd, path: &str, set: u64, recursive: bool, propagation: u64) -> Result<(), String> {
+fn set_attr(fd: RawFd, path: &str, set: u64, recursive: bool, propagation: u64) -> Result<(), ViewError> {
     let attr = MountAttr { attr_set: set, attr_clr: 0, propagation, userns_fd: 0 };
     let c = cstr(path)?;
     let mut flags = if path.is_empty() { libc::AT_EMPTY_PATH as libc::c_uint } else { 0 };
@@ -94,15 +157,14 @@ fn set_attr(fd: RawFd, path: &str, set: u64, recursive: bool, propagation: u64) 
         libc::syscall(libc::SYS_mount_setattr, fd, c.as_ptr(), flags, &attr as *const MountAttr, size_of::<MountAttr>())
     };
     if rc != 0 {
-        let shown = if path.is_empty() { "a copied tree" } else { path };
-        return Err(os_error(&format!("cannot set the mount attributes of {shown}")));
+        return Err(failed(Step::SetAttributes((!path.is_empty()).then(|| path.to_string()))));
     }
     Ok(())
 }
 
 /// Attaches the detached tree `fd` at `path` (or at the descriptor `to`).
-fn attach(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> Result<(), String> {
-    attach_raw(fd, to, path).map_err(|e| format!("cannot mount onto {path}: {e}"))
+fn attach(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> Result<(), ViewError> {
+    attach_raw(fd, to, path).map_err(|source| ViewError::Failed { step: Step::Attach(path.to_string()), source })
 }
 
 fn attach_raw(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> std::io::Result<()> {
@@ -122,12 +184,10 @@ fn attach_raw(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> std::io::Result
 }
 
 /// A new, detached file system of `fstype`, with string options.
-fn new_fs(fstype: &str, options: &[(&str, &str)], attrs: u64) -> Result<OwnedFd, String> {
+fn new_fs(fstype: &'static str, options: &[(&'static str, &'static str)], attrs: u64) -> Result<OwnedFd, ViewError> {
     let t = cstr(fstype)?;
     // SAFETY: `t` is NUL-terminated.
-    let fs = owned(unsafe { libc::syscall(libc::SYS_fsopen, t.as_ptr(), FSOPEN_CLOEXEC) }, || {
-        format!("cannot create a {fstype} file system")
-    })?;
+    let fs = owned(unsafe { libc::syscall(libc::SYS_fsopen, t.as_ptr(), FSOPEN_CLOEXEC) }, || Step::CreateFs(fstype))?;
     for (key, value) in options {
         let (k, v) = (cstr(key)?, cstr(value)?);
         // SAFETY: key and value are NUL-terminated strings.
@@ -135,7 +195,7 @@ fn new_fs(fstype: &str, options: &[(&str, &str)], attrs: u64) -> Result<OwnedFd,
             libc::syscall(libc::SYS_fsconfig, fs.as_raw_fd(), FSCONFIG_SET_STRING, k.as_ptr(), v.as_ptr(), 0)
         };
         if rc != 0 {
-            return Err(os_error(&format!("cannot set {key}={value} on a {fstype} file system")));
+            return Err(failed(Step::SetOption { fstype, key, value }));
         }
     }
     // SAFETY: no pointers; the context was configured above.
@@ -150,16 +210,14 @@ fn new_fs(fstype: &str, options: &[(&str, &str)], attrs: u64) -> Result<OwnedFd,
         )
     };
     if rc != 0 {
-        return Err(os_error(&format!("cannot create a {fstype} file system")));
+        return Err(failed(Step::CreateFs(fstype)));
     }
     // SAFETY: `fs` is a created file system context.
-    owned(unsafe { libc::syscall(libc::SYS_fsmount, fs.as_raw_fd(), FSMOUNT_CLOEXEC, attrs) }, || {
-        format!("cannot mount a {fstype} file system")
-    })
+    owned(unsafe { libc::syscall(libc::SYS_fsmount, fs.as_raw_fd(), FSMOUNT_CLOEXEC, attrs) }, || Step::MountFs(fstype))
 }
 
-fn write_file(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
+fn write_file(path: &'static str, text: &str) -> Result<(), ViewError> {
+    std::fs::write(path, text).map_err(|source| ViewError::Failed { step: Step::WriteMap(path), source })
 }
 
 /// Whether this thread may administer mounts in its user namespace (CAP_SYS_ADMIN effective).
@@ -195,8 +253,8 @@ fn proc_read_only() -> bool {
 /// Enters the namespaces and builds `view` in them. The process must be single-threaded.
 /// `Ok(Unavailable)` when the kernel gives no namespaces (nothing is changed then); an error
 /// once the view is half built, since going on would run the command in a view no one planned.
-pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError> {
+    let cwd = std::env::current_dir().map_err(|source| ViewError::Failed { step: Step::ReadCwd, source })?;
     let user_namespace = !may_administer_mounts();
     // SAFETY: plain integer system calls.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -284,11 +342,11 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
         // cannot be opened at all: EACCES, for root too.
         // SAFETY: `fs` is a directory descriptor; names are NUL-terminated.
         if unsafe { libc::mknodat(fs.as_raw_fd(), c"file".as_ptr(), libc::S_IFCHR, 0) } != 0 {
-            return Err(os_error("cannot create the stand-in for masked files"));
+            return Err(failed(Step::StandIn("masked files")));
         }
         // SAFETY: as above.
         if unsafe { libc::mkdirat(fs.as_raw_fd(), c"dir".as_ptr(), 0) } != 0 {
-            return Err(os_error("cannot create the stand-in for masked directories"));
+            return Err(failed(Step::StandIn("masked directories")));
         }
         if let Some(f) = frozen {
             write_frozen(&fs, f)?;
@@ -316,14 +374,14 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
                 let Some(stand_ins) = &stand_ins else { continue };
                 let name = if *dir { "dir" } else { "file" };
                 let Some(fd) = clone_tree(stand_ins.as_raw_fd(), name)? else {
-                    return Err(format!("the stand-in for {path} is gone"));
+                    return Err(ViewError::StandInGone(path.clone()));
                 };
                 match attach_raw(&fd, None, path) {
                     Ok(()) => {}
                     // Gone since the view was planned, or become a directory: nothing of the
                     // kind planned to hide.
                     Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR | libc::EISDIR)) => {}
-                    Err(e) => return Err(format!("cannot mask {path}: {e}")),
+                    Err(source) => return Err(ViewError::Failed { step: Step::Mask(path.clone()), source }),
                 }
             }
         }
@@ -351,8 +409,7 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
     }
 
     // The current directory was the old tree's: enter it again, through the view.
-    std::env::set_current_dir(&cwd)
-        .map_err(|e| format!("cannot enter {} again in the new view: {e}", cwd.display()))?;
+    std::env::set_current_dir(&cwd).map_err(|source| ViewError::Failed { step: Step::Reenter(cwd.clone()), source })?;
 
     let frozen_done = match (frozen, &stand_ins) {
         (Some(f), Some(fs)) => {
@@ -364,7 +421,7 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, String> {
     Ok(Entered::Held { user_namespace, frozen: frozen_done })
 }
 
-fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
+fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {
     // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated.
     let fd = owned(
         unsafe {
@@ -375,7 +432,7 @@ fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
                 0o400,
             ) as libc::c_long
         },
-        || "cannot create the frozen copy of the script".to_string(),
+        || Step::FrozenCopy("create"),
     )?;
     // The script's own permission bits, whatever the umask (one that takes the owner's read
     // away would leave bash unable to read its script), readable by the caller, who owns the
@@ -383,30 +440,29 @@ fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
     // everywhere else in the view.
     // SAFETY: `fd` is the descriptor just opened.
     if unsafe { libc::fchmod(fd.as_raw_fd(), (f.mode & 0o777) | 0o400) } != 0 {
-        return Err(os_error("cannot set the mode of the frozen copy of the script"));
+        return Err(failed(Step::FrozenCopy("set the mode of")));
     }
     let mut file = std::fs::File::from(fd);
     use std::io::Write;
-    file.write_all(f.bytes).map_err(|e| format!("cannot write the frozen copy of the script: {e}"))
+    file.write_all(f.bytes).map_err(|source| ViewError::Failed { step: Step::FrozenCopy("write"), source })
 }
 
 /// Binds the frozen copy over the path bash opens, once that path still leads to the file
 /// that was analysed.
-fn freeze(fs: &OwnedFd, f: &Frozen) -> Result<(), String> {
-    let c =
-        CString::new(f.path.as_os_str().as_bytes()).map_err(|_| "the script path contains a NUL byte".to_string())?;
+fn freeze(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {
+    let c = CString::new(f.path.as_os_str().as_bytes()).map_err(|_| ViewError::Nul(f.path.display().to_string()))?;
     // SAFETY: `c` is NUL-terminated; O_PATH opens nothing for reading.
     let target = owned(unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) as libc::c_long }, || {
-        format!("cannot open the script {}", f.path.display())
+        Step::OpenScript(f.path.to_path_buf())
     })?;
     // SAFETY: an all-zero stat is valid to be overwritten.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `target` is open and `st` a valid out-pointer.
     if unsafe { libc::fstat(target.as_raw_fd(), &mut st) } != 0 || (st.st_dev, st.st_ino) != f.identity {
-        return Err(format!("the script {} changed while it was analysed; run it again", f.path.display()));
+        return Err(ViewError::ScriptChanged(f.path.to_path_buf()));
     }
     let Some(copy) = clone_tree(fs.as_raw_fd(), "script")? else {
-        return Err("the frozen copy of the script is gone".into());
+        return Err(ViewError::StandInGone(f.path.display().to_string()));
     };
     attach(&copy, Some(&target), &f.path.display().to_string())
 }
@@ -421,7 +477,7 @@ pub fn probe() -> Result<(), String> {
     let mut ends = [0i32; 2];
     // SAFETY: `ends` has room for two descriptors.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(os_error("cannot probe for namespaces"));
+        return Err(format!("cannot probe for namespaces: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: both descriptors were just created and are owned here.
     let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
@@ -433,7 +489,7 @@ pub fn probe() -> Result<(), String> {
     // SAFETY: the child only makes system calls on memory prepared before the fork, then exits.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(os_error("cannot probe for namespaces"));
+        return Err(format!("cannot probe for namespaces: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
         let fail = |step: i32| -> ! {
