@@ -265,18 +265,21 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
             "/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into(),
         ));
     }
-    let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+    use nix::sched::CloneFlags;
+    let mut flags = CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
     if user_namespace {
-        flags |= libc::CLONE_NEWUSER;
+        flags |= CloneFlags::CLONE_NEWUSER;
     }
-    // SAFETY: unshare takes flags only; the process is single-threaded, as CLONE_NEWUSER needs.
-    if unsafe { libc::unshare(flags) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Ok(Entered::Unavailable(match e.raw_os_error() {
-            Some(libc::ENOSPC) => {
+    // The process is single-threaded, as CLONE_NEWUSER needs.
+    if let Err(errno) = nix::sched::unshare(flags) {
+        let e = std::io::Error::from(errno);
+        return Ok(Entered::Unavailable(match errno {
+            nix::errno::Errno::ENOSPC => {
                 format!("no user namespace can be created here (the limit of user namespaces is reached: {e})")
             }
-            Some(libc::EPERM) if user_namespace => format!("user namespaces are not available to this user: {e}"),
+            nix::errno::Errno::EPERM if user_namespace => {
+                format!("user namespaces are not available to this user: {e}")
+            }
             _ => format!("cannot create mount and IPC namespaces: {e}"),
         }));
     }
@@ -288,22 +291,13 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
     }
     // Nothing done here reaches the namespace the caller is in. An enclosing Landlock domain
     // (a nested sandbox-bash) refuses every mount: this first one tells, before anything changes.
-    let root = c"/";
-    // SAFETY: valid NUL-terminated path; null source, type and data are allowed for a
-    // propagation change.
-    let rc = unsafe {
-        libc::mount(
-            std::ptr::null(),
-            root.as_ptr(),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        )
-    };
-    if rc != 0 {
-        let e = std::io::Error::last_os_error();
-        return Ok(Entered::Unavailable(match e.raw_os_error() {
-            Some(libc::EPERM) => {
+    use nix::mount::MsFlags;
+    let private =
+        nix::mount::mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>);
+    if let Err(errno) = private {
+        let e = std::io::Error::from(errno);
+        return Ok(Entered::Unavailable(match errno {
+            nix::errno::Errno::EPERM => {
                 format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
             }
             _ => format!("cannot make the mount tree private: {e}"),
