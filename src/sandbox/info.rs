@@ -479,8 +479,9 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         (_, Some(v)) => {
             process.kernel.push(
                 "the command has mount and IPC namespaces of its own: its own /dev/pts (other terminals cannot be \
-                 opened; its own terminal stays usable through its descriptors and /dev/tty), its own /dev/shm and \
-                 message queues, and no SysV IPC objects of processes outside"
+                 opened; its own terminal stays usable through its descriptors and /dev/tty), its own /dev/shm, \
+                 and no SysV IPC objects or message queues of processes outside (POSIX message queues cannot be \
+                 opened at all: no Landlock rule can name them)"
                     .into(),
             );
             process.kernel.push("a script bash runs is a frozen, read-only copy of the text that was analysed".into());
