@@ -422,6 +422,12 @@ pub fn prepare(policy: &Policy) -> Result<Prepared, Error> {
 }
 
 impl Prepared {
+    /// A rule opened once the namespace layer's view is built (so that it names what the view
+    /// put at its path).
+    pub fn add_late(&mut self, rule: super::policy::PathRule) {
+        self.late.push(rule);
+    }
+
     /// What the kernel cannot enforce here.
     pub fn shortfalls(&self) -> &[Shortfall] {
         &self.shortfalls

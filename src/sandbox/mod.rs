@@ -88,6 +88,11 @@ impl World for RealWorld {
     fn exists(&self, path: &str) -> bool {
         std::fs::symlink_metadata(path).is_ok()
     }
+
+    fn is_dir(&self, path: &str) -> Option<bool> {
+        let t = std::fs::symlink_metadata(path).ok()?.file_type();
+        (!t.is_symlink()).then_some(t.is_dir())
+    }
 }
 
 /// The files behind descriptors 0, 1 and 2, each when it is a file or device with a path that
@@ -424,7 +429,25 @@ fn enforce(
     outer: Option<Mode>,
 ) -> Result<Outcome, crate::error::Error> {
     use crate::error::Error as RunError;
-    let prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    let mut prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    // The frozen copy of the script hides the file that had the rule, when the rule was on the
+    // file itself (a script among a directory's entries): the copy gets the rights the file has.
+    if let Some((_, Some(frozen))) = layer
+        && let Ok(cwd) = std::env::current_dir()
+    {
+        let script = frozen.path.to_string_lossy();
+        let absolute = crate::scope::normalize(&cwd.to_string_lossy(), &script);
+        let rights = policy.granted(&absolute);
+        if !rights.is_empty() {
+            prepared.add_late(policy::PathRule {
+                path: script.into_owned(),
+                rights,
+                why: policy::Why::Program,
+                follow: true,
+                kind: policy::Kind::File,
+            });
+        }
+    }
     let shortfalls = prepared.shortfalls().to_vec();
     if !shortfalls.is_empty() && !degraded_ok {
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });

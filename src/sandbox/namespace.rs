@@ -62,6 +62,8 @@ pub enum ViewError {
     StandInGone(String),
     /// The script bash will read is not the file that was analysed.
     ScriptChanged(std::path::PathBuf),
+    /// The workspace cannot be listed: credentials in it could not be found and masked.
+    Unsearchable(String),
 }
 
 impl std::fmt::Display for ViewError {
@@ -71,6 +73,13 @@ impl std::fmt::Display for ViewError {
             ViewError::StandInGone(path) => return write!(f, "the stand-in for {path} is gone"),
             ViewError::ScriptChanged(path) => {
                 return write!(f, "the script {} changed while it was analysed; run it again", path.display());
+            }
+            ViewError::Unsearchable(w) => {
+                return write!(
+                    f,
+                    "cannot search the workspace {w} for credentials and repositories: it cannot be listed; make \
+                     it readable by its owner (chmod u+r {w})"
+                );
             }
             ViewError::Failed { step, source } => (step, source),
         };
@@ -254,6 +263,9 @@ fn proc_read_only() -> bool {
 /// `Ok(Unavailable)` when the kernel gives no namespaces (nothing is changed then); an error
 /// once the view is half built, since going on would run the command in a view no one planned.
 pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError> {
+    if let Some(w) = &view.unsearchable {
+        return Err(ViewError::Unsearchable(w.clone()));
+    }
     let cwd = std::env::current_dir().map_err(|source| ViewError::Failed { step: Step::ReadCwd, source })?;
     let user_namespace = !may_administer_mounts();
     // SAFETY: plain integer system calls.

@@ -251,6 +251,15 @@ pub trait World {
         };
         self.list(parent).is_some_and(|entries| entries.iter().any(|e| e.name == name))
     }
+    /// Whether the path is a directory (`Some(true)`), something else (`Some(false)`), or
+    /// absent or a link (`None`). Asked of the path itself, so a parent that cannot be listed
+    /// does not hide it.
+    fn is_dir(&self, path: &str) -> Option<bool> {
+        let (parent, name) = path.rsplit_once('/')?;
+        let parent = if parent.is_empty() { "/" } else { parent };
+        let e = self.list(parent)?.into_iter().find(|e| e.name == name)?;
+        (!e.link).then_some(e.dir)
+    }
 }
 
 /// The inputs of [`plan`] besides the machine.

@@ -88,6 +88,8 @@ pub struct View {
     pub private_mqueue: bool,
     /// What the view cannot hold, in plain words.
     pub static_only: Vec<String>,
+    /// The workspace cannot be listed, so its credentials cannot be found: nothing runs.
+    pub unsearchable: Option<String>,
 }
 
 impl View {
@@ -152,6 +154,14 @@ impl World for Listed<'_> {
     fn is_link(&self, path: &str) -> bool {
         self.world.is_link(path)
     }
+
+    fn exists(&self, path: &str) -> bool {
+        self.world.exists(path)
+    }
+
+    fn is_dir(&self, path: &str) -> Option<bool> {
+        self.world.is_dir(path)
+    }
 }
 
 /// Plans the view for `inputs` on `world`.
@@ -215,6 +225,15 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     let mut found = Found::default();
     if ws_rights.contains(Rights::READ) || ws_rights.contains(Rights::WRITE) {
         search_workspace(layout, world, reader, &mut found);
+        if found.unsearchable {
+            view.unsearchable = Some(w.to_string());
+        }
+        if found.blind > 0 {
+            view.static_only.push(format!(
+                "{} directories of the workspace cannot be listed: what they hold is unknown, so they are masked whole",
+                found.blind
+            ));
+        }
         if found.truncated {
             view.static_only.push(format!(
                 "the namespace layer searches the workspace's first {WORKSPACE_DIRS} directories, at most \
@@ -245,6 +264,22 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             }
         }
         protected.extend(layout.extra_protected.iter().cloned());
+        // A home inside a writable tree (a CI job's HOME under /tmp): its start-up and settings
+        // files may not exist yet, and a path that does not exist cannot be mounted over. The
+        // home is kept read-only and its other entries bound back writable, as the rules do for
+        // a home the external bits let write.
+        if let Some(home) = layout.home.as_deref().filter(|h| *h != "/")
+            && view_writes(home)
+            && !writable.iter().any(|(p, _)| *p == home)
+            && !scope::is_within(w, home)
+            && !scope::is_within(home, w)
+        {
+            pin_home(home, home, layout, policy, world, 0, &mut view.points);
+            view.static_only.push(format!(
+                "the home directory {home} lies in a writable tree: it and the directories holding its settings are \
+                 kept read-only, their other entries writable, so nothing new can be created directly in them"
+            ));
+        }
         for p in protected {
             if view_writes(&p) && world.exists(&p) {
                 view.points.push(Point::ReadOnly { path: p, noexec: false });
@@ -297,7 +332,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             if !(granted.contains(Rights::READ) || granted.contains(Rights::WRITE) || in_writable(&path)) {
                 continue;
             }
-            let Some(dir) = dir.or_else(|| kind_of(world, &path)) else { continue };
+            let Some(dir) = dir.or_else(|| world.is_dir(&path)) else { continue };
             view.points.push(Point::Mask { path, dir });
         }
         for socket in &inputs.sockets {
@@ -349,6 +384,43 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     view
 }
 
+/// Keeps `dir` (the home, or a directory in it holding protected files) read-only and binds
+/// back writable each entry that is neither protected nor a credential, entering those that
+/// hold protected files.
+fn pin_home(
+    dir: &str,
+    home: &str,
+    layout: &Layout,
+    policy: &Policy,
+    world: &dyn World,
+    depth: usize,
+    points: &mut Vec<Point>,
+) {
+    points.push(Point::ReadOnly { path: dir.to_string(), noexec: false });
+    let Some(entries) = world.list(dir) else { return };
+    let rest_of = |p: &str| p.strip_prefix(home).and_then(|r| r.strip_prefix('/')).unwrap_or("").to_string();
+    for e in entries {
+        let p = join(dir, &e.name);
+        if e.link || layout.is_protected(&p) || layout.is_credential(&p) {
+            continue;
+        }
+        let rest = rest_of(&p);
+        let holds = e.dir
+            && (scope::HOME_PROTECTED_HOLDERS.contains(&rest.as_str())
+                || scope::STARTUP_FILES
+                    .iter()
+                    .chain(scope::HOME_PROTECTED)
+                    .chain(scope::HOME_CREDENTIALS)
+                    .any(|c| c.strip_prefix(rest.as_str()).is_some_and(|after| after.starts_with('/'))));
+        if holds && depth < 3 {
+            pin_home(&p, home, layout, policy, world, depth + 1, points);
+        } else {
+            let noexec = !policy.granted(&p).contains(Rights::EXECUTE);
+            points.push(Point::Writable { path: p, noexec });
+        }
+    }
+}
+
 fn rank(p: &Point) -> u8 {
     match p {
         Point::Writable { .. } => 0,
@@ -362,16 +434,6 @@ fn order(a: &str, b: &str) -> std::cmp::Ordering {
     a.split('/').cmp(b.split('/'))
 }
 
-/// Whether the path is a directory (`Some(true)`), something else (`Some(false)`), or absent
-/// or a link (`None`: nothing to mask; a link is masked where it leads, if that is a
-/// credential too).
-fn kind_of(world: &dyn World, path: &str) -> Option<bool> {
-    let (parent, name) = path.rsplit_once('/')?;
-    let parent = if parent.is_empty() { "/" } else { parent };
-    let e = world.list(parent)?.into_iter().find(|e| e.name == name)?;
-    (!e.link).then_some(e.dir)
-}
-
 #[derive(Default)]
 struct Found {
     credentials: Vec<(String, bool)>,
@@ -380,6 +442,10 @@ struct Found {
     /// Their hooks and configuration, and the hooks directories their configuration names.
     protected: Vec<String>,
     truncated: bool,
+    /// The workspace itself cannot be listed (its owner took away read).
+    unsearchable: bool,
+    /// Directories of it that cannot be listed: masked whole, since what they hold is unknown.
+    blind: usize,
 }
 
 /// Searches the workspace breadth first for credential names and repositories.
@@ -393,7 +459,17 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             return;
         }
         searched += 1;
-        let Some(entries) = world.list(&dir) else { continue };
+        let Some(entries) = world.list(&dir) else {
+            // Its files can still be reached by name when it keeps execute: what it holds is
+            // unknown, so it is masked whole (the workspace itself cannot be, and is refused).
+            if dir == layout.workspace {
+                found.unsearchable = true;
+            } else if world.exists(&dir) {
+                found.credentials.push((dir, true));
+                found.blind += 1;
+            }
+            continue;
+        };
         for e in entries {
             if e.link {
                 continue;
@@ -728,6 +804,37 @@ mod tests {
         assert!(!v.points.iter().any(|p| p.path() == "/tmp/ci"), "{v:#?}");
         assert!(has(&v, read_only("/tmp/ci/.git/hooks", false)));
         assert!(has(&v, writable("/tmp/ci/.git", false)));
+    }
+
+    #[test]
+    fn a_home_in_scratch_keeps_its_settings_read_only_even_before_they_exist() {
+        let mut m = machine();
+        m.dirs.insert("/tmp", vec!["ci/", "h/"]);
+        m.dirs.insert("/tmp/h", vec![".ssh/", ".bashrc", ".config/", "work/", "notes"]);
+        m.dirs.insert("/tmp/h/.config", vec!["git/", "app/"]);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/tmp/h".into()), ..Default::default() };
+        let inputs = Inputs {
+            mode: Mode(0o0467),
+            layout: &layout,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+            extra: Default::default(),
+        };
+        let policy = plan_policy(&inputs, &m);
+        let v = plan(&ViewInputs { policy: &policy, layout: &layout, sockets: vec![] }, &m, &m);
+        for p in ["/tmp/h", "/tmp/h/.config", "/tmp/h/.bashrc", "/tmp/h/.config/git"] {
+            assert!(has(&v, read_only(p, false)), "{p}: {v:#?}");
+        }
+        for p in ["/tmp/h/work", "/tmp/h/notes", "/tmp/h/.config/app"] {
+            assert!(has(&v, writable(p, false)), "{p}: {v:#?}");
+        }
+        assert!(has(&v, mask("/tmp/h/.ssh", true)), "{v:#?}");
+        // The home's read-only point comes after /tmp is bound back, its entries after it.
+        let at = |p: &str| v.points.iter().position(|x| x.path() == p).unwrap();
+        assert!(at("/tmp") < at("/tmp/h") && at("/tmp/h") < at("/tmp/h/notes"));
     }
 
     #[test]
