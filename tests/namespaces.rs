@@ -1442,3 +1442,79 @@ fn require_namespaces_refuses_a_command_without_them() {
         assert!(lab.ws.join("ran.marker").exists(), "{user:?}");
     }
 }
+
+#[test]
+fn a_script_beside_the_home_files_runs_under_its_frozen_copy() {
+    for user in USERS {
+        let lab = lab_for(user);
+        // A file directly in the home gets a rule of its own (the home is entered, not granted
+        // whole); the frozen copy over it carries that rule.
+        let script = lab.home.join("hello.sh");
+        std::fs::write(&script, "echo \"ran $0 line $LINENO\"\n").unwrap();
+        give_tree(&lab.home, user);
+        let mut c = sb(&lab, user, "0467");
+        c.arg(&script);
+        let out = c.output().unwrap();
+        assert_eq!(ok(&out), format!("ran {} line 1\n", script.display()), "{user:?}");
+    }
+}
+
+#[test]
+fn a_home_in_scratch_gets_no_new_start_up_or_settings_files() {
+    for user in USERS {
+        let lab = lab_for(user);
+        // Under /tmp on purpose: scratch is writable whole, and these files do not exist yet.
+        let home = Made(PathBuf::from("/tmp").join(unique("home")));
+        std::fs::create_dir_all(home.0.join("work")).unwrap();
+        std::fs::write(home.0.join(".bashrc"), "# rc\n").unwrap();
+        give_tree(&home.0, user);
+        let h = home.0.display();
+        let script = format!(
+            "echo x > {h}/.gitconfig\nmkdir {h}/.config\necho y > {h}/.bash_profile\ntouch {h}/new\n\
+             echo ok > {h}/work/f && cat {h}/work/f\n"
+        );
+        let out = feed(sb_in(&lab.ws, &home.0, user, "0467"), &script);
+        says(&out, ".gitconfig: Read-only file system");
+        says(&out, "cannot create directory");
+        says(&out, ".bash_profile: Read-only file system");
+        says(&out, "touch: cannot touch");
+        assert_eq!(text(&out.stdout), "ok\n", "{user:?}: the home's own entries stay writable");
+        for made in [".gitconfig", ".config", ".bash_profile", "new"] {
+            assert!(!home.0.join(made).exists(), "{user:?}: {made} was created");
+        }
+        // Positive control: with system write they can be made.
+        let out = feed(sb_in(&lab.ws, &home.0, user, "6467"), &format!("echo x > {h}/.gitconfig\n"));
+        ok(&out);
+        assert!(home.0.join(".gitconfig").exists());
+    }
+}
+
+#[test]
+fn a_directory_that_cannot_be_listed_is_masked_whole() {
+    // Root lists any directory; the owner who took read away from it cannot.
+    let user = User::Nobody;
+    let lab = lab_for(user);
+    let hidden = lab.ws.join("conf");
+    std::fs::create_dir_all(hidden.join("keys")).unwrap();
+    std::fs::write(hidden.join("keys/deploy.pem"), "PEM CANARY\n").unwrap();
+    std::fs::write(hidden.join("plain.txt"), "plain\n").unwrap();
+    give(&lab, user);
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o311)).unwrap();
+    let script = "cat conf/keys/deploy.pem\ncat conf/plain.txt\n";
+    let out = run(&lab, user, "0467", script);
+    says_n(&out, "Permission denied", 2);
+    assert!(!text(&out.stdout).contains("CANARY"));
+    // Positive control: readable again, it is searched, and only the key is masked.
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = run(&lab, user, "0467", script);
+    says(&out, "conf/keys/deploy.pem: Permission denied");
+    assert_eq!(text(&out.stdout), "plain\n");
+    // A workspace that cannot be listed is refused: its credentials could not be found.
+    std::fs::set_permissions(&lab.ws, std::fs::Permissions::from_mode(0o311)).unwrap();
+    let out = run(&lab, user, "0467", "echo ran\n");
+    std::fs::set_permissions(&lab.ws, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", all(&out));
+    assert!(text(&out.stderr).starts_with("sandbox-bash: error: "), "{}", all(&out));
+    assert!(text(&out.stderr).contains("cannot search the workspace"), "{}", all(&out));
+    assert!(text(&out.stdout).is_empty());
+}
