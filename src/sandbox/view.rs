@@ -341,8 +341,9 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             }
         }
         view.static_only.push(
-            "a credential file created after the command started (a new .env, a key written by it) cannot be \
-             masked in advance: the static layer guards it"
+            "a credential file created after the command started (a new .env, a key written by it), or one the \
+             workspace search does not reach (moved deeper, past its first directories, or under a name that is \
+             not UTF-8), is not masked: the static layer guards it"
                 .into(),
         );
     } else if !system.contains(Rights::WRITE) {
@@ -355,8 +356,8 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     }
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
         view.static_only.push(
-            "a repository, hook or settings file created after the command started is guarded by the static \
-             layer only"
+            "a repository, hook or settings file created after the command started (a new .git/commondir, a \
+             .git/hooks where there was none) is guarded by the static layer only"
                 .into(),
         );
     }
