@@ -1518,3 +1518,24 @@ fn a_directory_that_cannot_be_listed_is_masked_whole() {
     assert!(text(&out.stderr).contains("cannot search the workspace"), "{}", all(&out));
     assert!(text(&out.stdout).is_empty());
 }
+
+#[test]
+fn a_credential_name_that_is_a_link_is_masked_where_it_leads() {
+    for user in USERS {
+        let lab = lab_for(user);
+        // The key lives outside the workspace, in a tree the default mode reads.
+        let target = lab.ws.parent().unwrap().join("shared-app.env");
+        std::fs::write(&target, "LINKED CANARY\n").unwrap();
+        std::os::unix::fs::symlink(&target, lab.ws.join(".env")).unwrap();
+        give(&lab, user);
+        let script = format!("cat .env\n{}\n", py("print(open(\".env\").read())"));
+        let out = run(&lab, user, "0467", &script);
+        says(&out, "cat: .env: Permission denied");
+        says(&out, "PermissionError: [Errno 13] Permission denied");
+        assert!(!text(&out.stdout).contains("CANARY"), "{user:?}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "LINKED CANARY\n");
+        // Positive control: with system read it is readable through the link.
+        let out = run(&lab, user, "4467", "cat .env\n");
+        assert_eq!(ok(&out), "LINKED CANARY\n", "{user:?}");
+    }
+}

@@ -176,6 +176,15 @@ fn attach(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> Result<(), ViewErro
     attach_raw(fd, to, path).map_err(|source| ViewError::Failed { step: Step::Attach(path.to_string()), source })
 }
 
+/// Attaches `fd` at `path` unless the path is gone since the view was planned (another
+/// process removed it): a tree that is not there needs no mount.
+fn attach_unless_gone(fd: &OwnedFd, path: &str) -> Result<(), ViewError> {
+    match attach_raw(fd, None, path) {
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT)) => Ok(()),
+        other => other.map_err(|source| ViewError::Failed { step: Step::Attach(path.to_string()), source }),
+    }
+}
+
 fn attach_raw(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> std::io::Result<()> {
     let c = CString::new(if to.is_some() { "" } else { path })
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL byte in the path"))?;
@@ -367,14 +376,14 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
         match point {
             Point::Writable { path, .. } => {
                 if let Some(fd) = clone {
-                    attach(&fd, None, path)?;
+                    attach_unless_gone(&fd, path)?;
                 }
             }
             Point::ReadOnly { path, noexec } => {
                 let Some(fd) = clone_tree(libc::AT_FDCWD, path)? else { continue };
                 let attrs = MOUNT_ATTR_RDONLY | if *noexec { MOUNT_ATTR_NOEXEC } else { 0 };
                 set_attr(fd.as_raw_fd(), "", attrs, true, 0)?;
-                attach(&fd, None, path)?;
+                attach_unless_gone(&fd, path)?;
             }
             Point::Mask { path, dir } => {
                 let Some(stand_ins) = &stand_ins else { continue };

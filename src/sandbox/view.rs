@@ -280,10 +280,29 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                  kept read-only, their other entries writable, so nothing new can be created directly in them"
             ));
         }
+        let mut linked = false;
         for p in protected {
+            // A link at a persistence point (`.git/hooks` → `../githooks`): what it leads to
+            // is kept read-only; the link itself cannot be mounted over.
+            let p = if world.is_link(&p) {
+                linked = true;
+                match world.canonical(&p) {
+                    Some(target) if !scope::is_system_path(&target) => target,
+                    _ => continue,
+                }
+            } else {
+                p
+            };
             if view_writes(&p) && world.exists(&p) {
                 view.points.push(Point::ReadOnly { path: p, noexec: false });
             }
+        }
+        if linked {
+            view.static_only.push(
+                "a persistence point that is a symbolic link is kept read-only where it leads; the link itself can \
+                 be replaced, which the static layer guards"
+                    .into(),
+            );
         }
         // A repository's `.git` is pinned where it is: renaming it away and putting another in
         // its place would leave the read-only hooks behind.
@@ -328,6 +347,18 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         credentials.extend(layout.extra_credentials.iter().map(|c| (c.clone(), None)));
         credentials.extend(found.credentials.iter().map(|(p, dir)| (p.clone(), Some(*dir))));
         for (path, dir) in credentials {
+            // A credential name that is a link (`.env` → a file elsewhere) is masked where it
+            // leads: a mount cannot cover the link itself.
+            let (path, dir) = if world.is_link(&path) {
+                match world.canonical(&path) {
+                    // Never a system path: a link planted to one would hide what every program
+                    // needs (and the system is not readable that way without system read).
+                    Some(target) if !scope::is_system_path(&target) => (target, None),
+                    _ => continue,
+                }
+            } else {
+                (path, dir)
+            };
             let granted = policy.granted(&path);
             if !(granted.contains(Rights::READ) || granted.contains(Rights::WRITE) || in_writable(&path)) {
                 continue;
@@ -472,10 +503,14 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             continue;
         };
         for e in entries {
+            let p = join(&dir, &e.name);
             if e.link {
+                // Not followed; a credential name is masked where it leads.
+                if layout.is_credential(&p) && maskable(&e.name, false) {
+                    found.credentials.push((p, false));
+                }
                 continue;
             }
-            let p = join(&dir, &e.name);
             if e.name == ".git" {
                 if e.dir {
                     repository(&p, &dir, home, world, reader, found);
