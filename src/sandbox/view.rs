@@ -408,11 +408,14 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     view.points = kept;
 
     let scratch_noexec = !policy.new_code;
-    if world.list("/dev/shm").is_some() {
+    // A directory of its own only where there is one: a link (`/dev/shm` → `/run/shm` on some
+    // systems) cannot be mounted over, and what it leads to is the rules' business.
+    let own_dir = |p: &str| world.is_dir(p) == Some(true);
+    if own_dir("/dev/shm") {
         view.private_shm = Some(scratch_noexec);
     }
-    view.private_pts = world.list("/dev/pts").is_some();
-    view.private_mqueue = world.list("/dev/mqueue").is_some();
+    view.private_pts = own_dir("/dev/pts");
+    view.private_mqueue = own_dir("/dev/mqueue");
     view
 }
 
@@ -871,6 +874,28 @@ mod tests {
         // The home's read-only point comes after /tmp is bound back, its entries after it.
         let at = |p: &str| v.points.iter().position(|x| x.path() == p).unwrap();
         assert!(at("/tmp") < at("/tmp/h") && at("/tmp/h") < at("/tmp/h/notes"));
+    }
+
+    #[test]
+    fn a_shared_memory_directory_that_is_a_link_gets_no_mount_of_its_own() {
+        let mut m = machine();
+        m.dirs.insert("/dev", vec!["shm@", "pts/"]);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let inputs = Inputs {
+            mode: Mode(0o0467),
+            layout: &layout,
+            path_var: None,
+            real_bash: "/usr/bin/bash",
+            self_exe: None,
+            standard_files: [None, None, None],
+            nested: false,
+            extra: Default::default(),
+        };
+        let policy = plan_policy(&inputs, &m);
+        let v = plan(&ViewInputs { policy: &policy, layout: &layout, sockets: vec![] }, &m, &m);
+        assert_eq!(v.private_shm, None);
+        assert!(v.private_pts);
+        assert!(!v.private_mqueue);
     }
 
     #[test]
