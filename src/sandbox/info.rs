@@ -133,6 +133,14 @@ impl Held<'_> {
         out
     }
 
+    /// The path [`Held::show`] shows as `shown`.
+    fn unshow(&self, shown: &str) -> String {
+        match (shown.strip_prefix('~'), self.layout.home.as_deref()) {
+            (Some(rest), Some(h)) => format!("{h}{rest}"),
+            _ => shown.to_string(),
+        }
+    }
+
     fn show(&self, p: &str) -> String {
         match self.layout.home.as_deref().and_then(|h| p.strip_prefix(h)).filter(|r| r.starts_with('/')) {
             Some(rest) => format!("~{rest}"),
@@ -264,13 +272,8 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         .collect();
     let (kept, open) = held.split(&home_credentials, |g| g.without(system).is_empty());
     // What Landlock grants but the view masks is held by the kernel too.
-    let (open, masked_here): (Vec<_>, Vec<_>) = open.into_iter().partition(|(shown, _, _)| {
-        let full = match (shown.strip_prefix('~'), layout.home.as_deref()) {
-            (Some(rest), Some(h)) => format!("{h}{rest}"),
-            _ => shown.clone(),
-        };
-        !view.is_some_and(|v| masked(v, &full))
-    });
+    let (open, masked_here): (Vec<_>, Vec<_>) =
+        open.into_iter().partition(|(shown, _, _)| !view.is_some_and(|v| masked(v, &held.unshow(shown))));
     if !masked_here.is_empty() {
         let shown: Vec<String> = masked_here.into_iter().map(|(p, _, _)| p).collect();
         credentials.kernel.push(format!(
@@ -299,13 +302,8 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     if !system.contains(Rights::WRITE) {
         let (kept, open) = held.split(&held.protected(), |g| !g.contains(Rights::WRITE));
-        let (open, read_only_here): (Vec<_>, Vec<_>) = open.into_iter().partition(|(shown, _, _)| {
-            let full = match (shown.strip_prefix('~'), layout.home.as_deref()) {
-                (Some(rest), Some(h)) => format!("{h}{rest}"),
-                _ => shown.clone(),
-            };
-            !view.is_some_and(|v| kept_read_only(v, &full))
-        });
+        let (open, read_only_here): (Vec<_>, Vec<_>) =
+            open.into_iter().partition(|(shown, _, _)| !view.is_some_and(|v| kept_read_only(v, &held.unshow(shown))));
         if !read_only_here.is_empty() {
             let shown: Vec<String> = read_only_here.into_iter().map(|(p, _, _)| p).collect();
             filesystem.kernel.push(format!(
