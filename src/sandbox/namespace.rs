@@ -260,6 +260,27 @@ fn may_administer_mounts() -> bool {
     rc == 0 && data[0].effective & (1 << CAP_SYS_ADMIN) != 0
 }
 
+/// Why the namespace layer is not to be had when `unshare` answered `errno`.
+fn unshare_refused(errno: i32, user_namespace: bool) -> String {
+    let e = std::io::Error::from_raw_os_error(errno);
+    match errno {
+        libc::ENOSPC => format!("no user namespace can be created here (the limit of user namespaces is reached: {e})"),
+        libc::EPERM if user_namespace => format!("user namespaces are not available to this user: {e}"),
+        _ => format!("cannot create mount and IPC namespaces: {e}"),
+    }
+}
+
+/// Why, when making the copied mount tree private (the first mount) answered `errno`.
+fn private_refused(errno: i32) -> String {
+    let e = std::io::Error::from_raw_os_error(errno);
+    match errno {
+        libc::EPERM => {
+            format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
+        }
+        _ => format!("cannot make the mount tree private: {e}"),
+    }
+}
+
 /// Whether `/proc` is mounted read-only.
 fn proc_read_only() -> bool {
     // SAFETY: an all-zero statvfs is valid to be overwritten.
@@ -293,16 +314,7 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
     }
     // The process is single-threaded, as CLONE_NEWUSER needs.
     if let Err(errno) = nix::sched::unshare(flags) {
-        let e = std::io::Error::from(errno);
-        return Ok(Entered::Unavailable(match errno {
-            nix::errno::Errno::ENOSPC => {
-                format!("no user namespace can be created here (the limit of user namespaces is reached: {e})")
-            }
-            nix::errno::Errno::EPERM if user_namespace => {
-                format!("user namespaces are not available to this user: {e}")
-            }
-            _ => format!("cannot create mount and IPC namespaces: {e}"),
-        }));
+        return Ok(Entered::Unavailable(unshare_refused(errno as i32, user_namespace)));
     }
     if user_namespace {
         // Mapped to itself: programs see the same uid and gid.
@@ -316,13 +328,7 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
     let private =
         nix::mount::mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>);
     if let Err(errno) = private {
-        let e = std::io::Error::from(errno);
-        return Ok(Entered::Unavailable(match errno {
-            nix::errno::Errno::EPERM => {
-                format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
-            }
-            _ => format!("cannot make the mount tree private: {e}"),
-        }));
+        return Ok(Entered::Unavailable(private_refused(errno as i32)));
     }
 
     // The writable trees as they are now, before the view is made read-only.
@@ -565,19 +571,9 @@ pub fn probe() -> Result<(), String> {
     if n <= 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
         return Ok(());
     }
-    let e = std::io::Error::from_raw_os_error(report[1]);
     Err(match report[0] {
-        1 if report[1] == libc::ENOSPC => {
-            format!("no user namespace can be created here (the limit of user namespaces is reached: {e})")
-        }
-        1 if report[1] == libc::EPERM && user_namespace => {
-            format!("user namespaces are not available to this user: {e}")
-        }
-        1 => format!("cannot create mount and IPC namespaces: {e}"),
-        2 => format!("cannot map the user namespace: {e}"),
-        3 if report[1] == libc::EPERM => {
-            format!("the kernel refuses mounts here (an enclosing sandbox's rules, or a security module): {e}")
-        }
-        _ => format!("cannot make the mount tree private: {e}"),
+        1 => unshare_refused(report[1], user_namespace),
+        2 => format!("cannot map the user namespace: {}", std::io::Error::from_raw_os_error(report[1])),
+        _ => private_refused(report[1]),
     })
 }
