@@ -744,9 +744,14 @@ mod tests {
     fn view_at(mode: u16, workspace: &str) -> View {
         let m = machine();
         let layout = Layout { workspace: workspace.into(), home: Some("/home/u".into()), ..Default::default() };
+        view_for(&m, mode, &layout, vec!["/home/u/.ssh/agent.sock".into()])
+    }
+
+    /// The view of `mode` for `layout` on `m`.
+    fn view_for(m: &Fake, mode: u16, layout: &Layout, sockets: Vec<String>) -> View {
         let inputs = Inputs {
             mode: Mode(mode),
-            layout: &layout,
+            layout,
             path_var: None,
             real_bash: "/usr/bin/bash",
             self_exe: None,
@@ -754,9 +759,8 @@ mod tests {
             nested: false,
             extra: Default::default(),
         };
-        let policy = plan_policy(&inputs, &m);
-        let vi = ViewInputs { policy: &policy, layout: &layout, sockets: vec!["/home/u/.ssh/agent.sock".into()] };
-        plan(&vi, &m, &m)
+        let policy = plan_policy(&inputs, m);
+        plan(&ViewInputs { policy: &policy, layout, sockets }, m, m)
     }
 
     fn view(mode: u16) -> View {
@@ -852,18 +856,7 @@ mod tests {
         m.dirs.insert("/tmp/h", vec![".ssh/", ".bashrc", ".config/", "work/", "notes"]);
         m.dirs.insert("/tmp/h/.config", vec!["git/", "app/"]);
         let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/tmp/h".into()), ..Default::default() };
-        let inputs = Inputs {
-            mode: Mode(0o0467),
-            layout: &layout,
-            path_var: None,
-            real_bash: "/usr/bin/bash",
-            self_exe: None,
-            standard_files: [None, None, None],
-            nested: false,
-            extra: Default::default(),
-        };
-        let policy = plan_policy(&inputs, &m);
-        let v = plan(&ViewInputs { policy: &policy, layout: &layout, sockets: vec![] }, &m, &m);
+        let v = view_for(&m, 0o0467, &layout, vec![]);
         for p in ["/tmp/h", "/tmp/h/.config", "/tmp/h/.bashrc", "/tmp/h/.config/git"] {
             assert!(has(&v, read_only(p, false)), "{p}: {v:#?}");
         }
@@ -881,18 +874,7 @@ mod tests {
         let mut m = machine();
         m.dirs.insert("/dev", vec!["shm@", "pts/"]);
         let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
-        let inputs = Inputs {
-            mode: Mode(0o0467),
-            layout: &layout,
-            path_var: None,
-            real_bash: "/usr/bin/bash",
-            self_exe: None,
-            standard_files: [None, None, None],
-            nested: false,
-            extra: Default::default(),
-        };
-        let policy = plan_policy(&inputs, &m);
-        let v = plan(&ViewInputs { policy: &policy, layout: &layout, sockets: vec![] }, &m, &m);
+        let v = view_for(&m, 0o0467, &layout, vec![]);
         assert_eq!(v.private_shm, None);
         assert!(v.private_pts);
         assert!(!v.private_mqueue);
