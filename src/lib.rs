@@ -226,6 +226,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     let parsed = invocation::parse(&argv0, &bash_args, tty);
     let layout = layout()?;
 
+    let bash = find_bash();
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
     let decision = match &parsed {
         Parsed::Informational => {
@@ -243,7 +244,8 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         }
         Parsed::Run(inv) => {
             exec_args.extend(bash_args.iter().cloned());
-            Some(decide(&argv0, inv, allowed, &layout, env, &cwd)?)
+            let asked = bash.as_ref().ok().map(|b| b.as_path());
+            Some(decide(&argv0, inv, allowed, &layout, env, &cwd, asked)?)
         }
     };
 
@@ -333,7 +335,6 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
             return Err(Error::Refused(message));
         }
     }
-    let bash = find_bash();
     let result = lock_and_exec(
         &decision,
         &layout,
@@ -391,7 +392,7 @@ fn lock_and_exec(
         }
         _ => None,
     };
-    let sandbox::Locked { outcome, static_only, namespaces } = sandbox::lock(sandbox::Lock {
+    let locked = sandbox::lock(sandbox::Lock {
         allowed,
         requested,
         outer,
@@ -404,6 +405,14 @@ fn lock_and_exec(
         require_namespaces: config.require_namespaces,
         frozen,
     })?;
+    // What the mode does not allow but the program only possibly does rests on the rules now
+    // in force: each such access must be held by them, or the program is denied after all.
+    if let Some(denial) = unheld_possible(decision, &locked) {
+        log("deny", "none", Some("a possible access the rules in force do not hold"), &locked.static_only)?;
+        let _ = std::io::stderr().write_all(denial.denial_message().as_bytes());
+        return Ok(126);
+    }
+    let sandbox::Locked { outcome, static_only, namespaces, .. } = locked;
     let enforcement = if !outcome.shortfalls.is_empty() {
         "degraded"
     } else if outcome.layer_limit {
@@ -431,6 +440,29 @@ fn lock_and_exec(
     let mut command_env = hygiene::command_environment(env, &[sandbox::ENFORCED_VAR], &config.keep_env);
     command_env.push(&enforced);
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// The decision as it stands once the rules are in force, when a possible access the mode does
+/// not allow is not held by them: that access is then required, with the reason it is.
+fn unheld_possible(decision: &Decision, locked: &sandbox::Locked) -> Option<Decision> {
+    let mut after = decision.clone();
+    let mut unheld = false;
+    for access in &mut after.analysis.accesses {
+        if access.bound().is_none() || decision.allowed.covers(Mode::bit(access.scope, access.perm)) {
+            continue;
+        }
+        if let Err(why) = locked.holds(access) {
+            access.reason = format!("{} (possible, and {why}, so it needs its bit)", access.reason);
+            access.certainty = analysis::Certainty::Known;
+            unheld = true;
+        }
+    }
+    if !unheld {
+        return None;
+    }
+    after.required = after.analysis.required();
+    after.verdict = Verdict::Deny;
+    Some(after)
 }
 
 /// What the configuration adds to the kernel rules.
@@ -696,6 +728,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: 
         bash_env: None,
         script_path: None,
         self_exe: exec::self_exe().map(|p| p.to_string_lossy().into_owned()),
+        bash: None,
     }
 }
 
@@ -734,8 +767,10 @@ fn decide(
     layout: &Layout,
     env: &Environ,
     cwd: &str,
+    bash: Option<&std::path::Path>,
 ) -> Result<Decision, Error> {
     let mut ctx = context(argv0, &inv.source, layout, env, cwd);
+    ctx.bash = bash.map(std::path::Path::to_path_buf);
     // The start-up file bash reads first is part of the program.
     ctx.bash_env = inv.startup_file(&|name| env.get(name).map(|v| v.to_string_lossy().into_owned())).map(|s| match s {
         invocation::Startup::Expanded(value) => value,
@@ -763,6 +798,7 @@ fn decide(
         command: command.to_string(),
         reason: "runs a shell (every program needs workspace read)".into(),
         pos: Pos { line: 1, column: 1 },
+        certainty: analysis::Certainty::Known,
     };
     let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
@@ -785,6 +821,7 @@ fn decide(
                             command: "bash".into(),
                             reason: "reads the script it runs".into(),
                             pos: Pos { line: 1, column: 1 },
+                            certainty: analysis::Certainty::Known,
                         });
                     }
                     (bytes, TextKind::Script, extra)

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{Access, Analysis};
+use crate::analysis::{Access, Analysis, Bound, Certainty};
 use crate::mode::{Mode, Perm, Scope};
 
 /// The fixed part of the denial line that existing tooling greps for.
@@ -18,6 +18,12 @@ pub struct JsonAccess<'a> {
     reason: &'a str,
     line: usize,
     column: usize,
+    /// "known", or "possible" for a word only suspected to be a path.
+    certainty: &'static str,
+    /// For a possible access: what holds it instead of a bit ("kernel", "namespace view"),
+    /// or "static" when nothing but its bit does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    held_by: Option<&'static str>,
 }
 
 impl<'a> From<&'a Access> for JsonAccess<'a> {
@@ -30,7 +36,24 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
             reason: &a.reason,
             line: a.pos.line,
             column: a.pos.column,
+            certainty: match a.certainty {
+                Certainty::Known => "known",
+                Certainty::Possible(_) => "possible",
+            },
+            held_by: match a.certainty {
+                Certainty::Known => None,
+                Certainty::Possible(b) => Some(bound_name(b)),
+            },
         }
+    }
+}
+
+/// What holds a possible access, in words.
+fn bound_name(b: Bound) -> &'static str {
+    match b {
+        Bound::Kernel => "kernel",
+        Bound::View => "namespace view",
+        Bound::Static => "static",
     }
 }
 
@@ -164,13 +187,37 @@ impl Decision {
         if let Some(note) = &self.note {
             out.push_str(&format!("note:       {note}\n"));
         }
-        if !self.analysis.accesses.is_empty() {
+        let (known, possible): (Vec<&Access>, Vec<&Access>) =
+            self.analysis.accesses.iter().partition(|a| a.bound().is_none());
+        if !known.is_empty() {
             out.push_str("needs:\n");
-            for a in &self.analysis.accesses {
+            for a in known {
                 let bit = Mode::bit(a.scope, a.perm);
                 let flag = if missing.covers(bit) { "  MISSING" } else { "" };
                 out.push_str(&format!(
                     "  {bit} {} {:<7} {}  ({} at {}: {}){flag}\n",
+                    a.scope.name(),
+                    a.perm.word(),
+                    a.target,
+                    a.command,
+                    a.pos,
+                    a.reason
+                ));
+            }
+        }
+        if !possible.is_empty() {
+            out.push_str("possible (words that may be paths; no bit needed where the rules in force hold them):\n");
+            for a in possible {
+                let bit = Mode::bit(a.scope, a.perm);
+                let held = match a.bound() {
+                    Some(Bound::View) if !self.allowed.covers(bit) => {
+                        "  held by the namespace view where it masks this path (checked when it runs)"
+                    }
+                    Some(_) if !self.allowed.covers(bit) => "  held by the kernel",
+                    _ => "",
+                };
+                out.push_str(&format!(
+                    "  {bit} {} {:<7} {}  ({} at {}: {}){held}\n",
                     a.scope.name(),
                     a.perm.word(),
                     a.target,

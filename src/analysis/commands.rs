@@ -145,6 +145,16 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
             if parsed.operands.is_empty() {
                 cwd_access(w, program, &[Perm::Read], "lists the current directory", args[0].pos, st);
             }
+            // `ls -d` looks at the entries themselves, never inside: a stat, which the kernel
+            // allows anywhere and which shows no content.
+            if matches!(program, "ls" | "dir" | "vdir") && parsed.has(&["d", "directory"]) {
+                w.possibly(|w| {
+                    for op in &parsed.operands {
+                        w.path(op, &[Perm::Read], program, "looks at a path's own entry (ls -d)", st);
+                    }
+                });
+                return;
+            }
             for op in parsed.operands {
                 w.path(&op, &[Perm::Read], program, "lists or reads a path", st);
             }
@@ -275,7 +285,18 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
 }
 
 /// Unknown programs: every word that looks like a path is read where it lands.
+/// Whether the table models `program` (what it reads, writes and runs).
+pub fn is_modelled(program: &str) -> bool {
+    lookup(program).is_some()
+}
+
+/// A program the table does not know: any word with a slash, or starting with `~`, may be a
+/// path it reads. Those accesses are only possible (see [`super::Certainty::Possible`]).
 pub fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
+    w.possibly(|w| generic_words(w, program, rest, st));
+}
+
+fn generic_words(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for arg in rest {
         match arg.known() {
             Some(text) => {
@@ -468,14 +489,16 @@ fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], 
             w.path(f, &[Perm::Read, Perm::Write], program, "edits a file in place", st);
         }
     } else {
-        for f in rest_ops {
-            if let Some(t) = f.known()
-                && t.contains('/')
-                && !is_url(&t)
-            {
-                w.path(f, &[Perm::Read], program, "may read a path it is given", st);
+        w.possibly(|w| {
+            for f in rest_ops {
+                if let Some(t) = f.known()
+                    && t.contains('/')
+                    && !is_url(&t)
+                {
+                    w.path(f, &[Perm::Read], program, "may read a path it is given", st);
+                }
             }
-        }
+        });
     }
 }
 
@@ -1238,7 +1261,15 @@ fn decode_base64(s: &str) -> Option<String> {
 /// A program run by a path that is not a system program directory.
 pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut State) {
     let first = &args[0];
-    w.classified(abs, &[Perm::Execute], name, "runs a program by its path", first.pos);
+    if w.absent_program(abs) {
+        // Probing for a program that is not there (`/usr/ucb/echo`): bash reports it and goes
+        // on. Should it appear meanwhile, it runs under the same kernel rules.
+        w.possibly(|w| {
+            w.classified(abs, &[Perm::Execute], name, "runs a program by its path, not there now", first.pos)
+        });
+    } else {
+        w.classified(abs, &[Perm::Execute], name, "runs a program by its path", first.pos);
+    }
     if st.downloaded.contains(abs) || first.field.tainted {
         w.need(Scope::Network, Perm::Execute, abs, name, "runs a program downloaded from the network", first.pos);
     }

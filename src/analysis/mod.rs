@@ -13,6 +13,7 @@ mod commands;
 mod effects;
 pub mod files;
 mod glob;
+pub mod oracle;
 mod parse;
 mod table;
 mod walk;
@@ -54,6 +55,46 @@ pub struct Access {
     pub command: String,
     pub reason: String,
     pub pos: Pos,
+    pub certainty: Certainty,
+}
+
+/// Whether an access is known to happen, or only possible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Certainty {
+    /// It happens when this code runs (a redirection, an operand a modelled command really
+    /// reads, writes or runs, code read whole): it needs its bit.
+    Known,
+    /// A word the analysis only suspects is a path (an argument of a program it does not
+    /// model): listed in the explanation and left to whatever holds this kind of boundary.
+    Possible(Bound),
+}
+
+/// What holds the boundary a possible access would cross.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// Landlock and seccomp: a scope's rights on a whole tree (an ordinary path).
+    Kernel,
+    /// The namespace layer's view: a credential or protected path (absolute, in `target`),
+    /// held only where the view masks it or makes it read-only.
+    View,
+    /// Nothing but the static layer (a path known only in part, a container engine's
+    /// socket): the access needs its bit as if it were known.
+    Static,
+}
+
+impl Access {
+    /// Whether the bit is required whatever the kernel holds.
+    pub fn required(&self) -> bool {
+        matches!(self.certainty, Certainty::Known | Certainty::Possible(Bound::Static))
+    }
+
+    /// The boundary that holds this access in place of the static layer, for a possible one.
+    pub fn bound(&self) -> Option<Bound> {
+        match self.certainty {
+            Certainty::Possible(b @ (Bound::Kernel | Bound::View)) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 /// A program or builtin the text can run. `name` is `None` when it is not static.
@@ -98,9 +139,18 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// The union of the bits every access needs.
+    /// The union of the bits the accesses that must be allowed need (known ones, and possible
+    /// ones nothing but the static layer could hold).
     pub fn required(&self) -> Mode {
-        self.accesses.iter().fold(Mode::NONE, |m, a| m.union(Mode::bit(a.scope, a.perm)))
+        self.accesses.iter().filter(|a| a.required()).fold(Mode::NONE, |m, a| m.union(Mode::bit(a.scope, a.perm)))
+    }
+
+    /// The bits possible accesses would need where the kernel does not hold them.
+    pub fn possible(&self) -> Mode {
+        self.accesses
+            .iter()
+            .filter(|a| a.bound().is_some())
+            .fold(Mode::NONE, |m, a| m.union(Mode::bit(a.scope, a.perm)))
     }
 }
 
@@ -129,6 +179,9 @@ pub struct Context {
     pub script_path: Option<String>,
     /// sandbox-bash's own executable: running it by path is running it by name (nesting).
     pub self_exe: Option<String>,
+    /// The real bash, asked whether it accepts a program the parser refuses (see
+    /// [`oracle`]); without it, such a program is refused.
+    pub bash: Option<std::path::PathBuf>,
 }
 
 /// What kind of text is analysed; scripts may start with a `#!` line.

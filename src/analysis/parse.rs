@@ -132,6 +132,13 @@ fn check_program(text: &str, cuts: Option<&mut Cutter<'_>>) -> Result<(), Failur
     Ok(())
 }
 
+/// Whether `text` is within the fixed bounds of the analysis (numbers bash can use, nesting
+/// depth). A text within them that [`program`] refuses was refused by the parser, which
+/// may be wrong where bash is not (see [`crate::analysis::files::bash_accepts`]).
+pub fn within_bounds(text: &str) -> bool {
+    check_numbers(text).is_ok() && scan(text, None).0 <= MAX_DEPTH
+}
+
 /// The parser on text that passed [`check_program`] (whole, or as a piece of a text that did).
 fn parse_checked(text: &str) -> Result<ast::Program, Failure> {
     let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options());

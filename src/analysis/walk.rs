@@ -17,7 +17,7 @@ use brush_parser::ast;
 use super::commands;
 use super::parse;
 use super::word::{Arg, Field};
-use super::{Access, Analysis, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
+use super::{Access, Analysis, Bound, Certainty, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
 use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
 
@@ -392,6 +392,8 @@ pub struct Walker<'c> {
     parses: usize,
     parsed_bytes: usize,
     quiet: u32,
+    /// Inside code whose accesses are only possible (see [`Certainty::Possible`]).
+    possible: u32,
     loop_depth: usize,
     sink: usize,
     sinks: Vec<Sink>,
@@ -670,6 +672,7 @@ impl<'c> Walker<'c> {
             parses: 0,
             parsed_bytes: 0,
             quiet: 0,
+            possible: 0,
             loop_depth: 0,
             sink: 0,
             sinks: vec![Sink::default()],
@@ -722,14 +725,31 @@ impl<'c> Walker<'c> {
         self.failure.is_some()
     }
 
-    /// Records that `command` needs `perm` in `scope` for `target`.
+    /// Records that `command` needs `perm` in `scope` for `target`. Inside [`Self::possibly`],
+    /// the access is possible, and only the static layer holds it.
     pub fn need(&mut self, scope: Scope, perm: Perm, target: &str, command: &str, reason: &str, pos: Pos) {
+        self.need_bounded(scope, perm, target, command, reason, pos, Bound::Static);
+    }
+
+    /// [`Self::need`] for an access that `bound` holds when it is only possible.
+    #[allow(clippy::too_many_arguments)]
+    fn need_bounded(
+        &mut self,
+        scope: Scope,
+        perm: Perm,
+        target: &str,
+        command: &str,
+        reason: &str,
+        pos: Pos,
+        bound: Bound,
+    ) {
         if scope == Scope::Network && perm == Perm::Read {
             self.fetched = true;
         }
         if self.quiet > 0 {
             return;
         }
+        let certainty = if self.possible > 0 { Certainty::Possible(bound) } else { Certainty::Known };
         self.sinks[self.sink].accesses.push(Access {
             scope,
             perm,
@@ -737,7 +757,17 @@ impl<'c> Walker<'c> {
             command: command.to_string(),
             reason: reason.to_string(),
             pos,
+            certainty,
         });
+    }
+
+    /// Runs `walk` with every access it records only possible: the words of a program the
+    /// analysis does not model, which may or may not be paths it opens.
+    pub fn possibly<R>(&mut self, walk: impl FnOnce(&mut Self) -> R) -> R {
+        self.possible += 1;
+        let result = walk(self);
+        self.possible -= 1;
+        result
     }
 
     /// Records a word whose value is not known.
@@ -998,7 +1028,7 @@ impl<'c> Walker<'c> {
             Ok(p) => p,
             Err(mut f) => {
                 f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
-                self.fail(f);
+                self.unparsed(text, key, origin, f, st, nest);
                 return;
             }
         };
@@ -1007,6 +1037,70 @@ impl<'c> Walker<'c> {
             Nest::Subshell | Nest::NewShell => {
                 let mut inner = st.clone();
                 w.program(&program, &mut inner);
+            }
+        });
+    }
+
+    /// A text the parser refused. Beyond the fixed bounds, or where bash refuses it too, the
+    /// program is refused (bash would run what comes before the error). Otherwise it is valid
+    /// bash the parser cannot read: nested code (`eval`, `source`, `bash -c`) is code the
+    /// analysis cannot see, where it runs; the program itself is walked in the pieces that do
+    /// parse, and each piece that does not is such code.
+    fn unparsed(&mut self, text: &str, key: u64, origin: Origin, f: Failure, st: &mut State, nest: Nest) {
+        if !parse::within_bounds(text) {
+            self.fail(f);
+            return;
+        }
+        let place = f.pos.unwrap_or(origin.base);
+        if self.nested_texts > 0 {
+            let what = match self.file_stack.last() {
+                Some(file) if self.file_stack.len() > usize::from(self.ctx.script_path.is_some()) => {
+                    format!("{file}: code the analysis cannot read ({})", f.message)
+                }
+                _ => format!("code the analysis cannot read ({})", f.message),
+            };
+            self.unknown_code(&what, "bash", place, false, st);
+            return;
+        }
+        let valid = self.ctx.bash.as_deref().is_some_and(|bash| super::oracle::bash_accepts(bash, text.as_bytes()));
+        if !valid {
+            self.fail(f);
+            return;
+        }
+        let mut pieces: Vec<(usize, usize)> = Vec::new();
+        if parse::cut(text, 1, &mut |from, to| {
+            pieces.push((from, to));
+            true
+        })
+        .is_err()
+        {
+            pieces = vec![(0, text.len())];
+        }
+        let mut line = 1;
+        self.inside_text(key, origin, |w| {
+            for (from, to) in pieces {
+                let piece = &text[from..to];
+                let base = origin.map(Pos { line, column: 1 });
+                line += piece.bytes().filter(|&b| b == b'\n').count();
+                match parse::program(piece) {
+                    Ok(program) => {
+                        let inner = Origin { base, ..origin };
+                        let saved = std::mem::replace(&mut w.origin, inner);
+                        match nest {
+                            Nest::Same => w.program(&program, st),
+                            Nest::Subshell | Nest::NewShell => w.program(&program, &mut st.clone()),
+                        }
+                        w.origin = saved;
+                    }
+                    Err(e) => {
+                        let at = e.pos.map_or(base, |p| Origin { base, ..origin }.map(p));
+                        let what = format!("code the parser cannot read, which bash accepts ({})", e.message);
+                        w.unknown_code(&what, "bash", at, false, st);
+                    }
+                }
+                if w.failed() {
+                    return;
+                }
             }
         });
     }
@@ -1154,6 +1248,25 @@ impl<'c> Walker<'c> {
             return false;
         }
         if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
+            return false;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => false,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
+        }
+    }
+
+    /// Whether no program is at the system path `path` now and this program puts none there:
+    /// neither a file it writes nor a link it makes leads there.
+    pub fn absent_program(&self, path: &str) -> bool {
+        // Only where the program cannot put one without system write.
+        if self.ctx.layout.classify(path, true) != Class::System {
+            return false;
+        }
+        if self.written_unknown
+            || self.written.iter().any(|w| scope::is_within(path, w))
+            || self.links.iter().any(|(link, _)| scope::is_within(path, link))
+        {
             return false;
         }
         match std::fs::symlink_metadata(path) {
@@ -1668,7 +1781,7 @@ impl<'c> Walker<'c> {
             return;
         }
         let sink = &self.sinks[self.sink];
-        if sink.accesses.len() == mark {
+        if !sink.accesses[mark..].iter().any(Access::required) {
             let pos = args[0].pos;
             self.need(
                 Scope::Workspace,
@@ -1949,6 +2062,11 @@ impl<'c> Walker<'c> {
     /// a credential or a protected path (`.git/hooks/…`, `config` in `.git`, `.bashrc`)
     /// needs system access; everything else about it is bounded by the kernel layer.
     pub fn anywhere(&mut self, rel: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
+        // The cwd's own entry, written without going into it (`mkdir -p .`, `touch .`),
+        // plants nothing wherever the cwd is.
+        if scope::normalize("/", rel) == "/" && !perms.contains(&Perm::Read) {
+            return;
+        }
         let layout = &self.ctx.layout;
         let mut bases = vec![layout.workspace.clone(), format!("{}/.git", layout.workspace.trim_end_matches('/'))];
         bases.extend(layout.home.iter().cloned());
@@ -2069,7 +2187,14 @@ impl<'c> Walker<'c> {
             None => ".".to_string(),
         };
 
-        self.classified_at(&dir, arg, perms, command, reason, st);
+        // (Where the cwd is not known, the names it can match decide, not the directory.)
+        match self.absolutes(&dir, st) {
+            Some(_) => self.classified_at(&dir, arg, perms, command, reason, st),
+            None => {
+                self.unresolved(&arg.raw, arg.pos);
+                self.anywhere(pattern, perms, command, reason, arg.pos);
+            }
+        }
         // …and by the credential and protected paths it matches now.
         for abs_pattern in self.absolute_patterns(pattern, st) {
             for m in super::glob::matches(&abs_pattern, 4096) {
@@ -2179,7 +2304,12 @@ impl<'c> Walker<'c> {
                     Class::Network => format!("{reason} (bash's network pseudo-device)"),
                     _ => reason.to_string(),
                 };
-                self.need(scope, perm, abs, command, &why, pos);
+                let bound = match class {
+                    Class::Credential | Class::Protected => Bound::View,
+                    Class::Network => Bound::Static,
+                    _ => Bound::Kernel,
+                };
+                self.need_bounded(scope, perm, abs, command, &why, pos, bound);
             }
             if is_engine_socket(abs) {
                 self.need(
@@ -2303,8 +2433,11 @@ impl<'c> Walker<'c> {
         } else {
             name.clone()
         };
-        if direct && !name.contains('/') {
-            self.call_function(&name, args, st);
+        // A function runs instead of any program of its name: its body, walked with these
+        // arguments, is what the call does. (A program the table knows is analysed too: the
+        // definition may not have run.)
+        if direct && !name.contains('/') && self.call_function(&name, args, st) && !commands::is_modelled(&program) {
+            return;
         }
         commands::dispatch(self, &program, args, env, stdin, st);
     }
@@ -2312,8 +2445,8 @@ impl<'c> Walker<'c> {
     /// A call of a function defined earlier: its body runs here, in this shell, with the
     /// call's arguments as positional parameters (the body is also analysed on its own at the
     /// end, for calls the walk cannot see).
-    fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) {
-        let Some(&index) = self.function_by_name.get(name) else { return };
+    fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) -> bool {
+        let Some(&index) = self.function_by_name.get(name) else { return false };
         // While probing a loop, follow calls one level deep only.
         let depth_limit = if self.quiet > 0 { 1 } else { MAX_CALL_DEPTH };
         if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
@@ -2322,11 +2455,11 @@ impl<'c> Walker<'c> {
                 self.function_skipped.insert(index);
             }
             self.apply_call_effects(name, st);
-            return;
+            return true;
         }
         if self.shallow && self.call_stack.len() >= SHALLOW_CALLS {
             self.stop_shallow();
-            return;
+            return true;
         }
         let (body, origin) = {
             let f = &self.functions[index];
@@ -2348,6 +2481,7 @@ impl<'c> Walker<'c> {
         self.call_stack.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
+        true
     }
 
     /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
@@ -2458,7 +2592,7 @@ impl<'c> Walker<'c> {
         }
     }
 
-    /// `cd`/`pushd`: the directory is read and becomes the cwd.
+    /// `cd`/`pushd`: the directory becomes the cwd.
     pub fn change_dir(&mut self, target: Option<&Arg>, command: &str, st: &mut State) {
         self.cwd_changes = true;
         let old = self.cwd_val(st);
@@ -2473,20 +2607,23 @@ impl<'c> Walker<'c> {
             },
         };
         let pos = target.map_or(self.here, |a| a.pos);
-        match &dests {
+        // Entering a directory reads nothing in it (the kernel lets any directory be entered);
+        // what later commands read there is resolved against it and checked then.
+        let reason = "changes into a directory (what runs there is checked where it reads)";
+        self.possibly(|w| match &dests {
             Some(all) => {
                 for d in all {
-                    self.classified(d, &[Perm::Read], command, "changes into a directory, which reads it", pos);
+                    w.classified(d, &[Perm::Read], command, reason, pos);
                 }
             }
             None => {
                 let raw = target.map_or("$HOME".to_string(), |a| a.raw.clone());
-                self.unresolved(&raw, pos);
+                w.unresolved(&raw, pos);
                 if let Some(arg) = target {
-                    self.path(arg, &[Perm::Read], command, "changes into a directory, which reads it", st);
+                    w.path(arg, &[Perm::Read], command, reason, st);
                 }
             }
-        }
+        });
         st.set_cwds(dests.map(|d| d.into_iter().collect()));
         self.entered(st);
         self.assign_val("OLDPWD", old, st);

@@ -6,9 +6,9 @@
 
 use brush_parser::word::{Parameter, ParameterExpr, SpecialParameter, TildeExpr, WordPiece, WordPieceWithSource};
 
+use super::Pos;
 use super::parse;
 use super::walk::{State, Val, Walker};
-use super::{Failure, Pos};
 
 /// One part of an expanded field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -413,10 +413,12 @@ impl Walker<'_> {
                     let next = raw.as_bytes().get(p.end_index).copied();
                     let dangling = t.ends_with('$') && matches!(next, Some(b'{' | b'('));
                     if t.contains("${") || t.contains("$(") || t.contains('`') || dangling {
-                        self.fail(Failure {
-                            message: format!("the parser left an expansion it does not understand in {t:?}"),
-                            pos: Some(at()),
-                        });
+                        // bash expands it (and may run code in it); the parser could not say
+                        // how, so its value is unknown and it is code the analysis cannot see.
+                        let what = format!("an expansion the parser cannot follow: {t}");
+                        self.unknown_code(&what, "the shell", at(), false, st);
+                        out.push(Part::Unknown { numeric: false });
+                        continue;
                     }
                     out.push(Part::Lit { text: t.clone(), quoted, split: false });
                 }

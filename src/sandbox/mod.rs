@@ -320,6 +320,37 @@ pub struct Locked {
     pub static_only: Vec<String>,
     /// This level or an enclosing one holds a namespace view (what nested levels are told).
     pub namespaces: bool,
+    /// The view this level entered, when it did.
+    pub view: Option<view::View>,
+}
+
+impl Locked {
+    /// Whether the rules in force hold a possible access the mode does not allow (see
+    /// [`crate::analysis::Bound`]); the reason when they do not.
+    pub fn holds(&self, access: &crate::analysis::Access) -> Result<(), String> {
+        use crate::analysis::Bound;
+        match access.bound() {
+            Some(Bound::Kernel) if self.outcome.shortfalls.is_empty() => Ok(()),
+            Some(Bound::Kernel) => Err("the kernel layer runs degraded here".into()),
+            Some(Bound::View) => {
+                let Some(view) = &self.view else {
+                    return Err("no namespace layer holds credential and protected paths at this level".into());
+                };
+                let target = access.target.as_str();
+                let masked = view.masks().any(|m| crate::scope::is_within(target, m));
+                let read_only = access.perm == crate::mode::Perm::Write
+                    && view.read_only().any(|p| crate::scope::is_within(target, p));
+                if masked || read_only {
+                    Ok(())
+                } else {
+                    Err("the namespace view does not cover this path (it did not exist or was out of reach when the \
+                         view was made)"
+                        .into())
+                }
+            }
+            _ => Err("only the static layer holds this access".into()),
+        }
+    }
 }
 
 /// The kernel backend of this platform: Landlock and seccomp on Linux, Seatbelt on macOS.
@@ -340,7 +371,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     {
         let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
         let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer)?;
-        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false })
+        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None })
     }
     #[cfg(not(target_os = "macos"))]
     {
@@ -358,7 +389,13 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         }
         let outer_marked = outer_namespaces(lock.env.get(ENFORCED_VAR));
         let layer = layer(&outcome, &view, outer_marked, lock.require_namespaces)?;
-        Ok(Locked { outcome, static_only: layer.static_only, namespaces: layer.marked })
+        let entered = matches!(outcome.enforcement.namespaces, Some(view::Entered::Held { .. }));
+        Ok(Locked {
+            outcome,
+            static_only: layer.static_only,
+            namespaces: layer.marked,
+            view: if entered { Some(view) } else { None },
+        })
     }
 }
 
