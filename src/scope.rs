@@ -210,6 +210,25 @@ pub fn is_within(path: &str, dir: &str) -> bool {
     path == dir || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
 }
 
+/// The files of `/proc/PID/` that say what a process is, as `ps` shows to everyone: reading
+/// them needs no bit. (`environ`, `mem`, `maps` and the rest keep their scope; other users'
+/// processes are out of reach of the kernel layer anyway.)
+const PROCESS_INFO: &[&str] = &["cmdline", "stat", "status", "comm", "statm"];
+
+/// Whether `path` (absolute, normal) is one of [`PROCESS_INFO`] of some process or thread:
+/// `/proc/PID/NAME`, `/proc/self/NAME`, `/proc/thread-self/NAME` or `/proc/PID/task/TID/NAME`.
+pub fn is_process_info(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/proc/") else { return false };
+    let parts: Vec<&str> = rest.split('/').collect();
+    let pid = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let process = |p: &str| pid(p) || p == "self" || p == "thread-self";
+    match parts.as_slice() {
+        [p, name] => process(p) && PROCESS_INFO.contains(name),
+        [p, "task", t, name] => process(p) && pid(t) && PROCESS_INFO.contains(name),
+        _ => false,
+    }
+}
+
 /// Whether `path` is one of the system roots, `/lib*`, or below one.
 pub fn is_system_path(path: &str) -> bool {
     if path == "/" {

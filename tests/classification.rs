@@ -480,6 +480,33 @@ const CASES: &[(&str, &str)] = &[
     // --- fail closed ----------------------------------------------------------------------------
     ("if true; then", "failure"),
     ("echo $(", "failure"),
+    // --- known versus possible: words only suspected to be paths need no bit ------------------
+    ("f() { echo \"$1\"; }; f /", "0004"),
+    ("mytool --with-openssl=/usr/local", "0004"),
+    ("mytool /etc/shadow; cat x", "0004"),
+    ("cd / || exit; cat x", "0404"),
+    ("ls -di / //", "0004"),
+    ("(/usr/ucb/echo hi) 2>/dev/null || echo no", "0004"),
+    ("cat /etc/shadow", "4000"),
+    ("mytool /etc/x > /etc/y", "2000"),
+    ("cd /etc && cat shadow", "4004"),
+    // A part-known path naming a credential is held by nothing but its bit.
+    ("read d; mytool \"$d/.ssh/id_rsa\"", "4004"),
+    // --- process information is what ps shows ---------------------------------------------------
+    ("tr '\\0' ' ' </proc/$PPID/cmdline", "0004"),
+    ("cat /proc/self/status /proc/1/stat /proc/1/task/1/comm", "0004"),
+    ("cat /proc/1/environ", "4000"),
+    ("cat /proc/$PPID/environ", "4000"),
+    ("cat /proc/1/maps", "4000"),
+    // --- dry runs are reads ---------------------------------------------------------------------
+    ("git clean -n", "0004"),
+    ("git clean -ndx", "0004"),
+    ("git clean --dry-run", "0004"),
+    ("git clean -fd", "0006"),
+    ("rsync -n -a src/ dst/", "0004"),
+    ("rsync --dry-run -a src/ ~/backup/", "0404"),
+    ("apt-get -s install foo", "4000"),
+    ("apt-get install foo", "2040"),
     // --- not understood is not invalid: nested code bash rejects when it runs it, and
     // expansions the parser cannot follow, are code the analysis cannot see ---------------
     ("eval 'if then'", "0001"),

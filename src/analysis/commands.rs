@@ -285,6 +285,15 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
 }
 
 /// Unknown programs: every word that looks like a path is read where it lands.
+/// `-nd`, `-ndx`: short options of `git clean` clustered with `-n`.
+fn dry_run_cluster(word: &str) -> bool {
+    word.len() > 2
+        && word.starts_with('-')
+        && !word.starts_with("--")
+        && word[1..].bytes().all(|b| b.is_ascii_alphabetic())
+        && word.contains('n')
+}
+
 /// Whether the table models `program` (what it reads, writes and runs).
 pub fn is_modelled(program: &str) -> bool {
     lookup(program).is_some()
@@ -2105,7 +2114,13 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
                     | "help"
                     | "--version"
             );
-            if reading {
+            // apt's simulation prints what it would do from the package database alone.
+            let simulates = matches!(program, "apt" | "apt-get" | "aptitude")
+                && rest.iter().filter_map(Arg::known).any(|t| {
+                    matches!(t.as_str(), "-s" | "--simulate" | "--just-print" | "--dry-run" | "--recon" | "--no-act")
+                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('s') && t.len() <= 4)
+                });
+            if reading || simulates {
                 w.need(Scope::System, Perm::Read, program, program, "reads the package database", pos);
             } else {
                 w.need(Scope::System, Perm::Write, program, program, "installs or changes system packages", pos);
@@ -2325,6 +2340,10 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                     w.path(&o, &[Perm::Write], program, "writes patches", st);
                 }
             }
+        }
+        "clean" | "prune" if words.iter().any(|w| matches!(w.as_str(), "-n" | "--dry-run") || dry_run_cluster(w)) => {
+            // A dry run lists what it would remove.
+            repo_access(w, &[Perm::Read], "reads the repository (dry run)");
         }
         "add" | "rm" | "mv" | "restore" | "reset" | "clean" | "init" | "gc" | "repack" | "prune" | "update-index"
         | "apply" | "notes" | "update-ref" | "symbolic-ref" | "read-tree" | "write-tree" | "commit-tree"
@@ -3280,12 +3299,20 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
             None => false,
         }
     };
+    // `rsync -n` compares and lists what it would copy: it reads both sides.
+    let dry_run = kind == Special::Rsync && parsed.has(&["n", "dry-run"]);
     let mut ops = parsed.operands;
     let Some(dest) = ops.pop() else { return };
     let deletes = parsed.opts.iter().any(|o| o.name.starts_with("delete") || o.name == "remove-source-files");
     if is_remote(&dest) {
         let host = dest.known().unwrap_or_default();
-        w.need(Scope::Network, Perm::Write, &host, program, "copies files to a remote host", pos);
+        if dry_run {
+            w.need(Scope::Network, Perm::Read, &host, program, "compares files with a remote host (dry run)", pos);
+        } else {
+            w.need(Scope::Network, Perm::Write, &host, program, "copies files to a remote host", pos);
+        }
+    } else if dry_run {
+        w.path(&dest, &[Perm::Read], program, "compares with the destination (dry run)", st);
     } else {
         let perms: &[Perm] = if deletes { &[Perm::Read, Perm::Write] } else { &[Perm::Write] };
         w.path(&dest, perms, program, "writes copied files", st);

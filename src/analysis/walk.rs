@@ -2124,6 +2124,10 @@ impl<'c> Walker<'c> {
             None => {
                 let prefix = field.prefix();
                 let certain = field.only_numbers_unknown();
+                // `/proc/$PPID/cmdline`: what a process is, whichever process it is.
+                if certain && !perms.contains(&Perm::Write) && scope::is_process_info(&field.with_numbers("1")) {
+                    return;
+                }
                 if !certain {
                     self.unresolved(&arg.raw, arg.pos);
                 }
@@ -2293,6 +2297,9 @@ impl<'c> Walker<'c> {
 
     fn classified_once(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         for &perm in perms {
+            if perm == Perm::Read && scope::is_process_info(abs) {
+                continue;
+            }
             let class = self.ctx.layout.classify(abs, perm == Perm::Write);
             if perm == Perm::Write && self.quiet == 0 {
                 self.written.insert(abs.to_string());

@@ -106,6 +106,20 @@ impl Field {
         out
     }
 
+    /// The text with `number` in place of each unknown part (for a field whose unknown parts
+    /// are only numbers).
+    pub fn with_numbers(&self, number: &str) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Lit { text, .. } => out.push_str(text),
+                Part::Unknown { .. } => out.push_str(number),
+                Part::Choice { .. } | Part::Break => {}
+            }
+        }
+        out
+    }
+
     /// Whether every unknown part is a number (so the directory part is certain).
     pub fn only_numbers_unknown(&self) -> bool {
         self.parts.iter().all(|p| !matches!(p, Part::Unknown { numeric: false } | Part::Choice { .. }))
