@@ -44,6 +44,7 @@ fn context() -> Context {
         bash_env: None,
         script_path: None,
         self_exe: None,
+        toolchains: Vec::new(),
         bash: None,
     }
 }

@@ -614,7 +614,9 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         }
         link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
     }
-    let mut layout = Layout { workspace, home, tmpdir, extra_credentials, extra_protected };
+    let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    let toolchains = scope::toolchain_groups(home.as_deref(), &var);
+    let mut layout = Layout { workspace, home, tmpdir, extra_credentials, extra_protected, toolchains };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;
@@ -697,11 +699,19 @@ fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, prot
 /// Gathers the facts the analysis may consult.
 fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: &str) -> Context {
     let mut program_dirs: Vec<String> = SYSTEM_PROGRAM_DIRS.iter().map(|s| s.to_string()).collect();
+    // The PATH directories as written and where they lead, for the toolchain homes.
+    let mut path_entries: Vec<String> = Vec::new();
     if let Some(path) = env.get("PATH") {
         for dir in std::env::split_paths(path) {
             let d = dir.to_string_lossy();
             if d.starts_with('/') {
                 let n = scope::normalize("/", &d);
+                path_entries.push(n.clone());
+                if let Ok(real) = exec::canonicalize(&n)
+                    && real != n
+                {
+                    path_entries.push(real);
+                }
                 if !program_dirs.contains(&n) {
                     program_dirs.push(n);
                 }
@@ -728,6 +738,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: 
         bash_env: None,
         script_path: None,
         self_exe: exec::self_exe().map(|p| p.to_string_lossy().into_owned()),
+        toolchains: layout.toolchains_on_path(&path_entries),
         bash: None,
     }
 }

@@ -16,6 +16,117 @@ pub struct Layout {
     pub extra_credentials: Vec<String>,
     /// Protected paths (writes need system write) the configuration adds.
     pub extra_protected: Vec<String>,
+    /// Where toolchains are installed (see [`toolchain_groups`]); empty: the homes' defaults.
+    pub toolchains: Vec<Toolchain>,
+}
+
+/// Homes of one toolchain, granted together when a `PATH` entry lies in one of them (cargo
+/// and rustup; a version manager's shims and versions are below one home).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Toolchain {
+    /// Absolute, normal paths.
+    pub homes: Vec<String>,
+    /// It may keep credentials in its home (Cargo's `credentials.toml`): list it first.
+    pub credentials: bool,
+}
+
+/// The variables that move a toolchain's home, with the home's place below `$HOME` when the
+/// variable is not set. Each row is one group.
+const TOOLCHAIN_HOMES: &[&[(&str, &str)]] = &[
+    &[("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")],
+    &[("NVM_DIR", ".nvm")],
+    &[("PYENV_ROOT", ".pyenv")],
+    &[("VOLTA_HOME", ".volta")],
+    &[("SDKMAN_DIR", ".sdkman")],
+    &[("GOPATH", "go")],
+    &[("GOROOT", "")],
+    &[("BUN_INSTALL", ".bun")],
+    &[("DENO_INSTALL", ".deno")],
+    &[("UV_PYTHON_INSTALL_DIR", "")],
+    &[("UV_TOOL_DIR", "")],
+    &[("MAMBA_ROOT_PREFIX", "")],
+    &[("", "miniconda3")],
+    &[("", "anaconda3")],
+    &[("", "miniforge3")],
+    &[("", "mambaforge")],
+    &[("", ".local")],
+];
+
+/// Where the toolchains of this environment live: each variable's value when it is set to an
+/// absolute path, else its place below `home`; conda's root from `CONDA_EXE`
+/// (`ROOT/bin/conda`). `GOPATH` may list several.
+pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Vec<Toolchain> {
+    let mut groups = Vec::new();
+    for row in TOOLCHAIN_HOMES {
+        let mut homes = Vec::new();
+        for (name, default) in *row {
+            let set = if name.is_empty() { None } else { var(name).filter(|v| !v.is_empty()) };
+            match set {
+                Some(value) => {
+                    let list: Vec<&str> = if *name == "GOPATH" { value.split(':').collect() } else { vec![&value] };
+                    homes.extend(list.into_iter().filter(|v| v.starts_with('/')).map(|v| normalize("/", v)));
+                }
+                None if !default.is_empty() => {
+                    if let Some(h) = home {
+                        homes.push(normalize(h, default));
+                    }
+                }
+                None => {}
+            }
+        }
+        homes.retain(|h| h != "/");
+        if !homes.is_empty() {
+            groups.push(Toolchain { homes, credentials: row[0].0 == "CARGO_HOME" });
+        }
+    }
+    if let Some(exe) = var("CONDA_EXE").filter(|e| e.starts_with('/')) {
+        let exe = normalize("/", &exe);
+        if let Some(root) = exe.strip_suffix("/bin/conda").filter(|r| !r.is_empty()) {
+            groups.push(Toolchain { homes: vec![root.to_string()], credentials: false });
+        }
+    }
+    groups
+}
+
+impl Layout {
+    /// The toolchain groups in force: the layout's, or the homes' defaults.
+    pub fn toolchain_groups(&self) -> Vec<Toolchain> {
+        if self.toolchains.is_empty() { toolchain_groups(self.home.as_deref(), &|_| None) } else { self.toolchains.clone() }
+    }
+}
+
+impl Layout {
+    /// Whether the toolchain home `top` may be granted read and execute whole: not one that
+    /// holds the workspace or the home directory, lies in the workspace (its bits decide), or
+    /// is a system path (the baseline has those).
+    pub fn grantable_toolchain_home(&self, top: &str) -> bool {
+        !(is_within(&self.workspace, top)
+            || is_within(top, &self.workspace)
+            || self.home.as_deref().is_some_and(|h| is_within(h, top))
+            || is_system_path(top))
+    }
+
+    /// The toolchain homes the runtime baseline grants for these `PATH` directories (absolute,
+    /// normal; each as written and where it leads): those of every group with a directory in it.
+    pub fn toolchains_on_path(&self, dirs: &[String]) -> Vec<String> {
+        let groups = self.toolchain_groups();
+        let mut out: Vec<String> = Vec::new();
+        for dir in dirs {
+            if let Some(group) = toolchain_of(&groups, dir) {
+                for top in &group.homes {
+                    if self.grantable_toolchain_home(top) && !out.contains(top) {
+                        out.push(top.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The group whose home holds `dir`, and that home.
+pub fn toolchain_of<'a>(groups: &'a [Toolchain], dir: &str) -> Option<&'a Toolchain> {
+    groups.iter().find(|g| g.homes.iter().any(|h| is_within(dir, h) && dir != h))
 }
 
 /// The row of the scope table a path falls in.

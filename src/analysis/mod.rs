@@ -179,6 +179,9 @@ pub struct Context {
     pub script_path: Option<String>,
     /// sandbox-bash's own executable: running it by path is running it by name (nesting).
     pub self_exe: Option<String>,
+    /// Toolchain homes the runtime baseline grants read and execute (see
+    /// [`crate::scope::Layout::toolchains_on_path`]): reading and running in them needs no bit.
+    pub toolchains: Vec<String>,
     /// The real bash, asked whether it accepts a program the parser refuses (see
     /// [`oracle`]); without it, such a program is refused.
     pub bash: Option<std::path::PathBuf>,

@@ -1256,6 +1256,11 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Whether `abs` lies in a toolchain home the runtime baseline grants.
+    fn in_toolchain(&self, abs: &str) -> bool {
+        self.ctx.toolchains.iter().any(|t| scope::is_within(abs, t))
+    }
+
     /// Whether no program is at the system path `path` now and this program puts none there:
     /// neither a file it writes nor a link it makes leads there.
     pub fn absent_program(&self, path: &str) -> bool {
@@ -2301,6 +2306,10 @@ impl<'c> Walker<'c> {
                 continue;
             }
             let class = self.ctx.layout.classify(abs, perm == Perm::Write);
+            // A toolchain on PATH reads and runs its own installation: the baseline grants it.
+            if perm != Perm::Write && class == Class::External && self.in_toolchain(abs) {
+                continue;
+            }
             if perm == Perm::Write && self.quiet == 0 {
                 self.written.insert(abs.to_string());
             }

@@ -399,10 +399,6 @@ const SCRATCH_DEVICES: &[&str] =
 /// (POSIX semaphores of Python's multiprocessing live there).
 const SCRATCH_DEVICE_DIRS: &[&str] = &["/dev/pts", "/dev/shm"];
 
-/// Toolchain homes below `$HOME`: a `PATH` entry inside one makes the whole home readable
-/// and executable (the tools read their own installation). Cargo and rustup go together.
-const TOOLCHAIN_HOMES: &[&[&str]] = &[&[".cargo", ".rustup"], &[".nvm"], &[".pyenv"], &[".local"]];
-
 /// `dir/name`, as `format!` would make it, without the formatting machinery: planning joins a
 /// path for every entry of every directory it lists.
 pub(crate) fn join(dir: &str, name: &str) -> String {
@@ -686,6 +682,7 @@ impl Planner<'_> {
     fn toolchains(&mut self) {
         let Some(path_var) = self.inputs.path_var else { return };
         let home = self.layout().home.clone();
+        let groups = self.layout().toolchain_groups();
         let w = self.layout().workspace.clone();
         let mut homes_done: Vec<String> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
@@ -709,13 +706,7 @@ impl Planner<'_> {
             // Inside a toolchain home the lexical path is enough (the home gets the rule, and
             // it is opened without following a link); elsewhere, or when the entry itself is a
             // link, the real location decides.
-            let in_toolchain_home = home.as_deref().is_some_and(|h| {
-                normal
-                    .strip_prefix(h)
-                    .and_then(|r| r.strip_prefix('/'))
-                    .and_then(|r| r.split('/').next())
-                    .is_some_and(|first| TOOLCHAIN_HOMES.iter().any(|g| g.contains(&first)))
-            });
+            let in_toolchain_home = scope::toolchain_of(&groups, &normal).is_some();
             let dir = if in_toolchain_home && !self.world.is_link(&normal) {
                 normal.clone()
             } else {
@@ -744,43 +735,41 @@ impl Planner<'_> {
             {
                 continue;
             }
-            let group = home.as_deref().and_then(|h| {
-                let rest = dir.strip_prefix(h)?.strip_prefix('/')?;
-                let first = rest.split('/').next()?;
-                TOOLCHAIN_HOMES.iter().find(|g| g.contains(&first)).map(|g| (h.to_string(), *g))
-            });
-            match group {
-                Some((h, names)) => {
-                    for name in names {
-                        let top = join(&h, name);
-                        if homes_done.contains(&top) {
+            match scope::toolchain_of(&groups, &dir) {
+                Some(group) => {
+                    for top in &group.homes {
+                        if homes_done.contains(top) {
                             continue;
                         }
                         homes_done.push(top.clone());
+                        if !self.layout().grantable_toolchain_home(top) {
+                            continue;
+                        }
+                        let top = top.as_str();
                         // Only Cargo keeps credentials in its home (`credentials.toml`): its
                         // entries are granted one by one when it has them, and the home itself
                         // made listable (nested invocations list it again). The others are
                         // granted whole without listing them.
-                        let listing = if *name == ".cargo" { self.world.list(&top) } else { Some(Vec::new()) };
+                        let listing = if group.credentials { self.world.list(top) } else { Some(Vec::new()) };
                         match listing {
                             // Nothing to leave out: one rule for the whole home.
                             Some(entries)
                                 if entries
                                     .iter()
-                                    .all(|e| !e.link && !self.layout().is_credential(&join(&top, &e.name))) =>
+                                    .all(|e| !e.link && !self.layout().is_credential(&join(top, &e.name))) =>
                             {
-                                self.add_dir(&top, Rights::RX, Why::Toolchain, false);
+                                self.add_dir(top, Rights::RX, Why::Toolchain, false);
                             }
                             Some(entries) => {
-                                self.add_dir(&top, Rights::LIST, Why::Toolchain, false);
+                                self.add_dir(top, Rights::LIST, Why::Toolchain, false);
                                 for e in entries {
-                                    let p = join(&top, &e.name);
+                                    let p = join(top, &e.name);
                                     if !e.link && !self.layout().is_credential(&p) {
                                         self.add_entry(&p, Rights::RX, Why::Toolchain, &e);
                                     }
                                 }
                             }
-                            None if self.inputs.nested => self.add_dir(&top, Rights::RX, Why::Toolchain, false),
+                            None if self.inputs.nested => self.add_dir(top, Rights::RX, Why::Toolchain, false),
                             None => {}
                         }
                     }

@@ -25,6 +25,7 @@ pub fn table_context() -> Context {
         bash_env: None,
         script_path: None,
         self_exe: None,
+        toolchains: Vec::new(),
         bash: None,
     }
 }
