@@ -91,7 +91,11 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
 impl Layout {
     /// The toolchain groups in force: the layout's, or the homes' defaults.
     pub fn toolchain_groups(&self) -> Vec<Toolchain> {
-        if self.toolchains.is_empty() { toolchain_groups(self.home.as_deref(), &|_| None) } else { self.toolchains.clone() }
+        if self.toolchains.is_empty() {
+            toolchain_groups(self.home.as_deref(), &|_| None)
+        } else {
+            self.toolchains.clone()
+        }
     }
 }
 

@@ -322,6 +322,8 @@ pub struct Locked {
     pub namespaces: bool,
     /// The view this level entered, when it did.
     pub view: Option<view::View>,
+    /// The Landlock rules in force (Linux).
+    pub policy: Option<Policy>,
 }
 
 impl Locked {
@@ -333,6 +335,20 @@ impl Locked {
             Some(Bound::Kernel) if self.outcome.shortfalls.is_empty() => Ok(()),
             Some(Bound::Kernel) => Err("the kernel layer runs degraded here".into()),
             Some(Bound::View) => {
+                // Landlock leaves it out (a home's credential entries get only the system
+                // bits), where it lies and where it leads.
+                let right = match access.perm {
+                    crate::mode::Perm::Read => policy::Rights::READ,
+                    crate::mode::Perm::Write => policy::Rights::WRITE,
+                    crate::mode::Perm::Execute => policy::Rights::EXECUTE,
+                };
+                if let Some(policy) = &self.policy {
+                    let real = crate::exec::canonicalize(&access.target).ok();
+                    let left_out = |p: &str| !policy.granted(p).contains(right);
+                    if left_out(&access.target) && real.as_deref().is_none_or(left_out) {
+                        return Ok(());
+                    }
+                }
                 let Some(view) = &self.view else {
                     return Err("no namespace layer holds credential and protected paths at this level".into());
                 };
@@ -371,7 +387,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     {
         let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
         let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer)?;
-        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None })
+        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None, policy: None })
     }
     #[cfg(not(target_os = "macos"))]
     {
@@ -395,6 +411,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             static_only: layer.static_only,
             namespaces: layer.marked,
             view: if entered { Some(view) } else { None },
+            policy: Some(policy),
         })
     }
 }

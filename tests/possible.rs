@@ -1,0 +1,170 @@
+//! Possible accesses need no bit because something else holds them: these tests check that it
+//! does. A word the analysis only suspects is a path (an argument of a program it does not
+//! model, or of a function) goes past the static layer, and the kernel refuses the read; the
+//! same program reads it where the mode allows. Credentials rest on the namespace view: where a
+//! level has none of its own, a possible read of one is denied before anything runs. Toolchain
+//! homes moved by their variables run; a home no `PATH` entry lies in does not.
+#![cfg(target_os = "linux")]
+
+#[path = "common/lab.rs"]
+mod lab;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use lab::{Lab, SB, kernel_refused, ok, read, text};
+
+const NOBODY: u32 = 65534;
+
+/// A program the table does not know, which prints each file it is given.
+fn reader(lab: &Lab) {
+    let p = lab.ws.join("reader.py");
+    std::fs::write(&p, "#!/usr/bin/python3\nimport sys\nfor f in sys.argv[1:]:\n    print(open(f).read(), end='')\n")
+        .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn as_nobody(lab: &Lab, c: Command) -> Command {
+    for dir in [lab.ws.parent().unwrap(), lab.system.as_path()] {
+        let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
+        assert!(status.success());
+    }
+    let mut n = Command::new("setpriv");
+    n.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups"]);
+    n.arg(c.get_program()).args(c.get_args());
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => n.env(k, v),
+            None => n.env_remove(k),
+        };
+    }
+    n.current_dir(c.get_current_dir().unwrap());
+    n
+}
+
+fn explain_certainty(lab: &Lab, mode: &str, program: &str, target: &Path) -> (String, String) {
+    let c = lab.command(mode, program);
+    // The options go before -c.
+    let mut e = Command::new(SB);
+    e.args(["--sandbox-explain", "--sandbox-json", "-c", program]);
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => e.env(k, v),
+            None => e.env_remove(k),
+        };
+    }
+    e.current_dir(&lab.ws);
+    let out = e.output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = target.display().to_string();
+    let a = json["accesses"].as_array().unwrap().iter().find(|a| a["target"] == t.as_str()).cloned();
+    let a = a.unwrap_or_else(|| panic!("no access to {t} in {json:#}"));
+    (a["certainty"].as_str().unwrap_or("").to_string(), a["held_by"].as_str().unwrap_or("").to_string())
+}
+
+#[test]
+fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
+    for nobody in [false, true] {
+        let lab = Lab::new();
+        reader(&lab);
+        let canary = lab.canary();
+        let before = read(&canary);
+        let c = canary.display();
+        for program in [format!("./reader.py {c}"), format!("f() {{ \"$@\"; }}; f ./reader.py {c}")] {
+            assert_eq!(
+                explain_certainty(&lab, "0467", &program, &canary),
+                ("possible".to_string(), "kernel".to_string()),
+                "{program}"
+            );
+            let run = |mode: &str| -> Output {
+                let mut c = lab.command(mode, &program);
+                if nobody { as_nobody(&lab, c).output().unwrap() } else { c.output().unwrap() }
+            };
+            let out = run("0467");
+            kernel_refused(&out, &[]);
+            assert!(!text(&out.stdout).contains("SYSTEM CANARY"), "{program}: the canary was read");
+            assert_eq!(read(&canary), before);
+            // Positive control: where the mode allows system read, the same program reads it.
+            assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
+        }
+    }
+}
+
+#[test]
+fn a_possible_credential_read_rests_on_the_kernel_and_is_denied_where_nothing_holds_it() {
+    let lab = Lab::new();
+    reader(&lab);
+    // A key in the home, which Landlock leaves out, and one in the workspace, which Landlock
+    // grants with the workspace and the namespace view masks.
+    let home_key = lab.home.join(".ssh/id_ed25519");
+    let ws_key = lab.ws.join("deploy.key");
+    std::fs::write(&ws_key, "DEPLOY KEY CANARY\n").unwrap();
+    for key in [&home_key, &ws_key] {
+        let program = format!("./reader.py {}", key.display());
+        assert_eq!(
+            explain_certainty(&lab, "0467", &program, key),
+            ("possible".to_string(), "namespace view".to_string())
+        );
+        let out = lab.run("0467", &program);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!all.contains("sandbox-bash: denied:"), "{all}");
+        // Refused (root finds a masked directory empty).
+        assert!(all.contains("Errno 13") || all.contains("Errno 2]"), "{all}");
+        assert!(!all.contains("CANARY"), "{all}");
+        // Positive control: where the mode allows it, it is read.
+        assert!(ok(&lab.run("4467", &program)).contains("CANARY"));
+    }
+    // A nested level builds no view of its own, and its Landlock rules grant the workspace:
+    // nothing holds the workspace key there, so its read is denied before anything runs.
+    let nested = format!("{SB} -c {}", shell_quote(&format!("./reader.py {}", ws_key.display())));
+    let out = lab.run("0467", &nested);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(126), "{all}");
+    assert!(all.contains("sandbox-bash: denied: missing system read (4000)"), "{all}");
+    assert!(all.contains("possible, and no namespace layer holds credential"), "{all}");
+    assert!(!all.contains("CANARY"), "{all}");
+    // A nested level knows only its own rules, which take unlistable trees whole: the home
+    // key is denied there too (the enclosing level's rules would hold it; it cannot see them).
+    let nested = format!("{SB} -c {}", shell_quote(&format!("./reader.py {}", home_key.display())));
+    let out = lab.run("0467", &nested);
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn toolchain_homes_moved_by_their_variables_run_and_others_do_not() {
+    let lab = Lab::new();
+    let cargo = lab.outside.join("opt/cargo");
+    let rustup = lab.outside.join("opt/rustup");
+    let real = rustup.join("toolchains/stable/bin/cargo");
+    std::fs::create_dir_all(cargo.join("bin")).unwrap();
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(cargo.join("bin/cargo"), format!("#!/bin/sh\nexec {} \"$@\"\n", real.display())).unwrap();
+    std::fs::write(&real, "#!/bin/sh\necho \"toolchain cargo $*\"\n").unwrap();
+    for p in [cargo.join("bin/cargo"), real.clone()] {
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let with_path = |on_path: bool, program: &str| -> Output {
+        let mut c = lab.command("0467", program);
+        c.env("CARGO_HOME", &cargo).env("RUSTUP_HOME", &rustup);
+        let path = if on_path {
+            format!("{}:/usr/bin:/bin", cargo.join("bin").display())
+        } else {
+            "/usr/bin:/bin".to_string()
+        };
+        c.env("PATH", path);
+        c.output().unwrap()
+    };
+    // Cargo's bin on PATH: its shim runs the toolchain in RUSTUP_HOME, outside the home.
+    assert_eq!(ok(&with_path(true, "cargo build")), "toolchain cargo build\n");
+    // Without it, nothing grants the toolchain: running it (from a computed path, past the
+    // static layer) is refused by the kernel.
+    std::fs::write(lab.ws.join("where"), format!("{}\n", real.display())).unwrap();
+    let out = with_path(false, "read -r p < where; \"$p\" build");
+    kernel_refused(&out, &[]);
+    assert!(!text(&out.stdout).contains("toolchain cargo"));
+}
