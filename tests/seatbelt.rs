@@ -122,6 +122,7 @@ fn configured_paths_reach_the_profile() {
         tmpdir: None,
         extra_credentials: vec!["/Users/u/vault".into()],
         extra_protected: vec!["/Users/u/.gitconfig".into()],
+        ..Default::default()
     };
     let inputs = Inputs {
         mode: Mode(0o0467),
