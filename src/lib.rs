@@ -382,7 +382,7 @@ fn lock_and_exec(
     if let Some(script) = decision.script.as_ref()
         && !script.unchanged()
     {
-        return Err(Error::ScriptChanged(script.path.clone()));
+        return Err(Error::ScriptChanged(script.path.display().to_string()));
     }
 
     // Lock first, then exec: bash and everything it starts inherit the rules.
@@ -718,7 +718,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: 
             }
         }
     }
-    let lossy = |s: &OsString| s.to_string_lossy().into_owned();
+    let lossy = |s: &OsString| analysis::bytes::decode(s.as_bytes()).into_owned();
     let (arg0, args) = match source {
         Source::Command { name, args, .. } => {
             (name.as_ref().map_or_else(|| lossy(&argv0.to_os_string()), lossy), args.iter().map(lossy).collect())
@@ -815,8 +815,8 @@ fn decide(
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
         Source::Script { path, .. } => {
             let located = locate_script(path, &ctx.cwd, env);
-            let located_text = located.to_string_lossy().into_owned();
-            match analysis::files::read_regular_with_identity(&located_text, analysis::MAX_TEXT_BYTES as u64) {
+            let located_text = analysis::bytes::from_os(&located);
+            match analysis::files::read_regular_with_identity(&located, analysis::MAX_TEXT_BYTES as u64) {
                 Ok((bytes, identity)) => {
                     decision.script = Some(identity);
                     decision.script_bytes = Some((located.clone(), bytes.clone()));
@@ -896,7 +896,7 @@ fn decide(
             return Ok(decision);
         }
     };
-    decision.program = String::from_utf8_lossy(&text).into_owned();
+    decision.program = analysis::bytes::shown(&analysis::bytes::decode(&text)).into_owned();
     let mut analysis = analysis::analyze(&text, kind, &ctx);
     analysis.accesses.extend(extra);
     if inv.noexec {

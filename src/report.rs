@@ -1,6 +1,10 @@
 //! What sandbox-bash says: the denial on stderr, and the explanation (text or JSON).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
+
+use crate::analysis::bytes::shown;
 
 use crate::analysis::{Access, Analysis, Bound, Certainty};
 use crate::mode::{Mode, Perm, Scope};
@@ -13,9 +17,9 @@ pub const MODE_LEGEND: &str = "mode=system/external/network/workspace bits=4:rea
 pub struct JsonAccess<'a> {
     scope: &'static str,
     perm: &'static str,
-    target: &'a str,
-    command: &'a str,
-    reason: &'a str,
+    target: Cow<'a, str>,
+    command: Cow<'a, str>,
+    reason: Cow<'a, str>,
     line: usize,
     column: usize,
     /// "known", or "possible" for a word only suspected to be a path.
@@ -31,9 +35,9 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
         JsonAccess {
             scope: a.scope.name(),
             perm: a.perm.letter(),
-            target: &a.target,
-            command: &a.command,
-            reason: &a.reason,
+            target: shown(&a.target),
+            command: shown(&a.command),
+            reason: shown(&a.reason),
             line: a.pos.line,
             column: a.pos.column,
             certainty: match a.certainty {
@@ -135,10 +139,10 @@ impl Decision {
                 scope.name(),
                 perm.word(),
                 Mode::bit(scope, perm),
-                first.command,
-                first.target,
+                shown(&first.command),
+                shown(&first.target),
                 first.pos,
-                first.reason
+                shown(&first.reason)
             ));
         }
         lines
@@ -198,10 +202,10 @@ impl Decision {
                     "  {bit} {} {:<7} {}  ({} at {}: {}){flag}\n",
                     a.scope.name(),
                     a.perm.word(),
-                    a.target,
-                    a.command,
+                    shown(&a.target),
+                    shown(&a.command),
                     a.pos,
-                    a.reason
+                    shown(&a.reason)
                 ));
             }
         }
@@ -220,10 +224,10 @@ impl Decision {
                     "  {bit} {} {:<7} {}  ({} at {}: {}){held}\n",
                     a.scope.name(),
                     a.perm.word(),
-                    a.target,
-                    a.command,
+                    shown(&a.target),
+                    shown(&a.command),
                     a.pos,
-                    a.reason
+                    shown(&a.reason)
                 ));
             }
         }
@@ -231,15 +235,19 @@ impl Decision {
             out.push_str("commands:\n");
             for c in &self.analysis.commands {
                 match &c.name {
-                    Some(name) => out.push_str(&format!("  {name} ({})\n", c.pos)),
-                    None => out.push_str(&format!("  (not static: {}) ({})\n", c.text.as_deref().unwrap_or(""), c.pos)),
+                    Some(name) => out.push_str(&format!("  {} ({})\n", shown(name), c.pos)),
+                    None => out.push_str(&format!(
+                        "  (not static: {}) ({})\n",
+                        shown(c.text.as_deref().unwrap_or("")),
+                        c.pos
+                    )),
                 }
             }
         }
         if !self.analysis.unresolved.is_empty() {
             out.push_str("unresolved (bounded only by the kernel layer):\n");
             for u in &self.analysis.unresolved {
-                out.push_str(&format!("  {} ({})\n", u.text, u.pos));
+                out.push_str(&format!("  {} ({})\n", shown(&u.text), u.pos));
             }
         }
         out
@@ -249,15 +257,15 @@ impl Decision {
     pub fn json(&self) -> String {
         #[derive(Serialize)]
         struct JsonCommand<'a> {
-            name: Option<&'a str>,
+            name: Option<Cow<'a, str>>,
             #[serde(skip_serializing_if = "Option::is_none")]
-            text: Option<&'a str>,
+            text: Option<Cow<'a, str>>,
             line: usize,
             column: usize,
         }
         #[derive(Serialize)]
         struct JsonUnresolved<'a> {
-            text: &'a str,
+            text: Cow<'a, str>,
             line: usize,
             column: usize,
         }
@@ -296,8 +304,8 @@ impl Decision {
                 .commands
                 .iter()
                 .map(|c| JsonCommand {
-                    name: c.name.as_deref(),
-                    text: c.text.as_deref(),
+                    name: c.name.as_deref().map(shown),
+                    text: c.text.as_deref().map(shown),
                     line: c.pos.line,
                     column: c.pos.column,
                 })
@@ -306,7 +314,7 @@ impl Decision {
                 .analysis
                 .unresolved
                 .iter()
-                .map(|u| JsonUnresolved { text: &u.text, line: u.pos.line, column: u.pos.column })
+                .map(|u| JsonUnresolved { text: shown(&u.text), line: u.pos.line, column: u.pos.column })
                 .collect(),
             error,
             note: self.note.as_deref(),

@@ -77,13 +77,23 @@ impl Lab {
             panic!("explain printed no JSON for {program:?}: {e}: {}", String::from_utf8_lossy(&out.stderr))
         });
         let denied = json["verdict"] == "deny";
-        let names = json["commands"]
-            .as_array()
-            .unwrap()
+        let commands = json["commands"].as_array().unwrap();
+        let mut names: BTreeSet<String> = commands
             .iter()
             .filter_map(|c| c["name"].as_str())
             .map(|n| n.rsplit('/').next().unwrap_or(n).to_string())
             .collect();
+        // Code the analysis cannot read is listed with its text: a stub named in it is shown.
+        for text in commands.iter().filter(|c| c["name"].is_null()).filter_map(|c| c["text"].as_str()) {
+            for i in 0..STUBS {
+                let s = stub(i);
+                // (A stub run by a file it sources is named by that file: `lib_stub_s.sh`.)
+                let lib = format!("lib_{s}");
+                if text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == s || w == lib) {
+                    names.insert(s);
+                }
+            }
+        }
         (denied, names, json["error"].to_string())
     }
 

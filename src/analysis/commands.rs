@@ -420,7 +420,7 @@ fn copy_like(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st
 /// `ln [-s] SOURCE… DEST`: later accesses through DEST land at the source.
 fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &State) {
     let Some(dest_abs) = dest.known().and_then(|t| w.absolute(&t, st)) else { return };
-    let into_dir = sources.len() > 1 || std::path::Path::new(&dest_abs).is_dir();
+    let into_dir = sources.len() > 1 || super::bytes::path(&dest_abs).is_dir();
     for src in sources {
         let Some(text) = src.known() else { continue };
         let link = if into_dir {
@@ -709,14 +709,14 @@ fn run_script_file(
 /// bash looks a script name without a slash up in the cwd, then on PATH.
 fn find_script(w: &Walker, name: &str, st: &State) -> Option<String> {
     let local = w.absolute(name, st)?;
-    if name.contains('/') || std::path::Path::new(&local).is_file() || st.downloaded.contains(&local) {
+    if name.contains('/') || super::bytes::path(&local).is_file() || st.downloaded.contains(&local) {
         return Some(local);
     }
     let on_path = w.var_value("PATH", st).and_then(|path| {
         path.split(':')
             .filter(|d| !d.is_empty())
             .map(|d| format!("{}/{name}", d.trim_end_matches('/')))
-            .find(|p| std::path::Path::new(p).is_file())
+            .find(|p| super::bytes::path(p).is_file())
     });
     Some(on_path.unwrap_or(local))
 }
@@ -1320,7 +1320,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
     let path = if name.contains('/') {
         w.absolute(&name, st)
     } else {
-        let on_path = on_path_candidates.iter().find(|c| std::path::Path::new(c).is_file()).cloned();
+        let on_path = on_path_candidates.iter().find(|c| super::bytes::path(c).is_file()).cloned();
         on_path.or_else(|| w.absolute(&name, st))
     };
     let Some(path) = path else {
@@ -3097,7 +3097,9 @@ fn sed(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for f in parsed.values(&["f", "file"]) {
         w.path(&f, &[Perm::Read], program, "reads a sed script", st);
         if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Some(text) = super::files::read_regular(&p, 1 << 20).ok().and_then(|b| String::from_utf8(b).ok())
+            && let Some(text) = super::files::read_regular(&super::bytes::path(&p), 1 << 20)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
         {
             scripts.push(sub_arg(&f, &text));
         }
@@ -3186,7 +3188,9 @@ fn awk(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     for f in parsed.values(&["f", "file", "i", "include", "E", "exec"]) {
         w.path(&f, &[Perm::Read], program, "reads an awk program", st);
         if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Some(text) = super::files::read_regular(&p, 1 << 20).ok().and_then(|b| String::from_utf8(b).ok())
+            && let Some(text) = super::files::read_regular(&super::bytes::path(&p), 1 << 20)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
         {
             programs.push(sub_arg(&f, &text));
         }

@@ -19,7 +19,7 @@ pub enum NotRead {
 /// time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
-    pub path: String,
+    pub path: std::path::PathBuf,
     dev: u64,
     ino: u64,
     len: u64,
@@ -28,10 +28,10 @@ pub struct Identity {
 }
 
 impl Identity {
-    fn of(path: &str, meta: &std::fs::Metadata) -> Identity {
+    fn of(path: &std::path::Path, meta: &std::fs::Metadata) -> Identity {
         use std::os::unix::fs::MetadataExt;
         Identity {
-            path: path.to_string(),
+            path: path.to_path_buf(),
             dev: meta.dev(),
             ino: meta.ino(),
             len: meta.len(),
@@ -57,7 +57,7 @@ impl Identity {
 }
 
 /// Reads a regular file of at most `limit` bytes, with its identity.
-pub fn read_regular_with_identity(path: &str, limit: u64) -> Result<(Vec<u8>, Identity), NotRead> {
+pub fn read_regular_with_identity(path: &std::path::Path, limit: u64) -> Result<(Vec<u8>, Identity), NotRead> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -80,12 +80,12 @@ pub fn read_regular_with_identity(path: &str, limit: u64) -> Result<(Vec<u8>, Id
 }
 
 /// Reads a regular file of at most `limit` bytes.
-pub fn read_regular(path: &str, limit: u64) -> Result<Vec<u8>, NotRead> {
+pub fn read_regular(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, NotRead> {
     read_regular_with_identity(path, limit).map(|(bytes, _)| bytes)
 }
 
 /// The first bytes of a regular file.
-pub fn head(path: &str, n: usize) -> Option<Vec<u8>> {
+pub fn head(path: &std::path::Path, n: usize) -> Option<Vec<u8>> {
     let file =
         std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).ok()?;
     if !file.metadata().ok()?.is_file() {
@@ -104,7 +104,7 @@ mod tests {
     fn identity_notices_a_changed_file() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.sh");
-        let path = file.to_str().unwrap();
+        let path = file.as_path();
         std::fs::write(&file, "echo one\n").unwrap();
         let (_, id) = read_regular_with_identity(path, 100).unwrap();
         assert!(id.unchanged());
@@ -123,16 +123,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, "echo hi\n").unwrap();
-        assert_eq!(read_regular(file.to_str().unwrap(), 100).unwrap(), b"echo hi\n");
-        assert!(matches!(read_regular(file.to_str().unwrap(), 3), Err(NotRead::TooLarge(8))));
-        assert!(matches!(read_regular(dir.path().to_str().unwrap(), 100), Err(NotRead::NotRegular)));
+        assert_eq!(read_regular(&file, 100).unwrap(), b"echo hi\n");
+        assert!(matches!(read_regular(&file, 3), Err(NotRead::TooLarge(8))));
+        assert!(matches!(read_regular(dir.path(), 100), Err(NotRead::NotRegular)));
         // A FIFO with no writer would block a plain read forever.
         let fifo = dir.path().join("fifo");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(matches!(read_regular(fifo.to_str().unwrap(), 100), Err(NotRead::NotRegular)));
-        assert!(head(fifo.to_str().unwrap(), 10).is_none());
-        assert!(matches!(read_regular("/dev/null", 100), Err(NotRead::NotRegular)));
+        assert!(matches!(read_regular(&fifo, 100), Err(NotRead::NotRegular)));
+        assert!(head(&fifo, 10).is_none());
+        assert!(matches!(read_regular(std::path::Path::new("/dev/null"), 100), Err(NotRead::NotRegular)));
     }
 }

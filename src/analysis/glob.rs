@@ -158,23 +158,24 @@ pub fn matches(pattern: &str, budget: usize) -> Vec<String> {
             let base = dir.trim_end_matches('/');
             if !has_glob(comp) {
                 let candidate = format!("{base}/{}", unescape(comp));
-                if std::fs::symlink_metadata(&candidate).is_ok() {
+                if std::fs::symlink_metadata(super::bytes::path(&candidate)).is_ok() {
                     next.push(candidate);
                 }
                 continue;
             }
-            let Ok(entries) = std::fs::read_dir(if base.is_empty() { "/" } else { base }) else { continue };
+            let Ok(entries) = std::fs::read_dir(super::bytes::path(if base.is_empty() { "/" } else { base })) else {
+                continue;
+            };
             for entry in entries.flatten() {
                 if budget == 0 {
                     return next;
                 }
                 budget -= 1;
-                let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
+                let name = super::bytes::from_os(std::path::Path::new(&entry.file_name()));
                 if name.starts_with('.') && !comp.starts_with('.') {
                     continue;
                 }
-                if fnmatch(comp, name) {
+                if fnmatch(comp, &name) {
                     next.push(format!("{base}/{name}"));
                 }
             }

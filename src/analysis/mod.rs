@@ -9,6 +9,7 @@
 //! The whole analysis runs on one thread with a large stack, after a cheap scan has bounded
 //! the nesting depth, so that no input can overflow the stack.
 
+pub mod bytes;
 mod commands;
 mod effects;
 pub mod files;
@@ -198,7 +199,7 @@ pub enum TextKind {
 /// understand the text are reported in [`Analysis::failure`].
 pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
     let text = match parse::check_text(text) {
-        Ok(text) => text.to_string(),
+        Ok(text) => text.into_owned(),
         Err(failure) => return Analysis { failure: Some(failure), ..Analysis::default() },
     };
     // Small programs (most commands an agent runs) are analysed right here: starting a

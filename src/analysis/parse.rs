@@ -18,8 +18,9 @@ const MAX_OPEN_PARENS: usize = 8;
 /// Stack for the analysis thread. The nesting bound keeps real use far below it.
 pub const STACK_BYTES: usize = 256 * 1024 * 1024;
 
-/// Rejects text that is too large, not UTF-8, or contains NUL bytes.
-pub fn check_text(text: &[u8]) -> Result<&str, Failure> {
+/// Rejects text that is too large or contains NUL bytes; returns it as text for the parser
+/// (bytes that are not UTF-8 carried as in [`super::bytes`]).
+pub fn check_text(text: &[u8]) -> Result<std::borrow::Cow<'_, str>, Failure> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(Failure {
             message: format!(
@@ -30,17 +31,10 @@ pub fn check_text(text: &[u8]) -> Result<&str, Failure> {
             pos: None,
         });
     }
-    let text = std::str::from_utf8(text).map_err(|e| {
-        let at = e.valid_up_to();
-        Failure { message: "the program is not valid UTF-8".into(), pos: Some(position_of(text, at)) }
-    })?;
-    if let Some(at) = text.find('\0') {
-        return Err(Failure {
-            message: "the program contains a NUL byte".into(),
-            pos: Some(position_of(text.as_bytes(), at)),
-        });
+    if let Some(at) = text.iter().position(|&b| b == 0) {
+        return Err(Failure { message: "the program contains a NUL byte".into(), pos: Some(position_of(text, at)) });
     }
-    Ok(text)
+    Ok(super::bytes::decode(text))
 }
 
 fn position_of(text: &[u8], at: usize) -> Pos {
@@ -893,8 +887,9 @@ mod tests {
     #[test]
     fn limits_are_clean_failures() {
         assert!(check_text(&vec![b'a'; MAX_TEXT_BYTES + 1]).is_err());
-        let bad = check_text(b"echo \xff").unwrap_err();
-        assert_eq!(bad.pos, Some(Pos { line: 1, column: 6 }));
+        assert_eq!(&*super::super::bytes::encode(&check_text(b"echo \xff").unwrap()), b"echo \xff");
+        let bad = check_text(b"echo \xff\0").unwrap_err();
+        assert_eq!(bad.pos, Some(Pos { line: 1, column: 7 }));
         assert!(check_text(b"echo\0").is_err());
         assert!(program(&format!("{}true{}", "( ".repeat(100_000), " )".repeat(100_000))).is_err());
     }

@@ -181,16 +181,16 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Cd),
         "",
         &[],
-        &[("cd /etc", "4000"), ("cd src", "0004"), ("cd ~/.ssh", "4000"), ("cd .. && ls", "0400")],
+        &[("cd /etc", "0004"), ("cd src", "0004"), ("cd ~/.ssh && cat id_rsa", "4004"), ("cd .. && ls", "0404")],
     ),
     entry(
         &["pushd"],
         Kind::Builtin(Builtin::Pushd),
         "",
         &[],
-        &[("pushd /tmp && cat x", "0004"), ("pushd /etc >/dev/null; cat passwd", "4000")],
+        &[("pushd /tmp && cat x", "0004"), ("pushd /etc >/dev/null; cat passwd", "4004")],
     ),
-    entry(&["popd"], Kind::Builtin(Builtin::Popd), "", &[], &[("pushd /etc; popd; cat x", "4004")]),
+    entry(&["popd"], Kind::Builtin(Builtin::Popd), "", &[], &[("pushd /etc; popd; cat x", "0004")]),
     entry(
         &["eval"],
         Kind::Builtin(Builtin::Eval),
@@ -223,7 +223,7 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[("command cat /etc/hosts", "4000"), ("command -v curl", "0004")],
     ),
-    entry(&["builtin"], Kind::Builtin(Builtin::Bypass), "", &[], &[("builtin cd /etc", "4000")]),
+    entry(&["builtin"], Kind::Builtin(Builtin::Bypass), "", &[], &[("builtin cd /etc", "0004")]),
     entry(
         &["declare", "typeset", "local", "export", "readonly"],
         Kind::Builtin(Builtin::Declare),

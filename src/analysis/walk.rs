@@ -288,6 +288,13 @@ impl State {
     }
 
     /// Forgets everything about variables and the cwd (after code the analysis cannot see).
+    /// Every variable may have any value now (the cwd and the positional parameters stay).
+    fn havoc_variables(&mut self) {
+        self.vars.clear();
+        self.namerefs.clear();
+        self.all_unknown = true;
+    }
+
     fn havoc(&mut self) {
         self.vars.clear();
         self.namerefs.clear();
@@ -394,6 +401,9 @@ pub struct Walker<'c> {
     quiet: u32,
     /// Inside code whose accesses are only possible (see [`Certainty::Possible`]).
     possible: u32,
+    /// The words whose command substitutions are being walked, innermost last (to show the
+    /// whole word where the parser cuts one short).
+    pub expanding: Vec<String>,
     loop_depth: usize,
     sink: usize,
     sinks: Vec<Sink>,
@@ -459,6 +469,8 @@ pub struct Walker<'c> {
 /// texts and function calls at most this far. A test checks that the worst case within them
 /// fits in [`SHALLOW_STACK_BYTES`].
 pub const SHALLOW_TEXT_BYTES: usize = 2048;
+/// How much of a text the analysis cannot read the explanation shows.
+const MAX_UNSEEN_SHOWN: usize = 400;
 pub const SHALLOW_NESTING: usize = 12;
 const SHALLOW_TEXTS: usize = 3;
 const SHALLOW_CALLS: usize = 3;
@@ -673,6 +685,7 @@ impl<'c> Walker<'c> {
             parsed_bytes: 0,
             quiet: 0,
             possible: 0,
+            expanding: Vec::new(),
             loop_depth: 0,
             sink: 0,
             sinks: vec![Sink::default()],
@@ -809,6 +822,41 @@ impl<'c> Walker<'c> {
         self.aliases_unknown = true;
         self.assigned_dynamic = true;
         st.havoc();
+    }
+
+    /// Code bash runs that the analysis cannot read (`why`): listed as a command that is not
+    /// static, with its text, and treated as [`Self::unknown_code`].
+    pub fn unseen(&mut self, code: &str, why: &str, pos: Pos, st: &mut State) {
+        let mut shown = code.trim();
+        if shown.len() > MAX_UNSEEN_SHOWN {
+            let mut end = MAX_UNSEEN_SHOWN;
+            while !shown.is_char_boundary(end) {
+                end -= 1;
+            }
+            shown = &shown[..end];
+        }
+        self.record_command(None, shown, pos);
+        self.unknown_code(why, "bash", pos, false, st);
+    }
+
+    /// An expansion the parser cannot follow (`raw`, the whole word): its value is not known
+    /// and code in it runs unseen. In a subshell (`$(…)`) or as an assignment (`${x:=…}`,
+    /// arithmetic) it can change only variables here; bash 5.3's `${ …; }` runs in this shell
+    /// and can change anything.
+    pub fn unseen_expansion(&mut self, raw: &str, what: &str, pos: Pos, st: &mut State) {
+        let funsub = |t: &str| t.contains("${ ") || t.contains("${\t") || t.contains("${\n") || t.contains("${|");
+        if funsub(raw) || funsub(what) {
+            self.unseen(raw, what, pos, st);
+            return;
+        }
+        self.record_command(None, raw, pos);
+        self.unresolved(what, pos);
+        self.need(Scope::Workspace, Perm::Execute, what, "bash", "runs code the analysis cannot see", pos);
+        if self.quiet == 0 {
+            self.sinks[self.sink].dynamic = true;
+        }
+        self.assigned_dynamic = true;
+        st.havoc_variables();
     }
 
     pub fn take_taint(&mut self) -> bool {
@@ -1059,7 +1107,13 @@ impl<'c> Walker<'c> {
                 }
                 _ => format!("code the analysis cannot read ({})", f.message),
             };
-            self.unknown_code(&what, "bash", place, false, st);
+            let shown = self.expanding.last().cloned().unwrap_or_else(|| text.to_string());
+            match nest {
+                Nest::Same => self.unseen(&shown, &what, place, st),
+                // A subshell or a new shell changes nothing here; a word the parser cut short
+                // may still assign variables around it.
+                Nest::Subshell | Nest::NewShell => self.unseen_expansion(&shown, &what, place, st),
+            }
             return;
         }
         let valid = self.ctx.bash.as_deref().is_some_and(|bash| super::oracle::bash_accepts(bash, text.as_bytes()));
@@ -1095,7 +1149,7 @@ impl<'c> Walker<'c> {
                     Err(e) => {
                         let at = e.pos.map_or(base, |p| Origin { base, ..origin }.map(p));
                         let what = format!("code the parser cannot read, which bash accepts ({})", e.message);
-                        w.unknown_code(&what, "bash", at, false, st);
+                        w.unseen(piece, &what, at, st);
                     }
                 }
                 if w.failed() {
@@ -1234,10 +1288,10 @@ impl<'c> Walker<'c> {
             // Already being analysed further up (a script that runs or sources itself).
             return Some(String::new());
         }
-        let bytes = super::files::read_regular(path, MAX_FILE_BYTES).ok()?;
+        let bytes = super::files::read_regular(&super::bytes::path(path), MAX_FILE_BYTES).ok()?;
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.
-        parse::check_text(&bytes).ok().map(str::to_string)
+        parse::check_text(&bytes).ok().map(std::borrow::Cow::into_owned)
     }
 
     /// Whether `path` (absolute) names nothing now and nothing the program does before could
@@ -1250,7 +1304,7 @@ impl<'c> Walker<'c> {
         if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
             return false;
         }
-        match std::fs::symlink_metadata(path) {
+        match std::fs::symlink_metadata(super::bytes::path(path)) {
             Ok(_) => false,
             Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
         }
@@ -1274,7 +1328,7 @@ impl<'c> Walker<'c> {
         {
             return false;
         }
-        match std::fs::symlink_metadata(path) {
+        match std::fs::symlink_metadata(super::bytes::path(path)) {
             Ok(_) => false,
             Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
         }
@@ -2288,7 +2342,8 @@ impl<'c> Walker<'c> {
         if let Some(cached) = self.canonical_cache.get(abs) {
             return cached.clone();
         }
-        let resolved = std::fs::canonicalize(abs).ok().map(|p| p.to_string_lossy().into_owned()).filter(|p| p != abs);
+        let resolved =
+            std::fs::canonicalize(super::bytes::path(abs)).ok().map(|p| super::bytes::from_os(&p)).filter(|p| p != abs);
         self.canonical_cache.insert(abs.to_string(), resolved.clone());
         resolved
     }
@@ -2762,7 +2817,7 @@ impl<'c> Walker<'c> {
     /// The text of a file bash would run as a shell script when executed by path: one with a
     /// `#!` line naming a POSIX shell, or a text file without one (bash runs those itself).
     pub fn read_code_file_if_shell(&mut self, path: &str) -> Option<String> {
-        let head = super::files::head(path, 256)?;
+        let head = super::files::head(&super::bytes::path(path), 256)?;
         let head = head.as_slice();
         if head.starts_with(b"#!") {
             let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);

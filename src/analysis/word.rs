@@ -430,7 +430,7 @@ impl Walker<'_> {
                         // bash expands it (and may run code in it); the parser could not say
                         // how, so its value is unknown and it is code the analysis cannot see.
                         let what = format!("an expansion the parser cannot follow: {t}");
-                        self.unknown_code(&what, "the shell", at(), false, st);
+                        self.unseen_expansion(raw, &what, at(), st);
                         out.push(Part::Unknown { numeric: false });
                         continue;
                     }
@@ -478,10 +478,14 @@ impl Walker<'_> {
                 WordPiece::CommandSubstitution(code) => {
                     // `$(` is two bytes before the body.
                     let body_pos = offset_pos(pos, raw, p.start_index + 2);
+                    self.expanding.push(raw.to_string());
                     out.push(self.command_substitution(code, body_pos, true, st, quoted));
+                    self.expanding.pop();
                 }
                 WordPiece::BackquotedCommandSubstitution(code) => {
+                    self.expanding.push(raw.to_string());
                     out.push(self.command_substitution(code, at(), false, st, quoted));
+                    self.expanding.pop();
                 }
                 WordPiece::ArithmeticExpression(expr) => {
                     self.arithmetic(&expr.value, at(), st);

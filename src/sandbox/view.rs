@@ -125,7 +125,7 @@ pub struct Files;
 
 impl Reader for Files {
     fn read(&self, path: &str) -> Option<String> {
-        let bytes = crate::analysis::files::read_regular(path, 64 * 1024).ok()?;
+        let bytes = crate::analysis::files::read_regular(std::path::Path::new(path), 64 * 1024).ok()?;
         String::from_utf8(bytes).ok()
     }
 }
