@@ -1726,7 +1726,8 @@ fn builtin(
         Builtin::Hash => {
             let parsed = getopt(rest, "p", &[], false);
             if let Some(p) = parsed.values(&["p"]).first() {
-                w.path(p, &[Perm::Execute], program, "binds a command name to a program path", st);
+                // Binding runs nothing; the name runs the program later, as a path would.
+                w.possibly(|w| w.path(p, &[Perm::Execute], program, "binds a command name to a program path", st));
                 if !parsed.operands.is_empty() {
                     w.unknown_code("a command rebound by hash -p", program, pos, false, st);
                 }

@@ -394,6 +394,15 @@ fn check_word(text: &str, heredoc: bool) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Whether a word (or a here-document body) is within the fixed bounds of the analysis:
+/// numbers bash can use, array subscripts and nesting not too deep. A word within them that
+/// [`word`] refuses is one the parser cannot read.
+pub fn word_within_bounds(text: &str, heredoc: bool) -> bool {
+    check_numbers(text).is_ok()
+        && unterminated_expansion(text, heredoc).1 <= MAX_SUBSCRIPTED_NESTING
+        && nesting_bound(text) <= MAX_DEPTH
+}
+
 /// Splits one word into its pieces.
 pub fn word(text: &str) -> Result<Vec<WordPieceWithSource>, Failure> {
     check_word(text, false)?;

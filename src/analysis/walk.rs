@@ -1328,8 +1328,9 @@ impl<'c> Walker<'c> {
         {
             return false;
         }
-        match std::fs::symlink_metadata(super::bytes::path(path)) {
-            Ok(_) => false,
+        // A directory or a device is no program either (`/`, `/dev/null`): bash cannot run it.
+        match std::fs::metadata(super::bytes::path(path)) {
+            Ok(m) => !m.is_file(),
             Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
         }
     }
@@ -2507,7 +2508,12 @@ impl<'c> Walker<'c> {
         // A function runs instead of any program of its name: its body, walked with these
         // arguments, is what the call does. (A program the table knows is analysed too: the
         // definition may not have run.)
-        if direct && !name.contains('/') && self.call_function(&name, args, st) && !commands::is_modelled(&program) {
+        if direct && !name.contains('/') && self.call_function(&name, args, st) {
+            // The program of that name runs only if the definition did not: what it would do
+            // is possible, and held where the kernel holds it.
+            if commands::is_modelled(&program) {
+                self.possibly(|w| commands::dispatch(w, &program, args, env, stdin, st));
+            }
             return;
         }
         commands::dispatch(self, &program, args, env, stdin, st);

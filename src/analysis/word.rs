@@ -374,7 +374,7 @@ impl Walker<'_> {
         if !text.bytes().any(|b| matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')) {
             return vec![Part::Lit { text: text.to_string(), quoted: in_double, split: false }];
         }
-        let Some(pieces) = self.split(text, pos, false) else {
+        let Some(pieces) = self.split(text, pos, false, st) else {
             return vec![Part::Unknown { numeric: false }];
         };
         self.eval_pieces(&pieces, text, pos, st, in_double)
@@ -382,8 +382,15 @@ impl Walker<'_> {
 
     /// The pieces of a word, or of a here-document body (`heredoc`: quotes are plain text
     /// there). Both are evaluated again in loop passes and function calls, so each text is
-    /// split once. `None` when the parser rejects it (the failure is recorded at `pos`).
-    fn split(&mut self, text: &str, pos: Pos, heredoc: bool) -> Option<std::rc::Rc<Vec<WordPieceWithSource>>> {
+    /// split once. `None` when the parser rejects it: beyond the fixed bounds the failure is
+    /// recorded at `pos`; otherwise its value is unknown and code in it runs unseen.
+    fn split(
+        &mut self,
+        text: &str,
+        pos: Pos,
+        heredoc: bool,
+        st: &mut State,
+    ) -> Option<std::rc::Rc<Vec<WordPieceWithSource>>> {
         let cache = if heredoc { &self.heredoc_cache } else { &self.word_cache };
         if let Some(pieces) = cache.get(text) {
             return Some(std::rc::Rc::clone(pieces));
@@ -396,8 +403,13 @@ impl Walker<'_> {
                 Some(pieces)
             }
             Err(mut f) => {
-                f.pos = Some(pos);
-                self.fail(f);
+                if parse::word_within_bounds(text, heredoc) {
+                    let what = format!("a word the parser cannot read ({})", f.message);
+                    self.unseen_expansion(text, &what, pos, st);
+                } else {
+                    f.pos = Some(pos);
+                    self.fail(f);
+                }
                 None
             }
         }
@@ -405,7 +417,7 @@ impl Walker<'_> {
 
     /// Evaluates a here-document body; returns its text when fully known.
     pub fn eval_heredoc(&mut self, text: &str, pos: Pos, st: &mut State) -> Option<String> {
-        let pieces = self.split(text, pos, true)?;
+        let pieces = self.split(text, pos, true, st)?;
         let parts = self.eval_pieces(&pieces, text, pos, st, true);
         Field { parts, ..Field::default() }.known()
     }
