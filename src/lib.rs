@@ -810,6 +810,7 @@ fn decide(
         reason: "runs a shell (every program needs workspace read)".into(),
         pos: Pos { line: 1, column: 1 },
         certainty: analysis::Certainty::Known,
+        file: None,
     };
     let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
@@ -833,6 +834,7 @@ fn decide(
                             reason: "reads the script it runs".into(),
                             pos: Pos { line: 1, column: 1 },
                             certainty: analysis::Certainty::Known,
+                            file: None,
                         });
                     }
                     (bytes, TextKind::Script, extra)

@@ -28,6 +28,9 @@ pub struct JsonAccess<'a> {
     /// or "static" when nothing but its bit does.
     #[serde(skip_serializing_if = "Option::is_none")]
     held_by: Option<&'static str>,
+    /// The file the position is in, when it is not the program itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<Cow<'a, str>>,
 }
 
 impl<'a> From<&'a Access> for JsonAccess<'a> {
@@ -48,7 +51,16 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
                 Certainty::Known => None,
                 Certainty::Possible(b) => Some(bound_name(b)),
             },
+            file: a.file.as_deref().map(shown),
         }
+    }
+}
+
+/// A position in the explanation: `3:5`, or `FILE:3:5` in another file.
+fn at(pos: crate::analysis::Pos, file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("{}:{pos}", shown(f)),
+        None => pos.to_string(),
     }
 }
 
@@ -135,13 +147,13 @@ impl Decision {
                 n => format!(" (and {} more)", n - 1),
             };
             lines.push(format!(
-                "missing {} {} ({}): {} needs it for {} at line {}: {}{more}",
+                "missing {} {} ({}): {} needs it for {} at {}: {}{more}",
                 scope.name(),
                 perm.word(),
                 Mode::bit(scope, perm),
                 shown(&first.command),
                 shown(&first.target),
-                first.pos,
+                first.place(),
                 shown(&first.reason)
             ));
         }
@@ -204,7 +216,7 @@ impl Decision {
                     a.perm.word(),
                     shown(&a.target),
                     shown(&a.command),
-                    a.pos,
+                    at(a.pos, a.file.as_deref()),
                     shown(&a.reason)
                 ));
             }
@@ -226,7 +238,7 @@ impl Decision {
                     a.perm.word(),
                     shown(&a.target),
                     shown(&a.command),
-                    a.pos,
+                    at(a.pos, a.file.as_deref()),
                     shown(&a.reason)
                 ));
             }
@@ -235,11 +247,11 @@ impl Decision {
             out.push_str("commands:\n");
             for c in &self.analysis.commands {
                 match &c.name {
-                    Some(name) => out.push_str(&format!("  {} ({})\n", shown(name), c.pos)),
+                    Some(name) => out.push_str(&format!("  {} ({})\n", shown(name), at(c.pos, c.file.as_deref()))),
                     None => out.push_str(&format!(
                         "  (not static: {}) ({})\n",
                         shown(c.text.as_deref().unwrap_or("")),
-                        c.pos
+                        at(c.pos, c.file.as_deref())
                     )),
                 }
             }
@@ -247,7 +259,7 @@ impl Decision {
         if !self.analysis.unresolved.is_empty() {
             out.push_str("unresolved (bounded only by the kernel layer):\n");
             for u in &self.analysis.unresolved {
-                out.push_str(&format!("  {} ({})\n", shown(&u.text), u.pos));
+                out.push_str(&format!("  {} ({})\n", shown(&u.text), at(u.pos, u.file.as_deref())));
             }
         }
         out
@@ -262,12 +274,16 @@ impl Decision {
             text: Option<Cow<'a, str>>,
             line: usize,
             column: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            file: Option<Cow<'a, str>>,
         }
         #[derive(Serialize)]
         struct JsonUnresolved<'a> {
             text: Cow<'a, str>,
             line: usize,
             column: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            file: Option<Cow<'a, str>>,
         }
         #[derive(Serialize)]
         struct Json<'a> {
@@ -308,13 +324,19 @@ impl Decision {
                     text: c.text.as_deref().map(shown),
                     line: c.pos.line,
                     column: c.pos.column,
+                    file: c.file.as_deref().map(shown),
                 })
                 .collect(),
             unresolved: self
                 .analysis
                 .unresolved
                 .iter()
-                .map(|u| JsonUnresolved { text: shown(&u.text), line: u.pos.line, column: u.pos.column })
+                .map(|u| JsonUnresolved {
+                    text: shown(&u.text),
+                    line: u.pos.line,
+                    column: u.pos.column,
+                    file: u.file.as_deref().map(shown),
+                })
                 .collect(),
             error,
             note: self.note.as_deref(),

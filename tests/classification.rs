@@ -627,3 +627,22 @@ fn explanations_name_the_path_the_reason_and_the_position() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn positions_in_a_sourced_file_name_the_file_and_its_own_line() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let init = dir.path().join("init.sh");
+    std::fs::write(&init, "echo one\necho two\ncat /etc/shadow\necho $( if )\n").unwrap();
+    let init = init.display().to_string();
+    let a = common::analyze(&format!("echo start\n. {init}\necho end"));
+    assert!(a.failure.is_none(), "{:?}", a.failure);
+    let shadow = a.accesses.iter().find(|x| x.target == "/etc/shadow").expect("the read of /etc/shadow");
+    assert_eq!((shadow.file.as_deref(), shadow.pos.line, shadow.pos.column), (Some(init.as_str()), 3, 5));
+    assert_eq!(shadow.place(), format!("{init}:3:5"));
+    // Code in it the parser cannot read is unseen code there, at its own line.
+    let unseen = a.unresolved.iter().find(|u| u.text.contains("cannot read")).expect("the unreadable code");
+    assert_eq!((unseen.file.as_deref(), unseen.pos.line), (Some(init.as_str()), 4));
+    // The program's own commands keep their positions, without a file.
+    let end = a.commands.iter().find(|c| c.name.as_deref() == Some("echo") && c.pos.line == 3).expect("echo end");
+    assert_eq!(end.file, None);
+}

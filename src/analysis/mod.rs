@@ -57,6 +57,9 @@ pub struct Access {
     pub reason: String,
     pub pos: Pos,
     pub certainty: Certainty,
+    /// The file `pos` is in, when it is not the program itself (a sourced file, a script run
+    /// by path).
+    pub file: Option<String>,
 }
 
 /// Whether an access is known to happen, or only possible.
@@ -83,7 +86,20 @@ pub enum Bound {
     Static,
 }
 
+/// Where a position is, for people: `line 3:5`, or `FILE:3:5` in another file.
+pub fn place(pos: Pos, file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("{}:{pos}", bytes::shown(f)),
+        None => format!("line {pos}"),
+    }
+}
+
 impl Access {
+    /// Where it is, for people (see [`place`]).
+    pub fn place(&self) -> String {
+        place(self.pos, self.file.as_deref())
+    }
+
     /// Whether the bit is required whatever the kernel holds.
     pub fn required(&self) -> bool {
         matches!(self.certainty, Certainty::Known | Certainty::Possible(Bound::Static))
@@ -105,6 +121,8 @@ pub struct CommandUse {
     /// The source text of a name that is not static.
     pub text: Option<String>,
     pub pos: Pos,
+    /// The file `pos` is in (see [`Access::file`]).
+    pub file: Option<String>,
 }
 
 /// A word whose value the analysis could not know.
@@ -112,6 +130,8 @@ pub struct CommandUse {
 pub struct Unresolved {
     pub text: String,
     pub pos: Pos,
+    /// The file `pos` is in (see [`Access::file`]).
+    pub file: Option<String>,
 }
 
 /// Why the program cannot be analysed at all (it is then denied as a whole).

@@ -313,15 +313,13 @@ struct Origin {
     /// The nested text appears verbatim at `base`, so inner positions can be offset; otherwise
     /// (decoded strings, files) every inner position is reported as `base`.
     verbatim: bool,
-    /// Positions are those of a separate file: report them unchanged.
-    own_file: bool,
+    /// The file (an index into the walker's file names) whose text this is, when it is not
+    /// the program's own: positions are that file's.
+    file: Option<u32>,
 }
 
 impl Origin {
     fn map(&self, p: Pos) -> Pos {
-        if self.own_file {
-            return p;
-        }
         if !self.verbatim {
             return self.base;
         }
@@ -443,6 +441,8 @@ pub struct Walker<'c> {
     call_stack: Vec<String>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
+    /// Every file whose text was walked, for the positions in it.
+    file_names: Vec<String>,
     /// Hashes of the texts being walked, outermost first.
     text_stack: Vec<u64>,
     steps: usize,
@@ -540,7 +540,7 @@ impl Walker<'_> {
 
     fn walk_program(mut self, text: &str, kind: TextKind, ctx: &Context) -> Walked {
         let (body, mut st) = self.start(text, kind, ctx);
-        let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
+        let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None };
         self.run_text(&body, origin, &mut st, Nest::Same);
         let analysis = self.finish();
         let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
@@ -555,7 +555,7 @@ impl Walker<'_> {
         let mut st = State::new(ctx);
         let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
         if let Some(value) = &ctx.bash_env {
-            let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, own_file: false };
+            let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, file: None };
             let saved = std::mem::replace(&mut self.origin, startup);
             self.startup_file(value, "bash", &mut st);
             self.origin = saved;
@@ -601,7 +601,7 @@ impl Walker<'_> {
             if parser.is_err() {
                 return false;
             }
-            let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false };
+            let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None };
             // The receiver goes with the walk: when the walk stops early, dropping it stops the
             // parser at its next piece.
             self.inside_text(key, origin, |w| {
@@ -679,7 +679,7 @@ impl<'c> Walker<'c> {
         Walker {
             ctx,
             failure: None,
-            origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, own_file: false },
+            origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None },
             nested_texts: 0,
             parses: 0,
             parsed_bytes: 0,
@@ -711,6 +711,7 @@ impl<'c> Walker<'c> {
             call_stack: Vec::new(),
             shallow: false,
             file_stack: Vec::new(),
+            file_names: Vec::new(),
             text_stack: Vec::new(),
             steps: 0,
             input_len: 0,
@@ -763,6 +764,7 @@ impl<'c> Walker<'c> {
             return;
         }
         let certainty = if self.possible > 0 { Certainty::Possible(bound) } else { Certainty::Known };
+        let file = self.file_here();
         self.sinks[self.sink].accesses.push(Access {
             scope,
             perm,
@@ -771,6 +773,7 @@ impl<'c> Walker<'c> {
             reason: reason.to_string(),
             pos,
             certainty,
+            file,
         });
     }
 
@@ -783,10 +786,16 @@ impl<'c> Walker<'c> {
         result
     }
 
+    /// The file the text being walked comes from, when it is not the program's own.
+    fn file_here(&self) -> Option<String> {
+        self.origin.file.and_then(|i| self.file_names.get(i as usize)).cloned()
+    }
+
     /// Records a word whose value is not known.
     pub fn unresolved(&mut self, text: &str, pos: Pos) {
         if self.quiet == 0 {
-            self.unresolved.push(Unresolved { text: text.to_string(), pos });
+            let file = self.file_here();
+            self.unresolved.push(Unresolved { text: text.to_string(), pos, file });
         }
     }
 
@@ -794,7 +803,9 @@ impl<'c> Walker<'c> {
         if self.quiet > 0 {
             return;
         }
+        let file = self.file_here();
         self.commands.push(CommandUse {
+            file,
             name: name.map(str::to_string),
             text: if name.is_none() { Some(text.to_string()) } else { None },
             pos,
@@ -1101,19 +1112,17 @@ impl<'c> Walker<'c> {
         }
         let place = f.pos.unwrap_or(origin.base);
         if self.nested_texts > 0 {
-            let what = match self.file_stack.last() {
-                Some(file) if self.file_stack.len() > usize::from(self.ctx.script_path.is_some()) => {
-                    format!("{file}: code the analysis cannot read ({})", f.message)
-                }
-                _ => format!("code the analysis cannot read ({})", f.message),
-            };
+            let what = format!("code the analysis cannot read ({})", f.message);
             let shown = self.expanding.last().cloned().unwrap_or_else(|| text.to_string());
+            // Recorded where the text is (a sourced file's own line).
+            let saved = std::mem::replace(&mut self.origin, origin);
             match nest {
                 Nest::Same => self.unseen(&shown, &what, place, st),
                 // A subshell or a new shell changes nothing here; a word the parser cut short
                 // may still assign variables around it.
                 Nest::Subshell | Nest::NewShell => self.unseen_expansion(&shown, &what, place, st),
             }
+            self.origin = saved;
             return;
         }
         let valid = self.ctx.bash.as_deref().is_some_and(|bash| super::oracle::bash_accepts(bash, text.as_bytes()));
@@ -1225,13 +1234,13 @@ impl<'c> Walker<'c> {
 
     /// Walks text that appears verbatim at `pos` in the current text.
     pub fn run_verbatim(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
-        let origin = Origin { base: pos, verbatim: true, own_file: false };
+        let origin = Origin { base: pos, verbatim: true, file: self.origin.file };
         self.run_text(text, origin, st, nest)
     }
 
     /// Walks text that was decoded from a word at `pos` (positions inside map to `pos`).
     pub fn run_decoded(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
-        let origin = Origin { base: pos, verbatim: false, own_file: false };
+        let origin = Origin { base: pos, verbatim: false, file: self.origin.file };
         self.run_text(text, origin, st, nest)
     }
 
@@ -1368,7 +1377,16 @@ impl<'c> Walker<'c> {
     /// Walks the text of the file at `path` as code run at `pos`.
     pub fn run_file(&mut self, path: &str, text: &str, pos: Pos, st: &mut State, nest: Nest) {
         let body = strip_shebang(text);
-        let origin = Origin { base: pos, verbatim: false, own_file: false };
+        // Positions in the file are its own, and name it.
+        let _ = pos;
+        let index = match self.file_names.iter().position(|f| f == path) {
+            Some(i) => i,
+            None => {
+                self.file_names.push(path.to_string());
+                self.file_names.len() - 1
+            }
+        };
+        let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: Some(index as u32) };
         self.file_stack.push(path.to_string());
         self.run_text(&body, origin, st, nest);
         self.file_stack.pop();
@@ -2665,7 +2683,7 @@ impl<'c> Walker<'c> {
 
     pub fn set_trap(&mut self, action: &str, pos: Pos) {
         if self.quiet == 0 {
-            self.traps.push((action.to_string(), Origin { base: pos, verbatim: false, own_file: false }));
+            self.traps.push((action.to_string(), Origin { base: pos, verbatim: false, file: self.origin.file }));
         }
     }
 
