@@ -840,13 +840,22 @@ fn decide(
                     (bytes, TextKind::Script, extra)
                 }
                 Err(analysis::files::NotRead::TooLarge(size)) => {
-                    decision.analysis.failure = Some(analysis::Failure {
-                        message: format!(
-                            "the program is {size} bytes long; the analysis accepts at most {} bytes",
-                            analysis::MAX_TEXT_BYTES
-                        ),
-                        pos: None,
-                    });
+                    let message = format!(
+                        "the program is {size} bytes long; the analysis accepts at most {} bytes",
+                        analysis::MAX_TEXT_BYTES
+                    );
+                    if allowed == Mode(0o7777) {
+                        // Refused for the analysis's sake only: a mode that allows everything runs it.
+                        decision.note = Some(format!("{message}; the mode allows everything, so it runs unread"));
+                        decision.analysis.accesses.push(Access {
+                            reason: "runs a script the analysis does not read".into(),
+                            perm: Perm::Execute,
+                            ..shell_itself("bash")
+                        });
+                        decision.required = decision.analysis.required();
+                        return Ok(decision);
+                    }
+                    decision.analysis.failure = Some(analysis::Failure { message, pos: None });
                     decision.verdict = Verdict::Deny;
                     return Ok(decision);
                 }
@@ -906,6 +915,28 @@ fn decide(
         decision.note = Some("bash runs with -n (noexec): it only parses, so only the shell itself needs a bit".into());
         analysis.failure = None;
         analysis.accesses = vec![shell_itself("bash")];
+    }
+    // A mode that allows everything refuses nothing for the analysis's sake: what it could
+    // not follow is code it cannot see, bounded by the kernel layer as everything is.
+    if allowed == Mode(0o7777)
+        && let Some(failure) = analysis.failure.take()
+    {
+        decision.note = Some(format!(
+            "the analysis could not follow the program ({failure}); the mode allows everything, so it runs, bounded \
+             by the kernel layer"
+        ));
+        let pos = failure.pos.unwrap_or(Pos { line: 1, column: 1 });
+        analysis.unresolved.push(analysis::Unresolved { text: failure.message.clone(), pos, file: None });
+        analysis.accesses.push(Access {
+            scope: mode::Scope::Workspace,
+            perm: Perm::Execute,
+            target: failure.message,
+            command: "bash".into(),
+            reason: "runs code the analysis cannot see".into(),
+            pos,
+            certainty: analysis::Certainty::Known,
+            file: None,
+        });
     }
     decision.required = analysis.required();
     decision.verdict =

@@ -174,3 +174,22 @@ fn parser_traps_are_refused_before_the_parser_sees_them() {
     assert_eq!(status, 0, "{stderr}");
     assert!(ran);
 }
+
+#[test]
+fn a_mode_that_allows_everything_refuses_nothing_for_the_analysis() {
+    // bash itself rejects this after running the first line; at 7777 it is bash's to say.
+    let (status, stderr, ran) = script_at(b"touch ran\nif true; then\n", "7777");
+    assert_eq!((status, ran), (2, true), "{stderr}");
+    assert!(stderr.contains("syntax error"), "bash's own message: {stderr}");
+    assert!(!stderr.contains("sandbox-bash: denied"), "{stderr}");
+    // Beyond the bounds too.
+    let mut text = b"touch ran\n".to_vec();
+    while text.len() < 10 * 1024 * 1024 {
+        text.extend(b"echo this line is padding to make the program very large > /dev/null\n");
+    }
+    let (status, stderr, ran) = script_at(&text, "7777");
+    assert_eq!((status, ran), (0, true), "{stderr}");
+    // One bit less, and both are refused again.
+    let (status, _, ran) = script_at(b"touch ran\nif true; then\n", "7767");
+    assert_eq!((status, ran), (126, false));
+}
