@@ -46,6 +46,7 @@ fn context() -> Context {
         self_exe: None,
         toolchains: Vec::new(),
         bash: None,
+        posix: false,
     }
 }
 

@@ -740,6 +740,7 @@ fn context(argv0: &OsStr, source: &Source, layout: &Layout, env: &Environ, cwd: 
         self_exe: exec::self_exe().map(|p| p.to_string_lossy().into_owned()),
         toolchains: layout.toolchains_on_path(&path_entries),
         bash: None,
+        posix: false,
     }
 }
 
@@ -782,6 +783,7 @@ fn decide(
 ) -> Result<Decision, Error> {
     let mut ctx = context(argv0, &inv.source, layout, env, cwd);
     ctx.bash = bash.map(std::path::Path::to_path_buf);
+    ctx.posix = inv.posix;
     // The start-up file bash reads first is part of the program.
     ctx.bash_env = inv.startup_file(&|name| env.get(name).map(|v| v.to_string_lossy().into_owned())).map(|s| match s {
         invocation::Startup::Expanded(value) => value,

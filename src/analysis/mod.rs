@@ -206,6 +206,8 @@ pub struct Context {
     /// The real bash, asked whether it accepts a program the parser refuses (see
     /// [`oracle`]); without it, such a program is refused.
     pub bash: Option<std::path::PathBuf>,
+    /// bash starts in POSIX mode (`--posix`, `-o posix`, run as `sh`), which it parses in.
+    pub posix: bool,
 }
 
 /// What kind of text is analysed; scripts may start with a `#!` line.

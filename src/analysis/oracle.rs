@@ -10,11 +10,24 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Whether `bash -n` accepts `text`, as bash would read a script (with `extglob`, which the
-/// parser accepts too). `false` when bash cannot be asked.
-pub fn bash_accepts(bash: &Path, text: &[u8]) -> bool {
+/// Whether bash accepts `text`, as it would read a script (with `extglob`, which the parser
+/// accepts too). A script that turns on POSIX mode is also read in it, and one that turns on
+/// alias expansion is taken as valid (with `posix`, bash runs in POSIX mode from the start): `bash -n` defines no aliases, and bash parses each line
+/// after the aliases before it are defined. `false` when bash cannot be asked.
+pub fn bash_accepts(bash: &Path, text: &[u8], posix: bool) -> bool {
+    let mentions = |word: &[u8]| text.windows(word.len()).any(|w| w == word);
+    if mentions(b"expand_aliases") && mentions(b"alias ") {
+        return true;
+    }
+    parses(bash, text, posix) || (!posix && mentions(b"posix") && parses(bash, text, true))
+}
+
+/// `bash -n` on `text`, in POSIX mode with `posix`.
+fn parses(bash: &Path, text: &[u8], posix: bool) -> bool {
     let child = Command::new(bash)
-        .args(["--norc", "--noprofile", "-O", "extglob", "-n"])
+        // bash takes long options only before the others.
+        .args(if posix { &["--norc", "--noprofile", "--posix"][..] } else { &["--norc", "--noprofile"][..] })
+        .args(["-O", "extglob", "-n"])
         .env_clear()
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -32,6 +45,10 @@ pub fn bash_accepts(bash: &Path, text: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    fn bash_accepts_default(bash: &Path, text: &[u8]) -> bool {
+        bash_accepts(bash, text, false)
+    }
+
     fn bash() -> std::path::PathBuf {
         crate::exec::find_real_bash(None, std::env::var_os("PATH").as_deref()).expect("a real bash to ask")
     }
@@ -39,14 +56,19 @@ mod tests {
     #[test]
     fn bash_decides_what_is_valid() {
         let bash = bash();
-        assert!(bash_accepts(&bash, b"echo hi\nif true; then :; fi\n"));
-        assert!(bash_accepts(&bash, b"eval ac_env_${ac_var}_set=\\${${ac_var}+set}\n"));
-        assert!(!bash_accepts(&bash, b"echo hi\nif true; then\n"));
-        assert!(!bash_accepts(&bash, b"echo (\n"));
+        assert!(bash_accepts_default(&bash, b"echo hi\nif true; then :; fi\n"));
+        assert!(bash_accepts_default(&bash, b"eval ac_env_${ac_var}_set=\\${${ac_var}+set}\n"));
+        assert!(!bash_accepts_default(&bash, b"echo hi\nif true; then\n"));
+        assert!(!bash_accepts_default(&bash, b"echo (\n"));
+        // Valid in the mode the script turns on.
+        assert!(bash_accepts_default(&bash, b"set -o posix\necho \"foo ${IFS+'bar} baz\"\n"));
+        assert!(!bash_accepts_default(&bash, b"echo \"foo ${IFS+'bar} baz\"\n"));
+        assert!(bash_accepts(&bash, b"echo \"foo ${IFS+'bar} baz\"\n", true));
+        assert!(bash_accepts_default(&bash, b"shopt -s expand_aliases\nalias switch=case\nswitch x in x) :;; esac\n"));
         // Nothing runs: a command substitution in the text is only parsed.
         let marker = std::env::temp_dir().join(format!("sandbox-bash-oracle-{}", std::process::id()));
         let text = format!("touch {}\necho $(touch {})\n", marker.display(), marker.display());
-        assert!(bash_accepts(&bash, text.as_bytes()));
+        assert!(bash_accepts(&bash, text.as_bytes(), false));
         assert!(!marker.exists(), "bash -n ran a command");
     }
 }

@@ -1125,7 +1125,11 @@ impl<'c> Walker<'c> {
             self.origin = saved;
             return;
         }
-        let valid = self.ctx.bash.as_deref().is_some_and(|bash| super::oracle::bash_accepts(bash, text.as_bytes()));
+        let valid = self
+            .ctx
+            .bash
+            .as_deref()
+            .is_some_and(|bash| super::oracle::bash_accepts(bash, &super::bytes::encode(text), self.ctx.posix));
         if !valid {
             self.fail(f);
             return;

@@ -27,6 +27,7 @@ pub fn table_context() -> Context {
         self_exe: None,
         toolchains: Vec::new(),
         bash: None,
+        posix: false,
     }
 }
 
