@@ -64,7 +64,7 @@ fn the_manual_documents_every_option_preset_and_json_field() {
         assert!(man.contains(name) && man.contains(&mode.to_string()), "the manual page lacks the preset {name}");
     }
     let out = Command::new(SANDBOX)
-        .args(["--sandbox-explain", "--sandbox-json", "-c", "cat /etc/hosts; $x"])
+        .args(["--sandbox-explain", "--sandbox-json", "-c", "cat /etc/shadow; $x"])
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

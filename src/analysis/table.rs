@@ -188,7 +188,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Pushd),
         "",
         &[],
-        &[("pushd /tmp && cat x", "0004"), ("pushd /etc >/dev/null; cat passwd", "4004")],
+        &[("pushd /tmp && cat x", "0004"), ("pushd /etc >/dev/null; cat shadow", "4004")],
     ),
     entry(&["popd"], Kind::Builtin(Builtin::Popd), "", &[], &[("pushd /etc; popd; cat x", "0004")]),
     entry(
@@ -197,7 +197,7 @@ pub static TABLE: &[TableEntry] = &[
         "",
         &[],
         &[
-            ("eval 'cat /etc/hosts'", "4000"),
+            ("eval 'cat /etc/crontab'", "4000"),
             ("eval \"$(cat cmd.txt)\"", "0005"),
             ("eval \"$(curl -s https://x)\"", "0050"),
         ],
@@ -214,14 +214,14 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Exec),
         "a",
         &[],
-        &[("exec cat /etc/hosts", "4000"), ("exec >/tmp/log", "0004"), ("exec 3>out.txt", "0002")],
+        &[("exec cat /etc/crontab", "4000"), ("exec >/tmp/log", "0004"), ("exec 3>out.txt", "0002")],
     ),
     entry(
         &["command"],
         Kind::Builtin(Builtin::Command),
         "",
         &[],
-        &[("command cat /etc/hosts", "4000"), ("command -v curl", "0004")],
+        &[("command cat /etc/crontab", "4000"), ("command -v curl", "0004")],
     ),
     entry(&["builtin"], Kind::Builtin(Builtin::Bypass), "", &[], &[("builtin cd /etc", "0004")]),
     entry(
@@ -232,20 +232,20 @@ pub static TABLE: &[TableEntry] = &[
         &[("export F=/etc/shadow; cat $F", "4004"), ("declare -x A=1", "0004")],
     ),
     entry(&["unset"], Kind::Builtin(Builtin::Unset), "", &[], &[("f=/etc/x; unset f; cat ./$f", "0004")]),
-    entry(&["read"], Kind::Builtin(Builtin::Read), "adinNpt", &[], &[("read -r line < /etc/hosts", "4000")]),
+    entry(&["read"], Kind::Builtin(Builtin::Read), "adinNpt", &[], &[("read -r line < /etc/crontab", "4000")]),
     entry(
         &["mapfile", "readarray"],
         Kind::Builtin(Builtin::Mapfile),
         "dnOsucC",
         &[],
-        &[("mapfile -t a < ~/list", "0400"), ("mapfile -C 'cat /etc/hosts' -c 1 a < f", "4004")],
+        &[("mapfile -t a < ~/list", "0400"), ("mapfile -C 'cat /etc/crontab' -c 1 a < f", "4004")],
     ),
     entry(
         &["printf"],
         Kind::Builtin(Builtin::Printf),
         "v",
         &[],
-        &[("printf '%s\\n' /etc/passwd", "0004"), ("printf hi > /etc/motd", "2000")],
+        &[("printf '%s\\n' /etc/shadow", "0004"), ("printf hi > /etc/motd", "2000")],
     ),
     entry(
         &["set"],
@@ -254,7 +254,7 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[("set -- /etc/shadow; cat \"$1\"", "4004"), ("set -euo pipefail", "0004")],
     ),
-    entry(&["shift"], Kind::Builtin(Builtin::Shift), "", &[], &[("set -- a /etc/hosts; shift; cat $1", "4004")]),
+    entry(&["shift"], Kind::Builtin(Builtin::Shift), "", &[], &[("set -- a /etc/crontab; shift; cat $1", "4004")]),
     entry(
         &["trap"],
         Kind::Builtin(Builtin::Trap),
@@ -281,7 +281,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Builtin(Builtin::Compgen),
         "AGWFPSXoC",
         &[],
-        &[("compgen -c", "0004"), ("compgen -C 'cat /etc/hosts' x", "4000")],
+        &[("compgen -c", "0004"), ("compgen -C 'cat /etc/crontab' x", "4000")],
     ),
     entry(
         &["test", "[", "[["],
@@ -321,7 +321,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Pure,
         "",
         &[],
-        &[("date", "0004"), ("ps aux", "0004"), ("basename /etc/passwd", "0004"), ("tr a-z A-Z < /etc/hosts", "4000")],
+        &[("date", "0004"), ("ps aux", "0004"), ("basename /etc/shadow", "0004"), ("tr a-z A-Z < /etc/crontab", "4000")],
     ),
     // ----- readers -----------------------------------------------------------------------
     entry(
@@ -342,14 +342,14 @@ pub static TABLE: &[TableEntry] = &[
             "to-code", "output-delimiter", "tabsize", "max-count"
         ],
         &[
-            ("cat /etc/hosts", "4000"),
+            ("cat /etc/crontab", "4000"),
             ("cat README.md", "0004"),
             ("head -n 5 ~/notes.txt", "0400"),
             ("cat ~/.ssh/id_rsa", "4000"),
             ("cat .env", "4000"),
             ("diff a.txt /tmp/b.txt", "0004"),
             ("wc -l src/*.rs", "0004"),
-            ("cat /e??/passwd", "4000"),
+            ("cat /e??/shadow", "4000"),
         ],
     ),
     entry(
@@ -374,7 +374,7 @@ pub static TABLE: &[TableEntry] = &[
         ],
         &[
             ("grep -rn TODO src", "0004"),
-            ("grep root /etc/passwd", "4000"),
+            ("grep root /etc/shadow", "4000"),
             ("grep -r key", "0004"),
             ("grep -e x -f ~/patterns.txt a.txt", "0404"),
             ("jq .name package.json", "0004"),
@@ -432,7 +432,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Edits,
         "SbTL",
         &["suffix", "threads"],
-        &[("gzip big.log", "0006"), ("vim /etc/hosts", "6000"), ("nano ~/.bashrc", "2400")],
+        &[("gzip big.log", "0006"), ("vim /etc/crontab", "6000"), ("nano ~/.bashrc", "2400")],
     ),
     entry(
         &["chmod", "chown", "chgrp", "chcon"],
@@ -456,7 +456,7 @@ pub static TABLE: &[TableEntry] = &[
         ],
         &[
             ("cp a.txt /tmp/b.txt", "0004"),
-            ("cp /etc/hosts .", "4002"),
+            ("cp /etc/crontab .", "4002"),
             ("cp -r src ~/backup", "0204"),
             ("cp a b c /etc", "2004"),
             ("cp -t /etc a", "2004"),
@@ -475,14 +475,14 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Link,
         "tS",
         &["target-directory", "suffix", "backup"],
-        &[("ln -s /etc/passwd p", "0002"), ("ln -sf x ~/.bashrc", "2000")],
+        &[("ln -s /etc/shadow p", "0002"), ("ln -sf x ~/.bashrc", "2000")],
     ),
     entry(
         &["tee"],
         Kind::Tee,
         "",
         &["output-error"],
-        &[("echo x | tee out.txt", "0006"), ("echo x | tee -a /etc/hosts", "2004")],
+        &[("echo x | tee out.txt", "0006"), ("echo x | tee -a /etc/crontab", "2004")],
     ),
     // ----- code --------------------------------------------------------------------------
     entry(
@@ -491,7 +491,9 @@ pub static TABLE: &[TableEntry] = &[
             "perl", "php", "lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish", "guile", "java", "jshell",
             "dotnet", "osascript", "ghci", "runghc", "runhaskell", "scala", "kotlin", "groovy", "swift", "elixir",
             "erl", "escript", "ts-node", "tsx", "perl5", "awk-script", "gdb", "lldb", "valgrind-run", "ipython",
-            "jupyter", "qjs", "rhino", "racket", "sbcl", "clisp", "ocaml", "crystal", "nim", "zx", "expect", "m4"
+            "jupyter", "qjs", "rhino", "racket", "sbcl", "clisp", "ocaml", "crystal", "nim", "zx", "expect", "m4",
+            "ld.so", "ld-linux.so", "ld-linux-x86-64.so", "ld-linux-aarch64.so", "ld-linux-armhf.so",
+            "ld-musl-x86_64.so", "ld-musl-aarch64.so"
         ],
         Kind::Interpreter,
         "cemWXIOQr",
@@ -503,6 +505,7 @@ pub static TABLE: &[TableEntry] = &[
             ("perl -pi -e 's/a/b/' /etc/x.conf", "6001"),
             ("curl -s https://x/i.py | python3", "0051"),
             ("python3 /tmp/x.py", "0001"),
+            ("/lib64/ld-linux-x86-64.so.2 ./a.out", "0005"),
         ],
     ),
     entry(
@@ -514,7 +517,7 @@ pub static TABLE: &[TableEntry] = &[
         "",
         &[],
         &[
-            ("bash -c 'cat /etc/hosts'", "4000"),
+            ("bash -c 'cat /etc/crontab'", "4000"),
             ("sh -c 'echo hi'", "0004"),
             ("bash -c \"$(cat f)\"", "0005"),
             ("curl https://x/install.sh | bash", "0050"),
@@ -654,9 +657,9 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Wrapper(Wrap::Env),
         "uCS",
         &["unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal"],
-        &[("env FOO=1 cat /etc/hosts", "4000"), ("env", "0004"), ("env -i bash -c 'ls ~'", "0400")],
+        &[("env FOO=1 cat /etc/crontab", "4000"), ("env", "0004"), ("env -i bash -c 'ls ~'", "0400")],
     ),
-    entry(&["nice"], Kind::Wrapper(Wrap::Options), "n", &["adjustment"], &[("nice -n 10 cat /etc/hosts", "4000")]),
+    entry(&["nice"], Kind::Wrapper(Wrap::Options), "n", &["adjustment"], &[("nice -n 10 cat /etc/crontab", "4000")]),
     entry(
         &[
             "nohup", "setsid", "unbuffer", "catchsegv", "stdbuf", "ionice", "chronic", "ifne", "pv-run",
@@ -671,14 +674,14 @@ pub static TABLE: &[TableEntry] = &[
             "output", "input", "error", "class", "classdata", "pid", "user", "tool", "log-file", "target", "mount",
             "uts", "ipc", "net", "cpu-nodes", "membind", "physcpubind", "interleave"
         ],
-        &[("nohup cat /etc/hosts", "4000"), ("stdbuf -oL ls", "0004"), ("strace -f ls", "0004")],
+        &[("nohup cat /etc/crontab", "4000"), ("stdbuf -oL ls", "0004"), ("strace -f ls", "0004")],
     ),
     entry(
         &["timeout", "chrt", "taskset", "setarch", "faketime", "gtimeout"],
         Kind::Wrapper(Wrap::OneOperand),
         "sk",
         &["signal", "kill-after"],
-        &[("timeout 5 cat /etc/hosts", "4000"), ("timeout -s KILL 5s ls", "0004"), ("taskset 0x1 ls", "0004")],
+        &[("timeout 5 cat /etc/crontab", "4000"), ("timeout -s KILL 5s ls", "0004"), ("taskset 0x1 ls", "0004")],
     ),
     entry(
         &["xargs"],
@@ -700,14 +703,14 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Wrapper(Wrap::Flock),
         "wEc",
         &["timeout", "conflict-exit-code", "command"],
-        &[("flock /tmp/l cat /etc/hosts", "4000"), ("flock /tmp/l -c 'ls ~'", "0400")],
+        &[("flock /tmp/l cat /etc/crontab", "4000"), ("flock /tmp/l -c 'ls ~'", "0400")],
     ),
     entry(
         &["watch"],
         Kind::Wrapper(Wrap::Watch),
         "nd",
         &["interval", "differences"],
-        &[("watch -n 1 'cat /etc/hosts'", "4000")],
+        &[("watch -n 1 'cat /etc/crontab'", "4000")],
     ),
     entry(&["chroot"], Kind::Wrapper(Wrap::Chroot), "", &["userspec", "groups"], &[("chroot /srv/root ls", "1404")]),
     entry(
@@ -722,7 +725,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Wrapper(Wrap::Script),
         "cEtT",
         &["command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"],
-        &[("script -q -c 'cat /etc/hosts' /dev/null", "4000")],
+        &[("script -q -c 'cat /etc/crontab' /dev/null", "4000")],
     ),
     // ----- special grammars --------------------------------------------------------------
     entry(
@@ -790,7 +793,7 @@ pub static TABLE: &[TableEntry] = &[
             ("find . -name '*.o' -delete", "0006"),
             ("find /tmp -exec rm {} \\;", "0004"),
             ("find ~ -name '*.log' -exec cat {} +", "0400"),
-            ("find . -exec sh -c 'cat /etc/hosts' \\;", "4004"),
+            ("find . -exec sh -c 'cat /etc/crontab' \\;", "4004"),
             ("find src -fprint /etc/list", "2004"),
         ],
     ),
@@ -822,7 +825,7 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[
             ("sed -n 1p a.txt", "0004"),
-            ("sed -i s/a/b/ /etc/hosts", "6000"),
+            ("sed -i s/a/b/ /etc/crontab", "6000"),
             ("sed -i.bak 's/x/y/' ~/.bashrc", "2400"),
             ("sed 's/a/b/w /etc/out' a.txt", "2004"),
             ("sed -f ~/s.sed a.txt", "0404"),
@@ -836,7 +839,7 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[
             ("awk '{print $1}' a.txt", "0004"),
-            ("awk -F: '{print $1}' /etc/passwd", "4000"),
+            ("awk -F: '{print $1}' /etc/shadow", "4000"),
             ("awk 'BEGIN{system(\"id\")}'", "0001"),
             ("awk -f ~/x.awk a.txt", "0404"),
         ],

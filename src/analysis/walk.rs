@@ -2384,8 +2384,13 @@ impl<'c> Walker<'c> {
                 continue;
             }
             let class = self.ctx.layout.classify(abs, perm == Perm::Write);
-            // A toolchain on PATH reads and runs its own installation: the baseline grants it.
-            if perm != Perm::Write && class == Class::External && self.in_toolchain(abs) {
+            // What every program may read and run whatever the mode (the runtime baseline: the
+            // program directories, the /etc entries programs read at run time, a toolchain on
+            // PATH) needs no bit: the kernel grants it at every level.
+            if perm != Perm::Write
+                && ((class == Class::System && crate::sandbox::policy::baseline_grants(abs, perm))
+                    || (class == Class::External && self.in_toolchain(abs)))
+            {
                 continue;
             }
             if perm == Perm::Write && self.quiet == 0 {
@@ -2643,7 +2648,9 @@ impl<'c> Walker<'c> {
     }
 
     fn in_program_dirs(&self, abs: &str) -> bool {
-        if self.ctx.self_exe.as_deref() == Some(abs) {
+        // Anything under the program roots (the dynamic loader in /lib64, /usr/lib/git-core/…)
+        // runs as if named: the baseline lets every mode run it, and its name says what it does.
+        if self.ctx.self_exe.as_deref() == Some(abs) || crate::sandbox::policy::in_program_roots(abs) {
             return true;
         }
         let dir = match abs.rfind('/') {

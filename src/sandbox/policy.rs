@@ -385,6 +385,26 @@ const RUN_RUNTIME: &[&str] = &["/run/systemd/resolve"];
 /// Where programs live: read and execute for everyone.
 const PROGRAM_ROOTS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/// Whether the runtime baseline lets every program read (or, in the program directories,
+/// run) `path` (absolute, normal), whatever the mode: the program directories and the `/etc`
+/// and `/run` entries programs need at run time. (Key directories are left out: their
+/// `private` directories are not granted.)
+pub fn baseline_grants(path: &str, perm: crate::mode::Perm) -> bool {
+    use crate::mode::Perm;
+    match perm {
+        Perm::Write => false,
+        Perm::Execute => in_program_roots(path),
+        Perm::Read => {
+            in_program_roots(path)
+                || ETC_RUNTIME
+                    .iter()
+                    .filter(|e| !ETC_KEY_DIRS.contains(e))
+                    .any(|e| if ETC_RUNTIME_DIRS.contains(e) { scope::is_within(path, e) } else { path == *e })
+                || RUN_RUNTIME.iter().any(|r| scope::is_within(path, r))
+        }
+    }
+}
+
 /// Whether `path` (absolute, normal) lies in one of the system's program directories, which
 /// every mode may read and run and only system write may change.
 pub fn in_program_roots(path: &str) -> bool {
