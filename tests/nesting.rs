@@ -78,3 +78,18 @@ fn an_inner_invocation_cannot_widen_the_mode() {
         assert!(out.stdout.is_empty(), "{program}: something ran");
     }
 }
+
+#[test]
+fn sandbox_bash_run_through_a_link_by_its_path_is_sandbox_bash() {
+    // A link named bash, as users put one first on PATH, run by path from a program: it is
+    // this program again, whose own analysis decides, not a program of the external scope.
+    let links = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let link = links.path().join("bash");
+    std::os::unix::fs::symlink(SANDBOX, &link).unwrap();
+    let l = link.display();
+    let out = run("0467", &format!("{l} -c 'echo inner'"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "inner\n", "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run("0467", &format!("{l} -c 'cat /etc/shadow'"));
+    assert_eq!(out.status.code(), Some(126));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing system read (4000): cat needs it for /etc/shadow"));
+}

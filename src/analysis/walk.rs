@@ -2673,6 +2673,13 @@ impl<'c> Walker<'c> {
         if self.ctx.self_exe.as_deref() == Some(abs) || crate::sandbox::policy::in_program_roots(abs) {
             return true;
         }
+        // sandbox-bash through a link (one named `bash` put first on PATH) is sandbox-bash.
+        if let Some(me) = self.ctx.self_exe.as_deref()
+            && std::fs::symlink_metadata(super::bytes::path(abs)).is_ok_and(|m| m.file_type().is_symlink())
+            && crate::exec::canonicalize(abs).is_ok_and(|real| real == me)
+        {
+            return true;
+        }
         let dir = match abs.rfind('/') {
             Some(0) => "/",
             Some(i) => &abs[..i],
