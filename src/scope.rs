@@ -330,10 +330,18 @@ pub fn is_within(path: &str, dir: &str) -> bool {
 /// processes are out of reach of the kernel layer anyway.)
 const PROCESS_INFO: &[&str] = &["cmdline", "stat", "status", "comm", "statm"];
 
-/// Whether `path` (absolute, normal) is one of [`PROCESS_INFO`] of some process or thread:
-/// `/proc/PID/NAME`, `/proc/self/NAME`, `/proc/thread-self/NAME` or `/proc/PID/task/TID/NAME`.
+/// The files of `/proc` that say what the machine is, as `free`, `uptime` and `nproc` show
+/// to everyone.
+const MACHINE_INFO: &[&str] = &["cpuinfo", "meminfo", "version", "loadavg", "uptime", "stat", "filesystems"];
+
+/// Whether `path` (absolute, normal) is one of [`PROCESS_INFO`] of some process or thread
+/// (`/proc/PID/NAME`, `/proc/self/NAME`, `/proc/thread-self/NAME`, `/proc/PID/task/TID/NAME`)
+/// or one of [`MACHINE_INFO`].
 pub fn is_process_info(path: &str) -> bool {
     let Some(rest) = path.strip_prefix("/proc/") else { return false };
+    if MACHINE_INFO.contains(&rest) {
+        return true;
+    }
     let parts: Vec<&str> = rest.split('/').collect();
     let pid = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
     let process = |p: &str| pid(p) || p == "self" || p == "thread-self";

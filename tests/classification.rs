@@ -142,7 +142,8 @@ const CASES: &[(&str, &str)] = &[
     // --- system ---------------------------------------------------------------------------------
     ("cat /etc/shadow", "4000"),
     ("ls /usr/lib", "0004"),
-    ("cat /proc/cpuinfo", "4000"),
+    ("cat /proc/cpuinfo /proc/meminfo", "0004"),
+    ("cat /proc/cmdline", "4000"),
     ("cat /sys/class/net/eth0/address", "4000"),
     ("ls /var/log", "4000"),
     ("ls /boot", "4000"),

@@ -2042,10 +2042,10 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
                         || (!t.starts_with('-') && t.contains('='))
                 })
             });
+            // Reading them is reading /proc/sys, which every program may in every mode (as
+            // `uname -a` may): no bit.
             if writes {
                 w.need(Scope::System, Perm::Write, program, program, "changes kernel parameters", pos);
-            } else {
-                w.need(Scope::System, Perm::Read, program, program, "reads kernel parameters", pos);
             }
         }
         Special::Ip => {

@@ -934,7 +934,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Special(Special::Sysctl),
         "",
         &[],
-        &[("sysctl -w net.ipv4.ip_forward=1", "2000"), ("sysctl -a", "4000"), ("sysctl kernel.x=1", "2000")],
+        &[("sysctl -w net.ipv4.ip_forward=1", "2000"), ("sysctl -a", "0004"), ("sysctl kernel.x=1", "2000")],
     ),
     entry(
         &["ip"],

@@ -1150,7 +1150,10 @@ impl<'c> Walker<'c> {
         })
         .is_err()
         {
-            pieces = vec![(0, text.len())];
+            // The checks refused the whole text at its end (where the cut does not hand over
+            // the last piece): what follows the pieces found is one more.
+            let end = pieces.last().map_or(0, |&(_, to)| to);
+            pieces.push((end, text.len()));
         }
         let mut line = 1;
         self.inside_text(key, origin, |w| {
