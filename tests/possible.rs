@@ -71,7 +71,13 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
         let canary = lab.canary();
         let before = read(&canary);
         let c = canary.display();
-        for program in [format!("./reader.py {c}"), format!("f() {{ \"$@\"; }}; f ./reader.py {c}")] {
+        std::fs::write(lab.ws.join("name"), "f\n").unwrap();
+        for program in [
+            format!("./reader.py {c}"),
+            format!("f() {{ \"$@\"; }}; f ./reader.py {c}"),
+            // A function only a command whose name is not static calls.
+            format!("f() {{ cat {c}; }}; read -r n < name; \"$n\""),
+        ] {
             assert_eq!(
                 explain_certainty(&lab, "0467", &program, &canary),
                 ("possible".to_string(), "kernel".to_string()),
@@ -167,4 +173,17 @@ fn toolchain_homes_moved_by_their_variables_run_and_others_do_not() {
     let out = with_path(false, "read -r p < where; \"$p\" build");
     kernel_refused(&out, &[]);
     assert!(!text(&out.stdout).contains("toolchain cargo"));
+}
+
+#[test]
+fn what_a_process_is_needs_no_bit_and_its_environment_stays_out_of_reach() {
+    let lab = Lab::new();
+    // The parent's command line, as pyenv reads it, at the default mode.
+    let out = lab.run("0467", "tr '\\0' ' ' </proc/$PPID/cmdline; echo");
+    assert!(!ok(&out).is_empty());
+    // Its environment keeps its scope, and past the static layer the kernel refuses it.
+    let denied = lab.run("0467", "cat /proc/$PPID/environ");
+    assert_eq!(denied.status.code(), Some(126), "{}", text(&denied.stderr));
+    let out = lab.run_stdin("0467", "cat /proc/$PPID/environ\n");
+    kernel_refused(&out, &[]);
 }
