@@ -267,6 +267,26 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     });
 
     if opts.explain {
+        // Possible accesses the mode does not allow rest on the rules this run would get: say
+        // here what the run would find.
+        let decision = match (&bash, decision.verdict) {
+            (Ok(real), Verdict::Allow) if has_pending(&decision) => {
+                let layout = sandbox::with_programs(&layout, real);
+                let policy =
+                    sandbox::plan_here(allowed, &layout, real, env.get("PATH"), outer.is_some(), extra(&config));
+                let (_, shortfalls) = sandbox::kernel_facts(&policy);
+                let facts = sandbox::namespace_facts(&policy, &layout, env, &config.keep_env, outer.is_some());
+                let (view, no_view) = match &facts {
+                    Some((view, Ok(()))) => (Some(view), None),
+                    Some((_, Err(why))) => (None, Some(why.clone())),
+                    None => (None, None),
+                };
+                let holding =
+                    sandbox::Holding { enforced: shortfalls.is_empty(), policy: Some(&policy), view, no_view };
+                unheld_possible(&decision, &holding).unwrap_or(decision)
+            }
+            _ => decision,
+        };
         let text = if opts.json { decision.json() + "\n" } else { decision.text() };
         write_stdout(&text)?;
         return Ok(decision.verdict.status());
@@ -407,7 +427,7 @@ fn lock_and_exec(
     })?;
     // What the mode does not allow but the program only possibly does rests on the rules now
     // in force: each such access must be held by them, or the program is denied after all.
-    if let Some(denial) = unheld_possible(decision, &locked) {
+    if let Some(denial) = unheld_possible(decision, &locked.holding()) {
         log("deny", "none", Some("a possible access the rules in force do not hold"), &locked.static_only)?;
         let _ = std::io::stderr().write_all(denial.denial_message().as_bytes());
         return Ok(126);
@@ -442,16 +462,25 @@ fn lock_and_exec(
     Err(exec::exec(&bash, exec_args, &command_env))
 }
 
+/// Whether some possible access of `decision` needs a bit the mode does not allow.
+fn has_pending(decision: &Decision) -> bool {
+    decision
+        .analysis
+        .accesses
+        .iter()
+        .any(|a| a.bound().is_some() && !decision.allowed.covers(Mode::bit(a.scope, a.perm)))
+}
+
 /// The decision as it stands once the rules are in force, when a possible access the mode does
 /// not allow is not held by them: that access is then required, with the reason it is.
-fn unheld_possible(decision: &Decision, locked: &sandbox::Locked) -> Option<Decision> {
+fn unheld_possible(decision: &Decision, holding: &sandbox::Holding<'_>) -> Option<Decision> {
     let mut after = decision.clone();
     let mut unheld = false;
     for access in &mut after.analysis.accesses {
         if access.bound().is_none() || decision.allowed.covers(Mode::bit(access.scope, access.perm)) {
             continue;
         }
-        if let Err(why) = locked.holds(access) {
+        if let Err(why) = holding.holds(access) {
             access.reason = format!("{} (possible, and {why}, so it needs its bit)", access.reason);
             access.certainty = analysis::Certainty::Known;
             unheld = true;

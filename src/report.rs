@@ -226,9 +226,7 @@ impl Decision {
             for a in possible {
                 let bit = Mode::bit(a.scope, a.perm);
                 let held = match a.bound() {
-                    Some(Bound::View) if !self.allowed.covers(bit) => {
-                        "  held by the namespace view where it masks this path (checked when it runs)"
-                    }
+                    Some(Bound::View) if !self.allowed.covers(bit) => "  held by Landlock or the namespace view",
                     Some(_) if !self.allowed.covers(bit) => "  held by the kernel",
                     _ => "",
                 };

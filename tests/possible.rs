@@ -130,6 +130,12 @@ fn a_possible_credential_read_rests_on_the_kernel_and_is_denied_where_nothing_ho
     assert!(all.contains("sandbox-bash: denied: missing system read (4000)"), "{all}");
     assert!(all.contains("possible, and no namespace layer holds credential"), "{all}");
     assert!(!all.contains("CANARY"), "{all}");
+    // The explanation at that level says the same, before anything runs.
+    let explain = format!("{SB} --sandbox-explain -c {}", shell_quote(&format!("./reader.py {}", ws_key.display())));
+    let out = lab.run("0467", &explain);
+    let said = text(&out.stdout);
+    assert!(said.starts_with("verdict:    would be denied (exit 126)"), "{said}");
+    assert!(said.contains("possible, and no namespace layer holds credential"), "{said}");
     // A nested level knows only its own rules, which take unlistable trees whole: the home
     // key is denied there too (the enclosing level's rules would hold it; it cannot see them).
     let nested = format!("{SB} -c {}", shell_quote(&format!("./reader.py {}", home_key.display())));

@@ -326,13 +326,26 @@ pub struct Locked {
     pub policy: Option<Policy>,
 }
 
-impl Locked {
-    /// Whether the rules in force hold a possible access the mode does not allow (see
-    /// [`crate::analysis::Bound`]); the reason when they do not.
+/// What holds the possible accesses a mode does not allow: the rules in force after
+/// [`lock`], or those the same invocation would get, for `--sandbox-explain`.
+pub struct Holding<'a> {
+    /// Landlock and seccomp enforce the whole policy (nothing degraded).
+    pub enforced: bool,
+    /// The Landlock rules.
+    pub policy: Option<&'a Policy>,
+    /// The namespace view of this level, when it has one.
+    pub view: Option<&'a view::View>,
+    /// Why there is no view, when there is none.
+    pub no_view: Option<String>,
+}
+
+impl Holding<'_> {
+    /// Whether these rules hold a possible access (see [`crate::analysis::Bound`]); the
+    /// reason when they do not.
     pub fn holds(&self, access: &crate::analysis::Access) -> Result<(), String> {
         use crate::analysis::Bound;
         match access.bound() {
-            Some(Bound::Kernel) if self.outcome.shortfalls.is_empty() => Ok(()),
+            Some(Bound::Kernel) if self.enforced => Ok(()),
             Some(Bound::Kernel) => Err("the kernel layer runs degraded here".into()),
             Some(Bound::View) => {
                 // Landlock leaves it out (a home's credential entries get only the system
@@ -342,15 +355,18 @@ impl Locked {
                     crate::mode::Perm::Write => policy::Rights::WRITE,
                     crate::mode::Perm::Execute => policy::Rights::EXECUTE,
                 };
-                if let Some(policy) = &self.policy {
+                if let Some(policy) = self.policy {
                     let real = crate::exec::canonicalize(&access.target).ok();
                     let left_out = |p: &str| !policy.granted(p).contains(right);
-                    if left_out(&access.target) && real.as_deref().is_none_or(left_out) {
+                    if self.enforced && left_out(&access.target) && real.as_deref().is_none_or(left_out) {
                         return Ok(());
                     }
                 }
-                let Some(view) = &self.view else {
-                    return Err("no namespace layer holds credential and protected paths at this level".into());
+                let Some(view) = self.view else {
+                    let why = self.no_view.as_deref().unwrap_or("this platform has none");
+                    return Err(format!(
+                        "no namespace layer holds credential and protected paths at this level ({why})"
+                    ));
                 };
                 let target = access.target.as_str();
                 let masked = view.masks().any(|m| crate::scope::is_within(target, m));
@@ -365,6 +381,22 @@ impl Locked {
                 }
             }
             _ => Err("only the static layer holds this access".into()),
+        }
+    }
+}
+
+impl Locked {
+    /// What the rules now in force hold.
+    pub fn holding(&self) -> Holding<'_> {
+        let no_view = match &self.outcome.enforcement.namespaces {
+            Some(view::Entered::Unavailable(why)) => Some(why.clone()),
+            _ => None,
+        };
+        Holding {
+            enforced: self.outcome.shortfalls.is_empty(),
+            policy: self.policy.as_ref(),
+            view: self.view.as_ref(),
+            no_view,
         }
     }
 }
