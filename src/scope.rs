@@ -26,7 +26,7 @@ pub struct Layout {
 pub struct Toolchain {
     /// Absolute, normal paths.
     pub homes: Vec<String>,
-    /// It may keep credentials in its home (Cargo's `credentials.toml`): list it first.
+    /// It is known to keep credentials in its home (Cargo's `credentials.toml`).
     pub credentials: bool,
 }
 
@@ -60,18 +60,20 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
     for row in TOOLCHAIN_HOMES {
         let mut homes = Vec::new();
         for (name, default) in *row {
-            let set = if name.is_empty() { None } else { var(name).filter(|v| !v.is_empty()) };
-            match set {
-                Some(value) => {
-                    let list: Vec<&str> = if *name == "GOPATH" { value.split(':').collect() } else { vec![&value] };
-                    homes.extend(list.into_iter().filter(|v| v.starts_with('/')).map(|v| normalize("/", v)));
+            let value = if name.is_empty() { None } else { var(name) };
+            let set: Vec<String> = match &value {
+                Some(v) if *name == "GOPATH" => {
+                    v.split(':').filter(|p| p.starts_with('/')).map(|p| normalize("/", p)).collect()
                 }
-                None if !default.is_empty() => {
-                    if let Some(h) = home {
-                        homes.push(normalize(h, default));
-                    }
-                }
-                None => {}
+                Some(v) if v.starts_with('/') => vec![normalize("/", v)],
+                _ => Vec::new(),
+            };
+            if !set.is_empty() {
+                homes.extend(set);
+            } else if !default.is_empty()
+                && let Some(h) = home
+            {
+                homes.push(normalize(h, default));
             }
         }
         homes.retain(|h| h != "/");
@@ -104,10 +106,17 @@ impl Layout {
     /// holds the workspace or the home directory, lies in the workspace (its bits decide), or
     /// is a system path (the baseline has those).
     pub fn grantable_toolchain_home(&self, top: &str) -> bool {
+        // The variables come from the environment: a value naming a credential, a home
+        // directory itself or what holds one (`GOPATH=/x:/home/other`) is no toolchain home.
+        let components: Vec<&str> = top.split('/').filter(|c| !c.is_empty()).collect();
+        let a_home = matches!(components.as_slice(), ["root"] | ["home"] | ["home", _]);
         !(is_within(&self.workspace, top)
             || is_within(top, &self.workspace)
             || self.home.as_deref().is_some_and(|h| is_within(h, top))
-            || is_system_path(top))
+            || is_system_path(top)
+            || a_home
+            || self.is_credential(top)
+            || components.iter().any(|c| credential_name(c) || home_credential_name(c)))
     }
 
     /// The toolchain homes the runtime baseline grants for these `PATH` directories (absolute,
@@ -718,5 +727,30 @@ mod tests {
         assert!(!acceptable_tmpdir("/home/u", Some("/home/u"), "/home/u/p"));
         assert!(acceptable_tmpdir("/home/u/tmp", Some("/home/u"), "/home/u/p"));
         assert!(!acceptable_tmpdir("relative", None, "/w"));
+    }
+
+    #[test]
+    fn toolchain_homes_follow_their_variables_and_never_name_a_credential_or_a_home() {
+        let vars = |name: &str| match name {
+            "CARGO_HOME" => Some("/opt/rust/cargo".to_string()),
+            "RUSTUP_HOME" => Some("/opt/rust/rustup".to_string()),
+            "GOPATH" => Some("/srv/go:/home/other".to_string()),
+            "PYENV_ROOT" => Some("relative/ignored".to_string()),
+            "CONDA_EXE" => Some("/opt/conda/bin/conda".to_string()),
+            _ => None,
+        };
+        let groups = toolchain_groups(Some("/home/u"), &vars);
+        assert_eq!(groups[0].homes, ["/opt/rust/cargo", "/opt/rust/rustup"]);
+        assert!(groups.iter().any(|g| g.homes == ["/srv/go", "/home/other"]));
+        assert!(groups.iter().any(|g| g.homes == ["/home/u/.pyenv"]), "a relative value falls back to the default");
+        assert!(groups.iter().any(|g| g.homes == ["/opt/conda"]));
+        let l = Layout { toolchains: groups, ..layout() };
+        let granted = l.toolchains_on_path(&["/srv/go/bin".to_string(), "/opt/rust/cargo/bin".to_string()]);
+        assert_eq!(granted, ["/srv/go", "/opt/rust/cargo", "/opt/rust/rustup"], "not another user's home");
+        for bad in ["/home/other", "/root", "/home", "/home/u/.ssh", "/opt/x/.aws", "/home/u/proj/tools", "/usr/local"]
+        {
+            assert!(!l.grantable_toolchain_home(bad), "{bad}");
+        }
+        assert!(l.grantable_toolchain_home("/home/other/.cargo"));
     }
 }

@@ -766,11 +766,15 @@ impl Planner<'_> {
                             continue;
                         }
                         let top = top.as_str();
-                        // Only Cargo keeps credentials in its home (`credentials.toml`): its
-                        // entries are granted one by one when it has them, and the home itself
-                        // made listable (nested invocations list it again). The others are
-                        // granted whole without listing them.
-                        let listing = if group.credentials { self.world.list(top) } else { Some(Vec::new()) };
+                        // Cargo keeps credentials in its home (`credentials.toml`), and a home
+                        // a variable moves could hold any: a home's entries are granted one by
+                        // one when it holds a credential or a link, and the home itself made
+                        // listable (nested invocations list it again). The fixed homes of the
+                        // others are granted whole without listing them.
+                        let fixed = home.as_deref().is_some_and(|h| {
+                            top.strip_prefix(h).and_then(|r| r.strip_prefix('/')).is_some_and(|r| !r.contains('/'))
+                        });
+                        let listing = if group.credentials || !fixed { self.world.list(top) } else { Some(Vec::new()) };
                         match listing {
                             // Nothing to leave out: one rule for the whole home.
                             Some(entries)
