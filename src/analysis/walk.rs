@@ -1134,12 +1134,14 @@ impl<'c> Walker<'c> {
             self.origin = saved;
             return;
         }
-        let valid = self
-            .ctx
-            .bash
-            .as_deref()
-            .is_some_and(|bash| super::oracle::bash_accepts(bash, &super::bytes::encode(text), self.ctx.posix));
+        let asked = self.ctx.bash.as_deref();
+        let valid =
+            asked.is_some_and(|bash| super::oracle::bash_accepts(bash, &super::bytes::encode(text), self.ctx.posix));
         if !valid {
+            let mut f = f;
+            if asked.is_some() {
+                f.message.push_str("; bash -n rejects it too");
+            }
             self.fail(f);
             return;
         }
