@@ -644,8 +644,18 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
     }
     let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
-    let toolchains = scope::toolchain_groups(home.as_deref(), &var);
-    let mut layout = Layout { workspace, home, tmpdir, extra_credentials, extra_protected, toolchains };
+    // Each home where it really is: a link on the way (`GOPATH=/x/link/.ssh`) must not lead the
+    // checks one way and the rule another. A home that is not there grants nothing.
+    let toolchains: Vec<scope::Toolchain> = scope::toolchain_groups(home.as_deref(), &var)
+        .into_iter()
+        .map(|g| scope::Toolchain {
+            homes: g.homes.iter().filter_map(|h| exec::canonicalize(h).ok()).collect(),
+            credentials: g.credentials,
+        })
+        .filter(|g| !g.homes.is_empty())
+        .collect();
+    let mut layout =
+        Layout { workspace, home, tmpdir, extra_credentials, extra_protected, toolchains: Some(toolchains) };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;

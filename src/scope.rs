@@ -16,8 +16,9 @@ pub struct Layout {
     pub extra_credentials: Vec<String>,
     /// Protected paths (writes need system write) the configuration adds.
     pub extra_protected: Vec<String>,
-    /// Where toolchains are installed (see [`toolchain_groups`]); empty: the homes' defaults.
-    pub toolchains: Vec<Toolchain>,
+    /// Where toolchains are installed, each home where it really is (see
+    /// [`toolchain_groups`]); `None`: the homes' defaults, as written.
+    pub toolchains: Option<Vec<Toolchain>>,
 }
 
 /// Homes of one toolchain, granted together when a `PATH` entry lies in one of them (cargo
@@ -93,10 +94,9 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
 impl Layout {
     /// The toolchain groups in force: the layout's, or the homes' defaults.
     pub fn toolchain_groups(&self) -> Vec<Toolchain> {
-        if self.toolchains.is_empty() {
-            toolchain_groups(self.home.as_deref(), &|_| None)
-        } else {
-            self.toolchains.clone()
+        match &self.toolchains {
+            None => toolchain_groups(self.home.as_deref(), &|_| None),
+            Some(groups) => groups.clone(),
         }
     }
 }
@@ -744,7 +744,7 @@ mod tests {
         assert!(groups.iter().any(|g| g.homes == ["/srv/go", "/home/other"]));
         assert!(groups.iter().any(|g| g.homes == ["/home/u/.pyenv"]), "a relative value falls back to the default");
         assert!(groups.iter().any(|g| g.homes == ["/opt/conda"]));
-        let l = Layout { toolchains: groups, ..layout() };
+        let l = Layout { toolchains: Some(groups), ..layout() };
         let granted = l.toolchains_on_path(&["/srv/go/bin".to_string(), "/opt/rust/cargo/bin".to_string()]);
         assert_eq!(granted, ["/srv/go", "/opt/rust/cargo", "/opt/rust/rustup"], "not another user's home");
         for bad in ["/home/other", "/root", "/home", "/home/u/.ssh", "/opt/x/.aws", "/home/u/proj/tools", "/usr/local"]

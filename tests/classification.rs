@@ -506,6 +506,16 @@ const CASES: &[(&str, &str)] = &[
     ("cp /bin/sh x", "0002"),
     ("cat /etc/ssl/private/x.key", "4000"),
     ("cat /etc/sudoers", "4000"),
+    // Found by the red team: an interpreter reading a script is not held by the kernel, so a
+    // program named like a function still needs execute for it; rsync's value-taking options
+    // do not hide a real run behind `-n`; sysctl's attached forms load a file.
+    ("if false; then sh(){ :; }; fi; sh bin/evil", "0005"),
+    ("rsync --out-format -n /tmp/x .git/commondir", "2000"),
+    ("rsync -n --no-dry-run a/ b/", "0006"),
+    ("rsync -n -e 'ssh -o ProxyCommand=x' README h:x", "0045"),
+    ("sysctl --load=a/b", "2000"),
+    ("sysctl -pfile", "2000"),
+    ("git clean -n --no-dry-run -f", "0006"),
     // --- process information is what ps shows ---------------------------------------------------
     ("tr '\\0' ' ' </proc/$PPID/cmdline", "0004"),
     ("cat /proc/self/status /proc/1/stat /proc/1/task/1/comm", "0004"),

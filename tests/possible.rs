@@ -193,3 +193,37 @@ fn what_a_process_is_needs_no_bit_and_its_environment_stays_out_of_reach() {
     let out = lab.run_stdin("0467", "cat /proc/$PPID/environ\n");
     kernel_refused(&out, &[]);
 }
+
+#[test]
+fn a_toolchain_variable_through_a_link_grants_nothing_it_should_not() {
+    let lab = Lab::new();
+    // GOPATH written through a link into the home's .ssh, with its bin on PATH.
+    std::fs::create_dir_all(lab.home.join(".ssh/bin")).unwrap();
+    std::os::unix::fs::symlink(&lab.home, lab.outside.join("H")).unwrap();
+    let gopath = lab.outside.join("H/.ssh");
+    let key = lab.home.join(".ssh/id_ed25519");
+    let program = format!("/usr/bin/python3 -c 'print(open(\"{}\").read())'", key.display());
+    for mode in ["0467", "0444"] {
+        let mut c = lab.command(mode, "");
+        c.env("GOPATH", &gopath).env("PATH", format!("{}:/usr/bin:/bin", gopath.join("bin").display()));
+        // Fed on standard input: only the kernel stands in the way.
+        c.args(["-s"]).stdin(std::process::Stdio::piped());
+        let mut args: Vec<std::ffi::OsString> = c.get_args().map(|a| a.to_os_string()).collect();
+        args.retain(|a| a != "-c" && !a.is_empty());
+        let mut s = Command::new(SB);
+        s.args(&args).current_dir(&lab.ws).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => s.env(k, v),
+                None => s.env_remove(k),
+            };
+        }
+        s.stdin(std::process::Stdio::piped());
+        let mut child = s.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(format!("{program}\n").as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        kernel_refused(&out, &["Errno 2]"]);
+        assert!(!text(&out.stdout).contains("PRIVATE KEY CANARY"), "{mode}: the key was read");
+    }
+}

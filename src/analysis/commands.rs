@@ -1273,7 +1273,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
     if w.absent_program(abs) {
         // Probing for a program that is not there (`/usr/ucb/echo`): bash reports it and goes
         // on. Should it appear meanwhile, it runs under the same kernel rules.
-        w.possibly(|w| {
+        w.possibly_exec(|w| {
             w.classified(abs, &[Perm::Execute], name, "runs a program by its path, not there now", first.pos)
         });
     } else {
@@ -2035,10 +2035,13 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
         Special::Sysctl => {
             let writes = rest.iter().any(|a| {
                 a.known().is_some_and(|t| {
+                    // `-pFILE`, `-fFILE` and `--load=FILE` (attached values) load a file too.
                     t == "-w"
-                        || t == "--write"
-                        || t == "-p"
-                        || t == "--load"
+                        || t.starts_with("--write")
+                        || (t.starts_with("-p") && !t.starts_with("--"))
+                        || (t.starts_with("-f") && !t.starts_with("--"))
+                        || t.starts_with("--load")
+                        || t.starts_with("--system")
                         || (!t.starts_with('-') && t.contains('='))
                 })
             });
@@ -2342,7 +2345,10 @@ fn git(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut St
                 }
             }
         }
-        "clean" | "prune" if words.iter().any(|w| matches!(w.as_str(), "-n" | "--dry-run") || dry_run_cluster(w)) => {
+        "clean" | "prune"
+            if words.iter().any(|w| matches!(w.as_str(), "-n" | "--dry-run") || dry_run_cluster(w))
+                && !words.iter().any(|w| w == "--no-dry-run") =>
+        {
             // A dry run lists what it would remove.
             repo_access(w, &[Perm::Read], "reads the repository (dry run)");
         }
@@ -3252,6 +3258,8 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
         ("cFiJloPScD", &[])
     } else {
         (
+            // Every option of rsync 3 that takes a value: one missing would take the next
+            // word (`--out-format -n`) for an option of its own.
             "eBfTM",
             &[
                 "rsh",
@@ -3264,7 +3272,10 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
                 "filter",
                 "password-file",
                 "log-file",
+                "log-file-format",
+                "out-format",
                 "backup-dir",
+                "suffix",
                 "partial-dir",
                 "temp-dir",
                 "compare-dest",
@@ -3272,13 +3283,43 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
                 "link-dest",
                 "chmod",
                 "chown",
+                "usermap",
+                "groupmap",
                 "timeout",
+                "contimeout",
                 "port",
+                "sockopts",
                 "bwlimit",
                 "info",
                 "debug",
+                "stderr",
+                "outbuf",
                 "max-size",
                 "min-size",
+                "max-delete",
+                "max-alloc",
+                "block-size",
+                "checksum-choice",
+                "cc",
+                "compress-choice",
+                "zc",
+                "compress-level",
+                "zl",
+                "skip-compress",
+                "modify-window",
+                "iconv",
+                "protocol",
+                "address",
+                "write-batch",
+                "only-write-batch",
+                "read-batch",
+                "early-input",
+                "remote-option",
+                "copy-as",
+                "stop-after",
+                "time-limit",
+                "stop-at",
+                "checksum-seed",
             ],
         )
     };
@@ -3289,7 +3330,9 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
     for e in parsed.values(&["e", "rsh", "rsync-path", "S"]) {
         let t = e.known().unwrap_or_default();
         let first = t.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
-        if first != "ssh" {
+        // An ssh with options can run commands of its own (`-o ProxyCommand=…`): code the
+        // analysis does not read.
+        if first != "ssh" || t.split_whitespace().count() > 1 {
             w.need(Scope::Workspace, Perm::Execute, &e.raw, program, "runs a program named in an option", e.pos);
             w.unresolved(&e.raw, e.pos);
         }
@@ -3304,8 +3347,15 @@ fn remote_copy(w: &mut Walker, program: &str, kind: Special, rest: &[Arg], pos: 
             None => false,
         }
     };
-    // `rsync -n` compares and lists what it would copy: it reads both sides.
-    let dry_run = kind == Special::Rsync && parsed.has(&["n", "dry-run"]);
+    // `rsync -n` compares and lists what it would copy: it reads both sides (unless a later
+    // `--no-dry-run` takes it back).
+    let dry_run = kind == Special::Rsync
+        && parsed
+            .opts
+            .iter()
+            .rev()
+            .find(|o| matches!(o.name.as_str(), "n" | "dry-run" | "no-dry-run" | "no-n"))
+            .is_some_and(|o| matches!(o.name.as_str(), "n" | "dry-run"));
     let mut ops = parsed.operands;
     let Some(dest) = ops.pop() else { return };
     let deletes = parsed.opts.iter().any(|o| o.name.starts_with("delete") || o.name == "remove-source-files");

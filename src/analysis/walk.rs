@@ -404,6 +404,8 @@ pub struct Walker<'c> {
     quiet: u32,
     /// Inside code whose accesses are only possible (see [`Certainty::Possible`]).
     possible: u32,
+    /// A possible execute is an exec the kernel holds (see [`Self::possibly_exec`]).
+    exec_held: bool,
     /// The words whose command substitutions are being walked, innermost last (to show the
     /// whole word where the parser cuts one short).
     pub expanding: Vec<String>,
@@ -692,6 +694,7 @@ impl<'c> Walker<'c> {
             parsed_bytes: 0,
             quiet: 0,
             possible: 0,
+            exec_held: false,
             expanding: Vec::new(),
             loop_depth: 0,
             sink: 0,
@@ -771,6 +774,9 @@ impl<'c> Walker<'c> {
         if self.quiet > 0 {
             return;
         }
+        // Running code is held by the kernel only where it is an exec of a program that is not
+        // there (`exec_held`): an interpreter reads its script past Landlock and noexec alike.
+        let bound = if perm == Perm::Execute && !self.exec_held { Bound::Static } else { bound };
         let certainty = if self.possible > 0 { Certainty::Possible(bound) } else { Certainty::Known };
         let file = self.file_here();
         self.sinks[self.sink].bounds.push(bound);
@@ -784,6 +790,15 @@ impl<'c> Walker<'c> {
             certainty,
             file,
         });
+    }
+
+    /// [`Self::possibly`] for an exec of a program by its path, which the kernel's execute
+    /// rights hold (a probe for a program that is not there).
+    pub fn possibly_exec<R>(&mut self, walk: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = std::mem::replace(&mut self.exec_held, true);
+        let result = self.possibly(walk);
+        self.exec_held = saved;
+        result
     }
 
     /// Runs `walk` with every access it records only possible: the words of a program the
