@@ -516,6 +516,9 @@ const CASES: &[(&str, &str)] = &[
     ("sysctl --load=a/b", "2000"),
     ("sysctl -pfile", "2000"),
     ("git clean -n --no-dry-run -f", "0006"),
+    // A here-document delimiter written `$'EOF'` ends at `EOF`, as in bash.
+    ("cat <<$'EOF'\nEOF\ncat /etc/shadow\n$EOF", "4004"),
+    ("cat <<-$\"EOF\"\n\tEOF\ncat /etc/shadow", "4004"),
     // --- process information is what ps shows ---------------------------------------------------
     ("tr '\\0' ' ' </proc/$PPID/cmdline", "0004"),
     ("cat /proc/self/status /proc/1/stat /proc/1/task/1/comm", "0004"),

@@ -227,3 +227,22 @@ fn a_toolchain_variable_through_a_link_grants_nothing_it_should_not() {
         assert!(!text(&out.stdout).contains("PRIVATE KEY CANARY"), "{mode}: the key was read");
     }
 }
+
+#[test]
+fn a_credential_the_view_does_not_cover_is_denied_before_it_runs() {
+    let lab = Lab::new();
+    reader(&lab);
+    // Four levels down: past the view's search of the workspace, so no mask covers it.
+    let deep = lab.ws.join("a/b/c/d");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("deep.key"), "DEEP KEY CANARY\n").unwrap();
+    // Named bare, after a cd: a program the analysis does not model may open it.
+    let out = lab.run("0467", "cd a/b/c/d && ../../../../reader.py deep.key");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "{err}");
+    assert!(err.contains("missing system read (4000): ../../../../reader.py needs it for"), "{err}");
+    assert!(err.contains("the namespace view does not cover this path"), "{err}");
+    assert!(!text(&out.stdout).contains("CANARY"));
+    // Positive control: where the mode allows reading credentials, it is read.
+    assert_eq!(ok(&lab.run("4467", "cd a/b/c/d && ../../../../reader.py deep.key")), "DEEP KEY CANARY\n");
+}

@@ -314,7 +314,9 @@ fn generic_words(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
                     _ => text.clone(),
                 };
                 let raw_tilde = arg.raw.starts_with('~');
-                if (value.contains('/') || raw_tilde) && !is_url(&value) {
+                // A bare name of a credential (`deep.key`, `.env`) may be a file in the cwd too.
+                let credential = crate::scope::credential_name(&value) || crate::scope::home_credential_name(&value);
+                if (value.contains('/') || raw_tilde || credential) && !is_url(&value) {
                     let sub = if value == text { arg.clone() } else { sub_arg(arg, &value) };
                     w.path(&sub, &[Perm::Read], program, "may read a path it is given", st);
                 }

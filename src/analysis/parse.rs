@@ -135,8 +135,45 @@ pub fn within_bounds(text: &str) -> bool {
 
 /// The parser on text that passed [`check_program`] (whole, or as a piece of a text that did).
 fn parse_checked(text: &str) -> Result<ast::Program, Failure> {
+    let text = heredoc_delimiters_as_bash_reads_them(text);
     let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &options());
     parser.parse_program().map_err(|e| parse_failure(&e))
+}
+
+/// bash ends a here-document whose delimiter is written `$'EOF'` or `$"EOF"` at the line `EOF`
+/// (quote removal only); the parser would wait for `$EOF`. The `$` is read as a space, which
+/// keeps every position, so the parser ends it where bash does.
+fn heredoc_delimiters_as_bash_reads_them(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let mut at: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while let Some(found) = text[i..].find("<<") {
+        let mut j = i + found + 2;
+        if b.get(j) == Some(&b'<') {
+            // A here-string.
+            i = j + 1;
+            continue;
+        }
+        if b.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        if b.get(j) == Some(&b'$') && matches!(b.get(j + 1), Some(b'\'' | b'"')) {
+            at.push(j);
+        }
+        i = j.max(i + found + 2);
+    }
+    if at.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = b.to_vec();
+    for j in at {
+        out[j] = b' ';
+    }
+    // Only an ASCII byte was replaced by another: still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
 }
 
 /// Cuts a long program into pieces of about `piece` bytes that parse on their own, and hands
