@@ -625,6 +625,7 @@ pub fn macos_profile(
         tmpdir: layout.tmpdir.as_deref().map(canonical),
         extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
         extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
+        toolchains: layout.toolchains.clone(),
     };
     let inputs = Inputs {
         mode,
