@@ -510,6 +510,10 @@ const CASES: &[(&str, &str)] = &[
     // program named like a function still needs execute for it; rsync's value-taking options
     // do not hide a real run behind `-n`; sysctl's attached forms load a file.
     ("if false; then sh(){ :; }; fi; sh bin/evil", "0005"),
+    ("sh(){ :; }; unset -f sh; sh bin/evil", "0005"),
+    // A function defined on every path runs instead of the program of its name.
+    ("expect() { echo \"$@\"; }; expect /a/b/c", "0004"),
+    ("sh(){ :; }; sh bin/evil", "0004"),
     ("rsync --out-format -n /tmp/x .git/commondir", "2000"),
     ("rsync -n --no-dry-run a/ b/", "0006"),
     ("rsync -n -e 'ssh -o ProxyCommand=x' README h:x", "0045"),

@@ -1512,6 +1512,8 @@ fn builtin(
                             w.assign(t.split('[').next().unwrap_or(""), None, st);
                         } else if !functions && super::word::is_name(&t) {
                             w.unset(&t, st);
+                        } else if functions {
+                            st.defined.remove(&t);
                         }
                     }
                     None => w.assign_dynamic(st),

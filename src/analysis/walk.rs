@@ -140,6 +140,9 @@ pub struct State {
     havoc_names: Option<std::sync::Arc<HashSet<String>>>,
     /// Files this program downloaded, so running them later is running fetched code.
     pub downloaded: imbl::OrdSet<String>,
+    /// Functions defined on every path that leads here (so a program of that name does not
+    /// run instead).
+    pub defined: imbl::OrdSet<String>,
 }
 
 impl State {
@@ -157,6 +160,7 @@ impl State {
             arg0: ctx.arg0.clone(),
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
+            defined: imbl::OrdSet::new(),
         }
     }
 
@@ -288,6 +292,9 @@ impl State {
         if !self.downloaded.ptr_eq(&other.downloaded) {
             self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
         }
+        if !self.defined.ptr_eq(&other.defined) {
+            self.defined = self.defined.clone().intersection(other.defined.clone());
+        }
     }
 
     /// Forgets everything about variables and the cwd (after code the analysis cannot see).
@@ -299,6 +306,8 @@ impl State {
     }
 
     fn havoc(&mut self) {
+        // Code the analysis cannot see may have removed a function too.
+        self.defined.clear();
         self.vars.clear();
         self.namerefs.clear();
         self.all_unknown = true;
@@ -1524,7 +1533,10 @@ impl<'c> Walker<'c> {
                 };
                 self.compound(cc, st, stdin);
             }
-            ast::Command::Function(f) => self.define_function(f),
+            ast::Command::Function(f) => {
+                st.defined.insert(f.fname.value.clone());
+                self.define_function(f);
+            }
             ast::Command::ExtendedTest(t, redirects) => {
                 if let Some(r) = redirects {
                     self.redirects(&r.0, "[[", st, stdin);
@@ -2572,10 +2584,11 @@ impl<'c> Walker<'c> {
         // A function runs instead of any program of its name: its body, walked with these
         // arguments, is what the call does. (A program the table knows is analysed too: the
         // definition may not have run.)
+        let defined = st.defined.contains(&name);
         if direct && !name.contains('/') && self.call_function(&name, args, st) {
-            // The program of that name runs only if the definition did not: what it would do
-            // is possible, and held where the kernel holds it.
-            if commands::is_modelled(&program) {
+            // The program of that name runs only where the definition may not have run: what
+            // it would do is possible there, and held where the kernel holds it.
+            if !defined && commands::is_modelled(&program) {
                 self.possibly(|w| commands::dispatch(w, &program, args, env, stdin, st));
             }
             return;
