@@ -16,10 +16,6 @@ use std::time::{Duration, Instant};
 use sandbox_bash::analysis::{self, Context, TextKind};
 use sandbox_bash::scope::Layout;
 
-// The allocator the binary uses, so the figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
-
 #[path = "../tests/common/scripts.rs"]
 mod scripts;
 #[path = "../tests/common/stack.rs"]
@@ -79,19 +75,16 @@ fn median(mut v: Vec<Duration>) -> Duration {
 enum Job {
     /// `analysis::analyze`, as the binary calls it.
     Analyze,
-    /// The analysis with the whole text parsed before the walk starts.
-    Whole,
     /// brush-parser alone on the whole text.
     Parse,
 }
 
 impl Job {
-    const ALL: [Job; 3] = [Job::Analyze, Job::Whole, Job::Parse];
+    const ALL: [Job; 2] = [Job::Analyze, Job::Parse];
 
     fn name(self) -> &'static str {
         match self {
             Job::Analyze => "analyze",
-            Job::Whole => "whole",
             Job::Parse => "parse",
         }
     }
@@ -102,9 +95,6 @@ impl Job {
         match self {
             Job::Analyze => {
                 std::hint::black_box(analysis::analyze(text.as_bytes(), TextKind::Script, ctx));
-            }
-            Job::Whole => {
-                on_big_stack(|| std::hint::black_box(analysis::analyze_program_whole(text, TextKind::Script, ctx)));
             }
             Job::Parse => {
                 on_big_stack(|| {

@@ -23,8 +23,7 @@
  * NS_BASELINE_TIMING=1 prints to stderr how long each step took (CLOCK_MONOTONIC).
  *
  * Build: cc -O2 -o ns-baseline benches/ns-baseline.c
- *   (or musl-gcc -O2 -static, the C library sandbox-bash's shipped static build uses: glibc's
- *   start-up alone costs a few hundred microseconds on a virtual machine, see README)
+ *   (or musl-gcc -O2 -static: the floor without glibc's own start-up)
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,11 +5,10 @@
 #                        namespace without CAP_SYS_ADMIN), open_tree clones of W and /tmp, one
 #                        recursive mount_setattr (read-only, private) on /, move_mount back,
 #                        Landlock (4 rules), execve of /bin/bash
-#   C (musl static)      the same program built with musl-gcc -static (when musl-gcc is there): the
-#                        C library sandbox-bash's shipped static build uses, without glibc's
-#                        start-up, so the floor for that build
+#   C (musl static)      the same program built with musl-gcc -static (when musl-gcc is there):
+#                        the floor without glibc's start-up
 #   bwrap                bubblewrap with the closest set of mounts that runs here
-#   sandbox-bash static  the musl build (when the rustup target is installed)
+#   sandbox-bash static  the static build (the C library linked in), as shipped
 #   sandbox-bash dynamic the default build
 # Each round is one hyperfine run of all rows (-N, RUNS runs each, warmup), ROUNDS rounds, as root
 # and as an unprivileged user (setpriv to NOBODY_USER:NOBODY_GROUP, hyperfine included). Then the
@@ -88,7 +87,7 @@ fi
 # work tree (another commit's, say); with one of them set, the other row is measured only if set.
 have_static=0
 have_dynamic=0
-musl_target="$(uname -m)-unknown-linux-musl"
+gnu_target="$(uname -m)-unknown-linux-gnu"
 if [ -n "${SANDBOX_BASH_DYNAMIC:-}${SANDBOX_BASH_STATIC:-}" ]; then
   if [ -n "${SANDBOX_BASH_DYNAMIC:-}" ]; then
     [ -x "$SANDBOX_BASH_DYNAMIC" ] || die "SANDBOX_BASH_DYNAMIC=$SANDBOX_BASH_DYNAMIC is not a program"
@@ -108,14 +107,11 @@ else
   install -m 755 target/release/sandbox-bash "$installed/sandbox-bash-dynamic"
   have_dynamic=1
   say "  sandbox-bash default build: $installed/sandbox-bash-dynamic"
-  if rustup target list --installed 2>/dev/null | grep -qx "$musl_target"; then
-    cargo build --release -q --target "$musl_target" || die "cargo build --release --target $musl_target failed"
-    install -m 755 "target/$musl_target/release/sandbox-bash" "$installed/sandbox-bash"
-    have_static=1
-    say "  sandbox-bash static build ($musl_target): $installed/sandbox-bash"
-  else
-    say "  NOTE: the rustup target $musl_target is not installed: no static sandbox-bash row"
-  fi
+  RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -q --target "$gnu_target" \
+    || die "the static build (cargo build --release --target $gnu_target, +crt-static) failed"
+  install -m 755 "target/$gnu_target/release/sandbox-bash" "$installed/sandbox-bash"
+  have_static=1
+  say "  sandbox-bash static build: $installed/sandbox-bash"
 fi
 
 have_bwrap=1

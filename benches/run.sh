@@ -4,8 +4,8 @@
 #      (cargo bench --bench analysis);
 #   2. start-up: `sandbox-bash -c true` against `bash -c true` (and `--sandbox-explain -c true`),
 #      hyperfine medians over RUNS runs each, side by side, in ROUNDS rounds, and the median of
-#      the rounds' ratios, for the static build that is shipped (musl, when its target is
-#      installed) and the default dynamic build;
+#      the rounds' ratios, for the static build that is shipped (the C library linked in) and
+#      the default dynamic build;
 #   3. peak memory (maximum resident set) of `--sandbox-explain` on the 10,000-line script,
 #      next to bash's own `-n` on it.
 # Needs hyperfine (Debian package `hyperfine`) and GNU time (`/usr/bin/time`).
@@ -21,23 +21,13 @@ for tool in hyperfine /usr/bin/time python3; do
 done
 
 arch="$(uname -m)"
-musl_target="$arch-unknown-linux-musl"
+gnu_target="$arch-unknown-linux-gnu"
 cargo build --release -q
 dynamic="$PWD/target/release/sandbox-bash"
-# The static build is the one shipped: its target is added when it is missing (an offline
-# machine without it measures the dynamic build only, and says so).
-if ! rustup target list --installed 2>/dev/null | grep -qx "$musl_target"; then
-  rustup target add "$musl_target" >/dev/null 2>&1 || true
-fi
-if rustup target list --installed 2>/dev/null | grep -qx "$musl_target"; then
-  cargo build --release -q --target "$musl_target"
-  bin="$PWD/target/$musl_target/release/sandbox-bash"
-  echo "measuring the static build ($musl_target); the default dynamic build is measured next to it"
-else
-  bin="$dynamic"
-  echo "NOTE: the $musl_target target could not be added (rustup target add $musl_target):"
-  echo "      measuring the default dynamic build only, which starts slower and is not the one shipped"
-fi
+# The static build is the one shipped (the C library linked in; see .ci/run).
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -q --target "$gnu_target"
+bin="$PWD/target/$gnu_target/release/sandbox-bash"
+echo "measuring the static build; the default dynamic build is measured next to it"
 bash_path="$(command -v bash)"
 
 # Start-up is measured on installed copies, as users run the program. The copy matters: the

@@ -4,7 +4,6 @@
 //! place where an error becomes an exit status.
 
 pub mod analysis;
-pub mod arena;
 pub mod audit;
 pub mod config;
 pub mod environ;
@@ -12,7 +11,6 @@ pub mod error;
 pub mod exec;
 pub mod hygiene;
 pub mod invocation;
-pub mod mem;
 pub mod mode;
 pub mod report;
 pub mod sandbox;

@@ -10,7 +10,7 @@ use std::ffi::{CStr, OsString, c_char, c_int};
 use std::os::unix::ffi::OsStringExt;
 
 #[global_allocator]
-static ALLOCATOR: sandbox_bash::arena::Arena = sandbox_bash::arena::Arena;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[unsafe(no_mangle)]
 extern "C" fn main(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) -> c_int {
@@ -30,37 +30,4 @@ extern "C" fn main(argc: c_int, argv: *const *const c_char, envp: *const *const 
         (!entry.is_null()).then(|| CStr::from_ptr(entry).to_bytes())
     }));
     sandbox_bash::run(args, env)
-}
-
-/// musl's own copy and fill are slow for the short copies start-up is made of; these replace
-/// them in the static musl build (see `sandbox_bash::mem`). Defining `memmove` too keeps musl's
-/// `memmove`, which calls into its `memcpy`, out of the link.
-#[cfg(all(target_env = "musl", target_arch = "x86_64"))]
-mod musl_memory {
-    /// # Safety
-    /// As C's `memcpy`: both ranges valid, not overlapping.
-    #[unsafe(no_mangle)]
-    pub unsafe extern "C" fn memcpy(dest: *mut u8, src: *const u8, n: usize) -> *mut u8 {
-        // SAFETY: the caller's contract is memcpy's, which is stronger than what this needs.
-        unsafe { sandbox_bash::mem::copy_forward(dest, src, n) };
-        dest
-    }
-
-    /// # Safety
-    /// As C's `memmove`: both ranges valid; they may overlap.
-    #[unsafe(no_mangle)]
-    pub unsafe extern "C" fn memmove(dest: *mut u8, src: *const u8, n: usize) -> *mut u8 {
-        // SAFETY: the caller's contract is memmove's.
-        unsafe { sandbox_bash::mem::copy(dest, src, n) };
-        dest
-    }
-
-    /// # Safety
-    /// As C's `memset`: the range valid for writing.
-    #[unsafe(no_mangle)]
-    pub unsafe extern "C" fn memset(dest: *mut u8, byte: i32, n: usize) -> *mut u8 {
-        // SAFETY: the caller's contract is memset's; C passes the byte as an int.
-        unsafe { sandbox_bash::mem::fill(dest, byte as u8, n) };
-        dest
-    }
 }

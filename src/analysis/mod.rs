@@ -22,8 +22,7 @@ mod word;
 
 pub use parse::nesting;
 pub use walk::{
-    SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_in_pieces,
-    analyze_program_shallow, analyze_program_whole, literal_startup,
+    SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, analyze_program, analyze_program_shallow, literal_startup,
 };
 
 pub use parse::{MAX_DEPTH, MAX_TEXT_BYTES};

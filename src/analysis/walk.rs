@@ -408,6 +408,8 @@ pub struct Walker<'c> {
     /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
     /// stops the walk, and the analysis starts again on a big stack.
     shallow: bool,
+    /// The program's own text is parsed ahead, in pieces, on a second thread.
+    parse_ahead: bool,
     parses: usize,
     parsed_bytes: usize,
     quiet: u32,
@@ -508,45 +510,26 @@ pub fn analyze_program_shallow(text: &str, kind: TextKind, ctx: &Context) -> Opt
 }
 
 pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
-    if text.len() >= PIECES_FROM
-        && let Some(analysis) = analyze_program_in_pieces(text, kind, ctx, PIECE_BYTES)
-    {
-        return analysis;
+    // A long text is first walked with the parse ahead; where that cannot stand for the
+    // whole text (a piece that does not parse, or a failure), it is walked again, parsed whole,
+    // which also gives a failure its message in the whole text.
+    if text.len() >= PARSE_AHEAD_FROM {
+        let mut w = Walker::new(ctx);
+        w.parse_ahead = true;
+        let walked = w.walk_program(text, kind, ctx);
+        if !walked.parse_ahead_stopped && walked.analysis.failure.is_none() {
+            return walked.analysis;
+        }
     }
-    analyze_program_whole(text, kind, ctx)
-}
-
-/// The analysis of `text` with the whole text parsed before the walk starts (what
-/// [`analyze_program`] does for short programs, and when the pieces cannot stand for the whole).
-pub fn analyze_program_whole(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
     Walker::new(ctx).walk_program(text, kind, ctx).analysis
-}
-
-/// Programs at least this long are parsed in pieces on a second thread while the walk goes
-/// through the pieces already parsed: on a long script the parser takes a third of the time.
-const PIECES_FROM: usize = 64 * 1024;
-/// The length of one piece: short enough that the walk starts soon.
-const PIECE_BYTES: usize = 8 * 1024;
-
-/// What the parsing thread sends the walk.
-enum Parsed {
-    /// The next piece and the line it starts on.
-    Piece(ast::Program, usize),
-    /// A piece the parser rejected, or a text the checks before parsing refused.
-    Refused,
-    /// Every piece was sent.
-    Done,
-}
-
-/// The analysis of `text` by [`analyze_program`] in pieces (and with pieces of `piece` bytes),
-/// or `None` when that cannot stand for the analysis of the whole text.
-pub fn analyze_program_in_pieces(text: &str, kind: TextKind, ctx: &Context, piece: usize) -> Option<Analysis> {
-    Walker::new(ctx).walk_in_pieces(text, kind, ctx, piece)
 }
 
 struct Walked {
     analysis: Analysis,
     too_deep: bool,
+    /// The walk with the parse ahead came to a piece that does not parse, or to a text the
+    /// checks refuse: it cannot stand for the walk of the whole text.
+    parse_ahead_stopped: bool,
 }
 
 const NEEDS_STACK: &str = "the program needs a bigger stack";
@@ -559,10 +542,15 @@ impl Walker<'_> {
     fn walk_program(mut self, text: &str, kind: TextKind, ctx: &Context) -> Walked {
         let (body, mut st) = self.start(text, kind, ctx);
         let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None };
-        self.run_text(&body, origin, &mut st, Nest::Same);
+        let parse_ahead_stopped = if self.parse_ahead {
+            !self.run_parsing_ahead(&body, origin, &mut st)
+        } else {
+            self.run_text(&body, origin, &mut st, Nest::Same);
+            false
+        };
         let analysis = self.finish();
         let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
-        Walked { analysis, too_deep }
+        Walked { analysis, too_deep, parse_ahead_stopped }
     }
 
     /// What comes before the program's own text: limits, the state bash starts with, and the
@@ -580,70 +568,76 @@ impl Walker<'_> {
         }
         (body, st)
     }
+}
 
-    /// [`Self::walk_program`] with the text parsed in pieces (see [`parse::cut`]) on a
-    /// second thread, each piece walked as soon as it is parsed. The walk of the pieces in
-    /// order is the walk of the whole program: bash runs a script's top-level commands one
-    /// after the other, and the walk carries its state from one to the next the same way.
-    ///
-    /// `None` when a piece does not parse or the analysis fails: a cut in the wrong place can
-    /// cause either, so the caller analyses the whole text instead, which also gives the
-    /// failure its message and position in the whole text.
-    fn walk_in_pieces(mut self, text: &str, kind: TextKind, ctx: &Context, piece: usize) -> Option<Analysis> {
-        let (body, mut st) = self.start(text, kind, ctx);
-        // As `run_text` does for the whole text.
-        let key = self.admit_text(&body, Pos { line: 1, column: 1 })?;
-        let complete = std::thread::scope(|scope| {
+/// Programs at least this long are parsed on a second thread while the walk goes through
+/// what is parsed already: on a long script the parser takes a third of the time.
+const PARSE_AHEAD_FROM: usize = 64 * 1024;
+/// The length of one piece parsed ahead: short enough that the walk starts soon.
+const PIECE_BYTES: usize = 8 * 1024;
+
+/// What the parsing thread hands the walk.
+enum Ahead {
+    /// The next piece and the line it starts on.
+    Piece(ast::Program, usize),
+    /// A piece that does not parse, or the checks refused the whole text (they know only at
+    /// its end).
+    Stop,
+    /// Every piece was sent.
+    Done,
+}
+
+impl Walker<'_> {
+    /// The program's own text when it is long: [`Self::run_text`], with the text parsed in
+    /// pieces (see [`parse::cut`]) on a second thread while this one walks the pieces parsed
+    /// already. It is the same walk: bash runs a script's top-level commands one after the
+    /// other, and each piece is walked with the state the one before left. Returns `false` at
+    /// the first piece that does not parse (a cut the scan put in the wrong place, or code the
+    /// parser cannot read) or when the checks refuse the text: then only the walk of the text
+    /// parsed whole can say what it does.
+    fn run_parsing_ahead(&mut self, text: &str, origin: Origin, st: &mut State) -> bool {
+        let Some(key) = self.admit_text(text, origin.base) else { return true };
+        std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
-            let body = body.as_str();
             let parser = std::thread::Builder::new().name("parser".into()).stack_size(parse::STACK_BYTES).spawn_scoped(
                 scope,
                 move || {
                     let mut line = 1;
-                    let mut refused = false;
-                    let checked = parse::cut(body, piece, &mut |from, to| {
-                        let text = &body[from..to];
-                        let parsed = match parse::program(text) {
-                            Ok(program) => Parsed::Piece(program, line),
-                            Err(_) => {
-                                refused = true;
-                                Parsed::Refused
-                            }
+                    let checked = parse::cut(text, PIECE_BYTES, &mut |from, to| {
+                        let piece = &text[from..to];
+                        let ahead = match parse::program(piece) {
+                            Ok(program) => Ahead::Piece(program, line),
+                            Err(_) => Ahead::Stop,
                         };
-                        line += text.bytes().filter(|&b| b == b'\n').count();
-                        !refused && tx.send(parsed).is_ok()
+                        line += piece.bytes().filter(|&b| b == b'\n').count();
+                        let parsed = matches!(ahead, Ahead::Piece(..));
+                        tx.send(ahead).is_ok() && parsed
                     });
-                    let _ = tx.send(if checked.is_ok() && !refused { Parsed::Done } else { Parsed::Refused });
+                    let _ = tx.send(if checked.is_ok() { Ahead::Done } else { Ahead::Stop });
                 },
             );
             if parser.is_err() {
                 return false;
             }
-            let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None };
             // The receiver goes with the walk: when the walk stops early, dropping it stops the
             // parser at its next piece.
             self.inside_text(key, origin, |w| {
-                for parsed in rx {
-                    match parsed {
-                        Parsed::Piece(program, line) => {
+                for ahead in rx {
+                    match ahead {
+                        Ahead::Piece(program, line) => {
                             w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
-                            w.program(&program, &mut st);
+                            w.program(&program, st);
                             if w.failed() {
-                                return false;
+                                return true;
                             }
                         }
-                        Parsed::Refused => return false,
-                        Parsed::Done => return true,
+                        Ahead::Stop => return false,
+                        Ahead::Done => return true,
                     }
                 }
                 false
             })
-        });
-        if !complete || self.failed() {
-            return None;
-        }
-        let analysis = self.finish();
-        if analysis.failure.is_some() { None } else { Some(analysis) }
+        })
     }
 }
 
@@ -729,6 +723,7 @@ impl<'c> Walker<'c> {
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
             shallow: false,
+            parse_ahead: false,
             file_stack: Vec::new(),
             file_names: Vec::new(),
             text_stack: Vec::new(),
