@@ -105,9 +105,9 @@ pub fn is_tty(fd: i32) -> bool {
     unsafe { libc::isatty(fd) == 1 }
 }
 
-/// Turns any panic (in this crate or a dependency, such as the parser) into a denial: the
-/// marker line on stderr and status 126, at once, before anything could run.
-pub fn deny_on_panic() {
+/// Turns any panic before exec (in this crate or a dependency, such as the parser) into an
+/// internal error: the error line on stderr and status 125, at once, with nothing run.
+pub fn stop_on_panic() {
     std::panic::set_hook(Box::new(|info| {
         use std::io::Write;
         // The crate, directory and file are enough to find the place.
@@ -125,13 +125,11 @@ pub fn deny_on_panic() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        let _ = writeln!(
-            std::io::stderr(),
-            "sandbox-bash: denied: cannot analyse the program: the analysis stopped on an internal error{location}: {message}"
-        );
+        let _ =
+            writeln!(std::io::stderr(), "sandbox-bash: error: internal error{location}: {message}; nothing was run");
         // SAFETY: _exit ends the process at once without running any other code; nothing of
         // the command has run, and nothing will.
-        unsafe { libc::_exit(126) }
+        unsafe { libc::_exit(125) }
     }));
 }
 

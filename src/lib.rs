@@ -124,8 +124,8 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsSt
 /// The whole program, given its arguments (`argv[0]` first): returns the exit status (it
 /// returns at all only when it does not exec).
 pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
-    // A panic must never let a command run; it is a denial like any other, said clearly.
-    exec::deny_on_panic();
+    // A panic must never let a command run: it is an internal error, said clearly.
+    exec::stop_on_panic();
     match run_with(&args, &env) {
         Ok(status) => status,
         Err(e) => {

@@ -160,8 +160,13 @@ fn parser_traps_are_refused_before_the_parser_sees_them() {
     assert_denied(b"touch ran\necho ~99999999999999999999999\n", "too large");
     // Nested array subscripts make the word parser's work grow twentyfold per level.
     assert_denied(b"touch ran\necho ${a[${b[${c[1]}]}]}\n", "subscripts 3 deep");
-    // The parser crate panics on this one (found by cargo fuzz): still a clean denial.
-    assert_denied(b"touch ran\n<<EOF $((1)\nEOF", "internal error");
+    // The parser crate panics on this one (found by cargo fuzz): an internal error, 125, with
+    // nothing run.
+    let (status, stderr, ran) = script(b"touch ran\n<<EOF $((1)\nEOF");
+    assert_eq!(status, 125, "{stderr}");
+    assert!(stderr.starts_with("sandbox-bash: error: internal error"), "{stderr}");
+    assert!(stderr.trim_end().ends_with("nothing was run"), "{stderr}");
+    assert!(!ran);
     let mut parens = b"touch ran\n((z|".to_vec();
     parens.extend("(".repeat(40).bytes());
     assert_denied(&parens, "never closed");
