@@ -635,6 +635,39 @@ const BITS: &[Bit] = &[
         pos: (1, 17),
         reason: "changes into a directory",
     },
+    // A command's own needs are at its name, on its own line, arguments or not.
+    Bit {
+        program: "echo a\n\nmake\npython3\n  grep -r x",
+        scope: Scope::Workspace,
+        perm: Perm::Execute,
+        target: "make",
+        pos: (3, 1),
+        reason: "runs a build tool",
+    },
+    Bit {
+        program: "echo a\n\nmake\npython3\n  grep -r x",
+        scope: Scope::Workspace,
+        perm: Perm::Execute,
+        target: "python3",
+        pos: (4, 1),
+        reason: "runs an interpreter",
+    },
+    Bit {
+        program: "echo a\n\nmake\npython3\n  grep -r x",
+        scope: Scope::Workspace,
+        perm: Perm::Read,
+        target: "/home/u/proj",
+        pos: (5, 3),
+        reason: "searches the current directory",
+    },
+    Bit {
+        program: "cd /tmp; python3 -c 'print(1)'",
+        scope: Scope::Workspace,
+        perm: Perm::Execute,
+        target: "python3",
+        pos: (1, 10),
+        reason: "runs an interpreter",
+    },
 ];
 
 #[test]

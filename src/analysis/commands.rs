@@ -159,7 +159,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 w.path(&op, &[Perm::Read], program, "lists or reads a path", st);
             }
         }
-        Kind::PatternReads => pattern_reads(w, program, entry, rest, st),
+        Kind::PatternReads => pattern_reads(w, program, entry, args, st),
         Kind::Writes => {
             let parsed = a();
             let recursive = parsed.has(&["r", "R", "recursive"]);
@@ -198,7 +198,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 w.path(&op, &[Perm::Write], program, "writes its input to a file", st);
             }
         }
-        Kind::Interpreter => interpreter(w, program, entry, rest, &stdin, st),
+        Kind::Interpreter => interpreter(w, program, entry, args, &stdin, st),
         Kind::Shell => shell(w, program, args, env, &stdin, st),
         Kind::ForeignShell => {
             let pos = args[0].pos;
@@ -212,7 +212,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
             );
             w.unresolved(&format!("{program} code"), pos);
         }
-        Kind::Build => build(w, program, entry, rest, st),
+        Kind::Build => build(w, program, entry, args, st),
         Kind::Privilege => {
             let pos = args[0].pos;
             w.need(
@@ -344,7 +344,8 @@ fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: 
     }
 }
 
-fn pattern_reads(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st: &mut State) {
+fn pattern_reads(w: &mut Walker, program: &str, entry: &TableEntry, args: &[Arg], st: &mut State) {
+    let rest = &args[1..];
     let parsed = getopt(rest, entry.short_args, entry.long_args, true);
     for f in parsed.values(&["f", "file", "from-file", "slurpfile", "rawfile"]) {
         w.path(&f, &[Perm::Read], program, "reads a pattern or input file", st);
@@ -359,14 +360,7 @@ fn pattern_reads(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg]
     let recursive =
         parsed.has(&["r", "R", "recursive", "dereference-recursive"]) || matches!(program, "rg" | "ag" | "ack");
     if files.is_empty() && recursive {
-        cwd_access(
-            w,
-            program,
-            &[Perm::Read],
-            "searches the current directory",
-            rest.first().map_or(w.map(super::Pos::default()), |a| a.pos),
-            st,
-        );
+        cwd_access(w, program, &[Perm::Read], "searches the current directory", args[0].pos, st);
     }
     for f in files {
         if f.known().as_deref() != Some("-") {
@@ -447,8 +441,10 @@ fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st:
     }
 }
 
-fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], stdin: &Stdin, st: &mut State) {
-    let pos = rest.first().map_or(w.map(super::Pos::default()), |a| a.pos);
+/// `args` is the whole command, its name first (as for [`build`] and [`pattern_reads`]): the
+/// needs of a command without arguments are at its name.
+fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, args: &[Arg], stdin: &Stdin, st: &mut State) {
+    let (pos, rest) = (args[0].pos, &args[1..]);
     let parsed = getopt(rest, entry.short_args, entry.long_args, false);
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     w.need(Scope::Workspace, Perm::Execute, program, program, "runs an interpreter", pos);
@@ -792,8 +788,8 @@ fn code_string(w: &mut Walker, program: &str, arg: &Arg, st: &mut State, nest: N
     run_string(w, program, std::slice::from_ref(arg), st, nest);
 }
 
-fn build(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st: &mut State) {
-    let pos = rest.first().map_or(w.map(super::Pos::default()), |a| a.pos);
+fn build(w: &mut Walker, program: &str, entry: &TableEntry, args: &[Arg], st: &mut State) {
+    let (pos, rest) = (args[0].pos, &args[1..]);
     let parsed = getopt(rest, entry.short_args, entry.long_args, false);
     w.need(
         Scope::Workspace,
