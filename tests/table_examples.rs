@@ -20,3 +20,32 @@ fn every_table_example_requires_the_stated_mode() {
     }
     assert!(failures.is_empty(), "{} of {count} examples differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Each name is in one entry only: `lookup` takes the first, so a second entry for a name would
+/// never be used.
+#[test]
+fn every_table_name_is_in_one_entry() {
+    let mut seen = std::collections::HashMap::new();
+    let mut repeated = Vec::new();
+    for (i, entry) in TABLE.iter().enumerate() {
+        for name in entry.names {
+            if let Some(first) = seen.insert(*name, i)
+                && first != i
+            {
+                repeated.push(format!("{name} (entries {first} and {i})"));
+            }
+        }
+    }
+    assert!(repeated.is_empty(), "names in more than one entry: {}", repeated.join(", "));
+}
+
+/// Names are program names, not labels: a name no program has ("sum-test") is never looked up.
+#[test]
+fn no_table_name_is_a_label() {
+    let labels: Vec<&str> = TABLE
+        .iter()
+        .flat_map(|e| e.names.iter().copied())
+        .filter(|n| ["-test", "-read", "-write", "-status", "-setup"].iter().any(|s| n.ends_with(s)))
+        .collect();
+    assert!(labels.is_empty(), "labels among the names: {labels:?}");
+}
