@@ -44,14 +44,22 @@ const SYSTEM_PROGRAM_DIRS: &[&str] = &[
     "/usr/lib/git-core",
 ];
 
-/// sandbox-bash's own options, which precede bash's arguments.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SandboxOptions {
-    pub explain: bool,
-    pub info: bool,
-    pub json: bool,
-    pub help: bool,
-    pub version: bool,
+/// What sandbox-bash's own options (the `--sandbox-*` arguments before bash's) ask for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Action {
+    /// Analyse, lock and run bash: no option given.
+    #[default]
+    Run,
+    /// Print the verdict and its reasons, run nothing.
+    Explain {
+        json: bool,
+    },
+    /// Print what is enforced here and now, run nothing.
+    Info {
+        json: bool,
+    },
+    Help,
+    Version,
 }
 
 /// The `--sandbox-*` option parser; it is also the source of the manual's option list.
@@ -77,6 +85,7 @@ pub fn sandbox_command() -> clap::Command {
             Arg::new("sandbox-json")
                 .long("sandbox-json")
                 .action(ArgAction::SetTrue)
+                .requires("report")
                 .help("With --sandbox-explain or --sandbox-info: print one JSON object instead of text"),
         )
         .arg(
@@ -91,34 +100,44 @@ pub fn sandbox_command() -> clap::Command {
                 .action(ArgAction::SetTrue)
                 .help("Print sandbox-bash's version"),
         )
+        // One thing to do: explain, info, help or version.
+        .group(clap::ArgGroup::new("report").args(["sandbox-explain", "sandbox-info"]))
+        .group(clap::ArgGroup::new("action").args([
+            "sandbox-explain",
+            "sandbox-info",
+            "sandbox-help",
+            "sandbox-version",
+        ]))
 }
 
 /// Splits the leading `--sandbox-*` arguments from bash's arguments.
-pub fn split_sandbox_args(args: &[OsString]) -> Result<(SandboxOptions, Vec<OsString>), Error> {
+pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), Error> {
     let count = args.iter().take_while(|a| a.as_bytes().starts_with(b"--sandbox-")).count();
     let (ours, bash) = args.split_at(count);
     if ours.is_empty() {
-        return Ok((SandboxOptions::default(), bash.to_vec()));
+        return Ok((Action::Run, bash.to_vec()));
     }
     let matches = sandbox_command().try_get_matches_from(ours).map_err(|e| {
+        // clap's message up to its usage part, on one line.
         let text = e.to_string();
-        let first = text.lines().next().unwrap_or("invalid option").trim_start_matches("error: ");
-        Error::Options(format!("{first} (see --sandbox-help)"))
+        let lines: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+        let message = lines.join(" ");
+        let message = message.trim_start_matches("error: ");
+        Error::Options(format!("{} (see --sandbox-help)", if message.is_empty() { "invalid option" } else { message }))
     })?;
-    let opts = SandboxOptions {
-        explain: matches.get_flag("sandbox-explain"),
-        info: matches.get_flag("sandbox-info"),
-        json: matches.get_flag("sandbox-json"),
-        help: matches.get_flag("sandbox-help"),
-        version: matches.get_flag("sandbox-version"),
+    let json = matches.get_flag("sandbox-json");
+    let action = if matches.get_flag("sandbox-help") {
+        Action::Help
+    } else if matches.get_flag("sandbox-version") {
+        Action::Version
+    } else if matches.get_flag("sandbox-info") {
+        Action::Info { json }
+    } else if matches.get_flag("sandbox-explain") {
+        Action::Explain { json }
+    } else {
+        Action::Run
     };
-    if opts.json && !opts.explain && !opts.info {
-        return Err(Error::Options("--sandbox-json only goes with --sandbox-explain or --sandbox-info".into()));
-    }
-    if opts.explain && opts.info {
-        return Err(Error::Options("--sandbox-explain and --sandbox-info do not go together".into()));
-    }
-    Ok((opts, bash.to_vec()))
+    Ok((action, bash.to_vec()))
 }
 
 /// The whole program, given its arguments (`argv[0]` first): returns the exit status (it
@@ -146,9 +165,9 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 
 fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
     let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
-    let (opts, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
-    if opts.help || opts.version {
-        let text = if opts.help {
+    let (action, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
+    if matches!(action, Action::Help | Action::Version) {
+        let text = if action == Action::Help {
             format!(
                 "sandbox-bash {}: a drop-in bash that checks every program against {MODE_VAR}.\n\
                  Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n\n{}\n",
@@ -209,13 +228,13 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         exec::find_real_bash(explicit, env.get("PATH"))
     };
 
-    if opts.info {
+    if let Action::Info { json } = action {
         let layout = layout()?;
         let bash = find_bash()?;
         let layout = sandbox::with_programs(&layout, &bash);
         let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
         let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config, env);
-        let text = if opts.json { info.json() + "\n" } else { info.text() };
+        let text = if json { info.json() + "\n" } else { info.text() };
         write_stdout(&text)?;
         return Ok(0);
     }
@@ -264,7 +283,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         program: String::new(),
     });
 
-    if opts.explain {
+    if let Action::Explain { json } = action {
         // Possible accesses the mode does not allow rest on the rules this run would get: say
         // here what the run would find.
         let decision = match (&bash, decision.verdict) {
@@ -285,7 +304,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
             }
             _ => decision,
         };
-        let text = if opts.json { decision.json() + "\n" } else { decision.text() };
+        let text = if json { decision.json() + "\n" } else { decision.text() };
         write_stdout(&text)?;
         return Ok(decision.verdict.status());
     }

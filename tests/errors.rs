@@ -82,6 +82,13 @@ fn own_options_are_checked() {
     assert!(stderr.starts_with("sandbox-bash: error:"), "{stderr}");
     let (status, stderr) = run(dir.path(), &[], &["--sandbox-json", "-c", "true"]);
     assert_eq!(status, 125, "{stderr}");
+    assert!(stderr.contains("<--sandbox-explain|--sandbox-info>"), "{stderr}");
+    // One thing to do at a time.
+    for pair in [["--sandbox-explain", "--sandbox-info"], ["--sandbox-help", "--sandbox-version"]] {
+        let (status, stderr) = run(dir.path(), &[], &[pair[0], pair[1], "-c", "true"]);
+        assert_eq!(status, 125, "{stderr}");
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
     // After bash's arguments begin, --sandbox-… is bash's ($0 here).
     let out =
         Command::new(SANDBOX).args(["-c", "echo $0", "--sandbox-explain"]).current_dir(dir.path()).output().unwrap();
