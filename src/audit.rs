@@ -165,10 +165,12 @@ impl Log {
         let mut line = serde_json::to_string(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
         line.push('\n');
         let fd = self.file.as_raw_fd();
-        crate::exec::flock(fd, true).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
-        let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush());
-        let _ = crate::exec::flock(fd, false);
-        written.map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+        let _lock =
+            crate::exec::lock_exclusive(fd).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
     }
 }
 

@@ -151,11 +151,20 @@ pub fn ppid() -> i32 {
     unsafe { libc::getppid() }
 }
 
-/// Takes (`true`) or releases (`false`) an exclusive `flock` on an open descriptor.
-pub fn flock(fd: i32, exclusive: bool) -> std::io::Result<()> {
-    let op = if exclusive { libc::LOCK_EX } else { libc::LOCK_UN };
+/// An exclusive `flock` on an open descriptor, released when dropped.
+pub struct FileLock(i32);
+
+/// Waits for an exclusive `flock` on `fd` (which must stay open while the lock lives).
+pub fn lock_exclusive(fd: i32) -> std::io::Result<FileLock> {
     // SAFETY: flock only acts on the descriptor it is given; the lock goes with the descriptor.
-    if unsafe { libc::flock(fd, op) } == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+    if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 { Ok(FileLock(fd)) } else { Err(std::io::Error::last_os_error()) }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // SAFETY: as above; releasing a lock cannot harm the descriptor.
+        unsafe { libc::flock(self.0, libc::LOCK_UN) };
+    }
 }
 
 /// Whether this is the process's main thread, whose stack `ulimit -s` bounds.
