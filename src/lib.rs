@@ -1,7 +1,7 @@
 //! sandbox-bash: a drop-in `bash` that checks each program against a four-scope rwx mode.
 //!
-//! The data flow is argv → program text → analysis → decision → exec. [`run`] is the only
-//! place where an error becomes an exit status.
+//! The data flow is argv → program text → analysis → decision → exec. What does not end in
+//! exec is an [`Outcome`]: [`run`] prints it and exits with its one status mapping.
 
 pub mod analysis;
 pub mod audit;
@@ -145,12 +145,65 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), 
 pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
     // A panic must never let a command run: it is an internal error, said clearly.
     exec::stop_on_panic();
-    match run_with(&args, &env) {
-        Ok(status) => status,
+    let outcome = run_with(&args, &env).unwrap_or_else(Outcome::Refuse);
+    match outcome.print() {
+        Ok(()) => outcome.exit_status(),
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "sandbox-bash: error: {e}");
-            125
+            let failed = Outcome::Refuse(e);
+            let _ = failed.print();
+            failed.exit_status()
         }
+    }
+}
+
+/// What one invocation comes to when it does not exec bash.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Text for standard output: help, version, `--sandbox-info`.
+    Print(String),
+    /// `--sandbox-explain`: the explanation, and the verdict whose status it exits with.
+    Explain(String, Verdict),
+    /// Denied by policy: the denial (one line per missing bit), with a note when the
+    /// administrator's ceiling took away a bit the mode asked for.
+    Deny(Box<Decision>, Option<String>),
+    /// bash itself fails before running anything: its message and status.
+    BashFails(String, i32),
+    /// sandbox-bash cannot run the command safely.
+    Refuse(Error),
+}
+
+impl Outcome {
+    /// The one mapping from outcome to exit status.
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            Outcome::Print(_) => 0,
+            // What the run would exit with.
+            Outcome::Explain(_, verdict) => verdict.status(),
+            Outcome::Deny(..) => Verdict::Deny.status(),
+            Outcome::Refuse(_) => Verdict::Error.status(),
+            Outcome::BashFails(_, status) => *status,
+        }
+    }
+
+    /// Writes what the outcome says: the text on standard output, the rest on standard error.
+    fn print(&self) -> Result<(), Error> {
+        let mut stderr = std::io::stderr();
+        match self {
+            Outcome::Print(text) | Outcome::Explain(text, _) => write_stdout(text)?,
+            Outcome::Deny(decision, ceiling) => {
+                let _ = stderr.write_all(decision.denial_message().as_bytes());
+                if let Some(note) = ceiling {
+                    let _ = writeln!(stderr, "sandbox-bash: denied: {note}");
+                }
+            }
+            Outcome::BashFails(message, _) => {
+                let _ = stderr.write_all(message.as_bytes());
+            }
+            Outcome::Refuse(e) => {
+                let _ = writeln!(stderr, "sandbox-bash: error: {e}");
+            }
+        }
+        Ok(())
     }
 }
 
@@ -163,7 +216,7 @@ fn write_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
-fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
+fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     let argv0 = args.first().cloned().unwrap_or_else(|| OsString::from("sandbox-bash"));
     let (action, bash_args) = split_sandbox_args(args.get(1..).unwrap_or(&[]))?;
     if matches!(action, Action::Help | Action::Version) {
@@ -177,8 +230,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         } else {
             format!("sandbox-bash {}\n", env!("CARGO_PKG_VERSION"))
         };
-        write_stdout(&text)?;
-        return Ok(0);
+        return Ok(Outcome::Print(text));
     }
     // Configuration files, when there are any (none: nothing is parsed).
     let home_var = env.get("HOME");
@@ -234,9 +286,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
         let layout = sandbox::with_programs(&layout, &bash);
         let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
         let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config, env);
-        let text = if json { info.json() + "\n" } else { info.text() };
-        write_stdout(&text)?;
-        return Ok(0);
+        return Ok(Outcome::Print(if json { info.json() + "\n" } else { info.text() }));
     }
 
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
@@ -305,8 +355,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
             _ => decision,
         };
         let text = if json { decision.json() + "\n" } else { decision.text() };
-        write_stdout(&text)?;
-        return Ok(decision.verdict.status());
+        return Ok(Outcome::Explain(text, decision.verdict));
     }
 
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
@@ -344,27 +393,24 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
 
     if let Some((message, status)) = &decision.bash_failure {
         log("error", "none", decision.error.as_deref(), &[])?;
-        let _ = std::io::stderr().write_all(message.as_bytes());
-        return Ok(*status);
+        return Ok(Outcome::BashFails(message.clone(), *status));
     }
     match decision.verdict {
         Verdict::Allow => {}
         Verdict::Deny => {
             log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()), &[])?;
-            let _ = std::io::stderr().write_all(decision.denial_message().as_bytes());
             // Say when it is the administrator's ceiling that took a needed bit away.
-            if let Some(ceiling) = config.max_mode {
+            let ceiling = config.max_mode.and_then(|ceiling| {
                 let cut = Mode(decision.required.0 & requested.0 & !ceiling.0);
-                if cut != Mode::NONE {
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "sandbox-bash: denied: the administrator's ceiling max_mode={ceiling} ({}) removed {cut} from \
-                         the requested mode {requested}",
+                (cut != Mode::NONE).then(|| {
+                    format!(
+                        "the administrator's ceiling max_mode={ceiling} ({}) removed {cut} from the requested mode \
+                         {requested}",
                         config::SYSTEM_FILE
-                    );
-                }
-            }
-            return Ok(126);
+                    )
+                })
+            });
+            return Ok(Outcome::Deny(Box::new(decision), ceiling));
         }
         Verdict::Error => {
             let message = decision.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
@@ -372,19 +418,15 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
             return Err(Error::Refused(message));
         }
     }
-    let result = lock_and_exec(
-        &decision,
-        &layout,
-        &exec_args,
-        bash,
-        allowed,
-        requested,
-        outer,
-        degraded_ok,
-        &config,
+    let to_run = ToRun {
+        decision: &decision,
+        layout: &layout,
+        exec_args: &exec_args,
+        modes: Modes { requested, allowed, outer, degraded_ok },
+        config: &config,
         env,
-        &mut log,
-    );
+    };
+    let result = lock_and_exec(&to_run, bash, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -398,22 +440,40 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<i32, Error> {
 /// holds), or nothing when no log is set.
 type AuditWriter<'a> = dyn FnMut(&str, &str, Option<&str>, &[String]) -> Result<(), Error> + 'a;
 
-/// Locks this process with the kernel and execs the real bash; returns only on failure. The
-/// audit record (when asked for) is written after the rules hold and before exec.
-#[allow(clippy::too_many_arguments)]
-fn lock_and_exec(
-    decision: &Decision,
-    layout: &Layout,
-    exec_args: &[OsString],
-    bash: Result<std::path::PathBuf, Error>,
-    allowed: Mode,
+/// The modes of one invocation.
+#[derive(Clone, Copy, Debug)]
+struct Modes {
+    /// What the caller asked for (or the configured default).
     requested: Mode,
+    /// What is allowed: the request within the enclosing sandbox-bash's mode and the ceiling.
+    allowed: Mode,
+    /// The enclosing sandbox-bash's mode, when there is one.
     outer: Option<Mode>,
+    /// Running with a kernel layer that cannot enforce everything is allowed.
     degraded_ok: bool,
-    config: &config::Config,
-    env: &Environ,
+}
+
+/// A program the static layer allowed, with what running it needs.
+struct ToRun<'a> {
+    decision: &'a Decision,
+    layout: &'a Layout,
+    /// bash's argv, `argv[0]` first.
+    exec_args: &'a [OsString],
+    modes: Modes,
+    config: &'a config::Config,
+    env: &'a Environ,
+}
+
+/// Locks this process with the kernel and execs the real bash; returns only when it does not
+/// exec: a possible access the rules in force do not hold (a denial), or an error. The audit
+/// record (when asked for) is written after the rules hold and before exec.
+fn lock_and_exec(
+    to_run: &ToRun<'_>,
+    bash: Result<std::path::PathBuf, Error>,
     log: &mut AuditWriter<'_>,
-) -> Result<i32, Error> {
+) -> Result<Outcome, Error> {
+    let ToRun { decision, layout, exec_args, modes, config, env } = *to_run;
+    let Modes { requested, allowed, outer, degraded_ok } = modes;
     let bash = bash?;
     // bash reads the script again: it must still be the file that was analysed.
     if let Some(script) = decision.script.as_ref()
@@ -446,8 +506,7 @@ fn lock_and_exec(
     // in force: each such access must be held by them, or the program is denied after all.
     if let Some(denial) = unheld_possible(decision, &locked.holding()) {
         log("deny", "none", Some("a possible access the rules in force do not hold"), &locked.static_only)?;
-        let _ = std::io::stderr().write_all(denial.denial_message().as_bytes());
-        return Ok(126);
+        return Ok(Outcome::Deny(Box::new(denial), None));
     }
     let sandbox::Locked { outcome, static_only, namespaces, .. } = locked;
     let enforcement = if !outcome.shortfalls.is_empty() {

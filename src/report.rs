@@ -90,7 +90,8 @@ impl Verdict {
         }
     }
 
-    /// The exit status of `--sandbox-explain` (and of a refusal).
+    /// The exit status of a run with this verdict (and of `--sandbox-explain` on it): 126 for a
+    /// denial by policy, 125 for what sandbox-bash cannot do safely.
     pub fn status(self) -> i32 {
         match self {
             Verdict::Allow => 0,
