@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 use sandbox_bash::analysis::{self, Context, TextKind};
 use sandbox_bash::scope::Layout;
 
-#[path = "../tests/common/scripts.rs"]
+#[allow(dead_code)]
+#[path = "../tests/it/common/scripts.rs"]
 mod scripts;
-#[path = "../tests/common/stack.rs"]
+#[path = "../tests/it/common/stack.rs"]
 mod stack;
 
 use stack::on_big_stack;

@@ -4,7 +4,7 @@
 //! Layout: W = cwd = /home/u/proj, HOME = /home/u, no TMPDIR. `failure` means the program is
 //! denied as a whole because it cannot be analysed.
 
-mod common;
+use crate::common;
 
 use sandbox_bash::mode::{Perm, Scope};
 

@@ -2,8 +2,7 @@
 //! with the kernel layer on: a temporary git workspace, the machine's real toolchains.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use std::io::{Read, Write};
 

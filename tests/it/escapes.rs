@@ -4,8 +4,7 @@
 //! target is unchanged; each has a positive control.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

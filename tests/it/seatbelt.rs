@@ -1,5 +1,5 @@
 //! The macOS backend's profile, checked on any platform: golden files for each class of mode,
-//! and the properties every profile must have. `UPDATE_GOLDEN=1 cargo test --test seatbelt`
+//! and the properties every profile must have. `UPDATE_GOLDEN=1 cargo test --test it seatbelt::`
 //! rewrites the golden files after a deliberate change (review the diff).
 
 use sandbox_bash::mode::Mode;

@@ -4,7 +4,7 @@
 //! cut, so it is parsed as one piece; every access, command and unresolved word must be the
 //! same, one line further down.
 
-mod common;
+use crate::common;
 
 use common::stack::on_big_stack;
 use sandbox_bash::analysis::{self, Analysis, TextKind};

@@ -6,8 +6,7 @@
 //! homes moved by their variables run; a home no `PATH` entry lies in does not.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! really ran must be listed in `--sandbox-explain --sandbox-json`'s `commands` by name, or the
 //! program must have been denied. A name listed as not static does not count as listing it.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

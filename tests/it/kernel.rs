@@ -4,8 +4,7 @@
 //! EPERM and that the target is unchanged.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use lab::{Lab, kernel_refused, ok, py, read, text};
 

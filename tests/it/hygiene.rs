@@ -2,8 +2,7 @@
 //! not in its /proc/self/environ, and (Landlock) not in the caller's /proc/$PPID/environ.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use lab::{Lab, text};
 

@@ -3,8 +3,7 @@
 //! "The system file" is a file of the test's own (a switch only debug builds have).
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use lab::{Lab, kernel_refused, ok, py, read, text};
 

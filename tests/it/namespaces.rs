@@ -8,8 +8,7 @@
 //! on purpose, created by the test and removed afterwards.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use std::ffi::CStr;
 use std::io::{BufRead, Read, Write};

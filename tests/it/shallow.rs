@@ -4,7 +4,7 @@
 //! frames are larger than a release build's). They must finish, and give the same result as
 //! the walk on a big stack.
 
-mod common;
+use crate::common;
 
 use sandbox_bash::analysis::{
     self as walk, SHALLOW_NESTING, SHALLOW_STACK_BYTES, SHALLOW_TEXT_BYTES, TextKind, nesting,

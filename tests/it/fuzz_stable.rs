@@ -4,7 +4,7 @@
 //! fails the test. `SANDBOX_FUZZ_ITERATIONS` sets how many inputs to try (default 20,000).
 //! The coverage-guided target for `cargo fuzz` is in `fuzz/`.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use sandbox_bash::analysis::{self, TextKind};

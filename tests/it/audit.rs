@@ -2,8 +2,7 @@
 //! with their reasons; the file reopened for every record; no record, no run.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use lab::{Lab, read, text};
 

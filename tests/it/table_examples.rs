@@ -1,6 +1,6 @@
 //! Every entry of the command knowledge table carries examples; each must classify as stated.
 
-mod common;
+use crate::common;
 
 use sandbox_bash::analysis::TABLE;
 

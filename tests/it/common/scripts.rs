@@ -53,3 +53,41 @@ pub fn machine_scripts() -> Vec<PathBuf> {
     scripts.dedup();
     scripts
 }
+
+/// The variable that adds this machine's own scripts to the tests that scan real scripts (an
+/// opt-in: what a machine has changes from one machine to the next).
+pub const HOST_VAR: &str = "SANDBOX_BASH_HOST_SCRIPTS";
+
+/// The shell code checked in under `tests/corpus` (each item with its licence): the same text
+/// on every machine.
+pub fn corpus_scripts() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+            if meta.is_dir() && path.file_name().is_some_and(|n| n != "snapshots") {
+                walk(&path, out);
+            } else if meta.is_file() {
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.ends_with(".sh") || name.ends_with(".bash") || name == "configure" || is_shell_script(&path) {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    let mut scripts = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus"), &mut scripts);
+    scripts.sort();
+    scripts
+}
+
+/// The scripts the scanning tests read: the corpus, and this machine's scripts too when
+/// `SANDBOX_BASH_HOST_SCRIPTS=1`.
+pub fn scanned_scripts() -> Vec<PathBuf> {
+    let mut scripts = corpus_scripts();
+    if std::env::var_os(HOST_VAR).is_some_and(|v| v == "1") {
+        scripts.extend(machine_scripts());
+    }
+    scripts
+}

@@ -4,8 +4,7 @@
 //! builds (the ones tests run) honour.
 #![cfg(target_os = "linux")]
 
-#[path = "common/lab.rs"]
-mod lab;
+use crate::lab;
 
 use std::ffi::OsStr;
 

@@ -1,0 +1,35 @@
+//! The integration tests, one binary: each module is one subject. `common` has the helpers
+//! and the analysis contexts, `lab` the kernel tests' workspaces, homes and canaries (under
+//! `target/`, never `/tmp`, unless a test says so).
+
+mod common;
+#[cfg(target_os = "linux")]
+#[path = "common/lab.rs"]
+mod lab;
+
+mod audit;
+mod classification;
+mod clients;
+mod config;
+mod corpus;
+mod docs;
+mod enforcement;
+mod errors;
+mod escapes;
+mod fuzz_stable;
+mod hygiene;
+mod invocation;
+mod kernel;
+mod limits;
+mod namespaces;
+mod nesting;
+mod nothing_hidden;
+mod parse_ahead;
+mod possible;
+mod real_scripts;
+mod runtime;
+mod seatbelt;
+mod shallow;
+mod startup_files;
+mod symlinks;
+mod table_examples;
