@@ -1435,6 +1435,9 @@ fn builtin(
             let mut array_or_ref = false;
             let mut nameref = false;
             let mut export = program == "export";
+            // Inside a function, `local`, and `declare`/`typeset` without -g, make the names the
+            // function's own: their values before the call come back when it returns.
+            let mut global = false;
             for a in rest {
                 let Some(t) = a.known() else {
                     w.unresolved(&a.raw, a.pos);
@@ -1456,6 +1459,7 @@ fn builtin(
                     array_or_ref |= t.contains('a') || t.contains('A');
                     nameref |= t.starts_with('-') && t.contains('n');
                     export |= t.starts_with('-') && t.contains('x');
+                    global |= t.starts_with('-') && t.contains('g');
                     if t == "-p" {
                         return;
                     }
@@ -1474,6 +1478,9 @@ fn builtin(
                 }
                 if !super::word::is_name(&base) {
                     continue;
+                }
+                if program == "local" || (matches!(program, "declare" | "typeset") && !global) {
+                    w.declare_local(&base, st);
                 }
                 if export {
                     w.export(&base, st);

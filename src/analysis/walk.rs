@@ -110,13 +110,15 @@ impl Val {
 
 /// A variable's name in [`State`].
 type Name = Rc<str>;
+/// The variables and their values.
+type Vars = imbl::OrdMap<Name, Rc<Val>>;
 
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     /// Names and values are shared, not copied, when a branch of the walk first changes a map
     /// node it shares with another (the map copies the node's entries then).
-    vars: imbl::OrdMap<Name, Rc<Val>>,
+    vars: Vars,
     /// Names the program exports; the caller's environment (`Context::env`) is exported too,
     /// without being copied here (see [`Walker::is_exported`]).
     exported: imbl::OrdSet<String>,
@@ -482,6 +484,9 @@ pub struct Walker<'c> {
     function_skipped: HashSet<usize>,
     /// Function calls followed into their bodies so far.
     calls_followed: usize,
+    /// For each call being followed: the variables as it found them, and the names it made its
+    /// own with `local`.
+    local_frames: Vec<(Vars, Vec<String>)>,
 }
 
 /// Runs the analysis of a whole program text.
@@ -724,6 +729,7 @@ impl<'c> Walker<'c> {
             call_stack: Vec::new(),
             shallow: false,
             parse_ahead: false,
+            local_frames: Vec::new(),
             file_stack: Vec::new(),
             file_names: Vec::new(),
             text_stack: Vec::new(),
@@ -2618,6 +2624,8 @@ impl<'c> Walker<'c> {
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
         st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
+        // The variables as the call finds them, for the names it makes its own.
+        self.local_frames.push((st.vars.clone(), Vec::new()));
         if self.quiet == 0 {
             self.function_walked.insert(index);
         }
@@ -2629,11 +2637,30 @@ impl<'c> Walker<'c> {
             None => Stdin::Unknown,
         };
         self.compound(&body.0, st, stdin);
+        if let Some((before, locals)) = self.local_frames.pop() {
+            for name in locals {
+                match before.get(name.as_str()) {
+                    Some(value) => st.vars.insert(Name::from(name.as_str()), Rc::clone(value)),
+                    None => st.vars.remove(name.as_str()),
+                };
+            }
+        }
         self.origin = saved_origin;
         self.call_stack.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
         true
+    }
+
+    /// `name` is the running function's own (`local`): when the call returns, the value it had
+    /// before comes back. Outside a followed call (a function walked on its own, or the top
+    /// level) it is an ordinary assignment.
+    pub fn declare_local(&mut self, name: &str, _st: &mut State) {
+        if let Some((_, locals)) = self.local_frames.last_mut()
+            && !locals.iter().any(|n| n == name)
+        {
+            locals.push(name.to_string());
+        }
     }
 
     /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
@@ -3240,4 +3267,96 @@ fn unescape_glob(s: &str) -> String {
         }
     }
     out
+}
+
+/// The walk's own rules, each on a short program: how values join after branches and loops,
+/// how functions see their arguments, how `cd` moves the paths after it.
+#[cfg(test)]
+mod tests {
+    use super::super::{Certainty, Context, TextKind};
+    use crate::environ::Environ;
+    use crate::scope::Layout;
+
+    /// W = /home/u/proj = cwd, HOME = /home/u.
+    fn context() -> Context {
+        Context {
+            cwd: "/home/u/proj".into(),
+            layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() },
+            env: Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]),
+            arg0: "bash".into(),
+            args: Vec::new(),
+            program_dirs: vec!["/usr/bin".into(), "/bin".into()],
+            bash_env: None,
+            script_path: None,
+            self_exe: None,
+            toolchains: Vec::new(),
+            bash: None,
+            posix: false,
+        }
+    }
+
+    /// The paths `command` is known to touch in `text`, sorted.
+    fn touched(text: &str, command: &str) -> Vec<String> {
+        let a = super::analyze_program(text, TextKind::Command, &context());
+        assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
+        let mut paths: Vec<String> = a
+            .accesses
+            .iter()
+            .filter(|x| x.command == command && x.certainty == Certainty::Known && x.target.starts_with('/'))
+            .filter(|x| x.target != "/home/u/proj")
+            .map(|x| x.target.clone())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// The words the walk could not resolve in `text`.
+    fn unresolved(text: &str) -> Vec<String> {
+        super::analyze_program(text, TextKind::Command, &context()).unresolved.into_iter().map(|u| u.text).collect()
+    }
+
+    #[test]
+    fn after_a_branch_a_variable_has_the_values_of_every_branch() {
+        let text = "if test -n \"$1\"; then f=/etc/a; else f=~/b; fi\ncat \"$f\"";
+        assert_eq!(touched(text, "cat"), ["/etc/a", "/home/u/b"]);
+        let text = "case $1 in x) f=/etc/a;; y) f=/etc/b;; *) f=/etc/c;; esac; cat \"$f\"";
+        assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b", "/etc/c"]);
+        // A branch that does not run leaves the value before it.
+        let text = "f=/etc/a; if false; then f=/etc/b; fi; cat \"$f\"";
+        assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    }
+
+    #[test]
+    fn a_loop_variable_takes_every_value_and_the_body_sees_each() {
+        assert_eq!(touched("for f in /etc/a ~/b; do cat \"$f\"; done", "cat"), ["/etc/a", "/home/u/b"]);
+        // What the body assigns reaches the next round and the code after the loop.
+        let text = "d=/etc; for n in a b; do cat \"$d/$n\"; d=~; done; cat \"$d/c\"";
+        assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b", "/etc/c", "/home/u/a", "/home/u/b", "/home/u/c"]);
+    }
+
+    #[test]
+    fn a_function_sees_the_arguments_of_each_call() {
+        let text = "show() { cat \"$1\"; }\nshow /etc/a\nshow ~/b";
+        assert_eq!(touched(text, "cat"), ["/etc/a", "/home/u/b"]);
+        // A function's own variables (local) do not leak; its globals do.
+        let text = "f() { local x=/etc/in; g=/etc/out; }; x=/etc/before; f; cat \"$x\" \"$g\"";
+        assert_eq!(touched(text, "cat"), ["/etc/before", "/etc/out"]);
+        // Scopes are dynamic: a function the first calls sees its locals; `declare -g` is global.
+        let text =
+            "f() { local x=/etc/in; declare -g y=/etc/g; g; }; g() { cat \"$x\"; }; x=/etc/out; f; cat \"$x\" \"$y\"";
+        assert_eq!(touched(text, "cat"), ["/etc/g", "/etc/in", "/etc/out"]);
+    }
+
+    #[test]
+    fn cd_moves_relative_paths_and_a_subshell_keeps_its_cd() {
+        assert_eq!(touched("cd /etc && cat fstab", "cat"), ["/etc/fstab"]);
+        assert_eq!(touched("(cd /etc; cat a); cat b", "cat"), ["/etc/a", "/home/u/proj/b"]);
+        assert_eq!(touched("cd ~/x; cd ..; cat y", "cat"), ["/home/u/y"]);
+        // A directory the walk cannot know leaves the paths after it unresolved (an empty `$1`
+        // would be known: `cd ""` stays).
+        let text = "cd \"$(head -1 dirs)\"; cat notes";
+        assert_eq!(touched(text, "cat"), Vec::<String>::new());
+        assert!(unresolved(text).iter().any(|u| u.contains("notes")), "{:?}", unresolved(text));
+    }
 }
