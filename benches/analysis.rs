@@ -31,20 +31,8 @@ fn machine_scripts() -> Vec<PathBuf> {
 
 fn context() -> Context {
     let cwd = std::env::current_dir().unwrap().to_string_lossy().into_owned();
-    Context {
-        cwd: cwd.clone(),
-        layout: Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None, ..Default::default() },
-        env: sandbox_bash::environ::Environ::current(),
-        arg0: "bench.sh".into(),
-        args: Vec::new(),
-        program_dirs: vec!["/usr/bin".into(), "/bin".into(), "/usr/sbin".into(), "/sbin".into()],
-        bash_env: None,
-        script_path: None,
-        self_exe: None,
-        toolchains: Vec::new(),
-        bash: None,
-        posix: false,
-    }
+    let layout = Layout { workspace: cwd, home: std::env::var("HOME").ok(), tmpdir: None, ..Default::default() };
+    Context { arg0: "bench.sh".into(), ..Context::plain(layout, sandbox_bash::environ::Environ::current()) }
 }
 
 /// Whole scripts (each one analysable on its own) concatenated until `lines` lines.

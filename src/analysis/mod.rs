@@ -209,6 +209,28 @@ pub struct Context {
     pub posix: bool,
 }
 
+impl Context {
+    /// A context for a `-c` program run by `bash` in `layout`, with the workspace as the cwd, the
+    /// system program directories, and nothing else known (no arguments, no start-up file, no
+    /// script file, no real bash to ask).
+    pub fn plain(layout: Layout, env: crate::environ::Environ) -> Context {
+        Context {
+            cwd: layout.workspace.clone(),
+            layout,
+            env,
+            arg0: "bash".into(),
+            args: Vec::new(),
+            program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"].map(String::from).to_vec(),
+            bash_env: None,
+            script_path: None,
+            self_exe: None,
+            toolchains: Vec::new(),
+            bash: None,
+            posix: false,
+        }
+    }
+}
+
 /// What kind of text is analysed; scripts may start with a `#!` line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextKind {

@@ -3279,20 +3279,8 @@ mod tests {
 
     /// W = /home/u/proj = cwd, HOME = /home/u.
     fn context() -> Context {
-        Context {
-            cwd: "/home/u/proj".into(),
-            layout: Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() },
-            env: Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]),
-            arg0: "bash".into(),
-            args: Vec::new(),
-            program_dirs: vec!["/usr/bin".into(), "/bin".into()],
-            bash_env: None,
-            script_path: None,
-            self_exe: None,
-            toolchains: Vec::new(),
-            bash: None,
-            posix: false,
-        }
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        Context::plain(layout, Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]))
     }
 
     /// The paths `command` is known to touch in `text`, sorted.

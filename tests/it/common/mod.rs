@@ -7,28 +7,12 @@ use sandbox_bash::scope::Layout;
 
 /// The layout the classification tables are written for: W = /home/u/proj = cwd, HOME = /home/u.
 pub fn table_context() -> Context {
-    Context {
-        cwd: "/home/u/proj".into(),
-        layout: Layout {
-            workspace: "/home/u/proj".into(),
-            home: Some("/home/u".into()),
-            tmpdir: None,
-            ..Default::default()
-        },
-        env: Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/local/bin:/usr/bin:/bin"), ("USER", "u")]),
-        arg0: "bash".into(),
-        args: Vec::new(),
-        program_dirs: ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        bash_env: None,
-        script_path: None,
-        self_exe: None,
-        toolchains: Vec::new(),
-        bash: None,
-        posix: false,
-    }
+    let layout =
+        Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() };
+    Context::plain(
+        layout,
+        Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/local/bin:/usr/bin:/bin"), ("USER", "u")]),
+    )
 }
 
 pub fn analyze(program: &str) -> Analysis {
