@@ -1,117 +1,12 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
+use super::programs::{self, Args, Call, getopt, is_url, sub_arg};
 use super::table::{Builtin, Kind, Special, TableEntry, Wrap, lookup};
 use super::walk::{Nest, State, Stdin, Val, Walker, field_val, shell_quote};
 use super::word::{Arg, Field, Part};
 use crate::invocation;
 use crate::mode::{Perm, Scope};
-
-// ----- option parsing ----------------------------------------------------------------------
-
-/// An option and its value, if it takes one.
-pub struct Opt {
-    /// `x` for `-x`, `long` for `--long`.
-    pub name: String,
-    pub value: Option<Arg>,
-}
-
-/// Options and operands of a command, read GNU-style.
-pub struct Args {
-    pub opts: Vec<Opt>,
-    pub operands: Vec<Arg>,
-}
-
-impl Args {
-    pub fn has(&self, names: &[&str]) -> bool {
-        self.opts.iter().any(|o| names.contains(&o.name.as_str()))
-    }
-
-    pub fn values(&self, names: &[&str]) -> Vec<Arg> {
-        self.opts.iter().filter(|o| names.contains(&o.name.as_str())).filter_map(|o| o.value.clone()).collect()
-    }
-}
-
-fn sub_arg(orig: &Arg, text: &str) -> Arg {
-    let field = if orig.field.known().is_some() {
-        Field {
-            parts: vec![Part::Lit { text: text.to_string(), quoted: !orig.field.has_glob(), split: false }],
-            tainted: orig.field.tainted,
-            content: None,
-        }
-    } else {
-        Field { parts: vec![Part::Unknown { numeric: false }], tainted: orig.field.tainted, content: None }
-    };
-    Arg { field, pos: orig.pos, raw: text.to_string() }
-}
-
-/// Splits arguments into options and operands. `short_args` are the one-letter options that
-/// take a value; `long_args` the long ones. With `permute`, options may follow operands
-/// (GNU); otherwise the first operand ends the options.
-pub fn getopt(args: &[Arg], short_args: &str, long_args: &[&str], permute: bool) -> Args {
-    let mut out = Args { opts: Vec::new(), operands: Vec::new() };
-    let mut i = 0;
-    let mut only_operands = false;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        let Some(text) = arg.known() else {
-            out.operands.push(arg.clone());
-            continue;
-        };
-        if only_operands || text == "-" || !text.starts_with('-') {
-            out.operands.push(arg.clone());
-            if !permute {
-                only_operands = true;
-            }
-            continue;
-        }
-        if text == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((name, value)) => out.opts.push(Opt { name: name.to_string(), value: Some(sub_arg(arg, value)) }),
-                None => {
-                    let value = if long_args.contains(&long) && i < args.len() {
-                        i += 1;
-                        Some(args[i - 1].clone())
-                    } else {
-                        None
-                    };
-                    out.opts.push(Opt { name: long.to_string(), value });
-                }
-            }
-            continue;
-        }
-        let chars: Vec<char> = text[1..].chars().collect();
-        let mut j = 0;
-        while j < chars.len() {
-            let c = chars[j];
-            j += 1;
-            if short_args.contains(c) {
-                let rest: String = chars[j..].iter().collect();
-                let value = if !rest.is_empty() {
-                    Some(sub_arg(arg, &rest))
-                } else if i < args.len() {
-                    i += 1;
-                    Some(args[i - 1].clone())
-                } else {
-                    None
-                };
-                out.opts.push(Opt { name: c.to_string(), value });
-                break;
-            }
-            out.opts.push(Opt { name: c.to_string(), value: None });
-        }
-    }
-    out
-}
-
-fn is_url(s: &str) -> bool {
-    s.contains("://")
-}
 
 // ----- dispatch ----------------------------------------------------------------------------
 
@@ -281,6 +176,16 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
         Kind::Wrapper(kind) => wrapper(w, program, entry, kind, args, stdin, st),
         Kind::Special(kind) => special(w, program, kind, args, stdin, st),
         Kind::Builtin(kind) => builtin(w, program, kind, args, env, stdin, st),
+        Kind::Program(handle) => {
+            let call = Call {
+                program,
+                pos: args[0].pos,
+                args: rest,
+                short_args: entry.short_args,
+                long_args: entry.long_args,
+            };
+            apply(w, program, handle(&call), st);
+        }
     }
 }
 
@@ -324,6 +229,25 @@ fn generic_words(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
             None => {
                 if arg.field.fragments().iter().any(|f| f.contains('/')) {
                     w.path(arg, &[Perm::Read], program, "may read a path it is given", st);
+                }
+            }
+        }
+    }
+}
+
+/// Applies what a handler behind the seam (`programs/`) says the command does.
+fn apply(w: &mut Walker, program: &str, effects: programs::Effects, st: &mut State) {
+    for effect in effects.0 {
+        match effect {
+            programs::Effect::Need { scope, perm, target, reason, pos } => {
+                w.need(scope, perm, &target, program, reason, pos)
+            }
+            programs::Effect::Path { arg, perms, reason } => w.path(&arg, perms, program, reason, st),
+            programs::Effect::Cwd { perms, reason, pos } => cwd_access(w, program, perms, reason, pos, st),
+            programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
+            programs::Effect::Downloaded { path } => {
+                for p in w.absolutes(&path, st).unwrap_or_default() {
+                    st.downloaded.insert(p);
                 }
             }
         }
@@ -1784,8 +1708,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
     let pos = args[0].pos;
     match kind {
         Special::Git => git(w, program, rest, pos, st),
-        Special::Curl => curl(w, program, rest, pos, st),
-        Special::Wget => wget(w, program, rest, pos, st),
         Special::Find => find(w, program, rest, pos, st),
         Special::Tar => tar(w, program, rest, pos, st),
         Special::Dd => {
@@ -2667,245 +2589,6 @@ fn git_template(w: &mut Walker, program: &str, template: &Arg, dest: Option<&Arg
     );
 }
 
-fn curl(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
-    let long = [
-        "output",
-        "data",
-        "data-raw",
-        "data-binary",
-        "data-ascii",
-        "data-urlencode",
-        "form",
-        "form-string",
-        "upload-file",
-        "request",
-        "header",
-        "user-agent",
-        "referer",
-        "config",
-        "cookie",
-        "cookie-jar",
-        "dump-header",
-        "range",
-        "write-out",
-        "max-time",
-        "user",
-        "url",
-        "unix-socket",
-        "abstract-unix-socket",
-        "cacert",
-        "cert",
-        "key",
-        "capath",
-        "trace",
-        "trace-ascii",
-        "stderr",
-        "json",
-        "connect-timeout",
-        "retry",
-        "proxy",
-        "resolve",
-        "connect-to",
-        "output-dir",
-        "netrc-file",
-        "variable",
-        "expand-url",
-        "create-file-mode",
-        "hsts",
-        "alt-svc",
-        "etag-save",
-        "etag-compare",
-        "libcurl",
-        "krb",
-        "interface",
-        "local-port",
-    ];
-    let parsed = getopt(rest, "oduFTXHAeEKbcDrwmYyzCQ", &long, true);
-    let mut urls: Vec<String> = parsed.operands.iter().filter_map(Arg::known).collect();
-    urls.extend(parsed.values(&["url"]).iter().filter_map(Arg::known));
-    let target = urls.first().cloned().unwrap_or_else(|| "a URL".into());
-    if parsed.operands.iter().any(|a| a.known().is_none()) {
-        for a in parsed.operands.iter().filter(|a| a.known().is_none()) {
-            w.unresolved(&a.raw, a.pos);
-        }
-    }
-    let socket = parsed.values(&["unix-socket", "abstract-unix-socket"]);
-    for s in &socket {
-        w.path(s, &[Perm::Read, Perm::Write], program, "talks to a local socket", st);
-    }
-    if socket.is_empty() {
-        w.need(Scope::Network, Perm::Read, &target, program, "fetches from the network", pos);
-    }
-    // file:// URLs read local files.
-    for (i, u) in urls.iter().enumerate() {
-        if let Some(rest) = u.strip_prefix("file://") {
-            let path = rest.strip_prefix("localhost").unwrap_or(rest);
-            let at = parsed.operands.get(i).map_or(pos, |a| a.pos);
-            let arg = Arg { field: Field::literal(path), pos: at, raw: u.clone() };
-            w.path(&arg, &[Perm::Read], program, "reads a local file through a file:// URL", st);
-        }
-    }
-    let body_opts = [
-        "d",
-        "data",
-        "data-raw",
-        "data-binary",
-        "data-ascii",
-        "data-urlencode",
-        "F",
-        "form",
-        "form-string",
-        "T",
-        "upload-file",
-        "json",
-    ];
-    let mut sends = parsed.has(&body_opts);
-    for m in parsed.values(&["X", "request"]) {
-        let method = m.known().unwrap_or_default().to_ascii_uppercase();
-        if !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
-            sends = true;
-        }
-    }
-    if sends {
-        w.need(Scope::Network, Perm::Write, &target, program, "sends a request body to the network", pos);
-    }
-    // Files it reads: `-d @file`, `-F name=@file`, `-T file`, `-K file`, certificates.
-    for o in &parsed.opts {
-        let Some(v) = &o.value else { continue };
-        let text = v.known().unwrap_or_default();
-        match o.name.as_str() {
-            "d" | "data" | "data-binary" | "data-ascii" | "data-urlencode" | "json" | "H" | "header" => {
-                if let Some(f) = text.split_once('@').map(|(_, f)| f)
-                    && !f.is_empty()
-                    && f != "-"
-                    && (text.starts_with('@') || o.name == "data-urlencode")
-                {
-                    w.path(&sub_arg(v, f), &[Perm::Read], program, "sends a file's contents", st);
-                }
-            }
-            "F" | "form" => {
-                if let Some((_, f)) = text.split_once("=@").or_else(|| text.split_once("=<")) {
-                    let f = f.split(';').next().unwrap_or("");
-                    w.path(&sub_arg(v, f), &[Perm::Read], program, "uploads a file", st);
-                }
-            }
-            "T" | "upload-file" | "K" | "config" | "cacert" | "E" | "cert" | "key" | "netrc-file" | "etag-compare"
-                if text != "-" =>
-            {
-                w.path(v, &[Perm::Read], program, "reads a file", st);
-            }
-            "b" | "cookie" if !text.contains('=') => w.path(v, &[Perm::Read], program, "reads cookies", st),
-            "o" | "output" | "c" | "cookie-jar" | "D" | "dump-header" | "trace" | "trace-ascii" | "stderr"
-            | "etag-save" | "libcurl" | "hsts" | "alt-svc"
-                if text != "-" && text != "%" =>
-            {
-                w.path(v, &[Perm::Write], program, "writes a file", st);
-                if matches!(o.name.as_str(), "o" | "output") {
-                    for p in w.absolutes(&text, st).unwrap_or_default() {
-                        st.downloaded.insert(p);
-                    }
-                }
-            }
-            "output-dir" => w.path(v, &[Perm::Write], program, "writes downloads into a directory", st),
-            _ => {}
-        }
-    }
-    if parsed.has(&["O", "remote-name", "remote-name-all", "J"]) && parsed.values(&["output-dir"]).is_empty() {
-        cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st);
-        for u in &urls {
-            if let Some(name) = u.rsplit('/').next() {
-                for cwd in st.cwds().unwrap_or_default() {
-                    st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
-                }
-            }
-        }
-    }
-}
-
-fn wget(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
-    let long = [
-        "output-document",
-        "output-file",
-        "append-output",
-        "directory-prefix",
-        "input-file",
-        "post-data",
-        "post-file",
-        "body-data",
-        "body-file",
-        "method",
-        "user-agent",
-        "header",
-        "load-cookies",
-        "save-cookies",
-        "ca-certificate",
-        "certificate",
-        "private-key",
-        "tries",
-        "timeout",
-        "user",
-        "password",
-        "execute",
-        "config",
-        "level",
-    ];
-    let parsed = getopt(rest, "OoaPiUeTtwQlDAR", &long, true);
-    let target = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| "a URL".into());
-    w.need(Scope::Network, Perm::Read, &target, program, "fetches from the network", pos);
-    let mut sends = parsed.has(&["post-data", "post-file", "body-data", "body-file"]);
-    for m in parsed.values(&["method"]) {
-        if !m.known().unwrap_or_default().eq_ignore_ascii_case("GET") {
-            sends = true;
-        }
-    }
-    if sends {
-        w.need(Scope::Network, Perm::Write, &target, program, "sends a request body to the network", pos);
-    }
-    for f in parsed.values(&[
-        "i",
-        "input-file",
-        "post-file",
-        "body-file",
-        "load-cookies",
-        "ca-certificate",
-        "certificate",
-        "private-key",
-        "config",
-    ]) {
-        if f.known().as_deref() != Some("-") {
-            w.path(&f, &[Perm::Read], program, "reads a file", st);
-        }
-    }
-    for f in parsed.values(&["o", "output-file", "a", "append-output", "save-cookies"]) {
-        w.path(&f, &[Perm::Write], program, "writes a log or cookie file", st);
-    }
-    let outputs = parsed.values(&["O", "output-document"]);
-    let spider = parsed.has(&["spider"]);
-    match outputs.first() {
-        Some(o) if o.known().as_deref() == Some("-") => {}
-        Some(o) => {
-            w.path(o, &[Perm::Write], program, "saves the download", st);
-            for p in o.known().and_then(|t| w.absolutes(&t, st)).unwrap_or_default() {
-                st.downloaded.insert(p);
-            }
-        }
-        None if spider => {}
-        None => {
-            match parsed.values(&["P", "directory-prefix"]).first() {
-                Some(d) => w.path(d, &[Perm::Write], program, "saves downloads into a directory", st),
-                None => cwd_access(w, program, &[Perm::Write], "saves the download in the current directory", pos, st),
-            }
-            for cwd in st.cwds().unwrap_or_default() {
-                for u in parsed.operands.iter().filter_map(Arg::known) {
-                    if let Some(name) = u.rsplit('/').next().filter(|n| !n.is_empty()) {
-                        st.downloaded.insert(format!("{}/{name}", cwd.trim_end_matches('/')));
-                    }
-                }
-            }
-        }
-    }
-}
-
 fn find(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
     // Leading options (-H, -L, -P, -D x, -Ox), then start paths, then the expression.
     let mut i = 0;
@@ -3409,9 +3092,9 @@ mod tests {
 
     #[test]
     fn lookup_handles_versions() {
-        assert!(lookup("python3.11").is_some_and(|e| e.kind == Kind::Interpreter));
-        assert!(lookup("mkfs.ext4").is_some_and(|e| e.kind == Kind::Admin));
-        assert!(lookup("pip3.12").is_some_and(|e| e.kind == Kind::Build));
+        assert!(lookup("python3.11").is_some_and(|e| matches!(e.kind, Kind::Interpreter)));
+        assert!(lookup("mkfs.ext4").is_some_and(|e| matches!(e.kind, Kind::Admin)));
+        assert!(lookup("pip3.12").is_some_and(|e| matches!(e.kind, Kind::Build)));
         assert!(lookup("surely-not-a-command").is_none());
     }
 

@@ -16,6 +16,7 @@ pub mod files;
 mod glob;
 pub mod oracle;
 mod parse;
+mod programs;
 mod table;
 mod walk;
 mod word;

@@ -4,8 +4,11 @@
 //! are in `commands.rs`.
 
 /// How a command treats its operands and what else it needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Kind {
+    /// A program whose handler lives behind the seam, in `programs/`: the handler reads the
+    /// call with the row's grammar and returns what the command does.
+    Program(super::programs::Handler),
     /// No file operands at all (`echo`, `date`, `kill`).
     Pure,
     /// Every operand is a file it reads.
@@ -88,8 +91,6 @@ pub enum Wrap {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     Git,
-    Curl,
-    Wget,
     Find,
     Tar,
     Dd,
@@ -632,7 +633,7 @@ pub static TABLE: &[TableEntry] = &[
     entry(
         &[
             "ping", "ping6", "dig", "host", "nslookup", "traceroute", "tracepath", "mtr", "whois", "arping",
-            "nmap", "ftp", "sftp", "lftp", "telnet", "ssh-keyscan", "aria2c", "axel", "http", "https", "xh",
+            "nmap", "ftp", "sftp", "lftp", "telnet", "ssh-keyscan", "axel", "http", "https", "xh",
             "grpcurl", "websocat", "drill", "kdig", "ntpdate"
         ],
         Kind::Fetch,
@@ -755,9 +756,17 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["curl"],
-        Kind::Special(Special::Curl),
+        Kind::Program(super::programs::network::handle),
         "oduFTXHAeEKbcDrwmYyzCQ",
-        &[],
+        &[
+            "output", "data", "data-raw", "data-binary", "data-ascii", "data-urlencode", "form", "form-string",
+            "upload-file", "request", "header", "user-agent", "referer", "config", "cookie", "cookie-jar",
+            "dump-header", "range", "write-out", "max-time", "user", "url", "unix-socket", "abstract-unix-socket",
+            "cacert", "cert", "key", "capath", "trace", "trace-ascii", "stderr", "json", "connect-timeout", "retry",
+            "proxy", "resolve", "connect-to", "output-dir", "netrc-file", "variable", "expand-url",
+            "create-file-mode", "hsts", "alt-svc", "etag-save", "etag-compare", "libcurl", "krb", "interface",
+            "local-port",
+        ],
         &[
             ("curl https://example.com", "0040"),
             ("curl -o page.html https://example.com", "0042"),
@@ -771,14 +780,38 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["wget"],
-        Kind::Special(Special::Wget),
-        "OoaPiUeTtwQ",
-        &[],
+        Kind::Program(super::programs::network::handle),
+        "OoaPiUeTtwQlDAR",
+        &[
+            "output-document", "output-file", "append-output", "directory-prefix", "input-file", "post-data",
+            "post-file", "body-data", "body-file", "method", "user-agent", "header", "load-cookies", "save-cookies",
+            "ca-certificate", "certificate", "private-key", "tries", "timeout", "user", "password", "execute",
+            "config", "level",
+        ],
         &[
             ("wget https://x/file.tar.gz", "0042"),
             ("wget -qO- https://x", "0040"),
             ("wget -O /etc/x https://x", "2040"),
             ("wget --post-data=a=1 https://x", "0062"),
+        ],
+    ),
+    entry(
+        &["aria2c"],
+        Kind::Program(super::programs::network::handle),
+        "doilTMsxjktmU",
+        &[
+            "dir", "out", "input-file", "log", "torrent-file", "metalink-file", "split", "max-connection-per-server",
+            "max-concurrent-downloads", "min-split-size", "timeout", "max-tries", "user-agent", "conf-path",
+            "save-session", "load-cookies", "save-cookies", "on-download-start", "on-download-pause",
+            "on-download-stop", "on-download-complete", "on-download-error", "on-bt-download-complete", "header",
+            "http-user", "http-passwd", "all-proxy", "checksum", "dht-file-path", "dht-file-path6", "server-stat-of",
+            "server-stat-if", "certificate", "ca-certificate", "private-key",
+        ],
+        &[
+            ("aria2c https://x/file.iso", "0042"),
+            ("aria2c -d /etc/x https://x/f", "2040"),
+            ("aria2c https://x/a.torrent", "0062"),
+            ("aria2c --on-download-complete=/home/u/bin/hook https://x/f", "0542"),
         ],
     ),
     entry(

@@ -1,0 +1,183 @@
+//! Command knowledge behind a seam: a handler sees a [`Call`] (the program, where it is, its
+//! arguments and the option grammar of its table row) and returns [`Effects`] (the bits it needs,
+//! the paths it touches, what it leaves behind) for the walk to apply. A handler cannot read or
+//! change the walk's state; it can be tested on its own, with arguments written by hand.
+//!
+//! The programs are grouped by family, one file each: `network.rs` (curl, wget).
+
+pub mod network;
+
+use super::Pos;
+use super::word::{Arg, Field, Part};
+use crate::mode::{Perm, Scope};
+
+/// What the table row of a program behind the seam names.
+pub type Handler = fn(&Call) -> Effects;
+
+/// One command as a handler sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    pub program: &'a str,
+    /// Where the command's name is.
+    pub pos: Pos,
+    /// The arguments after the name, expanded.
+    pub args: &'a [Arg],
+    /// The table row's grammar: one-letter options that take a value, and long ones.
+    pub short_args: &'a str,
+    pub long_args: &'a [&'a str],
+}
+
+impl Call<'_> {
+    /// The arguments read with the row's grammar, GNU-style (options may follow operands).
+    pub fn options(&self) -> Args {
+        getopt(self.args, self.short_args, self.long_args, true)
+    }
+}
+
+/// What a command does, for the walk to apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A bit of the mode, for a target that is not a path of the program's (a host, a URL).
+    Need { scope: Scope, perm: Perm, target: String, reason: &'static str, pos: Pos },
+    /// The path an argument names, used with these permissions.
+    Path { arg: Arg, perms: &'static [Perm], reason: &'static str },
+    /// The directory the command runs in, used with these permissions.
+    Cwd { perms: &'static [Perm], reason: &'static str, pos: Pos },
+    /// A word the analysis cannot know.
+    Unresolved { text: String, pos: Pos },
+    /// A file the command downloads (relative to where it runs): running it later runs fetched
+    /// code.
+    Downloaded { path: String },
+}
+
+/// The effects of one call, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects(pub Vec<Effect>);
+
+impl Effects {
+    pub fn need(&mut self, scope: Scope, perm: Perm, target: &str, reason: &'static str, pos: Pos) {
+        self.0.push(Effect::Need { scope, perm, target: target.to_string(), reason, pos });
+    }
+
+    pub fn path(&mut self, arg: &Arg, perms: &'static [Perm], reason: &'static str) {
+        self.0.push(Effect::Path { arg: arg.clone(), perms, reason });
+    }
+
+    pub fn cwd(&mut self, perms: &'static [Perm], reason: &'static str, pos: Pos) {
+        self.0.push(Effect::Cwd { perms, reason, pos });
+    }
+
+    pub fn unresolved(&mut self, arg: &Arg) {
+        self.0.push(Effect::Unresolved { text: arg.raw.clone(), pos: arg.pos });
+    }
+
+    pub fn downloaded(&mut self, path: &str) {
+        self.0.push(Effect::Downloaded { path: path.to_string() });
+    }
+}
+
+/// An option and its value, if it takes one.
+#[derive(Clone, Debug)]
+pub struct Opt {
+    /// `x` for `-x`, `long` for `--long`.
+    pub name: String,
+    pub value: Option<Arg>,
+}
+
+/// Options and operands of a command, read GNU-style.
+#[derive(Clone, Debug)]
+pub struct Args {
+    pub opts: Vec<Opt>,
+    pub operands: Vec<Arg>,
+}
+
+impl Args {
+    pub fn has(&self, names: &[&str]) -> bool {
+        self.opts.iter().any(|o| names.contains(&o.name.as_str()))
+    }
+
+    pub fn values(&self, names: &[&str]) -> Vec<Arg> {
+        self.opts.iter().filter(|o| names.contains(&o.name.as_str())).filter_map(|o| o.value.clone()).collect()
+    }
+}
+
+pub fn sub_arg(orig: &Arg, text: &str) -> Arg {
+    let field = if orig.field.known().is_some() {
+        Field {
+            parts: vec![Part::Lit { text: text.to_string(), quoted: !orig.field.has_glob(), split: false }],
+            tainted: orig.field.tainted,
+            content: None,
+        }
+    } else {
+        Field { parts: vec![Part::Unknown { numeric: false }], tainted: orig.field.tainted, content: None }
+    };
+    Arg { field, pos: orig.pos, raw: text.to_string() }
+}
+
+/// Splits arguments into options and operands. `short_args` are the one-letter options that
+/// take a value; `long_args` the long ones. With `permute`, options may follow operands
+/// (GNU); otherwise the first operand ends the options.
+pub fn getopt(args: &[Arg], short_args: &str, long_args: &[&str], permute: bool) -> Args {
+    let mut out = Args { opts: Vec::new(), operands: Vec::new() };
+    let mut i = 0;
+    let mut only_operands = false;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(text) = arg.known() else {
+            out.operands.push(arg.clone());
+            continue;
+        };
+        if only_operands || text == "-" || !text.starts_with('-') {
+            out.operands.push(arg.clone());
+            if !permute {
+                only_operands = true;
+            }
+            continue;
+        }
+        if text == "--" {
+            only_operands = true;
+            continue;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, value)) => out.opts.push(Opt { name: name.to_string(), value: Some(sub_arg(arg, value)) }),
+                None => {
+                    let value = if long_args.contains(&long) && i < args.len() {
+                        i += 1;
+                        Some(args[i - 1].clone())
+                    } else {
+                        None
+                    };
+                    out.opts.push(Opt { name: long.to_string(), value });
+                }
+            }
+            continue;
+        }
+        let chars: Vec<char> = text[1..].chars().collect();
+        let mut j = 0;
+        while j < chars.len() {
+            let c = chars[j];
+            j += 1;
+            if short_args.contains(c) {
+                let rest: String = chars[j..].iter().collect();
+                let value = if !rest.is_empty() {
+                    Some(sub_arg(arg, &rest))
+                } else if i < args.len() {
+                    i += 1;
+                    Some(args[i - 1].clone())
+                } else {
+                    None
+                };
+                out.opts.push(Opt { name: c.to_string(), value });
+                break;
+            }
+            out.opts.push(Opt { name: c.to_string(), value: None });
+        }
+    }
+    out
+}
+
+pub fn is_url(s: &str) -> bool {
+    s.contains("://")
+}

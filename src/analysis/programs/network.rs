@@ -1,0 +1,376 @@
+//! Programs that fetch from and send to the network: curl, wget and aria2c. Each needs network
+//! read for the URL, network write when it sends (a request body, or what it shares with
+//! peers), and the paths its options name.
+
+use super::{Call, Effects};
+use crate::analysis::word::{Arg, Field};
+use crate::mode::{Perm, Scope};
+
+/// The family's entry: `curl`, `wget` or `aria2c`.
+pub fn handle(call: &Call) -> Effects {
+    match call.program {
+        "curl" => curl(call),
+        "aria2c" => aria2c(call),
+        _ => wget(call),
+    }
+}
+
+/// `curl`: the URLs (operands and `--url`), a local socket instead of the network, `file://`
+/// URLs, request bodies, and the files its options read and write.
+fn curl(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    let mut urls: Vec<String> = parsed.operands.iter().filter_map(Arg::known).collect();
+    urls.extend(parsed.values(&["url"]).iter().filter_map(Arg::known));
+    let target = urls.first().cloned().unwrap_or_else(|| "a URL".into());
+    for a in parsed.operands.iter().filter(|a| a.known().is_none()) {
+        out.unresolved(a);
+    }
+    let socket = parsed.values(&["unix-socket", "abstract-unix-socket"]);
+    for s in &socket {
+        out.path(s, &[Perm::Read, Perm::Write], "talks to a local socket");
+    }
+    if socket.is_empty() {
+        out.need(Scope::Network, Perm::Read, &target, "fetches from the network", call.pos);
+    }
+    // file:// URLs read local files.
+    for (i, u) in urls.iter().enumerate() {
+        if let Some(rest) = u.strip_prefix("file://") {
+            let path = rest.strip_prefix("localhost").unwrap_or(rest);
+            let at = parsed.operands.get(i).map_or(call.pos, |a| a.pos);
+            let arg = Arg { field: Field::literal(path), pos: at, raw: u.clone() };
+            out.path(&arg, &[Perm::Read], "reads a local file through a file:// URL");
+        }
+    }
+    let body = [
+        "d",
+        "data",
+        "data-raw",
+        "data-binary",
+        "data-ascii",
+        "data-urlencode",
+        "F",
+        "form",
+        "form-string",
+        "T",
+        "upload-file",
+        "json",
+    ];
+    let mut sends = parsed.has(&body);
+    for m in parsed.values(&["X", "request"]) {
+        let method = m.known().unwrap_or_default().to_ascii_uppercase();
+        if !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+            sends = true;
+        }
+    }
+    if sends {
+        out.need(Scope::Network, Perm::Write, &target, "sends a request body to the network", call.pos);
+    }
+    // Files it reads: `-d @file`, `-F name=@file`, `-T file`, `-K file`, certificates.
+    for o in &parsed.opts {
+        let Some(v) = &o.value else { continue };
+        let text = v.known().unwrap_or_default();
+        match o.name.as_str() {
+            "d" | "data" | "data-binary" | "data-ascii" | "data-urlencode" | "json" | "H" | "header" => {
+                if let Some(f) = text.split_once('@').map(|(_, f)| f)
+                    && !f.is_empty()
+                    && f != "-"
+                    && (text.starts_with('@') || o.name == "data-urlencode")
+                {
+                    out.path(&super::sub_arg(v, f), &[Perm::Read], "sends a file's contents");
+                }
+            }
+            "F" | "form" => {
+                if let Some((_, f)) = text.split_once("=@").or_else(|| text.split_once("=<")) {
+                    let f = f.split(';').next().unwrap_or("");
+                    out.path(&super::sub_arg(v, f), &[Perm::Read], "uploads a file");
+                }
+            }
+            "T" | "upload-file" | "K" | "config" | "cacert" | "E" | "cert" | "key" | "netrc-file" | "etag-compare"
+                if text != "-" =>
+            {
+                out.path(v, &[Perm::Read], "reads a file");
+            }
+            "b" | "cookie" if !text.contains('=') => out.path(v, &[Perm::Read], "reads cookies"),
+            "o" | "output" | "c" | "cookie-jar" | "D" | "dump-header" | "trace" | "trace-ascii" | "stderr"
+            | "etag-save" | "libcurl" | "hsts" | "alt-svc"
+                if text != "-" && text != "%" =>
+            {
+                out.path(v, &[Perm::Write], "writes a file");
+                if matches!(o.name.as_str(), "o" | "output") && v.known().is_some() {
+                    out.downloaded(&text);
+                }
+            }
+            "output-dir" => out.path(v, &[Perm::Write], "writes downloads into a directory"),
+            _ => {}
+        }
+    }
+    if parsed.has(&["O", "remote-name", "remote-name-all", "J"]) && parsed.values(&["output-dir"]).is_empty() {
+        out.cwd(&[Perm::Write], "saves the download in the current directory", call.pos);
+        for u in &urls {
+            if let Some(name) = u.rsplit('/').next().filter(|n| !n.is_empty()) {
+                out.downloaded(name);
+            }
+        }
+    }
+    out
+}
+
+/// `wget`: the URL, request bodies, the files its options read and write, and where the
+/// download lands (`-O`, `-P`, or the current directory under the URL's last name).
+fn wget(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    let target = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| "a URL".into());
+    out.need(Scope::Network, Perm::Read, &target, "fetches from the network", call.pos);
+    let mut sends = parsed.has(&["post-data", "post-file", "body-data", "body-file"]);
+    for m in parsed.values(&["method"]) {
+        if !m.known().unwrap_or_default().eq_ignore_ascii_case("GET") {
+            sends = true;
+        }
+    }
+    if sends {
+        out.need(Scope::Network, Perm::Write, &target, "sends a request body to the network", call.pos);
+    }
+    let reads = [
+        "i",
+        "input-file",
+        "post-file",
+        "body-file",
+        "load-cookies",
+        "ca-certificate",
+        "certificate",
+        "private-key",
+        "config",
+    ];
+    for f in parsed.values(&reads) {
+        if f.known().as_deref() != Some("-") {
+            out.path(&f, &[Perm::Read], "reads a file");
+        }
+    }
+    for f in parsed.values(&["o", "output-file", "a", "append-output", "save-cookies"]) {
+        out.path(&f, &[Perm::Write], "writes a log or cookie file");
+    }
+    let outputs = parsed.values(&["O", "output-document"]);
+    match outputs.first() {
+        Some(o) if o.known().as_deref() == Some("-") => {}
+        Some(o) => {
+            out.path(o, &[Perm::Write], "saves the download");
+            if let Some(text) = o.known() {
+                out.downloaded(&text);
+            }
+        }
+        None if parsed.has(&["spider"]) => {}
+        None => {
+            match parsed.values(&["P", "directory-prefix"]).first() {
+                Some(d) => out.path(d, &[Perm::Write], "saves downloads into a directory"),
+                None => out.cwd(&[Perm::Write], "saves the download in the current directory", call.pos),
+            }
+            for u in parsed.operands.iter().filter_map(Arg::known) {
+                if let Some(name) = u.rsplit('/').next().filter(|n| !n.is_empty()) {
+                    out.downloaded(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `aria2c`: the URIs, BitTorrent and Metalink (which share what they fetch with peers), the
+/// files its options read and write, the programs its event hooks run, and where the downloads
+/// land (`-d`, else the current directory; `-o` names the file). Its own configuration file in
+/// the home is not modelled: the kernel's rules decide whether it can read it.
+fn aria2c(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    let uris: Vec<String> = parsed.operands.iter().filter_map(Arg::known).collect();
+    for a in parsed.operands.iter().filter(|a| a.known().is_none()) {
+        out.unresolved(a);
+    }
+    let target = uris.first().cloned().unwrap_or_else(|| "a URL".into());
+    out.need(Scope::Network, Perm::Read, &target, "fetches from the network", call.pos);
+    let peers = parsed.has(&["T", "torrent-file", "M", "metalink-file"])
+        || uris.iter().any(|u| u.starts_with("magnet:") || u.ends_with(".torrent") || u.ends_with(".metalink"));
+    if peers {
+        out.need(Scope::Network, Perm::Write, &target, "shares what it downloads with peers", call.pos);
+    }
+    let reads = [
+        "i",
+        "input-file",
+        "conf-path",
+        "load-cookies",
+        "T",
+        "torrent-file",
+        "M",
+        "metalink-file",
+        "certificate",
+        "ca-certificate",
+        "private-key",
+        "server-stat-if",
+    ];
+    for f in parsed.values(&reads).iter().filter(|f| f.known().as_deref() != Some("-")) {
+        out.path(f, &[Perm::Read], "reads a file");
+    }
+    for f in parsed.values(&["l", "log", "save-session", "save-cookies", "server-stat-of"]) {
+        if f.known().as_deref() != Some("-") {
+            out.path(&f, &[Perm::Write], "writes a log, session or cookie file");
+        }
+    }
+    for f in parsed.values(&["dht-file-path", "dht-file-path6"]) {
+        out.path(&f, &[Perm::Read, Perm::Write], "keeps its routing table in a file");
+    }
+    let hooks = [
+        "on-download-start",
+        "on-download-pause",
+        "on-download-stop",
+        "on-download-complete",
+        "on-download-error",
+        "on-bt-download-complete",
+    ];
+    for h in parsed.values(&hooks) {
+        out.path(&h, &[Perm::Read, Perm::Execute], "runs a program when a download starts, stops or ends");
+    }
+    let dir = parsed.values(&["d", "dir"]).into_iter().next();
+    match &dir {
+        Some(d) => out.path(d, &[Perm::Write], "saves downloads into a directory"),
+        None => out.cwd(&[Perm::Write], "saves the download in the current directory", call.pos),
+    }
+    let prefix = dir.and_then(|d| d.known()).map(|d| format!("{}/", d.trim_end_matches('/'))).unwrap_or_default();
+    match parsed.values(&["o", "out"]).first().and_then(Arg::known) {
+        Some(name) => out.downloaded(&format!("{prefix}{name}")),
+        None => {
+            for name in uris.iter().filter_map(|u| u.rsplit('/').next()).filter(|n| !n.is_empty()) {
+                out.downloaded(&format!("{prefix}{name}"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Call, Effect};
+    use crate::analysis::Pos;
+    use crate::analysis::table::lookup;
+    use crate::analysis::word::{Arg, Field};
+    use crate::mode::{Perm, Scope};
+
+    /// The effects of `line` (literal words, one space apart), read with the table row's grammar.
+    fn effects(line: &str) -> Vec<Effect> {
+        let mut words = Vec::new();
+        let mut column = 1;
+        for w in line.split(' ') {
+            words.push(Arg { field: Field::literal(w), pos: Pos { line: 1, column }, raw: w.to_string() });
+            column += w.len() + 1;
+        }
+        let entry = lookup(&words[0].raw).expect("a program of the table");
+        let call = Call {
+            program: &words[0].raw,
+            pos: words[0].pos,
+            args: &words[1..],
+            short_args: entry.short_args,
+            long_args: entry.long_args,
+        };
+        super::handle(&call).0
+    }
+
+    /// The needs among `effects`, as (scope, perm, target).
+    fn needs(effects: &[Effect]) -> Vec<(Scope, Perm, String)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Need { scope, perm, target, .. } => Some((*scope, *perm, target.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The paths among `effects`, as (text, perms).
+    fn paths(effects: &[Effect]) -> Vec<(String, &'static [Perm])> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), *perms)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn downloads(effects: &[Effect]) -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Downloaded { path } => Some(path.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn curl_fetches_sends_reads_and_writes() {
+        let e = effects("curl https://x/a");
+        assert_eq!(needs(&e), [(Scope::Network, Perm::Read, "https://x/a".to_string())]);
+        assert!(paths(&e).is_empty() && downloads(&e).is_empty());
+
+        let e = effects("curl -d @body.json -H @hdrs -X POST https://x/api");
+        assert_eq!(needs(&e).len(), 2);
+        assert_eq!(needs(&e)[1], (Scope::Network, Perm::Write, "https://x/api".to_string()));
+        assert_eq!(paths(&e), [("body.json".to_string(), &[Perm::Read][..]), ("hdrs".to_string(), &[Perm::Read][..])]);
+
+        // The value of -o is the next word, even after the URL (options may follow operands).
+        let e = effects("curl https://x/get.sh -o get.sh");
+        assert_eq!(paths(&e), [("get.sh".to_string(), &[Perm::Write][..])]);
+        assert_eq!(downloads(&e), ["get.sh"]);
+
+        let e = effects("curl -O https://x/dir/tool");
+        assert!(e.iter().any(|x| matches!(x, Effect::Cwd { perms: [Perm::Write], .. })));
+        assert_eq!(downloads(&e), ["tool"]);
+    }
+
+    #[test]
+    fn curl_on_a_local_socket_or_a_file_url_needs_no_network() {
+        let e = effects("curl --unix-socket /run/docker.sock http://x/containers/json");
+        assert!(needs(&e).is_empty());
+        assert_eq!(paths(&e), [("/run/docker.sock".to_string(), &[Perm::Read, Perm::Write][..])]);
+        let e = effects("curl file:///etc/hosts");
+        assert_eq!(paths(&e), [("/etc/hosts".to_string(), &[Perm::Read][..])]);
+    }
+
+    #[test]
+    fn wget_saves_where_its_options_say() {
+        let e = effects("wget https://x/file.tar.gz");
+        assert!(e.iter().any(|x| matches!(x, Effect::Cwd { perms: [Perm::Write], .. })));
+        assert_eq!(downloads(&e), ["file.tar.gz"]);
+        // `-qO-` writes to standard output: nothing is saved.
+        let e = effects("wget -qO- https://x");
+        assert!(paths(&e).is_empty() && downloads(&e).is_empty());
+        let e = effects("wget -P /opt/d https://x/f");
+        assert_eq!(paths(&e), [("/opt/d".to_string(), &[Perm::Write][..])]);
+        let e = effects("wget --post-file=form.txt -o log https://x/api");
+        assert_eq!(needs(&e)[1].1, Perm::Write);
+        assert_eq!(paths(&e), [("form.txt".to_string(), &[Perm::Read][..]), ("log".to_string(), &[Perm::Write][..])]);
+        // The needs are at the command's name.
+        assert!(e.iter().all(|x| !matches!(x, Effect::Need { pos, .. } if pos.column != 1)));
+    }
+
+    #[test]
+    fn aria2c_saves_shares_and_runs_its_hooks() {
+        let e = effects("aria2c -d /srv/iso -o a.iso https://x/debian.iso");
+        assert_eq!(needs(&e), [(Scope::Network, Perm::Read, "https://x/debian.iso".to_string())]);
+        assert_eq!(paths(&e), [("/srv/iso".to_string(), &[Perm::Write][..])]);
+        assert_eq!(downloads(&e), ["/srv/iso/a.iso"]);
+        // BitTorrent uploads to peers while it downloads.
+        let e = effects("aria2c magnet:?xt=urn:btih:abc");
+        assert_eq!(needs(&e)[1].1, Perm::Write);
+        let e = effects("aria2c -i urls.txt --on-download-complete=./unpack.sh --log=- https://x/f");
+        assert_eq!(
+            paths(&e),
+            [
+                ("urls.txt".to_string(), &[Perm::Read][..]),
+                ("./unpack.sh".to_string(), &[Perm::Read, Perm::Execute][..])
+            ]
+        );
+        assert!(e.iter().any(|x| matches!(x, Effect::Cwd { perms: [Perm::Write], .. })));
+        assert_eq!(downloads(&e), ["f"]);
+    }
+}
