@@ -1709,7 +1709,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
     match kind {
         Special::Git => git(w, program, rest, pos, st),
         Special::Find => find(w, program, rest, pos, st),
-        Special::Tar => tar(w, program, rest, pos, st),
         Special::Dd => {
             for a in rest {
                 if let Some(t) = a.known() {
@@ -2682,97 +2681,6 @@ fn find(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut S
                 j += 2;
             }
             _ => j += 1,
-        }
-    }
-}
-
-fn tar(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
-    // Old style: the first word is a bundle of letters without a dash.
-    let mut args: Vec<Arg> = rest.to_vec();
-    if let Some(first) = args.first().and_then(Arg::known)
-        && !first.starts_with('-')
-        && first.chars().all(|c| c.is_ascii_alphabetic())
-        && first.contains(['c', 'x', 't', 'r', 'u', 'A', 'd'])
-    {
-        args[0] = sub_arg(&args[0], &format!("-{first}"));
-    }
-    let long = [
-        "file",
-        "directory",
-        "files-from",
-        "exclude-from",
-        "use-compress-program",
-        "to-command",
-        "listed-incremental",
-        "newer",
-        "exclude",
-        "transform",
-        "xform",
-        "owner",
-        "group",
-        "mode",
-        "mtime",
-        "label",
-        "format",
-        "blocking-factor",
-        "checkpoint-action",
-        "index-file",
-        "info-script",
-        "new-volume-script",
-        "rsh-command",
-        "rmt-command",
-        "strip-components",
-    ];
-    let parsed = getopt(&args, "fCTXIgKNbHVLF", &long, true);
-    let creating = parsed.has(&["c", "create", "r", "append", "u", "update", "A", "catenate", "concatenate"]);
-    let extracting = parsed.has(&["x", "extract", "get"]);
-    for code in parsed.values(&[
-        "I",
-        "use-compress-program",
-        "to-command",
-        "F",
-        "info-script",
-        "new-volume-script",
-        "rsh-command",
-        "rmt-command",
-    ]) {
-        w.need(Scope::Workspace, Perm::Execute, &code.raw, program, "runs a program named in an option", code.pos);
-        w.unresolved(&code.raw, code.pos);
-    }
-    for a in parsed.values(&["checkpoint-action"]) {
-        if a.known().is_none_or(|t| t.starts_with("exec")) {
-            w.need(Scope::Workspace, Perm::Execute, &a.raw, program, "runs a program at checkpoints", a.pos);
-        }
-    }
-    for f in parsed.values(&["T", "files-from", "X", "exclude-from"]) {
-        w.path(&f, &[Perm::Read], program, "reads a list of names", st);
-    }
-    for f in parsed.values(&["g", "listed-incremental", "index-file"]) {
-        w.path(&f, &[Perm::Read, Perm::Write], program, "keeps a state file", st);
-    }
-    let dirs = parsed.values(&["C", "directory"]);
-    let archive = parsed.values(&["f", "file"]).into_iter().next();
-    if let Some(a) = &archive
-        && a.known().as_deref() != Some("-")
-    {
-        let perms: &[Perm] = if creating { &[Perm::Write] } else { &[Perm::Read] };
-        w.path(a, perms, program, if creating { "writes an archive" } else { "reads an archive" }, st);
-    }
-    if extracting {
-        match dirs.last() {
-            Some(d) => w.path(d, &[Perm::Write], program, "extracts into a directory", st),
-            None => cwd_access(w, program, &[Perm::Write], "extracts into the current directory", pos, st),
-        }
-    } else if creating {
-        let base = dirs.last().and_then(Arg::known);
-        for f in &parsed.operands {
-            match (&base, f.known()) {
-                (Some(b), Some(t)) if !t.starts_with('/') => {
-                    let joined = format!("{}/{t}", b.trim_end_matches('/'));
-                    w.path(&sub_arg(f, &joined), &[Perm::Read], program, "adds files to an archive", st);
-                }
-                _ => w.path(f, &[Perm::Read], program, "adds files to an archive", st),
-            }
         }
     }
 }

@@ -92,7 +92,6 @@ pub enum Wrap {
 pub enum Special {
     Git,
     Find,
-    Tar,
     Dd,
     Sed,
     Awk,
@@ -831,9 +830,14 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["tar", "bsdtar", "gtar"],
-        Kind::Special(Special::Tar),
-        "",
-        &[],
+        Kind::Program(super::programs::archives::handle),
+        "fCTXIgKNbHVLF",
+        &[
+            "file", "directory", "files-from", "exclude-from", "use-compress-program", "to-command",
+            "listed-incremental", "newer", "exclude", "transform", "xform", "owner", "group", "mode", "mtime",
+            "label", "format", "blocking-factor", "checkpoint-action", "index-file", "info-script",
+            "new-volume-script", "rsh-command", "rmt-command", "strip-components",
+        ],
         &[
             ("tar -xzf a.tar.gz", "0006"),
             ("tar czf /tmp/b.tgz src", "0004"),

@@ -1,0 +1,132 @@
+//! Archivers: tar (GNU tar, bsdtar). What they read and write follows the operation: creating
+//! reads the files named and writes the archive, extracting reads the archive and writes where
+//! it extracts, listing reads the archive; options can name programs it runs.
+
+use super::{Call, Effects, sub_arg};
+use crate::analysis::word::Arg;
+use crate::mode::{Perm, Scope};
+
+/// The family's entry.
+pub fn handle(call: &Call) -> Effects {
+    tar(call)
+}
+
+fn tar(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    // Old style: the first word is a bundle of letters without a dash.
+    let mut args: Vec<Arg> = call.args.to_vec();
+    if let Some(first) = args.first().and_then(Arg::known)
+        && !first.starts_with('-')
+        && first.chars().all(|c| c.is_ascii_alphabetic())
+        && first.contains(['c', 'x', 't', 'r', 'u', 'A', 'd'])
+    {
+        args[0] = sub_arg(&args[0], &format!("-{first}"));
+    }
+    let parsed = Call { args: &args, ..*call }.options();
+    let creating = parsed.has(&["c", "create", "r", "append", "u", "update", "A", "catenate", "concatenate"]);
+    let extracting = parsed.has(&["x", "extract", "get"]);
+    let programs = [
+        "I",
+        "use-compress-program",
+        "to-command",
+        "F",
+        "info-script",
+        "new-volume-script",
+        "rsh-command",
+        "rmt-command",
+    ];
+    for code in parsed.values(&programs) {
+        out.need(Scope::Workspace, Perm::Execute, &code.raw, "runs a program named in an option", code.pos);
+        out.unresolved(&code);
+    }
+    for a in parsed.values(&["checkpoint-action"]) {
+        if a.known().is_none_or(|t| t.starts_with("exec")) {
+            out.need(Scope::Workspace, Perm::Execute, &a.raw, "runs a program at checkpoints", a.pos);
+        }
+    }
+    for f in parsed.values(&["T", "files-from", "X", "exclude-from"]) {
+        out.path(&f, &[Perm::Read], "reads a list of names");
+    }
+    for f in parsed.values(&["g", "listed-incremental", "index-file"]) {
+        out.path(&f, &[Perm::Read, Perm::Write], "keeps a state file");
+    }
+    let dirs = parsed.values(&["C", "directory"]);
+    if let Some(a) = parsed.values(&["f", "file"]).first()
+        && a.known().as_deref() != Some("-")
+    {
+        if creating {
+            out.path(a, &[Perm::Write], "writes an archive");
+        } else {
+            out.path(a, &[Perm::Read], "reads an archive");
+        }
+    }
+    if extracting {
+        match dirs.last() {
+            Some(d) => out.path(d, &[Perm::Write], "extracts into a directory"),
+            None => out.cwd(&[Perm::Write], "extracts into the current directory", call.pos),
+        }
+    } else if creating {
+        let base = dirs.last().and_then(Arg::known);
+        for f in &parsed.operands {
+            match (&base, f.known()) {
+                (Some(b), Some(t)) if !t.starts_with('/') => {
+                    let joined = format!("{}/{t}", b.trim_end_matches('/'));
+                    out.path(&sub_arg(f, &joined), &[Perm::Read], "adds files to an archive");
+                }
+                _ => out.path(f, &[Perm::Read], "adds files to an archive"),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Call, Effect};
+    use crate::analysis::Pos;
+    use crate::analysis::table::lookup;
+    use crate::analysis::word::{Arg, Field};
+    use crate::mode::Perm;
+
+    /// The paths `line` touches (literal words), with their permissions, and whether it uses the
+    /// current directory.
+    fn paths(line: &str) -> (Vec<(String, &'static [Perm])>, bool) {
+        let words: Vec<Arg> = line
+            .split(' ')
+            .map(|w| Arg { field: Field::literal(w), pos: Pos { line: 1, column: 1 }, raw: w.to_string() })
+            .collect();
+        let entry = lookup(&words[0].raw).unwrap();
+        let call = Call {
+            program: &words[0].raw,
+            pos: words[0].pos,
+            args: &words[1..],
+            short_args: entry.short_args,
+            long_args: entry.long_args,
+        };
+        let effects = super::handle(&call).0;
+        let cwd = effects.iter().any(|e| matches!(e, Effect::Cwd { .. }));
+        let paths = effects
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), perms)),
+                _ => None,
+            })
+            .collect();
+        (paths, cwd)
+    }
+
+    #[test]
+    fn tar_reads_and_writes_by_operation() {
+        let r: &[Perm] = &[Perm::Read];
+        let w: &[Perm] = &[Perm::Write];
+        assert_eq!(paths("tar -xzf a.tgz"), (vec![("a.tgz".into(), r)], true));
+        assert_eq!(paths("tar xf a.tar -C /opt"), (vec![("a.tar".into(), r), ("/opt".into(), w)], false));
+        assert_eq!(
+            paths("tar -C src -czf out.tgz lib /etc/x"),
+            (vec![("out.tgz".into(), w), ("src/lib".into(), r), ("/etc/x".into(), r)], false)
+        );
+        assert_eq!(paths("tar -tf a.tar"), (vec![("a.tar".into(), r)], false));
+        // Standard output or input is no file.
+        assert_eq!(paths("tar -cf - notes"), (vec![("notes".into(), r)], false));
+    }
+}
