@@ -245,6 +245,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, st: &mut Sta
             programs::Effect::Path { arg, perms, reason } => w.path(&arg, perms, program, reason, st),
             programs::Effect::Cwd { perms, reason, pos } => cwd_access(w, program, perms, reason, pos, st),
             programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
+            programs::Effect::Run { args } => w.run_command(&args, &[], Stdin::Unknown, st, false),
             programs::Effect::Downloaded { path } => {
                 for p in w.absolutes(&path, st).unwrap_or_default() {
                     st.downloaded.insert(p);
@@ -1708,7 +1709,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
     let pos = args[0].pos;
     match kind {
         Special::Git => git(w, program, rest, pos, st),
-        Special::Find => find(w, program, rest, pos, st),
         Special::Dd => {
             for a in rest {
                 if let Some(t) = a.known() {
@@ -2586,103 +2586,6 @@ fn git_template(w: &mut Walker, program: &str, template: &Arg, dest: Option<&Arg
         "copies hooks from a template directory into the repository (a protected path: changing it runs code later)",
         template.pos,
     );
-}
-
-fn find(w: &mut Walker, program: &str, rest: &[Arg], pos: super::Pos, st: &mut State) {
-    // Leading options (-H, -L, -P, -D x, -Ox), then start paths, then the expression.
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i].known().as_deref() {
-            Some("-H" | "-L" | "-P") => i += 1,
-            Some("-D") => i += 2,
-            Some(t) if t.starts_with("-O") => i += 1,
-            _ => break,
-        }
-    }
-    let mut starts: Vec<Arg> = Vec::new();
-    while i < rest.len() {
-        match rest[i].known() {
-            Some(t) if t.starts_with('-') || t == "(" || t == "!" || t == ")" || t == "," => break,
-            _ => {
-                starts.push(rest[i].clone());
-                i += 1;
-            }
-        }
-    }
-    if starts.is_empty() {
-        starts.push(Arg { field: Field::literal("."), pos, raw: ".".into() });
-    }
-    let expr = &rest[i..];
-    let deletes = expr.iter().any(|a| a.known().as_deref() == Some("-delete"));
-    let perms: &[Perm] = if deletes { &[Perm::Read, Perm::Write] } else { &[Perm::Read] };
-    for s in &starts {
-        w.path(s, perms, program, if deletes { "searches and deletes files" } else { "searches a directory tree" }, st);
-    }
-    // What `{}` stands for: some path under the start directories.
-    let found = |start: &Arg| -> Field {
-        match start.known() {
-            Some(t) => Field {
-                parts: vec![
-                    Part::Lit { text: format!("{}/", t.trim_end_matches('/')), quoted: true, split: false },
-                    Part::Unknown { numeric: false },
-                ],
-                ..Field::default()
-            },
-            None => Field::unknown(),
-        }
-    };
-    let mut j = 0;
-    while j < expr.len() {
-        let t = expr[j].known().unwrap_or_default();
-        match t.as_str() {
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = expr[j + 1..]
-                    .iter()
-                    .position(|a| matches!(a.known().as_deref(), Some(";") | Some("+")))
-                    .map_or(expr.len(), |p| p + j + 1);
-                let mut cmd: Vec<Arg> = expr[j + 1..end].to_vec();
-                for s in &starts {
-                    let mut inst = cmd.clone();
-                    for a in inst.iter_mut() {
-                        if a.known().is_some_and(|x| x.contains("{}")) {
-                            let text = a.known().unwrap_or_default();
-                            a.field = if text == "{}" { found(s) } else { Field::unknown() };
-                        }
-                    }
-                    if !inst.is_empty() {
-                        w.run_command(&inst, &[], Stdin::Unknown, st, false);
-                    }
-                }
-                cmd.clear();
-                j = end + 1;
-            }
-            "-fprint" | "-fprint0" | "-fls" => {
-                if let Some(f) = expr.get(j + 1) {
-                    w.path(f, &[Perm::Write], program, "writes its results to a file", st);
-                }
-                j += 2;
-            }
-            "-fprintf" => {
-                if let Some(f) = expr.get(j + 1) {
-                    w.path(f, &[Perm::Write], program, "writes its results to a file", st);
-                }
-                j += 3;
-            }
-            "-newer" | "-anewer" | "-cnewer" | "-samefile" => {
-                if let Some(f) = expr.get(j + 1) {
-                    w.path(f, &[Perm::Read], program, "compares with a file", st);
-                }
-                j += 2;
-            }
-            "-files0-from" => {
-                if let Some(f) = expr.get(j + 1) {
-                    w.path(f, &[Perm::Read], program, "reads start points from a file", st);
-                }
-                j += 2;
-            }
-            _ => j += 1,
-        }
-    }
 }
 
 fn sed(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {

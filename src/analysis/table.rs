@@ -91,7 +91,6 @@ pub enum Wrap {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     Git,
-    Find,
     Dd,
     Sed,
     Awk,
@@ -815,7 +814,7 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["find"],
-        Kind::Special(Special::Find),
+        Kind::Program(super::programs::find::handle),
         "",
         &[],
         &[

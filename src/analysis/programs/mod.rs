@@ -4,9 +4,10 @@
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c),
-//! `archives.rs` (tar).
+//! `archives.rs` (tar), `find.rs` (find).
 
 pub mod archives;
+pub mod find;
 pub mod network;
 
 use super::Pos;
@@ -47,6 +48,8 @@ pub enum Effect {
     Cwd { perms: &'static [Perm], reason: &'static str, pos: Pos },
     /// A word the analysis cannot know.
     Unresolved { text: String, pos: Pos },
+    /// A command it runs (`find -exec`), walked as if it were in the program.
+    Run { args: Vec<Arg> },
     /// A file the command downloads (relative to where it runs): running it later runs fetched
     /// code.
     Downloaded { path: String },
@@ -71,6 +74,10 @@ impl Effects {
 
     pub fn unresolved(&mut self, arg: &Arg) {
         self.0.push(Effect::Unresolved { text: arg.raw.clone(), pos: arg.pos });
+    }
+
+    pub fn run(&mut self, args: Vec<Arg>) {
+        self.0.push(Effect::Run { args });
     }
 
     pub fn downloaded(&mut self, path: &str) {
