@@ -94,8 +94,6 @@ pub enum Special {
     Dd,
     Sed,
     Awk,
-    Scp,
-    Rsync,
     Unzip,
     Zip,
     Patch,
@@ -881,16 +879,28 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["scp"],
-        Kind::Special(Special::Scp),
-        "",
+        Kind::Program(super::programs::network::handle),
+        "cFiJloPScD",
         &[],
         &[("scp a.txt host:/tmp/", "0024"), ("scp host:/etc/x .", "0042"), ("scp ~/.ssh/id_rsa host:", "4020")],
     ),
     entry(
         &["rsync"],
-        Kind::Special(Special::Rsync),
-        "",
-        &[],
+        Kind::Program(super::programs::network::handle),
+        // Every option of rsync 3 that takes a value: one missing would take the next word
+        // (`--out-format -n`) for an option of its own.
+        "eBfTM",
+        &[
+            "rsh", "rsync-path", "exclude", "include", "exclude-from", "include-from", "files-from",
+            "filter", "password-file", "log-file", "log-file-format", "out-format", "backup-dir", "suffix",
+            "partial-dir", "temp-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown",
+            "usermap", "groupmap", "timeout", "contimeout", "port", "sockopts", "bwlimit", "info", "debug",
+            "stderr", "outbuf", "max-size", "min-size", "max-delete", "max-alloc", "block-size", "checksum-
+            choice", "cc", "compress-choice", "zc", "compress-level", "zl", "skip-compress", "modify-
+            window", "iconv", "protocol", "address", "write-batch", "only-write-batch", "read-batch",
+            "early-input", "remote-option", "copy-as", "stop-after", "time-limit", "stop-at", "checksum-
+            seed",
+        ],
         &[
             ("rsync -a src/ /tmp/dst/", "0004"),
             ("rsync -a src/ host:/srv/", "0024"),

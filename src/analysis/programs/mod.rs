@@ -3,7 +3,7 @@
 //! the paths it touches, what it leaves behind) for the walk to apply. A handler cannot read or
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
-//! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c),
+//! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp, rsync),
 //! `archives.rs` (tar), `find.rs` (find).
 
 pub mod archives;

@@ -1,4 +1,4 @@
-//! Programs that fetch from and send to the network: curl, wget and aria2c. Each needs network
+//! Programs that fetch from and send to the network: curl, wget, aria2c, scp and rsync. Each needs network
 //! read for the URL, network write when it sends (a request body, or what it shares with
 //! peers), and the paths its options name.
 
@@ -6,11 +6,12 @@ use super::{Call, Effects};
 use crate::analysis::word::{Arg, Field};
 use crate::mode::{Perm, Scope};
 
-/// The family's entry: `curl`, `wget` or `aria2c`.
+/// The family's entry: `curl`, `wget`, `aria2c`, `scp` or `rsync`.
 pub fn handle(call: &Call) -> Effects {
     match call.program {
         "curl" => curl(call),
         "aria2c" => aria2c(call),
+        "scp" | "rsync" => remote_copy(call),
         _ => wget(call),
     }
 }
@@ -247,6 +248,74 @@ fn aria2c(call: &Call) -> Effects {
     out
 }
 
+/// `scp` and `rsync`: the last operand is the destination, the others sources; a `host:` operand
+/// is the network (write to send, read to fetch), a local one a path. `rsync -n` only compares.
+fn remote_copy(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let pos = call.pos;
+    let parsed = call.options();
+    for i in parsed.values(&["i", "F", "exclude-from", "include-from", "files-from", "password-file"]) {
+        out.path(&i, &[Perm::Read], "reads a file");
+    }
+    for e in parsed.values(&["e", "rsh", "rsync-path", "S"]) {
+        let t = e.known().unwrap_or_default();
+        let first = t.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+        // An ssh with options can run commands of its own (`-o ProxyCommand=…`): code the
+        // analysis does not read.
+        if first != "ssh" || t.split_whitespace().count() > 1 {
+            out.need(Scope::Workspace, Perm::Execute, &e.raw, "runs a program named in an option", e.pos);
+            out.unresolved(&e);
+        }
+    }
+    let is_remote = |a: &Arg| -> bool {
+        let t = a.known().unwrap_or_default();
+        if t.starts_with("rsync://") || t.starts_with("scp://") {
+            return true;
+        }
+        match t.find(':') {
+            Some(c) => !t[..c].contains('/') && c > 0,
+            None => false,
+        }
+    };
+    // `rsync -n` compares and lists what it would copy: it reads both sides (unless a later
+    // `--no-dry-run` takes it back).
+    let dry_run = call.program == "rsync"
+        && parsed
+            .opts
+            .iter()
+            .rev()
+            .find(|o| matches!(o.name.as_str(), "n" | "dry-run" | "no-dry-run" | "no-n"))
+            .is_some_and(|o| matches!(o.name.as_str(), "n" | "dry-run"));
+    let mut ops = parsed.operands;
+    let Some(dest) = ops.pop() else { return out };
+    let deletes = parsed.opts.iter().any(|o| o.name.starts_with("delete") || o.name == "remove-source-files");
+    if is_remote(&dest) {
+        let host = dest.known().unwrap_or_default();
+        if dry_run {
+            out.need(Scope::Network, Perm::Read, &host, "compares files with a remote host (dry run)", pos);
+        } else {
+            out.need(Scope::Network, Perm::Write, &host, "copies files to a remote host", pos);
+        }
+    } else if dry_run {
+        out.path(&dest, &[Perm::Read], "compares with the destination (dry run)");
+    } else {
+        if deletes {
+            out.path(&dest, &[Perm::Read, Perm::Write], "writes copied files");
+        } else {
+            out.path(&dest, &[Perm::Write], "writes copied files");
+        }
+    }
+    for src in &ops {
+        if is_remote(src) {
+            let host = src.known().unwrap_or_default();
+            out.need(Scope::Network, Perm::Read, &host, "copies files from a remote host", pos);
+        } else {
+            out.path(src, &[Perm::Read], "reads files to copy");
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Call, Effect};
@@ -255,12 +324,14 @@ mod tests {
     use crate::analysis::word::{Arg, Field};
     use crate::mode::{Perm, Scope};
 
-    /// The effects of `line` (literal words, one space apart), read with the table row's grammar.
+    /// The effects of `line` (literal words, one space apart; a no-break space is a space inside
+    /// a word), read with the table row's grammar.
     fn effects(line: &str) -> Vec<Effect> {
         let mut words = Vec::new();
         let mut column = 1;
         for w in line.split(' ') {
-            words.push(Arg { field: Field::literal(w), pos: Pos { line: 1, column }, raw: w.to_string() });
+            let text = w.replace('\u{a0}', " ");
+            words.push(Arg { field: Field::literal(&text), pos: Pos { line: 1, column }, raw: text.clone() });
             column += w.len() + 1;
         }
         let entry = lookup(&words[0].raw).expect("a program of the table");
@@ -372,5 +443,23 @@ mod tests {
         );
         assert!(e.iter().any(|x| matches!(x, Effect::Cwd { perms: [Perm::Write], .. })));
         assert_eq!(downloads(&e), ["f"]);
+    }
+
+    #[test]
+    fn scp_and_rsync_send_fetch_and_compare() {
+        let e = effects("scp notes.txt host:/srv/");
+        assert_eq!(needs(&e), [(Scope::Network, Perm::Write, "host:/srv/".to_string())]);
+        assert_eq!(paths(&e), [("notes.txt".to_string(), &[Perm::Read][..])]);
+        let e = effects("rsync -a host:/srv/ dst");
+        assert_eq!(needs(&e), [(Scope::Network, Perm::Read, "host:/srv/".to_string())]);
+        assert_eq!(paths(&e), [("dst".to_string(), &[Perm::Write][..])]);
+        // A dry run reads both sides; --delete also reads what it would remove.
+        let e = effects("rsync -n src/ host:/srv/");
+        assert_eq!(needs(&e)[0].1, Perm::Read);
+        let e = effects("rsync -a --delete src/ /backup");
+        assert_eq!(paths(&e)[0], ("/backup".to_string(), &[Perm::Read, Perm::Write][..]));
+        // An ssh with options of its own can run commands (ProxyCommand): workspace execute.
+        let e = effects("rsync -e ssh\u{a0}-oProxyCommand=x src host:");
+        assert!(needs(&e).iter().any(|n| n.0 == Scope::Workspace && n.1 == Perm::Execute), "{e:?}");
     }
 }
