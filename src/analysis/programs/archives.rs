@@ -82,28 +82,13 @@ fn tar(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Call, Effect};
-    use crate::analysis::Pos;
-    use crate::analysis::table::lookup;
-    use crate::analysis::word::{Arg, Field};
+    use super::super::Effect;
     use crate::mode::Perm;
 
     /// The paths `line` touches (literal words), with their permissions, and whether it uses the
     /// current directory.
     fn paths(line: &str) -> (Vec<(String, &'static [Perm])>, bool) {
-        let words: Vec<Arg> = line
-            .split(' ')
-            .map(|w| Arg { field: Field::literal(w), pos: Pos { line: 1, column: 1 }, raw: w.to_string() })
-            .collect();
-        let entry = lookup(&words[0].raw).unwrap();
-        let call = Call {
-            program: &words[0].raw,
-            pos: words[0].pos,
-            args: &words[1..],
-            short_args: entry.short_args,
-            long_args: entry.long_args,
-        };
-        let effects = super::handle(&call).0;
+        let effects = super::super::effects_of(line);
         let cwd = effects.iter().any(|e| matches!(e, Effect::Cwd { .. }));
         let paths = effects
             .into_iter()

@@ -116,18 +116,12 @@ fn find(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Call, Effect};
-    use crate::analysis::Pos;
-    use crate::analysis::word::{Arg, Field};
+    use super::super::Effect;
+    use crate::analysis::word::Arg;
     use crate::mode::Perm;
 
     fn effects(line: &str) -> Vec<Effect> {
-        let words: Vec<Arg> = line
-            .split(' ')
-            .map(|w| Arg { field: Field::literal(w), pos: Pos { line: 1, column: 1 }, raw: w.to_string() })
-            .collect();
-        let call = Call { program: "find", pos: words[0].pos, args: &words[1..], short_args: "", long_args: &[] };
-        super::handle(&call).0
+        super::super::effects_of(line)
     }
 
     #[test]

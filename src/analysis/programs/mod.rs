@@ -190,3 +190,26 @@ pub fn getopt(args: &[Arg], short_args: &str, long_args: &[&str], permute: bool)
 pub fn is_url(s: &str) -> bool {
     s.contains("://")
 }
+
+/// The effects of `line` (literal words one space apart; a no-break space is a space inside a
+/// word) through its table row: the row's handler, read with the row's grammar.
+#[cfg(test)]
+pub fn effects_of(line: &str) -> Vec<Effect> {
+    let mut words = Vec::new();
+    let mut column = 1;
+    for w in line.split(' ') {
+        let text = w.replace('\u{a0}', " ");
+        words.push(Arg { field: Field::literal(&text), pos: Pos { line: 1, column }, raw: text.clone() });
+        column += w.chars().count() + 1;
+    }
+    let entry = super::table::lookup(&words[0].raw).expect("a program of the table");
+    let super::table::Kind::Program(handle) = entry.kind else { panic!("{} is not behind the seam", words[0].raw) };
+    let call = Call {
+        program: &words[0].raw,
+        pos: words[0].pos,
+        args: &words[1..],
+        short_args: entry.short_args,
+        long_args: entry.long_args,
+    };
+    handle(&call).0
+}

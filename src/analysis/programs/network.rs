@@ -318,31 +318,11 @@ fn remote_copy(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Call, Effect};
-    use crate::analysis::Pos;
-    use crate::analysis::table::lookup;
-    use crate::analysis::word::{Arg, Field};
+    use super::super::Effect;
     use crate::mode::{Perm, Scope};
 
-    /// The effects of `line` (literal words, one space apart; a no-break space is a space inside
-    /// a word), read with the table row's grammar.
     fn effects(line: &str) -> Vec<Effect> {
-        let mut words = Vec::new();
-        let mut column = 1;
-        for w in line.split(' ') {
-            let text = w.replace('\u{a0}', " ");
-            words.push(Arg { field: Field::literal(&text), pos: Pos { line: 1, column }, raw: text.clone() });
-            column += w.len() + 1;
-        }
-        let entry = lookup(&words[0].raw).expect("a program of the table");
-        let call = Call {
-            program: &words[0].raw,
-            pos: words[0].pos,
-            args: &words[1..],
-            short_args: entry.short_args,
-            long_args: entry.long_args,
-        };
-        super::handle(&call).0
+        super::super::effects_of(line)
     }
 
     /// The needs among `effects`, as (scope, perm, target).
