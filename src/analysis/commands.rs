@@ -246,6 +246,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, st: &mut Sta
             programs::Effect::Cwd { perms, reason, pos } => cwd_access(w, program, perms, reason, pos, st),
             programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
             programs::Effect::Run { args } => w.run_command(&args, &[], Stdin::Unknown, st, false),
+            programs::Effect::UnknownCode { what, pos } => w.unknown_code(&what, program, pos, false, st),
             programs::Effect::Downloaded { path } => {
                 for p in w.absolutes(&path, st).unwrap_or_default() {
                     st.downloaded.insert(p);
@@ -1724,46 +1725,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
         }
         Special::Sed => sed(w, program, rest, st),
         Special::Awk => awk(w, program, rest, st),
-        Special::Unzip => {
-            let parsed = getopt(rest, "dxP", &[], true);
-            let mut ops = parsed.operands.iter();
-            if let Some(archive) = ops.next() {
-                w.path(archive, &[Perm::Read], program, "reads an archive", st);
-            }
-            let listing = parsed.has(&["l", "t", "p", "Z", "v", "z"]);
-            if !listing {
-                match parsed.values(&["d"]).first() {
-                    Some(d) => w.path(d, &[Perm::Write], program, "extracts into a directory", st),
-                    None => cwd_access(w, program, &[Perm::Write], "extracts into the current directory", pos, st),
-                }
-            }
-        }
-        Special::Zip => {
-            let parsed = getopt(rest, "bnitxTO", &["temp-path", "unzip-command"], true);
-            if parsed.has(&["TT", "unzip-command"]) {
-                w.unknown_code("zip's test command", program, pos, false, st);
-            }
-            let mut ops = parsed.operands.iter();
-            if let Some(a) = ops.next() {
-                if program == "zip" || a.known().is_some_and(|t| matches!(t.as_str(), "a" | "u" | "d" | "rn")) {
-                    let archive = if program == "zip" { Some(a) } else { ops.next() };
-                    if let Some(archive) = archive {
-                        w.path(archive, &[Perm::Read, Perm::Write], program, "writes an archive", st);
-                    }
-                } else if a.known().is_some_and(|t| matches!(t.as_str(), "x" | "e")) {
-                    if let Some(archive) = ops.next() {
-                        w.path(archive, &[Perm::Read], program, "reads an archive", st);
-                    }
-                    cwd_access(w, program, &[Perm::Write], "extracts into the current directory", pos, st);
-                    return;
-                } else if let Some(archive) = ops.next() {
-                    w.path(archive, &[Perm::Read], program, "reads an archive", st);
-                }
-            }
-            for f in ops {
-                w.path(f, &[Perm::Read], program, "adds a file to an archive", st);
-            }
-        }
         Special::Patch => {
             let parsed = getopt(
                 rest,

@@ -1,4 +1,4 @@
-//! Archivers: tar (GNU tar, bsdtar). What they read and write follows the operation: creating
+//! Archivers: tar (GNU tar, bsdtar), unzip, zip and 7z. What they read and write follows the operation: creating
 //! reads the files named and writes the archive, extracting reads the archive and writes where
 //! it extracts, listing reads the archive; options can name programs it runs.
 
@@ -8,7 +8,59 @@ use crate::mode::{Perm, Scope};
 
 /// The family's entry.
 pub fn handle(call: &Call) -> Effects {
-    tar(call)
+    match call.program {
+        "unzip" => unzip(call),
+        "zip" | "7z" | "7za" => zip(call),
+        _ => tar(call),
+    }
+}
+
+/// `unzip`: reads the archive, and extracts into `-d DIR` or the current directory unless it
+/// only lists or tests.
+fn unzip(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    if let Some(archive) = parsed.operands.first() {
+        out.path(archive, &[Perm::Read], "reads an archive");
+    }
+    if !parsed.has(&["l", "t", "p", "Z", "v", "z"]) {
+        match parsed.values(&["d"]).first() {
+            Some(d) => out.path(d, &[Perm::Write], "extracts into a directory"),
+            None => out.cwd(&[Perm::Write], "extracts into the current directory", call.pos),
+        }
+    }
+    out
+}
+
+/// `zip ARCHIVE FILES…` and `7z COMMAND ARCHIVE FILES…`: adding writes the archive and reads the
+/// files, extracting reads it and writes the current directory, anything else reads it.
+fn zip(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    if parsed.has(&["TT", "unzip-command"]) {
+        out.unknown_code("zip's test command", call.pos);
+    }
+    let zip = call.program == "zip";
+    let mut ops = parsed.operands.iter();
+    if let Some(a) = ops.next() {
+        if zip || a.known().is_some_and(|t| matches!(t.as_str(), "a" | "u" | "d" | "rn")) {
+            if let Some(archive) = if zip { Some(a) } else { ops.next() } {
+                out.path(archive, &[Perm::Read, Perm::Write], "writes an archive");
+            }
+        } else if a.known().is_some_and(|t| matches!(t.as_str(), "x" | "e")) {
+            if let Some(archive) = ops.next() {
+                out.path(archive, &[Perm::Read], "reads an archive");
+            }
+            out.cwd(&[Perm::Write], "extracts into the current directory", call.pos);
+            return out;
+        } else if let Some(archive) = ops.next() {
+            out.path(archive, &[Perm::Read], "reads an archive");
+        }
+    }
+    for f in ops {
+        out.path(f, &[Perm::Read], "adds a file to an archive");
+    }
+    out
 }
 
 fn tar(call: &Call) -> Effects {
@@ -113,5 +165,18 @@ mod tests {
         assert_eq!(paths("tar -tf a.tar"), (vec![("a.tar".into(), r)], false));
         // Standard output or input is no file.
         assert_eq!(paths("tar -cf - notes"), (vec![("notes".into(), r)], false));
+    }
+
+    #[test]
+    fn unzip_and_zip_and_7z() {
+        let r: &[Perm] = &[Perm::Read];
+        let w: &[Perm] = &[Perm::Write];
+        let rw: &[Perm] = &[Perm::Read, Perm::Write];
+        assert_eq!(paths("unzip a.zip -d /opt"), (vec![("a.zip".into(), r), ("/opt".into(), w)], false));
+        assert_eq!(paths("unzip -l a.zip"), (vec![("a.zip".into(), r)], false));
+        assert_eq!(paths("zip -r out.zip src"), (vec![("out.zip".into(), rw), ("src".into(), r)], false));
+        assert_eq!(paths("7z x a.7z"), (vec![("a.7z".into(), r)], true));
+        assert_eq!(paths("7z a b.7z notes"), (vec![("b.7z".into(), rw), ("notes".into(), r)], false));
+        assert_eq!(paths("7z l b.7z"), (vec![("b.7z".into(), r)], false));
     }
 }

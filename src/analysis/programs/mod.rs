@@ -4,7 +4,7 @@
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp, rsync),
-//! `archives.rs` (tar), `find.rs` (find).
+//! `archives.rs` (tar, unzip, zip, 7z), `find.rs` (find).
 
 pub mod archives;
 pub mod find;
@@ -48,6 +48,9 @@ pub enum Effect {
     Cwd { perms: &'static [Perm], reason: &'static str, pos: Pos },
     /// A word the analysis cannot know.
     Unresolved { text: String, pos: Pos },
+    /// Code the analysis cannot see runs here (a program named only at run time): workspace
+    /// execute, and afterwards the walk knows nothing of variables or the cwd.
+    UnknownCode { what: String, pos: Pos },
     /// A command it runs (`find -exec`), walked as if it were in the program.
     Run { args: Vec<Arg> },
     /// A file the command downloads (relative to where it runs): running it later runs fetched
@@ -74,6 +77,10 @@ impl Effects {
 
     pub fn unresolved(&mut self, arg: &Arg) {
         self.0.push(Effect::Unresolved { text: arg.raw.clone(), pos: arg.pos });
+    }
+
+    pub fn unknown_code(&mut self, what: &str, pos: Pos) {
+        self.0.push(Effect::UnknownCode { what: what.to_string(), pos });
     }
 
     pub fn run(&mut self, args: Vec<Arg>) {
