@@ -1710,78 +1710,8 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
     let pos = args[0].pos;
     match kind {
         Special::Git => git(w, program, rest, pos, st),
-        Special::Dd => {
-            for a in rest {
-                if let Some(t) = a.known() {
-                    if let Some(f) = t.strip_prefix("if=") {
-                        w.path(&sub_arg(a, f), &[Perm::Read], program, "reads its input file", st);
-                    } else if let Some(f) = t.strip_prefix("of=") {
-                        w.path(&sub_arg(a, f), &[Perm::Write], program, "writes its output file", st);
-                    }
-                } else {
-                    w.unresolved(&a.raw, a.pos);
-                }
-            }
-        }
         Special::Sed => sed(w, program, rest, st),
         Special::Awk => awk(w, program, rest, st),
-        Special::Patch => {
-            let parsed = getopt(
-                rest,
-                "pidoBrDFVYzgx",
-                &["input", "directory", "output", "reject-file", "strip", "prefix", "suffix"],
-                true,
-            );
-            for i in parsed.values(&["i", "input"]) {
-                w.path(&i, &[Perm::Read], program, "reads a patch", st);
-            }
-            let dir = parsed.values(&["d", "directory"]);
-            match dir.first() {
-                Some(d) => w.path(d, &[Perm::Read, Perm::Write], program, "changes the files a patch names", st),
-                None => cwd_access(w, program, &[Perm::Read, Perm::Write], "changes the files a patch names", pos, st),
-            }
-            for o in parsed.values(&["o", "output", "r", "reject-file"]) {
-                w.path(&o, &[Perm::Write], program, "writes its output", st);
-            }
-            let mut ops = parsed.operands.iter();
-            if let Some(f) = ops.next() {
-                w.path(f, &[Perm::Read, Perm::Write], program, "changes the file it patches", st);
-            }
-            if let Some(p) = ops.next() {
-                w.path(p, &[Perm::Read], program, "reads a patch", st);
-            }
-        }
-        Special::Sort | Special::Uniq => {
-            let entry = lookup(program);
-            let (short, long) = entry.map_or(("", &[][..]), |e| (e.short_args, e.long_args));
-            let parsed = getopt(rest, short, long, true);
-            for o in parsed.values(&["o", "output"]) {
-                w.path(&o, &[Perm::Write], program, "writes its output file", st);
-            }
-            for f in parsed.values(&["files0-from", "random-source"]) {
-                w.path(&f, &[Perm::Read], program, "reads a file", st);
-            }
-            for code in parsed.values(&["compress-program"]) {
-                // sort runs it to compress its temporary files.
-                w.need(
-                    Scope::Workspace,
-                    Perm::Execute,
-                    &code.raw,
-                    program,
-                    "runs a program named in an option",
-                    code.pos,
-                );
-                w.unresolved(&code.raw, code.pos);
-            }
-            let ops = parsed.operands;
-            for (i, f) in ops.iter().enumerate() {
-                if kind == Special::Uniq && i == 1 {
-                    w.path(f, &[Perm::Write], program, "writes its output file", st);
-                } else if f.known().as_deref() != Some("-") {
-                    w.path(f, &[Perm::Read], program, "reads a file", st);
-                }
-            }
-        }
         Special::Mktemp => {
             let parsed = getopt(rest, "p", &["suffix"], true);
             if parsed.has(&["u", "dry-run"]) {

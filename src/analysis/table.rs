@@ -91,11 +91,8 @@ pub enum Wrap {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     Git,
-    Dd,
     Sed,
     Awk,
-    Patch,
-    Sort,
     Mktemp,
     Split,
     Ssh,
@@ -107,7 +104,6 @@ pub enum Special {
     Apt,
     Dpkg,
     Gh,
-    Uniq,
     Kubectl,
 }
 
@@ -377,14 +373,14 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["uniq"],
-        Kind::Special(Special::Uniq),
+        Kind::Program(super::programs::files::handle),
         "fsw",
         &["skip-fields", "skip-chars", "check-chars", "group", "all-repeated"],
         &[("uniq a.txt", "0004"), ("uniq a.txt /etc/out", "2004")],
     ),
     entry(
         &["sort"],
-        Kind::Special(Special::Sort),
+        Kind::Program(super::programs::files::handle),
         "kotTS",
         &[
             "key", "output", "field-separator", "temporary-directory", "buffer-size", "files0-from", "parallel",
@@ -844,7 +840,7 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["dd"],
-        Kind::Special(Special::Dd),
+        Kind::Program(super::programs::files::handle),
         "",
         &[],
         &[("dd if=/dev/zero of=/dev/sda", "2000"), ("dd if=disk.img of=/tmp/x bs=1M", "0004")],
@@ -922,9 +918,9 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["patch"],
-        Kind::Special(Special::Patch),
-        "",
-        &[],
+        Kind::Program(super::programs::files::handle),
+        "pidoBrDFVYzgx",
+        &["input", "directory", "output", "reject-file", "strip", "prefix", "suffix"],
         &[("patch -p1 < fix.diff", "0006"), ("patch -d /etc -p0 < x.diff", "6004"), ("patch -i ~/x.diff", "0406")],
     ),
     entry(

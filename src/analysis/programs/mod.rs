@@ -3,10 +3,11 @@
 //! the paths it touches, what it leaves behind) for the walk to apply. A handler cannot read or
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
-//! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp, rsync),
-//! `archives.rs` (tar, unzip, zip, 7z), `find.rs` (find).
+//! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
+//! rsync), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq), `find.rs`.
 
 pub mod archives;
+pub mod files;
 pub mod find;
 pub mod network;
 

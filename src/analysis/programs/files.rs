@@ -1,0 +1,111 @@
+//! Programs that read and write the files they name in a grammar of their own: dd, patch, sort
+//! and uniq.
+
+use super::{Call, Effects, sub_arg};
+use crate::mode::{Perm, Scope};
+
+/// The family's entry.
+pub fn handle(call: &Call) -> Effects {
+    match call.program {
+        "dd" => dd(call),
+        "patch" => patch(call),
+        _ => sort_or_uniq(call),
+    }
+}
+
+/// `dd if=IN of=OUT …`.
+fn dd(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    for a in call.args {
+        match a.known() {
+            Some(t) => {
+                if let Some(f) = t.strip_prefix("if=") {
+                    out.path(&sub_arg(a, f), &[Perm::Read], "reads its input file");
+                } else if let Some(f) = t.strip_prefix("of=") {
+                    out.path(&sub_arg(a, f), &[Perm::Write], "writes its output file");
+                }
+            }
+            None => out.unresolved(a),
+        }
+    }
+    out
+}
+
+/// `patch [FILE [PATCH]]`: changes the files the patch names, in `-d DIR` or the current
+/// directory.
+fn patch(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    for i in parsed.values(&["i", "input"]) {
+        out.path(&i, &[Perm::Read], "reads a patch");
+    }
+    match parsed.values(&["d", "directory"]).first() {
+        Some(d) => out.path(d, &[Perm::Read, Perm::Write], "changes the files a patch names"),
+        None => out.cwd(&[Perm::Read, Perm::Write], "changes the files a patch names", call.pos),
+    }
+    for o in parsed.values(&["o", "output", "r", "reject-file"]) {
+        out.path(&o, &[Perm::Write], "writes its output");
+    }
+    let mut ops = parsed.operands.iter();
+    if let Some(f) = ops.next() {
+        out.path(f, &[Perm::Read, Perm::Write], "changes the file it patches");
+    }
+    if let Some(p) = ops.next() {
+        out.path(p, &[Perm::Read], "reads a patch");
+    }
+    out
+}
+
+/// `sort` and `uniq`: the files read, `-o` written, and uniq's second operand its output; sort
+/// runs the program `--compress-program` names.
+fn sort_or_uniq(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    for o in parsed.values(&["o", "output"]) {
+        out.path(&o, &[Perm::Write], "writes its output file");
+    }
+    for f in parsed.values(&["files0-from", "random-source"]) {
+        out.path(&f, &[Perm::Read], "reads a file");
+    }
+    for code in parsed.values(&["compress-program"]) {
+        // sort runs it to compress its temporary files.
+        out.need(Scope::Workspace, Perm::Execute, &code.raw, "runs a program named in an option", code.pos);
+        out.unresolved(&code);
+    }
+    for (i, f) in parsed.operands.iter().enumerate() {
+        if call.program == "uniq" && i == 1 {
+            out.path(f, &[Perm::Write], "writes its output file");
+        } else if f.known().as_deref() != Some("-") {
+            out.path(f, &[Perm::Read], "reads a file");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Effect;
+    use crate::mode::Perm;
+
+    fn paths(line: &str) -> Vec<(String, &'static [Perm])> {
+        super::super::effects_of(line)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), perms)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dd_patch_sort_and_uniq_name_their_files() {
+        let r: &[Perm] = &[Perm::Read];
+        let w: &[Perm] = &[Perm::Write];
+        let rw: &[Perm] = &[Perm::Read, Perm::Write];
+        assert_eq!(paths("dd if=disk.img of=/dev/sdb bs=1M"), [("disk.img".into(), r), ("/dev/sdb".into(), w)]);
+        assert_eq!(paths("patch -d /srv -i fix.diff"), [("fix.diff".into(), r), ("/srv".into(), rw)]);
+        assert_eq!(paths("patch main.c fix.diff"), [("main.c".into(), rw), ("fix.diff".into(), r)]);
+        assert_eq!(paths("sort -o out.txt a.txt -"), [("out.txt".into(), w), ("a.txt".into(), r)]);
+        assert_eq!(paths("uniq in.txt out.txt"), [("in.txt".into(), r), ("out.txt".into(), w)]);
+    }
+}
