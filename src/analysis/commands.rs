@@ -1,7 +1,7 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
-use super::programs::{self, Args, Call, getopt, is_url, sub_arg};
+use super::programs::{self, Args, Call, dirname, getopt, is_url, sub_arg};
 use super::table::{Builtin, Kind, Special, TableEntry, Wrap, lookup};
 use super::walk::{Nest, State, Stdin, Val, Walker, field_val, shell_quote};
 use super::word::{Arg, Field, Part};
@@ -177,14 +177,17 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
         Kind::Special(kind) => special(w, program, kind, args, stdin, st),
         Kind::Builtin(kind) => builtin(w, program, kind, args, env, stdin, st),
         Kind::Program(handle) => {
+            let var = |name: &str| w.var_value(name, st);
             let call = Call {
                 program,
                 pos: args[0].pos,
                 args: rest,
                 short_args: entry.short_args,
                 long_args: entry.long_args,
+                var: &var,
             };
-            apply(w, program, handle(&call), st);
+            let effects = handle(&call);
+            apply(w, program, effects, st);
         }
     }
 }
@@ -1154,18 +1157,6 @@ fn simple_printf(fmt: &str, args: &[&str]) -> Option<String> {
     Some(out.trim_end_matches('\n').to_string())
 }
 
-fn dirname(p: &str) -> String {
-    let t = p.trim_end_matches('/');
-    if t.is_empty() {
-        return if p.starts_with('/') { "/".into() } else { ".".into() };
-    }
-    match t.rfind('/') {
-        None => ".".into(),
-        Some(0) => "/".into(),
-        Some(i) => t[..i].trim_end_matches('/').to_string(),
-    }
-}
-
 fn decode_base64(s: &str) -> Option<String> {
     let mut out = Vec::new();
     let mut buf = 0u32;
@@ -1712,31 +1703,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
         Special::Git => git(w, program, rest, pos, st),
         Special::Sed => sed(w, program, rest, st),
         Special::Awk => awk(w, program, rest, st),
-        Special::Mktemp => {
-            let parsed = getopt(rest, "p", &["suffix"], true);
-            if parsed.has(&["u", "dry-run"]) {
-                return;
-            }
-            let dir = parsed.values(&["p", "tmpdir"]).into_iter().find(|v| v.known().is_some_and(|t| !t.is_empty()));
-            let template = parsed.operands.first();
-            let tmp = parsed.has(&["t", "tmpdir", "p"]);
-            match (dir, template) {
-                (Some(d), _) => w.path(&d, &[Perm::Write], program, "creates a temporary file", st),
-                (None, Some(t)) if !tmp && t.known().is_some_and(|x| x.contains('/')) => {
-                    let text = t.known().unwrap_or_default();
-                    let d = dirname(&text);
-                    w.path(&sub_arg(t, &d), &[Perm::Write], program, "creates a temporary file", st);
-                }
-                (None, Some(_)) if !tmp => {
-                    cwd_access(w, program, &[Perm::Write], "creates a temporary file in the current directory", pos, st)
-                }
-                _ => {
-                    let tmpdir = w.var_value("TMPDIR", st).filter(|t| !t.is_empty()).unwrap_or_else(|| "/tmp".into());
-                    let abs = crate::scope::normalize("/", &tmpdir);
-                    w.classified(&abs, &[Perm::Write], program, "creates a temporary file", pos);
-                }
-            }
-        }
         Special::Split => {
             let parsed = getopt(
                 rest,

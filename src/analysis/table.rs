@@ -93,7 +93,6 @@ pub enum Special {
     Git,
     Sed,
     Awk,
-    Mktemp,
     Split,
     Ssh,
     Netcat,
@@ -925,9 +924,9 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["mktemp"],
-        Kind::Special(Special::Mktemp),
-        "",
-        &[],
+        Kind::Program(super::programs::files::handle),
+        "p",
+        &["suffix"],
         &[("mktemp -d", "0004"), ("mktemp -p ~ x.XXXX", "0200"), ("mktemp", "0004")],
     ),
     entry(

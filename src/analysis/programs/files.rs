@@ -1,7 +1,8 @@
-//! Programs that read and write the files they name in a grammar of their own: dd, patch, sort
-//! and uniq.
+//! Programs that read and write the files they name in a grammar of their own: dd, patch, sort,
+//! uniq and mktemp.
 
-use super::{Call, Effects, sub_arg};
+use super::{Call, Effects, dirname, sub_arg};
+use crate::analysis::word::{Arg, Field};
 use crate::mode::{Perm, Scope};
 
 /// The family's entry.
@@ -9,6 +10,7 @@ pub fn handle(call: &Call) -> Effects {
     match call.program {
         "dd" => dd(call),
         "patch" => patch(call),
+        "mktemp" => mktemp(call),
         _ => sort_or_uniq(call),
     }
 }
@@ -52,6 +54,35 @@ fn patch(call: &Call) -> Effects {
     }
     if let Some(p) = ops.next() {
         out.path(p, &[Perm::Read], "reads a patch");
+    }
+    out
+}
+
+/// `mktemp`: creates a file (or directory) in `-p DIR`, beside a template with a directory, in
+/// the current directory for a bare template, or else in `$TMPDIR` (`/tmp` when unset).
+fn mktemp(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options();
+    if parsed.has(&["u", "dry-run"]) {
+        return out;
+    }
+    let dir = parsed.values(&["p", "tmpdir"]).into_iter().find(|v| v.known().is_some_and(|t| !t.is_empty()));
+    let template = parsed.operands.first();
+    let tmp = parsed.has(&["t", "tmpdir", "p"]);
+    match (dir, template) {
+        (Some(d), _) => out.path(&d, &[Perm::Write], "creates a temporary file"),
+        (None, Some(t)) if !tmp && t.known().is_some_and(|x| x.contains('/')) => {
+            let d = dirname(&t.known().unwrap_or_default());
+            out.path(&sub_arg(t, &d), &[Perm::Write], "creates a temporary file");
+        }
+        (None, Some(_)) if !tmp => {
+            out.cwd(&[Perm::Write], "creates a temporary file in the current directory", call.pos)
+        }
+        _ => {
+            let tmpdir = (call.var)("TMPDIR").filter(|t| !t.is_empty()).unwrap_or_else(|| "/tmp".into());
+            let at = Arg { field: Field::literal(&crate::scope::normalize("/", &tmpdir)), pos: call.pos, raw: tmpdir };
+            out.path(&at, &[Perm::Write], "creates a temporary file");
+        }
     }
     out
 }
@@ -107,5 +138,9 @@ mod tests {
         assert_eq!(paths("patch main.c fix.diff"), [("main.c".into(), rw), ("fix.diff".into(), r)]);
         assert_eq!(paths("sort -o out.txt a.txt -"), [("out.txt".into(), w), ("a.txt".into(), r)]);
         assert_eq!(paths("uniq in.txt out.txt"), [("in.txt".into(), r), ("out.txt".into(), w)]);
+        assert_eq!(paths("mktemp -p /srv x.XXXX"), [("/srv".into(), w)]);
+        assert_eq!(paths("mktemp -d build/t.XXXX"), [("build".into(), w)]);
+        assert_eq!(paths("mktemp"), [("/tmp".into(), w)]);
+        assert!(paths("mktemp -u").is_empty());
     }
 }

@@ -4,7 +4,8 @@
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
-//! rsync), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq), `find.rs`.
+//! rsync), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq, mktemp),
+//! `find.rs`.
 
 pub mod archives;
 pub mod files;
@@ -19,7 +20,7 @@ use crate::mode::{Perm, Scope};
 pub type Handler = fn(&Call) -> Effects;
 
 /// One command as a handler sees it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Call<'a> {
     pub program: &'a str,
     /// Where the command's name is.
@@ -29,6 +30,8 @@ pub struct Call<'a> {
     /// The table row's grammar: one-letter options that take a value, and long ones.
     pub short_args: &'a str,
     pub long_args: &'a [&'a str],
+    /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
+    pub var: &'a dyn Fn(&str) -> Option<String>,
 }
 
 impl Call<'_> {
@@ -195,6 +198,19 @@ pub fn getopt(args: &[Arg], short_args: &str, long_args: &[&str], permute: bool)
     out
 }
 
+/// The directory part of a path, as dirname(1) gives it.
+pub fn dirname(p: &str) -> String {
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return if p.starts_with('/') { "/".into() } else { ".".into() };
+    }
+    match t.rfind('/') {
+        None => ".".into(),
+        Some(0) => "/".into(),
+        Some(i) => t[..i].trim_end_matches('/').to_string(),
+    }
+}
+
 pub fn is_url(s: &str) -> bool {
     s.contains("://")
 }
@@ -212,12 +228,14 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
     }
     let entry = super::table::lookup(&words[0].raw).expect("a program of the table");
     let super::table::Kind::Program(handle) = entry.kind else { panic!("{} is not behind the seam", words[0].raw) };
+    let no_vars = |_: &str| None;
     let call = Call {
         program: &words[0].raw,
         pos: words[0].pos,
         args: &words[1..],
         short_args: entry.short_args,
         long_args: entry.long_args,
+        var: &no_vars,
     };
     handle(&call).0
 }
