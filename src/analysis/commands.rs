@@ -174,7 +174,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
             w.need(Scope::Network, Perm::Write, program, program, "sends requests to a cloud service", pos);
         }
         Kind::Wrapper(kind) => wrapper(w, program, entry, kind, args, stdin, st),
-        Kind::Special(kind) => special(w, program, kind, args, stdin, st),
+        Kind::Special(kind) => special(w, program, kind, args, st),
         Kind::Builtin(kind) => builtin(w, program, kind, args, env, stdin, st),
         Kind::Program(handle) => {
             let var = |name: &str| w.var_value(name, st);
@@ -184,6 +184,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 args: rest,
                 short_args: entry.short_args,
                 long_args: entry.long_args,
+                stdin_file: matches!(stdin, Stdin::File(_)),
                 var: &var,
             };
             let effects = handle(&call);
@@ -1696,7 +1697,7 @@ fn builtin(
     }
 }
 
-fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: Stdin, st: &mut State) {
+fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], st: &mut State) {
     let rest = &args[1..];
     let pos = args[0].pos;
     match kind {
@@ -1738,82 +1739,6 @@ fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], stdin: St
                     w.path(&sub_arg(prefix, &dir), &[Perm::Write], program, "writes the pieces", st);
                 }
                 None => cwd_access(w, program, &[Perm::Write], "writes the pieces into the current directory", pos, st),
-            }
-        }
-        Special::Ssh => {
-            let parsed = getopt(rest, "BbcDEeFIiJLlmOoPpQRSWw", &[], false);
-            for i in parsed.values(&["i", "F"]) {
-                w.path(&i, &[Perm::Read], program, "reads a key or configuration", st);
-            }
-            for e in parsed.values(&["E"]) {
-                w.path(&e, &[Perm::Write], program, "writes a log", st);
-            }
-            for o in parsed.values(&["o"]) {
-                let t = o.known().unwrap_or_default().to_ascii_lowercase();
-                if t.starts_with("proxycommand")
-                    || t.starts_with("localcommand")
-                    || t.starts_with("knownhostscommand")
-                    || o.known().is_none()
-                {
-                    w.need(
-                        Scope::Workspace,
-                        Perm::Execute,
-                        &o.raw,
-                        program,
-                        "runs a local command named in an option",
-                        o.pos,
-                    );
-                    w.unresolved(&o.raw, o.pos);
-                }
-            }
-            let host = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| program.to_string());
-            w.need(Scope::Network, Perm::Read, &host, program, "connects to a remote host", pos);
-            if matches!(stdin, Stdin::File(_)) {
-                w.need(Scope::Network, Perm::Write, &host, program, "sends a file to a remote host", pos);
-            }
-        }
-        Special::Netcat | Special::Socat => {
-            let words: Vec<String> = rest.iter().map(|a| a.known().unwrap_or_default()).collect();
-            let target = words
-                .iter()
-                .find(|t| !t.starts_with('-') && !t.is_empty())
-                .cloned()
-                .unwrap_or_else(|| program.to_string());
-            if kind == Special::Netcat {
-                let parsed = getopt(rest, "ecpsiwqxXOIT", &[], true);
-                for e in parsed.values(&["e", "c"]) {
-                    w.need(Scope::Workspace, Perm::Execute, &e.raw, program, "runs a program on the connection", e.pos);
-                }
-                if parsed.has(&["U"]) {
-                    for op in &parsed.operands {
-                        w.path(op, &[Perm::Read, Perm::Write], program, "talks to a local socket", st);
-                    }
-                    return;
-                }
-                w.need(Scope::Network, Perm::Read, &target, program, "opens a network connection", pos);
-                if matches!(stdin, Stdin::File(_)) {
-                    w.need(Scope::Network, Perm::Write, &target, program, "sends a file over the network", pos);
-                }
-            } else {
-                w.need(Scope::Network, Perm::Read, &target, program, "opens a network connection", pos);
-                w.need(Scope::Network, Perm::Write, &target, program, "relays data to the network", pos);
-                for (a, t) in rest.iter().zip(&words) {
-                    let upper = t.to_ascii_uppercase();
-                    if upper.starts_with("EXEC:") || upper.starts_with("SYSTEM:") {
-                        w.need(Scope::Workspace, Perm::Execute, t, program, "runs a program on the connection", a.pos);
-                    }
-                    if upper.starts_with("UNIX")
-                        && let Some((_, path)) = t.split_once(':')
-                    {
-                        w.path(
-                            &sub_arg(a, path.split(',').next().unwrap_or("")),
-                            &[Perm::Read, Perm::Write],
-                            program,
-                            "talks to a local socket",
-                            st,
-                        );
-                    }
-                }
             }
         }
         Special::Sysctl => {

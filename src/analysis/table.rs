@@ -94,9 +94,6 @@ pub enum Special {
     Sed,
     Awk,
     Split,
-    Ssh,
-    Netcat,
-    Socat,
     Sysctl,
     Ip,
     Systemctl,
@@ -938,8 +935,8 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["ssh", "autossh", "mosh"],
-        Kind::Special(Special::Ssh),
-        "",
+        Kind::Program(super::programs::network::handle),
+        "BbcDEeFIiJLlmOoPpQRSWw",
         &[],
         &[
             ("ssh host uptime", "0040"),
@@ -950,8 +947,8 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["nc", "ncat", "netcat", "nc.openbsd", "nc.traditional"],
-        Kind::Special(Special::Netcat),
-        "",
+        Kind::Program(super::programs::network::handle),
+        "ecpsiwqxXOIT",
         &[],
         &[
             ("nc -z host 22", "0040"),
@@ -962,7 +959,7 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["socat"],
-        Kind::Special(Special::Socat),
+        Kind::Program(super::programs::network::handle),
         "",
         &[],
         &[("socat - TCP:host:80", "0060"), ("socat TCP-LISTEN:8080 EXEC:/bin/sh", "0061")],

@@ -4,7 +4,7 @@
 //! change the walk's state; it can be tested on its own, with arguments written by hand.
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
-//! rsync), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq, mktemp),
+//! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq, mktemp),
 //! `find.rs`.
 
 pub mod archives;
@@ -30,6 +30,8 @@ pub struct Call<'a> {
     /// The table row's grammar: one-letter options that take a value, and long ones.
     pub short_args: &'a str,
     pub long_args: &'a [&'a str],
+    /// Its standard input is redirected from a file (what it reads may be sent on).
+    pub stdin_file: bool,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
 }
@@ -38,6 +40,12 @@ impl Call<'_> {
     /// The arguments read with the row's grammar, GNU-style (options may follow operands).
     pub fn options(&self) -> Args {
         getopt(self.args, self.short_args, self.long_args, true)
+    }
+
+    /// The arguments read with the row's grammar, options only before the first operand (what
+    /// follows it is the program's own: `ssh host ls -l`).
+    pub fn options_first(&self) -> Args {
+        getopt(self.args, self.short_args, self.long_args, false)
     }
 }
 
@@ -235,6 +243,7 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         args: &words[1..],
         short_args: entry.short_args,
         long_args: entry.long_args,
+        stdin_file: false,
         var: &no_vars,
     };
     handle(&call).0

@@ -1,4 +1,5 @@
-//! Programs that fetch from and send to the network: curl, wget, aria2c, scp and rsync. Each needs network
+//! Programs that fetch from, send to and connect over the network: curl, wget, aria2c, scp,
+//! rsync, ssh, nc and socat. Each needs network
 //! read for the URL, network write when it sends (a request body, or what it shares with
 //! peers), and the paths its options name.
 
@@ -6,12 +7,15 @@ use super::{Call, Effects};
 use crate::analysis::word::{Arg, Field};
 use crate::mode::{Perm, Scope};
 
-/// The family's entry: `curl`, `wget`, `aria2c`, `scp` or `rsync`.
+/// The family's entry.
 pub fn handle(call: &Call) -> Effects {
     match call.program {
         "curl" => curl(call),
         "aria2c" => aria2c(call),
         "scp" | "rsync" => remote_copy(call),
+        "ssh" | "autossh" | "mosh" => ssh(call),
+        "socat" => socat(call),
+        "nc" | "ncat" | "netcat" | "nc.openbsd" | "nc.traditional" => netcat(call),
         _ => wget(call),
     }
 }
@@ -316,6 +320,91 @@ fn remote_copy(call: &Call) -> Effects {
     out
 }
 
+/// `ssh HOST [COMMAND]`: connects to the host (network read), sends a redirected file (network
+/// write), reads the keys and configuration its options name, and runs the local commands
+/// `-o ProxyCommand=…` and its kin name.
+fn ssh(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let parsed = call.options_first();
+    for i in parsed.values(&["i", "F"]) {
+        out.path(&i, &[Perm::Read], "reads a key or configuration");
+    }
+    for e in parsed.values(&["E"]) {
+        out.path(&e, &[Perm::Write], "writes a log");
+    }
+    for o in parsed.values(&["o"]) {
+        let t = o.known().unwrap_or_default().to_ascii_lowercase();
+        if ["proxycommand", "localcommand", "knownhostscommand"].iter().any(|c| t.starts_with(c)) || o.known().is_none()
+        {
+            out.need(Scope::Workspace, Perm::Execute, &o.raw, "runs a local command named in an option", o.pos);
+            out.unresolved(&o);
+        }
+    }
+    let host = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| call.program.to_string());
+    out.need(Scope::Network, Perm::Read, &host, "connects to a remote host", call.pos);
+    if call.stdin_file {
+        out.need(Scope::Network, Perm::Write, &host, "sends a file to a remote host", call.pos);
+    }
+    out
+}
+
+/// The first word of `call` that is not an option: the host (or address) it talks to.
+fn first_target(call: &Call) -> String {
+    call.args
+        .iter()
+        .filter_map(Arg::known)
+        .find(|t| !t.starts_with('-') && !t.is_empty())
+        .unwrap_or_else(|| call.program.to_string())
+}
+
+/// `nc`: opens a connection (a local socket with `-U`), sends a redirected file, and runs the
+/// program `-e`/`-c` names on the connection.
+fn netcat(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let target = first_target(call);
+    let parsed = call.options();
+    for e in parsed.values(&["e", "c"]) {
+        out.need(Scope::Workspace, Perm::Execute, &e.raw, "runs a program on the connection", e.pos);
+    }
+    if parsed.has(&["U"]) {
+        for op in &parsed.operands {
+            out.path(op, &[Perm::Read, Perm::Write], "talks to a local socket");
+        }
+        return out;
+    }
+    out.need(Scope::Network, Perm::Read, &target, "opens a network connection", call.pos);
+    if call.stdin_file {
+        out.need(Scope::Network, Perm::Write, &target, "sends a file over the network", call.pos);
+    }
+    out
+}
+
+/// `socat A B`: relays between two addresses (network read and write), runs the programs of
+/// `EXEC:`/`SYSTEM:` addresses, and talks to the local sockets of `UNIX…:` ones.
+fn socat(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let target = first_target(call);
+    out.need(Scope::Network, Perm::Read, &target, "opens a network connection", call.pos);
+    out.need(Scope::Network, Perm::Write, &target, "relays data to the network", call.pos);
+    for a in call.args {
+        let t = a.known().unwrap_or_default();
+        let upper = t.to_ascii_uppercase();
+        if upper.starts_with("EXEC:") || upper.starts_with("SYSTEM:") {
+            out.need(Scope::Workspace, Perm::Execute, &t, "runs a program on the connection", a.pos);
+        }
+        if upper.starts_with("UNIX")
+            && let Some((_, path)) = t.split_once(':')
+        {
+            out.path(
+                &super::sub_arg(a, path.split(',').next().unwrap_or("")),
+                &[Perm::Read, Perm::Write],
+                "talks to a local socket",
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Effect;
@@ -441,5 +530,28 @@ mod tests {
         // An ssh with options of its own can run commands (ProxyCommand): workspace execute.
         let e = effects("rsync -e ssh\u{a0}-oProxyCommand=x src host:");
         assert!(needs(&e).iter().any(|n| n.0 == Scope::Workspace && n.1 == Perm::Execute), "{e:?}");
+    }
+
+    #[test]
+    fn ssh_nc_and_socat_connect_send_and_run() {
+        let e = effects("ssh -i key -o ProxyCommand=nc\u{a0}%h host ls -l");
+        assert_eq!(paths(&e), [("key".to_string(), &[Perm::Read][..])]);
+        assert_eq!(
+            needs(&e),
+            [
+                (Scope::Workspace, Perm::Execute, "ProxyCommand=nc %h".to_string()),
+                (Scope::Network, Perm::Read, "host".to_string())
+            ]
+        );
+        // `-l` after the host is the remote command's, not ssh's login name.
+        assert!(paths(&effects("ssh host ls -l x")).is_empty());
+        let e = effects("nc -U /run/app.sock");
+        assert!(needs(&e).is_empty());
+        assert_eq!(paths(&e), [("/run/app.sock".to_string(), &[Perm::Read, Perm::Write][..])]);
+        let e = effects("nc -e /bin/sh host 4444");
+        assert_eq!(needs(&e)[0], (Scope::Workspace, Perm::Execute, "/bin/sh".to_string()));
+        let e = effects("socat TCP-LISTEN:8080 EXEC:/bin/sh");
+        assert_eq!(needs(&e).len(), 3);
+        assert_eq!(needs(&e)[2], (Scope::Workspace, Perm::Execute, "EXEC:/bin/sh".to_string()));
     }
 }
