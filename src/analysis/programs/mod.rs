@@ -1,11 +1,12 @@
 //! Command knowledge behind a seam: a handler sees a [`Call`] (the program, where it is, its
-//! arguments and the option grammar of its table row) and returns [`Effects`] (the bits it needs,
-//! the paths it touches, what it leaves behind) for the walk to apply. A handler cannot read or
-//! change the walk's state; it can be tested on its own, with arguments written by hand.
+//! arguments, the option grammar of its table row, whether its input is a file, the values of
+//! variables) and returns [`Effects`] (the bits it needs, the paths it touches, what it runs and
+//! leaves behind) for the walk to apply. A handler reads only what the call gives it and cannot
+//! change the walk's state, so it can be tested on its own, with arguments written by hand.
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
-//! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort, uniq, mktemp),
-//! `find.rs`.
+//! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
+//! uniq, mktemp), `find.rs`.
 
 pub mod archives;
 pub mod files;
