@@ -87,3 +87,26 @@ fn sandbox_info_names_the_removed_variables_never_their_values() {
         assert!(!body.contains(value), "a value was shown");
     }
 }
+
+/// The allocator's own variables change nothing of what sandbox-bash prints: a run and a denial
+/// say exactly what they say without them (mimalloc is built not to read them).
+#[test]
+fn allocator_variables_change_nothing_it_prints() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let run = |vars: &[(&str, &str)], program: &str| {
+        let mut c = std::process::Command::new(lab::SB);
+        c.args(["-c", program]).current_dir(dir.path()).env_remove("BASH_AGENT_BASH_MODE");
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let loud = [("MIMALLOC_VERBOSE", "1"), ("MIMALLOC_SHOW_STATS", "1"), ("MIMALLOC_SHOW_ERRORS", "1")];
+    for program in ["echo hi", "cat /etc/shadow"] {
+        let quiet = run(&[], program);
+        assert_eq!(run(&loud, program), quiet, "{program}");
+    }
+    // The denial is there, so the comparison compared something.
+    assert_eq!(run(&[], "cat /etc/shadow").0, Some(126));
+}
