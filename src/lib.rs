@@ -540,11 +540,12 @@ fn lock_and_exec(
 
 /// Whether some possible access of `decision` needs a bit the mode does not allow.
 fn has_pending(decision: &Decision) -> bool {
-    decision
-        .analysis
-        .accesses
-        .iter()
-        .any(|a| a.bound().is_some() && !decision.allowed.covers(Mode::bit(a.scope, a.perm)))
+    decision.analysis.accesses.iter().any(|a| pending(decision, a))
+}
+
+/// Whether `access` is possible and needs a bit the mode of `decision` does not allow.
+fn pending(decision: &Decision, access: &Access) -> bool {
+    access.bound().is_some() && !decision.allowed.covers(Mode::bit(access.scope, access.perm))
 }
 
 /// The decision as it stands once the rules are in force, when a possible access the mode does
@@ -553,7 +554,7 @@ fn unheld_possible(decision: &Decision, holding: &sandbox::Holding<'_>) -> Optio
     let mut after = decision.clone();
     let mut unheld = false;
     for access in &mut after.analysis.accesses {
-        if access.bound().is_none() || decision.allowed.covers(Mode::bit(access.scope, access.perm)) {
+        if !pending(decision, access) {
             continue;
         }
         if let Err(why) = holding.holds(access) {

@@ -1398,7 +1398,7 @@ fn builtin(
                     continue;
                 }
                 if program == "local" || (matches!(program, "declare" | "typeset") && !global) {
-                    w.declare_local(&base, st);
+                    w.declare_local(&base);
                 }
                 if export {
                     w.export(&base, st);

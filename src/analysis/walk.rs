@@ -2655,7 +2655,7 @@ impl<'c> Walker<'c> {
     /// `name` is the running function's own (`local`): when the call returns, the value it had
     /// before comes back. Outside a followed call (a function walked on its own, or the top
     /// level) it is an ordinary assignment.
-    pub fn declare_local(&mut self, name: &str, _st: &mut State) {
+    pub fn declare_local(&mut self, name: &str) {
         if let Some((_, locals)) = self.local_frames.last_mut()
             && !locals.iter().any(|n| n == name)
         {
