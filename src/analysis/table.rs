@@ -90,7 +90,6 @@ pub enum Wrap {
 /// Commands whose arguments have their own grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
-    Git,
     Sed,
     Awk,
     Split,
@@ -716,9 +715,9 @@ pub static TABLE: &[TableEntry] = &[
     // ----- special grammars --------------------------------------------------------------
     entry(
         &["git"],
-        Kind::Special(Special::Git),
-        "",
-        &[],
+        Kind::Program(super::programs::git::handle),
+        "Cc",
+        &["config-env", "git-dir", "work-tree", "namespace", "super-prefix"],
         &[
             ("git status", "0004"),
             ("git log -p", "0004"),

@@ -6,11 +6,12 @@
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
 //! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
-//! uniq, mktemp), `find.rs`.
+//! uniq, mktemp), `find.rs`, `git.rs`.
 
 pub mod archives;
 pub mod files;
 pub mod find;
+pub mod git;
 pub mod network;
 
 use super::Pos;
@@ -35,6 +36,8 @@ pub struct Call<'a> {
     pub stdin_file: bool,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
+    /// The directory it runs in, when the walk knows it.
+    pub cwd: Option<&'a str>,
 }
 
 impl Call<'_> {
@@ -47,6 +50,12 @@ impl Call<'_> {
     /// follows it is the program's own: `ssh host ls -l`).
     pub fn options_first(&self) -> Args {
         getopt(self.args, self.short_args, self.long_args, false)
+    }
+
+    /// The absolute, normal form of `path` where the command runs, when it can be known.
+    pub fn absolute(&self, path: &str) -> Option<String> {
+        let base = if path.starts_with('/') { "/" } else { self.cwd? };
+        Some(crate::scope::normalize(base, path))
     }
 }
 
@@ -89,7 +98,12 @@ impl Effects {
     }
 
     pub fn unresolved(&mut self, arg: &Arg) {
-        self.0.push(Effect::Unresolved { text: arg.raw.clone(), pos: arg.pos });
+        self.unresolved_text(&arg.raw, arg.pos);
+    }
+
+    /// Something the analysis cannot know, said in words (`the repository directory`).
+    pub fn unresolved_text(&mut self, text: &str, pos: Pos) {
+        self.0.push(Effect::Unresolved { text: text.to_string(), pos });
     }
 
     pub fn unknown_code(&mut self, what: &str, pos: Pos) {
@@ -128,6 +142,11 @@ impl Args {
     pub fn values(&self, names: &[&str]) -> Vec<Arg> {
         self.opts.iter().filter(|o| names.contains(&o.name.as_str())).filter_map(|o| o.value.clone()).collect()
     }
+}
+
+/// A word the handler makes itself (a path inside a directory it was given), at `pos`.
+pub fn literal(text: &str, pos: Pos) -> Arg {
+    Arg { field: Field::literal(text), pos, raw: text.to_string() }
 }
 
 pub fn sub_arg(orig: &Arg, text: &str) -> Arg {
@@ -224,15 +243,26 @@ pub fn is_url(s: &str) -> bool {
     s.contains("://")
 }
 
-/// The effects of `line` (literal words one space apart; a no-break space is a space inside a
-/// word) through its table row: the row's handler, read with the row's grammar.
+/// The effects of `line` (words one space apart; a no-break space is a space inside a word;
+/// from a `$` on, a word is unknown) through its table row: the row's handler, read with the
+/// row's grammar, run in `/w`.
 #[cfg(test)]
 pub fn effects_of(line: &str) -> Vec<Effect> {
     let mut words = Vec::new();
     let mut column = 1;
     for w in line.split(' ') {
         let text = w.replace('\u{a0}', " ");
-        words.push(Arg { field: Field::literal(&text), pos: Pos { line: 1, column }, raw: text.clone() });
+        let pos = Pos { line: 1, column };
+        words.push(match text.split_once('$') {
+            None => literal(&text, pos),
+            Some((start, _)) => {
+                let parts = vec![
+                    Part::Lit { text: start.to_string(), quoted: true, split: false },
+                    Part::Unknown { numeric: false },
+                ];
+                Arg { field: Field { parts, tainted: false, content: None }, pos, raw: text.clone() }
+            }
+        });
         column += w.chars().count() + 1;
     }
     let entry = super::table::lookup(&words[0].raw).expect("a program of the table");
@@ -246,6 +276,7 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         long_args: entry.long_args,
         stdin_file: false,
         var: &no_vars,
+        cwd: Some("/w"),
     };
     handle(&call).0
 }
