@@ -2,7 +2,7 @@
 //! a command's arguments into accesses.
 
 use super::programs::{self, Args, Call, dirname, getopt, is_url, sub_arg};
-use super::table::{Builtin, Kind, Special, TableEntry, Wrap, lookup};
+use super::table::{Builtin, Kind, TableEntry, Wrap, lookup};
 use super::walk::{Nest, State, Stdin, Val, Walker, field_val, shell_quote};
 use super::word::{Arg, Field, Part};
 use crate::invocation;
@@ -174,10 +174,10 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
             w.need(Scope::Network, Perm::Write, program, program, "sends requests to a cloud service", pos);
         }
         Kind::Wrapper(kind) => wrapper(w, program, entry, kind, args, stdin, st),
-        Kind::Special(kind) => special(w, program, kind, args, st),
         Kind::Builtin(kind) => builtin(w, program, kind, args, env, stdin, st),
         Kind::Program(handle) => {
             let var = |name: &str| w.var_value(name, st);
+            let read = |path: &str| script_text(w, path, st);
             let call = Call {
                 program,
                 pos: args[0].pos,
@@ -186,6 +186,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 long_args: entry.long_args,
                 stdin_file: matches!(stdin, Stdin::File(_)),
                 var: &var,
+                read: &read,
                 cwd: st.cwd.as_deref(),
             };
             let effects = handle(&call);
@@ -242,6 +243,8 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, st: &mut Sta
             programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
             programs::Effect::Run { args } => w.run_command(&args, &[], Stdin::Unknown, st, false),
             programs::Effect::UnknownCode { what, pos } => w.unknown_code(&what, program, pos, false, st),
+            programs::Effect::Code { arg, nest } => code_string(w, program, &arg, st, nest),
+            programs::Effect::UnknownWrite => w.note_unknown_write(),
             programs::Effect::Downloaded { path } => {
                 for p in w.absolutes(&path, st).unwrap_or_default() {
                     st.downloaded.insert(p);
@@ -249,6 +252,13 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, st: &mut Sta
             }
         }
     }
+}
+
+/// The text of a script a program reads (`sed -f`, `awk -f`), when the walk may read it.
+fn script_text(w: &Walker, path: &str, st: &State) -> Option<String> {
+    let abs = w.absolute(path, st)?;
+    let bytes = super::files::read_regular(&super::bytes::path(&abs), 1 << 20).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: super::Pos, st: &State) {
@@ -1685,414 +1695,6 @@ fn builtin(
                 }
             }
         }
-    }
-}
-
-fn special(w: &mut Walker, program: &str, kind: Special, args: &[Arg], st: &mut State) {
-    let rest = &args[1..];
-    let pos = args[0].pos;
-    match kind {
-        Special::Sed => sed(w, program, rest, st),
-        Special::Awk => awk(w, program, rest, st),
-        Special::Split => {
-            let parsed = getopt(
-                rest,
-                "abClnt",
-                &[
-                    "bytes",
-                    "line-bytes",
-                    "lines",
-                    "number",
-                    "suffix-length",
-                    "additional-suffix",
-                    "separator",
-                    "filter",
-                    "prefix",
-                ],
-                true,
-            );
-            if parsed.values(&["filter"]).iter().any(|_| true) {
-                for f in parsed.values(&["filter"]) {
-                    code_string(w, program, &f, st, Nest::NewShell);
-                }
-            }
-            let mut ops = parsed.operands.iter();
-            if let Some(input) = ops.next()
-                && input.known().as_deref() != Some("-")
-            {
-                w.path(input, &[Perm::Read], program, "reads its input", st);
-            }
-            match ops.next() {
-                Some(prefix) => {
-                    let text = prefix.known().unwrap_or_default();
-                    let dir = if text.contains('/') { dirname(&text) } else { ".".into() };
-                    w.path(&sub_arg(prefix, &dir), &[Perm::Write], program, "writes the pieces", st);
-                }
-                None => cwd_access(w, program, &[Perm::Write], "writes the pieces into the current directory", pos, st),
-            }
-        }
-        Special::Sysctl => {
-            let writes = rest.iter().any(|a| {
-                a.known().is_some_and(|t| {
-                    // `-pFILE`, `-fFILE` and `--load=FILE` (attached values) load a file too.
-                    t == "-w"
-                        || t.starts_with("--write")
-                        || (t.starts_with("-p") && !t.starts_with("--"))
-                        || (t.starts_with("-f") && !t.starts_with("--"))
-                        || t.starts_with("--load")
-                        || t.starts_with("--system")
-                        || (!t.starts_with('-') && t.contains('='))
-                })
-            });
-            // Reading them is reading /proc/sys, which every program may in every mode (as
-            // `uname -a` may): no bit.
-            if writes {
-                w.need(Scope::System, Perm::Write, program, program, "changes kernel parameters", pos);
-            }
-        }
-        Special::Ip => {
-            let words: Vec<String> = rest.iter().filter_map(Arg::known).collect();
-            let mutating = words.iter().any(|t| {
-                matches!(
-                    t.as_str(),
-                    "add"
-                        | "del"
-                        | "delete"
-                        | "set"
-                        | "change"
-                        | "replace"
-                        | "flush"
-                        | "append"
-                        | "prepend"
-                        | "exec"
-                        | "attach"
-                        | "detach"
-                        | "up"
-                        | "down"
-                )
-            });
-            if mutating {
-                w.need(Scope::System, Perm::Write, program, program, "changes network configuration", pos);
-            } else {
-                w.need(Scope::System, Perm::Read, program, program, "reads network configuration", pos);
-            }
-        }
-        Special::Systemctl => {
-            let sub = rest.iter().filter_map(Arg::known).find(|t| !t.starts_with('-')).unwrap_or_default();
-            let reading = matches!(
-                sub.as_str(),
-                "" | "status"
-                    | "show"
-                    | "cat"
-                    | "list-units"
-                    | "list-unit-files"
-                    | "list-timers"
-                    | "list-sockets"
-                    | "list-dependencies"
-                    | "is-active"
-                    | "is-enabled"
-                    | "is-failed"
-                    | "help"
-            );
-            if reading {
-                w.need(Scope::System, Perm::Read, program, program, "reads service state", pos);
-            } else {
-                w.need(Scope::System, Perm::Execute, program, program, "controls services run by the init system", pos);
-            }
-        }
-        Special::Apt => {
-            let sub = rest.iter().filter_map(Arg::known).find(|t| !t.starts_with('-')).unwrap_or_default();
-            let reading = matches!(
-                sub.as_str(),
-                "" | "list"
-                    | "search"
-                    | "show"
-                    | "policy"
-                    | "info"
-                    | "depends"
-                    | "rdepends"
-                    | "madison"
-                    | "showpkg"
-                    | "query"
-                    | "help"
-                    | "--version"
-            );
-            // apt's simulation prints what it would do from the package database alone.
-            let simulates = matches!(program, "apt" | "apt-get" | "aptitude")
-                && rest.iter().filter_map(Arg::known).any(|t| {
-                    matches!(t.as_str(), "-s" | "--simulate" | "--just-print" | "--dry-run" | "--recon" | "--no-act")
-                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('s') && t.len() <= 4)
-                });
-            if reading || simulates {
-                w.need(Scope::System, Perm::Read, program, program, "reads the package database", pos);
-            } else {
-                w.need(Scope::System, Perm::Write, program, program, "installs or changes system packages", pos);
-                if !matches!(sub.as_str(), "remove" | "purge" | "autoremove" | "clean" | "autoclean") {
-                    w.need(Scope::Network, Perm::Read, program, program, "downloads packages", pos);
-                }
-            }
-        }
-        Special::Dpkg => {
-            let parsed = getopt(rest, "", &[], true);
-            let installs = parsed.opts.iter().any(|o| {
-                matches!(
-                    o.name.as_str(),
-                    "i" | "install"
-                        | "r"
-                        | "remove"
-                        | "P"
-                        | "purge"
-                        | "configure"
-                        | "unpack"
-                        | "U"
-                        | "e"
-                        | "erase"
-                        | "F"
-                        | "force"
-                )
-            });
-            if installs {
-                w.need(Scope::System, Perm::Write, program, program, "installs or removes system packages", pos);
-                for f in parsed.operands {
-                    if f.known().is_some_and(|t| t.contains('.')) {
-                        w.path(&f, &[Perm::Read], program, "reads a package file", st);
-                    }
-                }
-            } else {
-                w.need(Scope::System, Perm::Read, program, program, "reads the package database", pos);
-            }
-        }
-        Special::Gh | Special::Kubectl => {
-            let words: Vec<String> = rest.iter().filter_map(Arg::known).collect();
-            w.need(Scope::Network, Perm::Read, program, program, "talks to a remote service", pos);
-            let sends_gh = [
-                "create",
-                "edit",
-                "comment",
-                "merge",
-                "close",
-                "reopen",
-                "delete",
-                "upload",
-                "review",
-                "sync",
-                "fork",
-                "--method",
-                "-X",
-                "-f",
-                "-F",
-                "--field",
-                "--raw-field",
-                "--input",
-                "push",
-                "transfer",
-                "archive",
-                "rename",
-                "set",
-                "login",
-            ];
-            let reads_k = [
-                "get",
-                "describe",
-                "logs",
-                "top",
-                "explain",
-                "api-resources",
-                "api-versions",
-                "version",
-                "cluster-info",
-                "config",
-                "auth",
-                "wait",
-                "diff",
-                "list",
-                "status",
-                "history",
-                "search",
-                "show",
-                "template",
-                "lint",
-            ];
-            let sends = if kind == Special::Gh {
-                words.iter().any(|t| sends_gh.contains(&t.as_str()))
-            } else {
-                words.iter().find(|t| !t.starts_with('-')).is_some_and(|t| !reads_k.contains(&t.as_str()))
-            };
-            if sends {
-                w.need(Scope::Network, Perm::Write, program, program, "sends changes to a remote service", pos);
-            }
-            let parsed = getopt(rest, "f", &["filename", "values", "kubeconfig"], true);
-            for f in parsed.values(&["f", "filename", "values"]) {
-                if f.known().as_deref() != Some("-") && !f.known().is_some_and(|t| t.contains("://")) {
-                    w.path(&f, &[Perm::Read], program, "reads a manifest", st);
-                }
-            }
-        }
-    }
-}
-
-fn sed(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
-    let parsed = getopt(rest, "efl", &["expression", "file", "line-length"], true);
-    let in_place = parsed.opts.iter().any(|o| o.name == "i" || o.name.starts_with("in-place"))
-        || rest.iter().any(|a| {
-            a.known().is_some_and(|t| {
-                t.starts_with("-i")
-                    || (t.starts_with('-')
-                        && !t.starts_with("--")
-                        && t.contains('i')
-                        && !t.contains('e')
-                        && !t.contains('f'))
-            })
-        });
-    let mut scripts: Vec<Arg> = parsed.values(&["e", "expression"]);
-    for f in parsed.values(&["f", "file"]) {
-        w.path(&f, &[Perm::Read], program, "reads a sed script", st);
-        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Some(text) = super::files::read_regular(&super::bytes::path(&p), 1 << 20)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-        {
-            scripts.push(sub_arg(&f, &text));
-        }
-    }
-    let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "e" | "expression" | "f" | "file"))
-        && let Some(s) = operands.next()
-    {
-        scripts.push(s);
-    }
-    for s in &scripts {
-        match s.known() {
-            Some(text) => sed_script(w, program, s, &text, st),
-            None => w.unresolved(&s.raw, s.pos),
-        }
-    }
-    let perms: &[Perm] = if in_place { &[Perm::Read, Perm::Write] } else { &[Perm::Read] };
-    for f in operands {
-        if f.known().as_deref() != Some("-") {
-            w.path(&f, perms, program, if in_place { "edits a file in place" } else { "reads a file" }, st);
-        }
-    }
-}
-
-/// The sed commands that touch files or run programs: `w FILE`, `r FILE`, `s///w FILE`, `e`.
-fn sed_script(w: &mut Walker, program: &str, arg: &Arg, text: &str, st: &mut State) {
-    for line in text.split(['\n', ';']) {
-        let l = line.trim_start();
-        let body = l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '$' || c == '!' || c == ' ');
-        let body = match body.strip_prefix('/') {
-            Some(rest) => rest.find('/').map_or(body, |i| rest[i + 1..].trim_start()),
-            None => body,
-        };
-        let mut chars = body.chars();
-        let cmd = chars.next();
-        let arg_text = chars.as_str().trim();
-        match cmd {
-            Some('w' | 'W') if !arg_text.is_empty() => {
-                w.path(&sub_arg(arg, arg_text), &[Perm::Write], program, "writes a file from its script", st);
-            }
-            Some('r' | 'R') if !arg_text.is_empty() => {
-                w.path(&sub_arg(arg, arg_text), &[Perm::Read], program, "reads a file from its script", st);
-            }
-            Some('e') => {
-                w.need(Scope::Workspace, Perm::Execute, text, program, "runs a command from its script (e)", arg.pos);
-                w.unresolved(text, arg.pos);
-            }
-            Some('s') => {
-                if let Some(delim) = body.chars().nth(1) {
-                    let parts: Vec<&str> = body[1 + delim.len_utf8()..].splitn(3, delim).collect();
-                    if let Some(flags) = parts.get(2) {
-                        if let Some(i) = flags.find('w') {
-                            let file = flags[i + 1..].trim();
-                            if !file.is_empty() {
-                                w.path(
-                                    &sub_arg(arg, file),
-                                    &[Perm::Write],
-                                    program,
-                                    "writes a file from its script",
-                                    st,
-                                );
-                            }
-                        }
-                        if flags.split('w').next().is_some_and(|f| f.contains('e')) {
-                            w.need(
-                                Scope::Workspace,
-                                Perm::Execute,
-                                text,
-                                program,
-                                "runs a command from its script (s///e)",
-                                arg.pos,
-                            );
-                            w.unresolved(text, arg.pos);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn awk(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
-    let parsed = getopt(rest, "fvFiE", &["file", "assign", "field-separator", "include", "exec", "load"], true);
-    let mut programs: Vec<Arg> = Vec::new();
-    for f in parsed.values(&["f", "file", "i", "include", "E", "exec"]) {
-        w.path(&f, &[Perm::Read], program, "reads an awk program", st);
-        if let Some(p) = f.known().and_then(|t| w.absolute(&t, st))
-            && let Some(text) = super::files::read_regular(&super::bytes::path(&p), 1 << 20)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-        {
-            programs.push(sub_arg(&f, &text));
-        }
-    }
-    for l in parsed.values(&["l", "load"]) {
-        w.need(Scope::Workspace, Perm::Execute, &l.raw, program, "loads an extension", l.pos);
-    }
-    let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "f" | "file" | "E" | "exec"))
-        && let Some(p) = operands.next()
-    {
-        programs.push(p);
-    }
-    for p in &programs {
-        match p.known() {
-            Some(text) => {
-                if text.contains("system") || text.contains('|') {
-                    w.need(
-                        Scope::Workspace,
-                        Perm::Execute,
-                        &p.raw,
-                        program,
-                        "its program runs commands (system() or a pipe)",
-                        p.pos,
-                    );
-                    w.unresolved(&p.raw, p.pos);
-                }
-                if text.contains("print") && text.contains('>') {
-                    w.unresolved(&p.raw, p.pos);
-                    w.note_unknown_write();
-                }
-            }
-            None => {
-                w.need(
-                    Scope::Workspace,
-                    Perm::Execute,
-                    &p.raw,
-                    program,
-                    "runs an awk program the analysis cannot see",
-                    p.pos,
-                );
-                w.unresolved(&p.raw, p.pos);
-            }
-        }
-    }
-    for f in operands {
-        let t = f.known().unwrap_or_default();
-        if t == "-" || (t.contains('=') && super::word::is_name(t.split('=').next().unwrap_or(""))) {
-            continue;
-        }
-        w.path(&f, &[Perm::Read], program, "reads a file", st);
     }
 }
 

@@ -58,8 +58,6 @@ pub enum Kind {
     Cloud,
     /// A command that runs another command given as its arguments.
     Wrapper(Wrap),
-    /// Commands with their own grammar.
-    Special(Special),
     /// Builtins that change the shell's state or run code.
     Builtin(Builtin),
 }
@@ -85,21 +83,6 @@ pub enum Wrap {
     Time,
     /// `script [-c CMD] [FILE]`.
     Script,
-}
-
-/// Commands whose arguments have their own grammar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Special {
-    Sed,
-    Awk,
-    Split,
-    Sysctl,
-    Ip,
-    Systemctl,
-    Apt,
-    Dpkg,
-    Gh,
-    Kubectl,
 }
 
 /// Builtins with effects on the shell.
@@ -842,9 +825,9 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["sed", "gsed"],
-        Kind::Special(Special::Sed),
-        "",
-        &[],
+        Kind::Program(super::programs::text::handle),
+        "efl",
+        &["expression", "file", "line-length"],
         &[
             ("sed -n 1p a.txt", "0004"),
             ("sed -i s/a/b/ /etc/crontab", "6000"),
@@ -856,9 +839,9 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
-        Kind::Special(Special::Awk),
-        "",
-        &[],
+        Kind::Program(super::programs::text::handle),
+        "fvFiEl",
+        &["file", "assign", "field-separator", "include", "exec", "load"],
         &[
             ("awk '{print $1}' a.txt", "0004"),
             ("awk -F: '{print $1}' /etc/shadow", "4000"),
@@ -927,9 +910,9 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["split", "csplit"],
-        Kind::Special(Special::Split),
-        "",
-        &[],
+        Kind::Program(super::programs::text::handle),
+        "abClnt",
+        &["bytes", "line-bytes", "lines", "number", "suffix-length", "additional-suffix", "separator", "filter", "prefix"],
         &[("split -l 10 big.txt part-", "0006"), ("split big.txt /etc/part", "2004")],
     ),
     entry(
@@ -965,21 +948,21 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["sysctl"],
-        Kind::Special(Special::Sysctl),
+        Kind::Program(super::programs::admin::handle),
         "",
         &[],
         &[("sysctl -w net.ipv4.ip_forward=1", "2000"), ("sysctl -a", "0004"), ("sysctl kernel.x=1", "2000")],
     ),
     entry(
         &["ip"],
-        Kind::Special(Special::Ip),
+        Kind::Program(super::programs::admin::handle),
         "",
         &[],
         &[("ip addr show", "4000"), ("ip link set eth0 down", "2000"), ("ip route add default via 10.0.0.1", "2000")],
     ),
     entry(
         &["systemctl"],
-        Kind::Special(Special::Systemctl),
+        Kind::Program(super::programs::admin::handle),
         "",
         &[],
         &[("systemctl status nginx", "4000"), ("systemctl restart nginx", "1000"), ("systemctl reboot", "1000")],
@@ -989,24 +972,24 @@ pub static TABLE: &[TableEntry] = &[
             "apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "pacman", "apk", "brew", "snap", "flatpak",
             "port", "emerge", "xbps-install", "nix-env", "pkg"
         ],
-        Kind::Special(Special::Apt),
+        Kind::Program(super::programs::packages::handle),
         "",
         &[],
         &[("apt-get install -y curl", "2040"), ("apt list --installed", "4000"), ("apt-get update", "2040")],
     ),
-    entry(&["dpkg", "rpm"], Kind::Special(Special::Dpkg), "", &[], &[("dpkg -l", "4000"), ("dpkg -i pkg.deb", "2004")]),
+    entry(&["dpkg", "rpm"], Kind::Program(super::programs::packages::handle), "", &[], &[("dpkg -l", "4000"), ("dpkg -i pkg.deb", "2004")]),
     entry(
         &["gh", "glab", "hub", "tea"],
-        Kind::Special(Special::Gh),
-        "",
-        &[],
+        Kind::Program(super::programs::services::handle),
+        "f",
+        &["filename", "values", "kubeconfig"],
         &[("gh pr list", "0040"), ("gh pr create --fill", "0060")],
     ),
     entry(
         &["kubectl", "helm", "oc", "k9s"],
-        Kind::Special(Special::Kubectl),
-        "",
-        &[],
+        Kind::Program(super::programs::services::handle),
+        "f",
+        &["filename", "values", "kubeconfig"],
         &[("kubectl get pods", "0040"), ("kubectl apply -f deploy.yaml", "0064")],
     ),
 ];

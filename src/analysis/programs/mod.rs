@@ -6,15 +6,22 @@
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
 //! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
-//! uniq, mktemp), `find.rs`, `git.rs`.
+//! uniq, mktemp), `find.rs`, `git.rs`, `text.rs` (sed, awk, split), `admin.rs` (sysctl, ip,
+//! systemctl), `packages.rs` (apt and its kin, dpkg, rpm), `services.rs` (gh, kubectl and their
+//! kin).
 
+pub mod admin;
 pub mod archives;
 pub mod files;
 pub mod find;
 pub mod git;
 pub mod network;
+pub mod packages;
+pub mod services;
+pub mod text;
 
 use super::Pos;
+use super::walk::Nest;
 use super::word::{Arg, Field, Part};
 use crate::mode::{Perm, Scope};
 
@@ -36,6 +43,9 @@ pub struct Call<'a> {
     pub stdin_file: bool,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
+    /// The text of a file it reads as its own program (`sed -f FILE`), when the walk may read
+    /// it.
+    pub read: &'a dyn Fn(&str) -> Option<String>,
     /// The directory it runs in, when the walk knows it.
     pub cwd: Option<&'a str>,
 }
@@ -75,6 +85,10 @@ pub enum Effect {
     UnknownCode { what: String, pos: Pos },
     /// A command it runs (`find -exec`), walked as if it were in the program.
     Run { args: Vec<Arg> },
+    /// Shell code it runs (`split --filter=CODE`), analysed as nested in this way.
+    Code { arg: Arg, nest: Nest },
+    /// It writes files the analysis cannot name (`awk` printing to a computed file).
+    UnknownWrite,
     /// A file the command downloads (relative to where it runs): running it later runs fetched
     /// code.
     Downloaded { path: String },
@@ -112,6 +126,14 @@ impl Effects {
 
     pub fn run(&mut self, args: Vec<Arg>) {
         self.0.push(Effect::Run { args });
+    }
+
+    pub fn code(&mut self, arg: &Arg, nest: Nest) {
+        self.0.push(Effect::Code { arg: arg.clone(), nest });
+    }
+
+    pub fn unknown_write(&mut self) {
+        self.0.push(Effect::UnknownWrite);
     }
 
     pub fn downloaded(&mut self, path: &str) {
@@ -276,6 +298,7 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         long_args: entry.long_args,
         stdin_file: false,
         var: &no_vars,
+        read: &no_vars,
         cwd: Some("/w"),
     };
     handle(&call).0
