@@ -882,7 +882,7 @@ fn wrapper(w: &mut Walker, program: &str, entry: &TableEntry, kind: Wrap, args: 
                     }
                 }
             }
-            if matches!(program, "nsenter" | "unshare" | "setpriv" | "capsh-run") {
+            if matches!(program, "nsenter" | "unshare" | "setpriv") {
                 w.need(Scope::System, Perm::Execute, program, program, "changes namespaces or privileges", pos);
             }
             if program == "perf" && !inner.is_empty() {

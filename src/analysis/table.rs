@@ -458,7 +458,7 @@ pub static TABLE: &[TableEntry] = &[
             "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "ruby", "irb",
             "perl", "php", "lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish", "guile", "java", "jshell",
             "dotnet", "osascript", "ghci", "runghc", "runhaskell", "scala", "kotlin", "groovy", "swift", "elixir",
-            "erl", "escript", "ts-node", "tsx", "perl5", "awk-script", "gdb", "lldb", "valgrind-run", "ipython",
+            "erl", "escript", "ts-node", "tsx", "perl5", "gdb", "lldb", "ipython",
             "jupyter", "qjs", "rhino", "racket", "sbcl", "clisp", "ocaml", "crystal", "nim", "zx", "expect", "m4",
             "ld.so", "ld-linux.so", "ld-linux-x86-64.so", "ld-linux-aarch64.so", "ld-linux-armhf.so",
             "ld-musl-x86_64.so", "ld-musl-aarch64.so"
@@ -510,8 +510,7 @@ pub static TABLE: &[TableEntry] = &[
             "bundle", "bundler", "composer", "mix", "rebar3", "stack", "cabal", "dune", "opam", "swiftc-build",
             "xcodebuild", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac", "tsc", "esbuild",
             "vite", "webpack", "rollup", "jest", "vitest", "mocha", "eslint", "prettier", "ruff", "mypy", "black",
-            "flake8", "pylint", "isort", "coverage", "nodemon", "turbo", "nx", "lerna", "pre-commit", "tox-run",
-            "twine", "maturin", "setup.py", "cargo-nextest", "ctest", "scons", "autoreconf", "configure",
+            "flake8", "pylint", "isort", "coverage", "nodemon", "turbo", "nx", "lerna", "pre-commit", "twine", "maturin", "setup.py", "cargo-nextest", "ctest", "scons", "autoreconf", "configure",
             "libtool", "ld", "as", "ar", "nasm", "zig", "dub", "nimble", "corepack", "volta", "nvm", "pyenv",
             "rbenv", "asdf", "mise", "direnv", "hugo", "jekyll", "sphinx-build", "mkdocs", "terraform", "tofu",
             "pulumi", "ansible", "ansible-playbook", "vagrant", "packer"
@@ -630,11 +629,9 @@ pub static TABLE: &[TableEntry] = &[
     entry(&["nice"], Kind::Wrapper(Wrap::Options), "n", &["adjustment"], &[("nice -n 10 cat /etc/crontab", "4000")]),
     entry(
         &[
-            "nohup", "setsid", "unbuffer", "catchsegv", "stdbuf", "ionice", "chronic", "ifne", "pv-run",
-            "proxychains", "proxychains4", "torsocks", "firejail", "bwrap-run", "faketime-run", "time-run",
-            "numactl", "systemd-inhibit", "caffeinate", "dbus-run-session", "xvfb-run", "sem", "tini", "dumb-init",
-            "su-exec", "gosu-run", "strace", "ltrace", "valgrind", "perf", "heaptrack", "rr", "torify", "cgexec",
-            "prlimit", "setpriv", "nsenter", "unshare", "capsh-run", "linux32", "linux64", "setarch-run"
+            "nohup", "setsid", "unbuffer", "catchsegv", "stdbuf", "ionice", "chronic", "ifne", "proxychains", "proxychains4", "torsocks", "firejail", "numactl", "systemd-inhibit", "caffeinate", "dbus-run-session", "xvfb-run", "sem", "tini", "dumb-init",
+            "su-exec", "strace", "ltrace", "valgrind", "perf", "heaptrack", "rr", "torify", "cgexec",
+            "prlimit", "setpriv", "nsenter", "unshare", "linux32", "linux64"
         ],
         Kind::Wrapper(Wrap::Options),
         "ioecnpgtuLNOsEdrw",
@@ -645,7 +642,7 @@ pub static TABLE: &[TableEntry] = &[
         &[("nohup cat /etc/crontab", "4000"), ("stdbuf -oL ls", "0004"), ("strace -f ls", "0004")],
     ),
     entry(
-        &["timeout", "chrt", "taskset", "setarch", "faketime", "gtimeout"],
+        &["timeout", "chrt", "taskset", "setarch", "faketime", "gtimeout", "gosu"],
         Kind::Wrapper(Wrap::OneOperand),
         "sk",
         &["signal", "kill-after"],
