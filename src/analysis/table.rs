@@ -38,13 +38,6 @@ pub enum Kind {
     Shell,
     /// A shell whose language is not bash's: runs code the analysis cannot see.
     ForeignShell,
-    /// Build tools and package managers: run project code (workspace execute), and fetch
-    /// when their subcommand installs.
-    Build,
-    /// Runs a command as another user (`sudo`): system execute, then the command.
-    Privilege,
-    /// Switches users with a shell (`su`): system execute, then its `-c` string.
-    SwitchUser,
     /// Stops or restarts the machine: system execute.
     Power,
     /// Administers the machine (filesystems, modules, firewall, users): system write.
@@ -56,33 +49,8 @@ pub enum Kind {
     Fetch,
     /// Cloud command-line tools: read their credentials, fetch and send.
     Cloud,
-    /// A command that runs another command given as its arguments.
-    Wrapper(Wrap),
     /// Builtins that change the shell's state or run code.
     Builtin(Builtin),
-}
-
-/// How a wrapper finds the command it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wrap {
-    /// Options from `short_args`/`long_args` of the entry, then the command.
-    Options,
-    /// Options, then one operand (duration, priority, mask, directory), then the command.
-    OneOperand,
-    /// `env [-i] [-u N] [N=V…] [-S STR] [CMD…]`.
-    Env,
-    /// `xargs [opts] [CMD…]`: the command also gets arguments from stdin.
-    Xargs,
-    /// `flock [opts] FILE CMD…` or `flock [opts] FILE -c STR`.
-    Flock,
-    /// `watch [opts] CMD…`: the words are joined and run by `sh -c`.
-    Watch,
-    /// `chroot DIR CMD…`: system execute, then the command.
-    Chroot,
-    /// `/usr/bin/time [-o FILE] CMD…`.
-    Time,
-    /// `script [-c CMD] [FILE]`.
-    Script,
 }
 
 /// Builtins with effects on the shell.
@@ -515,7 +483,7 @@ pub static TABLE: &[TableEntry] = &[
             "rbenv", "asdf", "mise", "direnv", "hugo", "jekyll", "sphinx-build", "mkdocs", "terraform", "tofu",
             "pulumi", "ansible", "ansible-playbook", "vagrant", "packer"
         ],
-        Kind::Build,
+        Kind::Program(super::programs::build::handle),
         "CfjlIo",
         &["directory", "file", "makefile", "manifest-path", "prefix", "target", "config", "jobs"],
         &[
@@ -534,7 +502,7 @@ pub static TABLE: &[TableEntry] = &[
     // ----- privilege and the machine -----------------------------------------------------
     entry(
         &["sudo", "doas", "pkexec", "run0"],
-        Kind::Privilege,
+        Kind::Program(super::programs::wrappers::privilege),
         "ugpCDhrtTUR",
         &[
             "user", "group", "prompt", "close-from", "chdir", "host", "role", "type", "other-user", "chroot",
@@ -549,7 +517,7 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["su", "runuser", "sg", "newgrp"],
-        Kind::SwitchUser,
+        Kind::Program(super::programs::wrappers::switch_user),
         "cgGsw",
         &["command", "group", "supp-group", "shell", "whitelist-environment"],
         &[("su -c 'cat /etc/shadow'", "5000"), ("su", "1001")],
@@ -621,19 +589,19 @@ pub static TABLE: &[TableEntry] = &[
     // ----- wrappers ----------------------------------------------------------------------
     entry(
         &["env"],
-        Kind::Wrapper(Wrap::Env),
+        Kind::Program(super::programs::wrappers::env),
         "uCS",
         &["unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal"],
         &[("env FOO=1 cat /etc/crontab", "4000"), ("env", "0004"), ("env -i bash -c 'ls ~'", "0400")],
     ),
-    entry(&["nice"], Kind::Wrapper(Wrap::Options), "n", &["adjustment"], &[("nice -n 10 cat /etc/crontab", "4000")]),
+    entry(&["nice"], Kind::Program(super::programs::wrappers::options), "n", &["adjustment"], &[("nice -n 10 cat /etc/crontab", "4000")]),
     entry(
         &[
             "nohup", "setsid", "unbuffer", "catchsegv", "stdbuf", "ionice", "chronic", "ifne", "proxychains", "proxychains4", "torsocks", "firejail", "numactl", "systemd-inhibit", "caffeinate", "dbus-run-session", "xvfb-run", "sem", "tini", "dumb-init",
             "su-exec", "strace", "ltrace", "valgrind", "perf", "heaptrack", "rr", "torify", "cgexec",
             "prlimit", "setpriv", "nsenter", "unshare", "linux32", "linux64"
         ],
-        Kind::Wrapper(Wrap::Options),
+        Kind::Program(super::programs::wrappers::options),
         "ioecnpgtuLNOsEdrw",
         &[
             "output", "input", "error", "class", "classdata", "pid", "user", "tool", "log-file", "target", "mount",
@@ -643,14 +611,14 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["timeout", "chrt", "taskset", "setarch", "faketime", "gtimeout", "gosu"],
-        Kind::Wrapper(Wrap::OneOperand),
+        Kind::Program(super::programs::wrappers::one_operand),
         "sk",
         &["signal", "kill-after"],
         &[("timeout 5 cat /etc/crontab", "4000"), ("timeout -s KILL 5s ls", "0004"), ("taskset 0x1 ls", "0004")],
     ),
     entry(
         &["xargs"],
-        Kind::Wrapper(Wrap::Xargs),
+        Kind::Program(super::programs::wrappers::xargs),
         "aEeIiLlnPsd",
         &[
             "arg-file", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter",
@@ -665,29 +633,29 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &["flock"],
-        Kind::Wrapper(Wrap::Flock),
+        Kind::Program(super::programs::wrappers::flock),
         "wEc",
         &["timeout", "conflict-exit-code", "command"],
         &[("flock /tmp/l cat /etc/crontab", "4000"), ("flock /tmp/l -c 'ls ~'", "0400")],
     ),
     entry(
         &["watch"],
-        Kind::Wrapper(Wrap::Watch),
+        Kind::Program(super::programs::wrappers::watch),
         "nd",
         &["interval", "differences"],
         &[("watch -n 1 'cat /etc/crontab'", "4000")],
     ),
-    entry(&["chroot"], Kind::Wrapper(Wrap::Chroot), "", &["userspec", "groups"], &[("chroot /srv/root ls", "1404")]),
+    entry(&["chroot"], Kind::Program(super::programs::wrappers::chroot), "", &["userspec", "groups"], &[("chroot /srv/root ls", "1404")]),
     entry(
         &["time", "gtime"],
-        Kind::Wrapper(Wrap::Time),
+        Kind::Program(super::programs::wrappers::time),
         "of",
         &["output", "format"],
         &[("time ls", "0004"), ("/usr/bin/time -o ~/t.txt ls", "0204")],
     ),
     entry(
         &["script"],
-        Kind::Wrapper(Wrap::Script),
+        Kind::Program(super::programs::wrappers::script),
         "cEtT",
         &["command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"],
         &[("script -q -c 'cat /etc/crontab' /dev/null", "4000")],

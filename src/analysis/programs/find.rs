@@ -144,7 +144,7 @@ mod tests {
         let runs: Vec<&Vec<Arg>> = e
             .iter()
             .filter_map(|x| match x {
-                Effect::Run { args } => Some(args),
+                Effect::Run { args, .. } => Some(args),
                 _ => None,
             })
             .collect();

@@ -767,7 +767,7 @@ mod tests {
         assert!(
             effects_of("git bisect run make")
                 .iter()
-                .any(|e| matches!(e, Effect::Run { args } if args[0].raw == "make"))
+                .any(|e| matches!(e, Effect::Run { args, .. } if args[0].raw == "make"))
         );
         assert!(effects_of("git").is_empty());
         assert!(effects_of("git help log").is_empty());

@@ -8,10 +8,12 @@
 //! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
 //! uniq, mktemp), `find.rs`, `git.rs`, `text.rs` (sed, awk, split), `admin.rs` (sysctl, ip,
 //! systemctl), `packages.rs` (apt and its kin, dpkg, rpm), `services.rs` (gh, kubectl and their
-//! kin).
+//! kin), `build.rs` (build tools and language package managers), `wrappers.rs` (nice, env,
+//! xargs, sudo, … : programs that run a command they are given).
 
 pub mod admin;
 pub mod archives;
+pub mod build;
 pub mod files;
 pub mod find;
 pub mod git;
@@ -19,6 +21,7 @@ pub mod network;
 pub mod packages;
 pub mod services;
 pub mod text;
+pub mod wrappers;
 
 use super::Pos;
 use super::walk::Nest;
@@ -82,11 +85,14 @@ pub enum Effect {
     Unresolved { text: String, pos: Pos },
     /// Code the analysis cannot see runs here (a program named only at run time): workspace
     /// execute, and afterwards the walk knows nothing of variables or the cwd.
-    UnknownCode { what: String, pos: Pos },
-    /// A command it runs (`find -exec`), walked as if it were in the program.
-    Run { args: Vec<Arg> },
-    /// Shell code it runs (`split --filter=CODE`), analysed as nested in this way.
-    Code { arg: Arg, nest: Nest },
+    /// `fetched`: the code came from the network.
+    UnknownCode { what: String, pos: Pos, fetched: bool },
+    /// A command it runs (`find -exec`, `nice CMD`), walked as if it were in the program, with
+    /// these variables set, and with the wrapper's own standard input or another.
+    Run { args: Vec<Arg>, env: Vec<(String, String)>, own_stdin: bool },
+    /// Shell code it runs (`split --filter=CODE`, `watch WORDS…`: the words joined by spaces),
+    /// analysed as nested in this way.
+    Code { words: Vec<Arg>, nest: Nest },
     /// It writes files the analysis cannot name (`awk` printing to a computed file).
     UnknownWrite,
     /// A file the command downloads (relative to where it runs): running it later runs fetched
@@ -121,15 +127,31 @@ impl Effects {
     }
 
     pub fn unknown_code(&mut self, what: &str, pos: Pos) {
-        self.0.push(Effect::UnknownCode { what: what.to_string(), pos });
+        self.unknown_code_from(what, pos, false);
     }
 
+    pub fn unknown_code_from(&mut self, what: &str, pos: Pos, fetched: bool) {
+        self.0.push(Effect::UnknownCode { what: what.to_string(), pos, fetched });
+    }
+
+    /// A command that gets other input than the program's (`find -exec`, `xargs CMD`).
     pub fn run(&mut self, args: Vec<Arg>) {
-        self.0.push(Effect::Run { args });
+        if !args.is_empty() {
+            self.0.push(Effect::Run { args, env: Vec::new(), own_stdin: false });
+        }
     }
 
-    pub fn code(&mut self, arg: &Arg, nest: Nest) {
-        self.0.push(Effect::Code { arg: arg.clone(), nest });
+    /// A command run with `env` set, reading the wrapper's own input when `own_stdin`.
+    pub fn run_with(&mut self, args: Vec<Arg>, env: Vec<(String, String)>, own_stdin: bool) {
+        if !args.is_empty() {
+            self.0.push(Effect::Run { args, env, own_stdin });
+        }
+    }
+
+    pub fn code(&mut self, words: Vec<Arg>, nest: Nest) {
+        if !words.is_empty() {
+            self.0.push(Effect::Code { words, nest });
+        }
     }
 
     pub fn unknown_write(&mut self) {

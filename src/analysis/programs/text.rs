@@ -160,7 +160,7 @@ fn split(call: &Call) -> Effects {
     let mut out = Effects::default();
     let parsed = call.options();
     for f in parsed.values(&["filter"]) {
-        out.code(&f, Nest::NewShell);
+        out.code(vec![f], Nest::NewShell);
     }
     let mut ops = parsed.operands.iter();
     if let Some(input) = ops.next()

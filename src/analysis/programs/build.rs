@@ -1,0 +1,222 @@
+//! Build tools and package managers (the rows of the table name them): they run the project's
+//! code (workspace execute); which subcommands download, publish or install, and where each
+//! installs, is data below.
+
+use super::{Call, Effects, literal};
+use crate::analysis::word::Arg;
+use crate::mode::{Perm, Scope};
+
+/// Subcommands that may download packages, by tool. `*`: every subcommand may.
+const FETCHES: &[(&[&str], &[&str])] = &[
+    (
+        &["cargo"],
+        &[
+            "build",
+            "b",
+            "run",
+            "r",
+            "test",
+            "t",
+            "check",
+            "c",
+            "bench",
+            "install",
+            "fetch",
+            "update",
+            "add",
+            "doc",
+            "clippy",
+            "search",
+            "vendor",
+            "generate-lockfile",
+            "tree",
+            "package",
+            "nextest",
+        ],
+    ),
+    (
+        &["npm", "pnpm", "yarn", "yarnpkg", "bun"],
+        &[
+            "install", "i", "ci", "add", "update", "up", "upgrade", "outdated", "audit", "view", "info", "search",
+            "exec", "dlx", "create", "init", "x",
+        ],
+    ),
+    (&["pip", "pipx"], &["install", "download", "search", "index", "wheel", "run"]),
+    (&["uv"], &["pip", "sync", "add", "lock", "run", "tool", "venv", "python"]),
+    (&["poetry", "pipenv", "pdm", "hatch"], &["install", "add", "update", "lock", "sync", "run"]),
+    (&["go"], &["get", "install", "mod", "build", "run", "test", "list"]),
+    (&["gem", "bundle", "bundler", "composer"], &["install", "update", "add", "require", "fetch", "exec"]),
+    (&["conda", "mamba", "micromamba"], &["install", "create", "update", "env"]),
+    (
+        &[
+            "mvn", "mvnw", "gradle", "gradlew", "sbt", "lein", "mix", "rebar3", "stack", "cabal", "opam", "npx",
+            "pnpx", "bunx", "uvx", "corepack", "rustup",
+        ],
+        &["*"],
+    ),
+];
+
+/// Subcommands that publish to a registry.
+const PUBLISHES: &[&str] = &["publish", "push", "upload", "release", "deploy"];
+
+/// Subcommands that install or remove packages.
+const INSTALLS: &[&str] = &["install", "i", "add", "ci", "sync", "update", "upgrade", "remove", "uninstall", "rm"];
+
+/// Tools that install into the project (the cwd) unless told otherwise.
+const INTO_PROJECT: &[&str] = &[
+    "npm", "pnpm", "yarn", "yarnpkg", "bun", "composer", "bundle", "bundler", "poetry", "pipenv", "pdm", "uv", "cargo",
+];
+
+/// Tools that install into the interpreter's environment (a target, the user's, a venv's, or
+/// the system's).
+const INTO_ENVIRONMENT: &[&str] = &["pip", "pipx", "gem", "conda", "mamba", "micromamba"];
+
+/// The family's entry.
+pub fn handle(call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let (program, pos) = (call.program, call.pos);
+    let parsed = call.options_first();
+    out.need(
+        Scope::Workspace,
+        Perm::Execute,
+        program,
+        "runs a build tool or package manager, which runs project code",
+        pos,
+    );
+    for d in parsed.values(&["C", "directory"]) {
+        out.path(&d, &[Perm::Read], "works in a directory");
+    }
+    for f in parsed.values(&["f", "file", "makefile", "manifest-path"]) {
+        out.path(&f, &[Perm::Read], "reads a build file");
+    }
+    let words: Vec<String> = call.args.iter().filter_map(Arg::known).collect();
+    let sub = parsed.operands.first().and_then(Arg::known).unwrap_or_default();
+    let sub2 = parsed.operands.get(1).and_then(Arg::known).unwrap_or_default();
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let fetch_subs = FETCHES.iter().find(|(tools, _)| tools.contains(&base)).map_or(&[][..], |(_, subs)| *subs);
+    let fetches = fetch_subs.contains(&"*")
+        || fetch_subs.contains(&sub.as_str())
+        || (base == "go" && sub == "mod" && sub2 == "download");
+    if fetches {
+        out.need(Scope::Network, Perm::Read, program, "may download packages", pos);
+    }
+    if PUBLISHES.contains(&sub.as_str()) {
+        out.need(Scope::Network, Perm::Read, program, "talks to a package registry", pos);
+        out.need(Scope::Network, Perm::Write, program, "publishes to a package registry", pos);
+    }
+    if !INSTALLS.contains(&sub.as_str()) {
+        return out;
+    }
+    let var = |name: &str| (call.var)(name).filter(|v| !v.is_empty());
+    let global = words.iter().any(|w| w == "-g" || w == "--global" || w == "--location=global");
+    if matches!(base, "npm" | "pnpm" | "yarn" | "yarnpkg" | "bun") && global {
+        out.need(Scope::System, Perm::Write, program, "installs packages globally", pos);
+    } else if base == "cargo" && sub == "install" {
+        match var("CARGO_HOME").or_else(|| var("HOME").map(|h| format!("{h}/.cargo"))) {
+            Some(h) => out.path(
+                &literal(&crate::scope::normalize("/", &h), pos),
+                &[Perm::Write],
+                "installs into the cargo home",
+            ),
+            None => out.unresolved_text("$CARGO_HOME", pos),
+        }
+    } else if INTO_PROJECT.contains(&base) {
+        out.cwd(&[Perm::Write], "installs packages into the project", pos);
+    } else if INTO_ENVIRONMENT.contains(&base) {
+        // The target comes after the subcommand: `pip install --target DIR …`.
+        if let Some(t) = call.options().values(&["t", "target", "prefix", "root"]).first() {
+            out.path(t, &[Perm::Write], "installs packages");
+        } else if words.iter().any(|x| x == "--user") {
+            if let Some(h) = var("HOME") {
+                out.path(&literal(&format!("{h}/.local"), pos), &[Perm::Write], "installs packages for the user");
+            }
+        } else if let Some(venv) = var("VIRTUAL_ENV") {
+            out.path(
+                &literal(&crate::scope::normalize("/", &venv), pos),
+                &[Perm::Write],
+                "installs packages into the virtual environment",
+            );
+        } else {
+            out.need(
+                Scope::System,
+                Perm::Write,
+                program,
+                "installs packages into the interpreter's site-packages",
+                pos,
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Effect, effects_of};
+    use super::FETCHES;
+    use crate::mode::{Perm, Scope};
+
+    fn needs(line: &str) -> Vec<(Scope, Perm)> {
+        effects_of(line)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Need { scope, perm, .. } => Some((scope, perm)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const RUNS: (Scope, Perm) = (Scope::Workspace, Perm::Execute);
+    const FETCH: (Scope, Perm) = (Scope::Network, Perm::Read);
+
+    #[test]
+    fn each_tool_is_in_one_line() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (tools, _) in FETCHES {
+            for t in *tools {
+                assert!(seen.insert(*t), "{t} is in two lines");
+            }
+        }
+    }
+
+    #[test]
+    fn builds_run_code_and_fetch_by_subcommand() {
+        assert_eq!(needs("make"), vec![RUNS]);
+        assert_eq!(needs("cargo build"), vec![RUNS, FETCH]);
+        assert_eq!(needs("cargo fmt"), vec![RUNS]);
+        assert_eq!(needs("go mod download"), vec![RUNS, FETCH]);
+        assert_eq!(needs("go mod tidy"), vec![RUNS, FETCH]);
+        assert_eq!(needs("go vet"), vec![RUNS]);
+        assert_eq!(needs("gradle test"), vec![RUNS, FETCH]);
+        assert_eq!(needs("npm publish"), vec![RUNS, FETCH, (Scope::Network, Perm::Write)]);
+    }
+
+    #[test]
+    fn installs_land_where_the_tool_puts_them() {
+        assert_eq!(needs("npm install -g x"), vec![RUNS, FETCH, (Scope::System, Perm::Write)]);
+        assert!(matches!(effects_of("npm install").last(), Some(Effect::Cwd { perms: [Perm::Write], .. })));
+        // No venv, no --user, no target: the interpreter's own site-packages.
+        assert_eq!(needs("pip install requests"), vec![RUNS, FETCH, (Scope::System, Perm::Write)]);
+        let e = effects_of("pip install --target vendor requests");
+        assert!(
+            matches!(e.last(), Some(Effect::Path { arg, perms: [Perm::Write], .. }) if arg.raw == "vendor"),
+            "{e:?}"
+        );
+        // Without HOME the cargo home is not known.
+        assert!(
+            matches!(effects_of("cargo install ripgrep").last(), Some(Effect::Unresolved { text, .. }) if text == "$CARGO_HOME")
+        );
+    }
+
+    #[test]
+    fn make_reads_its_directory_and_makefile() {
+        let e = effects_of("make -C /etc -f other.mk");
+        assert!(
+            e.iter().any(|e| matches!(e, Effect::Path { arg, perms: [Perm::Read], .. } if arg.raw == "/etc")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter().any(|e| matches!(e, Effect::Path { arg, perms: [Perm::Read], .. } if arg.raw == "other.mk")),
+            "{e:?}"
+        );
+    }
+}
