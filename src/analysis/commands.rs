@@ -1,7 +1,7 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
-use super::programs::{self, Args, Call, dirname, getopt, is_url, sub_arg};
+use super::programs::{self, Call, dirname, getopt, is_url, sub_arg};
 use super::table::{Builtin, Kind, TableEntry, lookup};
 use super::walk::{Nest, State, Stdin, Val, Walker, field_val};
 use super::word::{Arg, Field, Part};
@@ -93,7 +93,6 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 w.path(&op, &[Perm::Write], program, "writes its input to a file", st);
             }
         }
-        Kind::Interpreter => interpreter(w, program, entry, args, &stdin, st),
         Kind::Shell => shell(w, program, args, env, &stdin, st),
         Kind::ForeignShell => {
             let pos = args[0].pos;
@@ -147,7 +146,8 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
                 args: rest,
                 short_args: entry.short_args,
                 long_args: entry.long_args,
-                stdin_file: matches!(stdin, Stdin::File(_)),
+                stdin: &stdin,
+                downloaded: &|p: &str| st.downloaded.contains(p),
                 var: &var,
                 read: &read,
                 cwd: st.cwd.as_deref(),
@@ -212,6 +212,9 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
             programs::Effect::UnknownCode { what, pos, fetched } => w.unknown_code(&what, program, pos, fetched, st),
             programs::Effect::Code { words, nest } => run_string(w, program, &words, st, nest),
             programs::Effect::UnknownWrite => w.note_unknown_write(),
+            programs::Effect::Possibly(effects) => {
+                w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
+            }
             programs::Effect::Downloaded { path } => {
                 for p in w.absolutes(&path, st).unwrap_or_default() {
                     st.downloaded.insert(p);
@@ -341,113 +344,6 @@ fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st:
 
 /// `args` is the whole command, its name first (as for [`build`] and [`pattern_reads`]): the
 /// needs of a command without arguments are at its name.
-fn interpreter(w: &mut Walker, program: &str, entry: &TableEntry, args: &[Arg], stdin: &Stdin, st: &mut State) {
-    let (pos, rest) = (args[0].pos, &args[1..]);
-    let parsed = getopt(rest, entry.short_args, entry.long_args, false);
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    w.need(Scope::Workspace, Perm::Execute, program, program, "runs an interpreter", pos);
-    let inline = (parsed.has(&["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"])
-        && !matches!(base, "java"))
-        || (base == "deno" && parsed.operands.first().and_then(Arg::known).as_deref() == Some("eval"));
-    let in_place = matches!(base, "perl" | "perl5") && parsed.opts.iter().any(|o| o.name == "i");
-    // Code given inline that came from the network (`python3 -c "$(curl …)"`) is fetched code run.
-    for code in inline_code(base, &parsed).into_iter().filter(|a| a.field.tainted) {
-        w.unresolved(&code.raw, code.pos);
-        w.need(Scope::Network, Perm::Execute, &code.raw, program, "runs code fetched from the network", code.pos);
-    }
-    let mut operands = parsed.operands.iter();
-    if !inline {
-        match operands.next() {
-            Some(script) if script.known().as_deref() != Some("-") => {
-                w.path(script, &[Perm::Read, Perm::Execute], program, "runs a script", st);
-                if let Some(p) = script.known().and_then(|t| w.absolute(&t, st))
-                    && st.downloaded.contains(&p)
-                {
-                    w.need(Scope::Network, Perm::Execute, &p, program, "runs a script downloaded earlier", script.pos);
-                }
-                if script.field.tainted {
-                    w.need(
-                        Scope::Network,
-                        Perm::Execute,
-                        &script.raw,
-                        program,
-                        "runs code fetched from the network",
-                        script.pos,
-                    );
-                }
-            }
-            _ => {
-                if *stdin == Stdin::Fetched {
-                    w.need(Scope::Network, Perm::Execute, program, program, "runs code fetched from the network", pos);
-                }
-                if let Stdin::File(p) = stdin
-                    && st.downloaded.contains(p)
-                {
-                    w.need(Scope::Network, Perm::Execute, p, program, "runs a script downloaded earlier", pos);
-                }
-            }
-        }
-    }
-    let rest_ops: Vec<&Arg> = operands.collect();
-    if in_place {
-        for f in rest_ops {
-            w.path(f, &[Perm::Read, Perm::Write], program, "edits a file in place", st);
-        }
-    } else {
-        w.possibly(|w| {
-            for f in rest_ops {
-                if let Some(t) = f.known()
-                    && t.contains('/')
-                    && !is_url(&t)
-                {
-                    w.path(f, &[Perm::Read], program, "may read a path it is given", st);
-                }
-            }
-        });
-    }
-}
-
-/// The words an interpreter runs as code given inline: the value of its inline-code option
-/// (`python -c`, `node -e/--eval/-p/--print`, `perl -e/-E`, `ruby -e`, `php -r`, `lua -e`, …),
-/// or the operand after `deno eval`.
-fn inline_code<'a>(base: &str, parsed: &'a Args) -> Vec<&'a Arg> {
-    let options: &[&str] = match base {
-        "python" | "pypy" | "ipython" | "guile" | "expect" => &["c"],
-        "node" | "nodejs" | "bun" | "ts-node" | "tsx" | "qjs" => &["e", "eval", "p", "print"],
-        "perl" => &["e", "E"],
-        "ruby" | "irb" | "lua" | "luajit" | "Rscript" | "R" | "osascript" | "groovy" | "scala" | "elixir" => {
-            &["e", "eval"]
-        }
-        "julia" => &["e", "E", "eval", "print"],
-        "php" => &["r", "B", "R", "E"],
-        "racket" => &["e", "eval"],
-        "sbcl" | "clisp" => &["eval"],
-        "erl" => &["eval"],
-        "tclsh" | "wish" => &[],
-        "deno" => {
-            return match parsed.operands.first().and_then(Arg::known).as_deref() {
-                Some("eval") => parsed.operands.get(1).into_iter().collect(),
-                _ => Vec::new(),
-            };
-        }
-        _ => &["c", "e", "E", "eval", "p", "print", "r", "command", "x"],
-    };
-    let mut code: Vec<&Arg> = Vec::new();
-    let mut bare = false;
-    for opt in parsed.opts.iter().filter(|o| options.contains(&o.name.as_str())) {
-        match &opt.value {
-            Some(v) => code.push(v),
-            // The option letter does not take a value in the table's reading: its code is the
-            // first operand.
-            None => bare = true,
-        }
-    }
-    if code.is_empty() && bare {
-        code.extend(parsed.operands.first());
-    }
-    code
-}
-
 /// `bash …` inside the program: its arguments are read exactly as the top level reads them.
 fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: &Stdin, st: &mut State) {
     let pos = args[0].pos;
@@ -1367,7 +1263,7 @@ mod tests {
 
     #[test]
     fn lookup_handles_versions() {
-        assert!(lookup("python3.11").is_some_and(|e| matches!(e.kind, Kind::Interpreter)));
+        assert!(lookup("python3.11").is_some_and(|e| e.names.contains(&"python3")));
         assert!(lookup("mkfs.ext4").is_some_and(|e| matches!(e.kind, Kind::Admin)));
         assert!(lookup("pip3.12").is_some_and(|e| e.names.contains(&"pip3")));
         assert!(lookup("surely-not-a-command").is_none());

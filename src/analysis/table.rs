@@ -32,8 +32,6 @@ pub enum Kind {
     Link,
     /// Operands are written, input comes from stdin (`tee`).
     Tee,
-    /// Runs code: needs workspace execute; a script operand is read and executed.
-    Interpreter,
     /// A POSIX shell: its program is analysed like the top-level one.
     Shell,
     /// A shell whose language is not bash's: runs code the analysis cannot see.
@@ -431,7 +429,7 @@ pub static TABLE: &[TableEntry] = &[
             "ld.so", "ld-linux.so", "ld-linux-x86-64.so", "ld-linux-aarch64.so", "ld-linux-armhf.so",
             "ld-musl-x86_64.so", "ld-musl-aarch64.so"
         ],
-        Kind::Interpreter,
+        Kind::Program(super::programs::interpreters::handle),
         "cemWXIOQr",
         &["eval", "print", "require", "import", "loader", "input-type", "env-file", "cp", "classpath", "module"],
         &[

@@ -8,7 +8,7 @@
 //! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
 //! uniq, mktemp), `find.rs`, `git.rs`, `text.rs` (sed, awk, split), `admin.rs` (sysctl, ip,
 //! systemctl), `packages.rs` (apt and its kin, dpkg, rpm), `services.rs` (gh, kubectl and their
-//! kin), `build.rs` (build tools and language package managers), `wrappers.rs` (nice, env,
+//! kin), `build.rs` (build tools and language package managers), `interpreters.rs`, `wrappers.rs` (nice, env,
 //! xargs, sudo, … : programs that run a command they are given).
 
 pub mod admin;
@@ -17,6 +17,7 @@ pub mod build;
 pub mod files;
 pub mod find;
 pub mod git;
+pub mod interpreters;
 pub mod network;
 pub mod packages;
 pub mod services;
@@ -24,7 +25,7 @@ pub mod text;
 pub mod wrappers;
 
 use super::Pos;
-use super::walk::Nest;
+use super::walk::{Nest, Stdin};
 use super::word::{Arg, Field, Part};
 use crate::mode::{Perm, Scope};
 
@@ -42,8 +43,10 @@ pub struct Call<'a> {
     /// The table row's grammar: one-letter options that take a value, and long ones.
     pub short_args: &'a str,
     pub long_args: &'a [&'a str],
-    /// Its standard input is redirected from a file (what it reads may be sent on).
-    pub stdin_file: bool,
+    /// Where its standard input comes from.
+    pub stdin: &'a Stdin,
+    /// Whether the program downloaded this file (an absolute path) earlier.
+    pub downloaded: &'a dyn Fn(&str) -> bool,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
     /// The text of a file it reads as its own program (`sed -f FILE`), when the walk may read
@@ -95,6 +98,9 @@ pub enum Effect {
     Code { words: Vec<Arg>, nest: Nest },
     /// It writes files the analysis cannot name (`awk` printing to a computed file).
     UnknownWrite,
+    /// Effects that may or may not happen (the arguments of a script, which it may open):
+    /// their accesses are only possible.
+    Possibly(Vec<Effect>),
     /// A file the command downloads (relative to where it runs): running it later runs fetched
     /// code.
     Downloaded { path: String },
@@ -151,6 +157,12 @@ impl Effects {
     pub fn code(&mut self, words: Vec<Arg>, nest: Nest) {
         if !words.is_empty() {
             self.0.push(Effect::Code { words, nest });
+        }
+    }
+
+    pub fn possibly(&mut self, effects: Effects) {
+        if !effects.0.is_empty() {
+            self.0.push(Effect::Possibly(effects.0));
         }
     }
 
@@ -318,7 +330,8 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         args: &words[1..],
         short_args: entry.short_args,
         long_args: entry.long_args,
-        stdin_file: false,
+        stdin: &Stdin::Unknown,
+        downloaded: &|_| false,
         var: &no_vars,
         read: &no_vars,
         cwd: Some("/w"),

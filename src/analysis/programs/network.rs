@@ -4,6 +4,7 @@
 //! peers), and the paths its options name.
 
 use super::{Call, Effects};
+use crate::analysis::walk::Stdin;
 use crate::analysis::word::{Arg, Field};
 use crate::mode::{Perm, Scope};
 
@@ -342,7 +343,7 @@ fn ssh(call: &Call) -> Effects {
     }
     let host = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| call.program.to_string());
     out.need(Scope::Network, Perm::Read, &host, "connects to a remote host", call.pos);
-    if call.stdin_file {
+    if matches!(call.stdin, Stdin::File(_)) {
         out.need(Scope::Network, Perm::Write, &host, "sends a file to a remote host", call.pos);
     }
     out
@@ -373,7 +374,7 @@ fn netcat(call: &Call) -> Effects {
         return out;
     }
     out.need(Scope::Network, Perm::Read, &target, "opens a network connection", call.pos);
-    if call.stdin_file {
+    if matches!(call.stdin, Stdin::File(_)) {
         out.need(Scope::Network, Perm::Write, &target, "sends a file over the network", call.pos);
     }
     out
