@@ -129,7 +129,7 @@ pub fn stop_on_panic() {
             writeln!(std::io::stderr(), "sandbox-bash: error: internal error{location}: {message}; nothing was run");
         // SAFETY: _exit ends the process at once without running any other code; nothing of
         // the command has run, and nothing will.
-        unsafe { libc::_exit(125) }
+        unsafe { libc::_exit(crate::report::REFUSED) }
     }));
 }
 

@@ -161,8 +161,8 @@ pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
 pub enum Outcome {
     /// Text for standard output: help, version, `--sandbox-info`.
     Print(String),
-    /// `--sandbox-explain`: the explanation, and the verdict whose status it exits with.
-    Explain(String, Verdict),
+    /// `--sandbox-explain`: the explanation, and the status of its verdict.
+    Explain(String, i32),
     /// Denied by policy: the denial (one line per missing bit), with a note when the
     /// administrator's ceiling took away a bit the mode asked for.
     Deny(Box<Decision>, Option<String>),
@@ -178,9 +178,9 @@ impl Outcome {
         match self {
             Outcome::Print(_) => 0,
             // What the run would exit with.
-            Outcome::Explain(_, verdict) => verdict.status(),
-            Outcome::Deny(..) => Verdict::Deny.status(),
-            Outcome::Refuse(_) => Verdict::Error.status(),
+            Outcome::Explain(_, status) => *status,
+            Outcome::Deny(..) => report::DENIED,
+            Outcome::Refuse(_) => report::REFUSED,
             Outcome::BashFails(_, status) => *status,
         }
     }
@@ -326,8 +326,6 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         verdict: Verdict::Allow,
         analysis: Analysis::default(),
         note: Some("bash prints its help, version or a usage error and runs nothing".into()),
-        error: None,
-        bash_failure: None,
         script: None,
         script_bytes: None,
         program: String::new(),
@@ -336,7 +334,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     if let Action::Explain { json } = action {
         // Possible accesses the mode does not allow rest on the rules this run would get: say
         // here what the run would find.
-        let decision = match (&bash, decision.verdict) {
+        let decision = match (&bash, &decision.verdict) {
             (Ok(real), Verdict::Allow) if has_pending(&decision) => {
                 let layout = sandbox::with_programs(&layout, real);
                 let policy =
@@ -355,7 +353,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             _ => decision,
         };
         let text = if json { decision.json() + "\n" } else { decision.text() };
-        return Ok(Outcome::Explain(text, decision.verdict));
+        return Ok(Outcome::Explain(text, decision.verdict.status()));
     }
 
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
@@ -391,12 +389,12 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             }
         };
 
-    if let Some((message, status)) = &decision.bash_failure {
-        log("error", "none", decision.error.as_deref(), &[])?;
-        return Ok(Outcome::BashFails(message.clone(), *status));
-    }
-    match decision.verdict {
+    match &decision.verdict {
         Verdict::Allow => {}
+        Verdict::BashFails { error, message, status } => {
+            log("error", "none", Some(error), &[])?;
+            return Ok(Outcome::BashFails(message.clone(), *status));
+        }
         Verdict::Deny => {
             log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()), &[])?;
             // Say when it is the administrator's ceiling that took a needed bit away.
@@ -411,11 +409,6 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
                 })
             });
             return Ok(Outcome::Deny(Box::new(decision), ceiling));
-        }
-        Verdict::Error => {
-            let message = decision.error.clone().unwrap_or_else(|| "cannot run the command safely".into());
-            log("error", "none", Some(&message), &[])?;
-            return Err(Error::Refused(message));
         }
     }
     let to_run = ToRun {
@@ -914,8 +907,6 @@ fn decide(
         verdict: Verdict::Allow,
         analysis: Analysis::default(),
         note: None,
-        error: None,
-        bash_failure: None,
         script: None,
         script_bytes: None,
         program: String::new(),
@@ -999,9 +990,11 @@ fn decide(
                         }
                         _ => (format!("{shown}: {shown}: Is a directory\n"), 126, "Is a directory".to_string()),
                     };
-                    decision.verdict = Verdict::Error;
-                    decision.error = Some(format!("cannot read the script {}: {why}", located.display()));
-                    decision.bash_failure = Some((message, status));
+                    decision.verdict = Verdict::BashFails {
+                        error: format!("cannot read the script {}: {why}", located.display()),
+                        message,
+                        status,
+                    };
                     return Ok(decision);
                 }
             }

@@ -74,32 +74,44 @@ fn bound_name(b: Bound) -> &'static str {
 }
 
 /// The outcome of the static layer for one invocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Allow,
     Deny,
-    Error,
+    /// bash itself would fail before running anything (the script cannot be read): the error in
+    /// sandbox-bash's words, and what bash prints and exits with.
+    BashFails {
+        error: String,
+        message: String,
+        status: i32,
+    },
 }
 
 impl Verdict {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Verdict::Allow => "allow",
             Verdict::Deny => "deny",
-            Verdict::Error => "error",
+            Verdict::BashFails { .. } => "error",
         }
     }
 
-    /// The exit status of a run with this verdict (and of `--sandbox-explain` on it): 126 for a
-    /// denial by policy, 125 for what sandbox-bash cannot do safely.
-    pub fn status(self) -> i32 {
+    /// The exit status of `--sandbox-explain` on this verdict (a run that bash fails exits with
+    /// bash's status): 126 for a denial by policy, 125 for what sandbox-bash cannot do safely.
+    pub fn status(&self) -> i32 {
         match self {
             Verdict::Allow => 0,
-            Verdict::Deny => 126,
-            Verdict::Error => 125,
+            Verdict::Deny => DENIED,
+            Verdict::BashFails { .. } => REFUSED,
         }
     }
 }
+
+/// The exit status of a denial by policy.
+pub const DENIED: i32 = 126;
+
+/// The exit status when sandbox-bash cannot run the command safely.
+pub const REFUSED: i32 = 125;
 
 /// Everything the explanation reports.
 #[derive(Clone, Debug)]
@@ -113,9 +125,6 @@ pub struct Decision {
     pub analysis: Analysis,
     /// Why the program was not checked statically, or other facts worth saying.
     pub note: Option<String>,
-    pub error: Option<String>,
-    /// bash itself would fail before running anything: the message it prints and its status.
-    pub bash_failure: Option<(String, i32)>,
     /// The script file analysed, as it was when it was read, to check it is still the same
     /// file right before bash reads it.
     pub script: Option<crate::analysis::files::Identity>,
@@ -182,7 +191,7 @@ impl Decision {
         let verdict = match self.verdict {
             Verdict::Allow => "would run",
             Verdict::Deny => "would be denied",
-            Verdict::Error => "error",
+            Verdict::BashFails { .. } => "error",
         };
         out.push_str(&format!("verdict:    {verdict} (exit {})\n", self.verdict.status()));
         out.push_str(&format!("source:     {}\n", self.source));
@@ -195,7 +204,7 @@ impl Decision {
             out.push_str(&format!("missing:    {missing}\n"));
         }
         out.push_str(&format!("            ({MODE_LEGEND})\n"));
-        if let Some(error) = &self.error {
+        if let Verdict::BashFails { error, .. } = &self.verdict {
             out.push_str(&format!("error:      {error}\n"));
         }
         if let Some(failure) = &self.analysis.failure {
@@ -300,10 +309,10 @@ impl Decision {
             #[serde(skip_serializing_if = "Option::is_none")]
             note: Option<&'a str>,
         }
-        let error = match (&self.error, &self.analysis.failure) {
-            (Some(e), _) => Some(e.clone()),
-            (None, Some(f)) => Some(format!("cannot analyse the program: {f}")),
-            (None, None) => None,
+        let error = match (&self.verdict, &self.analysis.failure) {
+            (Verdict::BashFails { error, .. }, _) => Some(error.clone()),
+            (_, Some(f)) => Some(format!("cannot analyse the program: {f}")),
+            (_, None) => None,
         };
         let doc = Json {
             version: 1,
