@@ -953,7 +953,7 @@ fn decide(
                         "the program is {size} bytes long; the analysis accepts at most {} bytes",
                         analysis::MAX_TEXT_BYTES
                     );
-                    if allowed == Mode(0o7777) {
+                    if allowed == Mode::ALL {
                         // Refused for the analysis's sake only: a mode that allows everything runs it.
                         decision.note = Some(format!("{message}; the mode allows everything, so it runs unread"));
                         decision.analysis.accesses.push(Access {
@@ -1029,7 +1029,7 @@ fn decide(
     }
     // A mode that allows everything refuses nothing for the analysis's sake: what it could
     // not follow is code it cannot see, bounded by the kernel layer as everything is.
-    if allowed == Mode(0o7777)
+    if allowed == Mode::ALL
         && let Some(failure) = analysis.failure.take()
     {
         decision.note = Some(format!(

@@ -86,7 +86,7 @@ pub struct Mode(pub u16);
 
 /// The named presets and the digits they stand for.
 pub const PRESETS: [(&str, Mode); 3] =
-    [("read-only", Mode(0o0444)), ("workspace-write", Mode(0o0467)), ("full", Mode(0o7777))];
+    [("read-only", Mode(0o0444)), ("workspace-write", Mode(0o0467)), ("full", Mode::ALL)];
 
 /// Why a mode string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +108,9 @@ impl fmt::Display for ModeError {
 impl Mode {
     /// The mode with no bits at all.
     pub const NONE: Mode = Mode(0);
+
+    /// The mode with every bit.
+    pub const ALL: Mode = Mode(0o7777);
 
     /// The single bit for `perm` in `scope`.
     pub fn bit(scope: Scope, perm: Perm) -> Mode {

@@ -390,6 +390,15 @@ pub enum Stdin {
     Empty,
 }
 
+/// How much of the shell's state code the analysis cannot see may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// Anything: variables, functions, aliases, the cwd (`eval "$x"`).
+    Everything,
+    /// Only variables (`$(…)` in a word, `${x:=…}`).
+    Variables,
+}
+
 /// What a nested text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nest {
@@ -855,6 +864,19 @@ impl<'c> Walker<'c> {
     /// Marks that code the analysis cannot see runs here: it needs workspace execute, it may
     /// call any function, and afterwards nothing about variables or the cwd is known.
     pub fn unknown_code(&mut self, what: &str, command: &str, pos: Pos, tainted: bool, st: &mut State) {
+        self.unknown_code_reaching(what, command, pos, tainted, Reach::Everything, st);
+    }
+
+    /// [`Self::unknown_code`] that can change only what `reach` says.
+    fn unknown_code_reaching(
+        &mut self,
+        what: &str,
+        command: &str,
+        pos: Pos,
+        tainted: bool,
+        reach: Reach,
+        st: &mut State,
+    ) {
         self.unresolved(what, pos);
         if tainted {
             self.need(Scope::Network, Perm::Execute, what, command, "runs code fetched from the network", pos);
@@ -864,9 +886,14 @@ impl<'c> Walker<'c> {
         if self.quiet == 0 {
             self.sinks[self.sink].dynamic = true;
         }
-        self.aliases_unknown = true;
         self.assigned_dynamic = true;
-        st.havoc();
+        match reach {
+            Reach::Everything => {
+                self.aliases_unknown = true;
+                st.havoc();
+            }
+            Reach::Variables => st.havoc_variables(),
+        }
     }
 
     /// Code bash runs that the analysis cannot read (`why`): listed as a command that is not
@@ -895,13 +922,7 @@ impl<'c> Walker<'c> {
             return;
         }
         self.record_command(None, raw, pos);
-        self.unresolved(what, pos);
-        self.need(Scope::Workspace, Perm::Execute, what, "bash", "runs code the analysis cannot see", pos);
-        if self.quiet == 0 {
-            self.sinks[self.sink].dynamic = true;
-        }
-        self.assigned_dynamic = true;
-        st.havoc_variables();
+        self.unknown_code_reaching(what, "bash", pos, false, Reach::Variables, st);
     }
 
     pub fn take_taint(&mut self) -> bool {
@@ -1013,7 +1034,7 @@ impl<'c> Walker<'c> {
     /// grants (so it can narrow, never widen). A value the analysis cannot know may grant all.
     pub fn mode_assignment(&mut self, value: &Val) {
         let (values, open) = value.scalars();
-        let mut granted = if open { Mode(0o7777) } else { Mode::NONE };
+        let mut granted = if open { Mode::ALL } else { Mode::NONE };
         for v in values {
             let m = match v.as_str() {
                 "" if matches!(value, Val::Unset) => crate::mode::DEFAULT_MODE,

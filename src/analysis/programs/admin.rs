@@ -72,18 +72,8 @@ const SYSTEMCTL_READS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::bits_of as need;
     use crate::mode::{Perm, Scope};
-
-    fn need(line: &str) -> Vec<(Scope, Perm)> {
-        effects_of(line)
-            .into_iter()
-            .map(|e| match e {
-                Effect::Need { scope, perm, .. } => (scope, perm),
-                other => panic!("{line}: {other:?}"),
-            })
-            .collect()
-    }
 
     #[test]
     fn sysctl_writes_only_when_setting() {

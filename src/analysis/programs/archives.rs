@@ -142,14 +142,7 @@ mod tests {
     fn paths(line: &str) -> (Vec<(String, &'static [Perm])>, bool) {
         let effects = super::super::effects_of(line);
         let cwd = effects.iter().any(|e| matches!(e, Effect::Cwd { .. }));
-        let paths = effects
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), perms)),
-                _ => None,
-            })
-            .collect();
-        (paths, cwd)
+        (super::super::paths_in(&effects), cwd)
     }
 
     #[test]

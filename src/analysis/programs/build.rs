@@ -151,31 +151,16 @@ pub fn handle(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::{Effect, assert_once, bits_of as needs, effects_of};
     use super::FETCHES;
     use crate::mode::{Perm, Scope};
-
-    fn needs(line: &str) -> Vec<(Scope, Perm)> {
-        effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Need { scope, perm, .. } => Some((scope, perm)),
-                _ => None,
-            })
-            .collect()
-    }
 
     const RUNS: (Scope, Perm) = (Scope::Workspace, Perm::Execute);
     const FETCH: (Scope, Perm) = (Scope::Network, Perm::Read);
 
     #[test]
     fn each_tool_is_in_one_line() {
-        let mut seen = std::collections::BTreeSet::new();
-        for (tools, _) in FETCHES {
-            for t in *tools {
-                assert!(seen.insert(*t), "{t} is in two lines");
-            }
-        }
+        assert_once("download", FETCHES.iter().map(|(names, _)| *names));
     }
 
     #[test]

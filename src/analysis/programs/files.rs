@@ -115,18 +115,8 @@ fn sort_or_uniq(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Effect;
+    use super::super::paths_of as paths;
     use crate::mode::Perm;
-
-    fn paths(line: &str) -> Vec<(String, &'static [Perm])> {
-        super::super::effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), perms)),
-                _ => None,
-            })
-            .collect()
-    }
 
     #[test]
     fn dd_patch_sort_and_uniq_name_their_files() {

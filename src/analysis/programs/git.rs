@@ -661,54 +661,29 @@ fn dry_run(words: &[String]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::{Effect, assert_once, effects_of, needs_of as needs, paths_of as paths};
     use super::SUBCOMMANDS;
     use crate::mode::{Perm, Scope};
 
-    fn needs(line: &str) -> Vec<(Scope, Perm, String)> {
-        effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Need { scope, perm, target, .. } => Some((scope, perm, target)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn paths(line: &str) -> Vec<(String, Vec<Perm>)> {
-        effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Path { arg, perms, .. } => Some((arg.raw, perms.to_vec())),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn each_subcommand_is_in_one_line() {
-        let mut seen = std::collections::BTreeSet::new();
-        for s in SUBCOMMANDS {
-            for n in s.names {
-                assert!(seen.insert(*n), "git {n} is in two lines of the subcommand table");
-            }
-        }
+        assert_once("git subcommand", SUBCOMMANDS.iter().map(|s| s.names));
     }
 
     #[test]
     fn reading_subcommands_read_the_cwd() {
         assert_eq!(effects_of("git status").len(), 1);
-        assert_eq!(paths("git log -p"), vec![("/w".to_string(), vec![Perm::Read])]);
+        assert_eq!(paths("git log -p"), vec![("/w".to_string(), &[Perm::Read][..])]);
         assert!(needs("git diff HEAD").is_empty());
     }
 
     #[test]
     fn minus_c_moves_the_repository_and_chains() {
-        assert_eq!(paths("git -C /etc status"), vec![("/etc".to_string(), vec![Perm::Read])]);
-        assert_eq!(paths("git -C /srv -C repo status"), vec![("/srv/repo".to_string(), vec![Perm::Read])]);
+        assert_eq!(paths("git -C /etc status"), vec![("/etc".to_string(), &[Perm::Read][..])]);
+        assert_eq!(paths("git -C /srv -C repo status"), vec![("/srv/repo".to_string(), &[Perm::Read][..])]);
         assert_eq!(
             paths("git -C /srv remote add o x"),
-            vec![("/srv".to_string(), vec![Perm::Read]), ("/srv/.git/config".to_string(), vec![Perm::Write])]
+            vec![("/srv".to_string(), &[Perm::Read][..]), ("/srv/.git/config".to_string(), &[Perm::Write][..])]
         );
     }
 
@@ -735,8 +710,8 @@ mod tests {
 
     #[test]
     fn clean_dry_run_only_reads() {
-        let read = vec![("/w".to_string(), vec![Perm::Read])];
-        let change = vec![("/w".to_string(), vec![Perm::Read, Perm::Write])];
+        let read = vec![("/w".to_string(), &[Perm::Read][..])];
+        let change = vec![("/w".to_string(), &[Perm::Read, Perm::Write][..])];
         assert_eq!(paths("git clean -nd"), read);
         assert_eq!(paths("git clean --dry-run"), read);
         assert_eq!(paths("git clean -fd"), change);
@@ -753,7 +728,7 @@ mod tests {
         assert!(n.contains(&(Scope::System, Perm::Write, "/w/.git/hooks".into())), "{n:?}");
         assert_eq!(
             paths("git clone --template=/t https://h/r.git dest").last(),
-            Some(&("dest".to_string(), vec![Perm::Write]))
+            Some(&("dest".to_string(), &[Perm::Write][..]))
         );
     }
 

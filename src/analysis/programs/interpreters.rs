@@ -120,18 +120,13 @@ fn inline_code<'a>(base: &str, parsed: &'a Args) -> Vec<&'a Arg> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::{Effect, assert_once, effects_of};
     use super::INLINE;
     use crate::mode::{Perm, Scope};
 
     #[test]
     fn each_interpreter_is_in_one_line() {
-        let mut seen = std::collections::BTreeSet::new();
-        for (names, _) in INLINE {
-            for n in *names {
-                assert!(seen.insert(*n), "{n} is in two lines");
-            }
-        }
+        assert_once("inline-code option", INLINE.iter().map(|(names, _)| *names));
     }
 
     #[test]

@@ -338,3 +338,56 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
     };
     handle(&call).0
 }
+
+/// The paths among `effects` (their known text, or as written), with their permissions.
+#[cfg(test)]
+pub fn paths_in(effects: &[Effect]) -> Vec<(String, &'static [Perm])> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Path { arg, perms, .. } => Some((arg.known().unwrap_or_else(|| arg.raw.clone()), *perms)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The paths `line` touches (see [`effects_of`]).
+#[cfg(test)]
+pub fn paths_of(line: &str) -> Vec<(String, &'static [Perm])> {
+    paths_in(&effects_of(line))
+}
+
+/// Asserts that no name is in two lines of a table of `what`.
+#[cfg(test)]
+pub fn assert_once<'a>(what: &str, lines: impl IntoIterator<Item = &'a [&'a str]>) {
+    let mut seen = std::collections::BTreeSet::new();
+    for names in lines {
+        for n in names {
+            assert!(seen.insert(*n), "{n} is in two lines of the {what} table");
+        }
+    }
+}
+
+/// The bits a list of effects needs, with their targets, in order.
+#[cfg(test)]
+pub fn needs_in(effects: &[Effect]) -> Vec<(Scope, Perm, String)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Need { scope, perm, target, .. } => Some((*scope, *perm, target.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The bits `line` needs (see [`effects_of`]), with their targets.
+#[cfg(test)]
+pub fn needs_of(line: &str) -> Vec<(Scope, Perm, String)> {
+    needs_in(&effects_of(line))
+}
+
+/// The bits `line` needs, without their targets.
+#[cfg(test)]
+pub fn bits_of(line: &str) -> Vec<(Scope, Perm)> {
+    needs_of(line).into_iter().map(|(s, p, _)| (s, p)).collect()
+}

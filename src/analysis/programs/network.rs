@@ -408,33 +408,11 @@ fn socat(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Effect;
+    use super::super::{Effect, needs_in as needs, paths_in as paths};
     use crate::mode::{Perm, Scope};
 
     fn effects(line: &str) -> Vec<Effect> {
         super::super::effects_of(line)
-    }
-
-    /// The needs among `effects`, as (scope, perm, target).
-    fn needs(effects: &[Effect]) -> Vec<(Scope, Perm, String)> {
-        effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Need { scope, perm, target, .. } => Some((*scope, *perm, target.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The paths among `effects`, as (text, perms).
-    fn paths(effects: &[Effect]) -> Vec<(String, &'static [Perm])> {
-        effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap(), *perms)),
-                _ => None,
-            })
-            .collect()
     }
 
     fn downloads(effects: &[Effect]) -> Vec<String> {

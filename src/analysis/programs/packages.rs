@@ -79,18 +79,8 @@ fn dpkg(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::{Effect, bits_of as bits, effects_of};
     use crate::mode::{Perm, Scope};
-
-    fn bits(line: &str) -> Vec<(Scope, Perm)> {
-        effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Need { scope, perm, .. } => Some((scope, perm)),
-                _ => None,
-            })
-            .collect()
-    }
 
     #[test]
     fn apt_reads_simulates_installs_and_removes() {

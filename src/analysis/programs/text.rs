@@ -1,7 +1,7 @@
 //! Text programs with a language of their own that can name files and run commands: `sed`,
 //! `awk` (and its kin), and `split`/`csplit`, whose `--filter` is shell code.
 
-use super::{Call, Effects, dirname, sub_arg};
+use super::{Args, Call, Effects, dirname, sub_arg};
 use crate::analysis::walk::Nest;
 use crate::analysis::word::{Arg, is_name};
 use crate::mode::{Perm, Scope};
@@ -29,19 +29,8 @@ fn sed(call: &Call) -> Effects {
                     && !t.contains('e')
                     && !t.contains('f'))
         });
-    let mut scripts: Vec<Arg> = parsed.values(&["e", "expression"]);
-    for f in parsed.values(&["f", "file"]) {
-        out.path(&f, &[Perm::Read], "reads a sed script");
-        if let Some(text) = f.known().and_then(|t| (call.read)(&t)) {
-            scripts.push(sub_arg(&f, &text));
-        }
-    }
-    let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "e" | "expression" | "f" | "file"))
-        && let Some(s) = operands.next()
-    {
-        scripts.push(s);
-    }
+    let given = ["e", "expression", "f", "file"];
+    let (scripts, operands) = programs(call, &mut out, &parsed, &["f", "file"], &given, "reads a sed script");
     for s in &scripts {
         match s.known() {
             Some(text) => sed_script(&mut out, s, &text),
@@ -56,6 +45,31 @@ fn sed(call: &Call) -> Effects {
         }
     }
     out
+}
+
+/// The program texts of a command whose program is given by options (inline, or in files it
+/// reads, whose text the walk may give), or else is its first operand; and the operands left.
+fn programs(
+    call: &Call,
+    out: &mut Effects,
+    parsed: &Args,
+    files: &[&str],
+    given: &[&str],
+    reason: &'static str,
+) -> (Vec<Arg>, Vec<Arg>) {
+    let inline: Vec<&str> = given.iter().copied().filter(|o| !files.contains(o)).collect();
+    let mut texts = parsed.values(&inline);
+    for f in parsed.values(files) {
+        out.path(&f, &[Perm::Read], reason);
+        if let Some(text) = f.known().and_then(|t| (call.read)(&t)) {
+            texts.push(sub_arg(&f, &text));
+        }
+    }
+    let mut operands = parsed.operands.clone();
+    if !parsed.has(given) && !operands.is_empty() {
+        texts.push(operands.remove(0));
+    }
+    (texts, operands)
 }
 
 /// The sed commands that touch files or run programs: `w FILE`, `r FILE`, `s///w FILE`, `e`.
@@ -104,23 +118,14 @@ fn sed_script(out: &mut Effects, arg: &Arg, text: &str) {
 fn awk(call: &Call) -> Effects {
     let mut out = Effects::default();
     let parsed = call.options();
-    let mut programs: Vec<Arg> = Vec::new();
-    for f in parsed.values(&["f", "file", "i", "include", "E", "exec"]) {
-        out.path(&f, &[Perm::Read], "reads an awk program");
-        if let Some(text) = f.known().and_then(|t| (call.read)(&t)) {
-            programs.push(sub_arg(&f, &text));
-        }
-    }
+    let files = ["f", "file", "i", "include", "E", "exec"];
+    // An included file adds to the program on the command line; the others replace it.
+    let given = ["f", "file", "E", "exec"];
+    let (texts, operands) = programs(call, &mut out, &parsed, &files, &given, "reads an awk program");
     for l in parsed.values(&["l", "load"]) {
         out.need(Scope::Workspace, Perm::Execute, &l.raw, "loads an extension", l.pos);
     }
-    let mut operands = parsed.operands.into_iter();
-    if parsed.opts.iter().all(|o| !matches!(o.name.as_str(), "f" | "file" | "E" | "exec"))
-        && let Some(p) = operands.next()
-    {
-        programs.push(p);
-    }
-    for p in &programs {
+    for p in &texts {
         match p.known() {
             Some(text) => {
                 if text.contains("system") || text.contains('|') {
@@ -181,19 +186,9 @@ fn split(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
+    use super::super::{Effect, effects_of, paths_of as paths};
     use crate::analysis::walk::Nest;
     use crate::mode::{Perm, Scope};
-
-    fn paths(line: &str) -> Vec<(String, Vec<Perm>)> {
-        effects_of(line)
-            .into_iter()
-            .filter_map(|e| match e {
-                Effect::Path { arg, perms, .. } => Some((arg.known().unwrap_or(arg.raw), perms.to_vec())),
-                _ => None,
-            })
-            .collect()
-    }
 
     fn runs(line: &str) -> bool {
         effects_of(line).iter().any(|e| matches!(e, Effect::Need { scope: Scope::Workspace, perm: Perm::Execute, .. }))
@@ -201,12 +196,12 @@ mod tests {
 
     #[test]
     fn sed_reads_edits_and_writes_from_its_script() {
-        assert_eq!(paths("sed -n 1p a.txt"), vec![("a.txt".into(), vec![Perm::Read])]);
-        assert_eq!(paths("sed -i s/a/b/ a.txt"), vec![("a.txt".into(), vec![Perm::Read, Perm::Write])]);
-        assert_eq!(paths("sed -ni p a.txt"), vec![("a.txt".into(), vec![Perm::Read, Perm::Write])]);
-        assert_eq!(paths("sed -e w\u{a0}out.txt a.txt")[0], ("out.txt".into(), vec![Perm::Write]));
-        assert_eq!(paths("sed s/a/b/w\u{a0}log a.txt")[0], ("log".into(), vec![Perm::Write]));
-        assert_eq!(paths("sed 1r\u{a0}/etc/x a.txt")[0], ("/etc/x".into(), vec![Perm::Read]));
+        assert_eq!(paths("sed -n 1p a.txt"), vec![("a.txt".into(), &[Perm::Read][..])]);
+        assert_eq!(paths("sed -i s/a/b/ a.txt"), vec![("a.txt".into(), &[Perm::Read, Perm::Write][..])]);
+        assert_eq!(paths("sed -ni p a.txt"), vec![("a.txt".into(), &[Perm::Read, Perm::Write][..])]);
+        assert_eq!(paths("sed -e w\u{a0}out.txt a.txt")[0], ("out.txt".into(), &[Perm::Write][..]));
+        assert_eq!(paths("sed s/a/b/w\u{a0}log a.txt")[0], ("log".into(), &[Perm::Write][..]));
+        assert_eq!(paths("sed 1r\u{a0}/etc/x a.txt")[0], ("/etc/x".into(), &[Perm::Read][..]));
         assert!(runs("sed 1e\u{a0}id a.txt"));
         assert!(runs("sed s/x/id/e a.txt"));
         assert!(!runs("sed s/x/y/g a.txt"));
@@ -214,7 +209,7 @@ mod tests {
 
     #[test]
     fn awk_runs_commands_and_skips_assignments() {
-        assert_eq!(paths("awk {print} a.txt n=1 -"), vec![("a.txt".into(), vec![Perm::Read])]);
+        assert_eq!(paths("awk {print} a.txt n=1 -"), vec![("a.txt".into(), &[Perm::Read][..])]);
         assert!(runs("awk {system(\"id\")}"));
         assert!(runs("awk {print|\"sh\"}"));
         assert!(!runs("awk {print}"));
@@ -226,7 +221,7 @@ mod tests {
     fn split_writes_where_the_prefix_is_and_runs_its_filter() {
         assert_eq!(
             paths("split big.txt /etc/part"),
-            vec![("big.txt".into(), vec![Perm::Read]), ("/etc".into(), vec![Perm::Write])]
+            vec![("big.txt".into(), &[Perm::Read][..]), ("/etc".into(), &[Perm::Write][..])]
         );
         assert!(matches!(effects_of("split big.txt").last(), Some(Effect::Cwd { perms: [Perm::Write], .. })));
         let e = effects_of("split --filter=gzip\u{a0}>x.gz big.txt");

@@ -254,7 +254,9 @@ mod tests {
 
     /// The words of the command a wrapper runs, its environment, and whether it passes its
     /// input on.
-    fn runs(line: &str) -> Option<(Vec<String>, Vec<(String, String)>, bool)> {
+    type Runs = (Vec<String>, Vec<(String, String)>, bool);
+
+    fn runs(line: &str) -> Option<Runs> {
         effects_of(line).into_iter().find_map(|e| match e {
             Effect::Run { args, env, own_stdin } => Some((args.into_iter().map(|a| a.raw).collect(), env, own_stdin)),
             _ => None,
@@ -311,6 +313,6 @@ mod tests {
         assert!(effects_of("su").iter().any(|e| matches!(e, Effect::UnknownCode { .. })));
         assert!(effects_of("sudo -i").iter().any(|e| matches!(e, Effect::UnknownCode { .. })));
         assert_eq!(words("sudo -u bob ls"), ["ls"]);
-        assert!(matches!(effects_of("script").get(0), Some(Effect::Cwd { perms: [Perm::Write], .. })));
+        assert!(matches!(effects_of("script").first(), Some(Effect::Cwd { perms: [Perm::Write], .. })));
     }
 }
