@@ -1,7 +1,7 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
-use super::programs::{self, Call, dirname, getopt, is_url, sub_arg};
+use super::programs::{self, Call, dirname, getopt};
 use super::table::{Builtin, Kind, TableEntry, lookup};
 use super::walk::{Nest, State, Stdin, Val, Walker, field_val};
 use super::word::{Arg, Field, Part};
@@ -12,7 +12,6 @@ use crate::mode::{Perm, Scope};
 
 /// Analyses running `program` (a name, or the base name of a program in a system directory).
 pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State) {
-    let rest = &args[1..];
     let entry = lookup(program);
     // A program that may create files the table does not name (a decompressor's output, a
     // decoder's, a build's): a file absent now may be there for a later `source`.
@@ -21,141 +20,44 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
     }) {
         w.note_unmodelled_program();
     }
-    let Some(entry) = entry else {
-        generic(w, program, rest, st);
-        return;
-    };
-    let a = || getopt(rest, entry.short_args, entry.long_args, true);
-    match entry.kind {
-        Kind::Pure => {}
-        Kind::Reads => {
-            for op in a().operands {
-                if op.known().as_deref() != Some("-") {
-                    w.path(&op, &[Perm::Read], program, "reads a file", st);
-                }
-            }
-        }
-        Kind::Lists => {
-            let parsed = a();
-            if parsed.operands.is_empty() {
-                cwd_access(w, program, &[Perm::Read], "lists the current directory", args[0].pos, st);
-            }
-            // `ls -d` looks at the entries themselves, never inside: a stat, which the kernel
-            // allows anywhere and which shows no content.
-            if matches!(program, "ls" | "dir" | "vdir") && parsed.has(&["d", "directory"]) {
-                w.possibly(|w| {
-                    for op in &parsed.operands {
-                        w.path(op, &[Perm::Read], program, "looks at a path's own entry (ls -d)", st);
-                    }
-                });
-                return;
-            }
-            for op in parsed.operands {
-                w.path(&op, &[Perm::Read], program, "lists or reads a path", st);
-            }
-        }
-        Kind::PatternReads => pattern_reads(w, program, entry, args, st),
-        Kind::Writes => {
-            let parsed = a();
-            let recursive = parsed.has(&["r", "R", "recursive"]);
-            let perms: &[Perm] = if recursive { &[Perm::Read, Perm::Write] } else { &[Perm::Write] };
-            for v in parsed.values(&["reference", "r"]) {
-                if program != "rm" {
-                    w.path(&v, &[Perm::Read], program, "reads a reference file", st);
-                }
-            }
-            for op in parsed.operands {
-                w.path(&op, perms, program, "changes or removes a file", st);
-            }
-        }
-        Kind::Edits => {
-            for op in a().operands {
-                w.path(&op, &[Perm::Read, Perm::Write], program, "reads and rewrites a file", st);
-            }
-        }
-        Kind::ModeWrites => {
-            let parsed = a();
-            let recursive = parsed.has(&["R", "recursive"]);
-            let perms: &[Perm] = if recursive { &[Perm::Read, Perm::Write] } else { &[Perm::Write] };
-            let reference = parsed.values(&["reference"]);
-            for v in &reference {
-                w.path(v, &[Perm::Read], program, "reads a reference file", st);
-            }
-            let skip = usize::from(reference.is_empty());
-            // `chmod -x file` reads as an option; bash passes it on and chmod takes it as a mode.
-            for op in parsed.operands.iter().skip(skip) {
-                w.path(op, perms, program, "changes a file's mode or owner", st);
-            }
-        }
-        Kind::Copy | Kind::Move | Kind::Link => copy_like(w, program, entry, rest, st),
-        Kind::Tee => {
-            for op in a().operands {
-                w.path(&op, &[Perm::Write], program, "writes its input to a file", st);
-            }
-        }
-        Kind::Shell => shell(w, program, args, env, &stdin, st),
-        Kind::ForeignShell => {
-            let pos = args[0].pos;
-            w.need(
-                Scope::Workspace,
-                Perm::Execute,
-                program,
-                program,
-                "runs a shell whose language the analysis does not read",
-                pos,
-            );
-            w.unresolved(&format!("{program} code"), pos);
-        }
-        Kind::Power => {
-            w.need(Scope::System, Perm::Execute, program, program, "stops or restarts the machine", args[0].pos);
-        }
-        Kind::Admin => {
-            w.need(Scope::System, Perm::Write, program, program, "changes how the machine is configured", args[0].pos);
-        }
-        Kind::Engine => {
-            w.need(
-                Scope::System,
-                Perm::Execute,
-                program,
-                program,
-                "talks to a container engine, which is root-equivalent",
-                args[0].pos,
-            );
-        }
-        Kind::Fetch => {
-            let parsed = a();
-            let target = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| program.to_string());
-            w.need(Scope::Network, Perm::Read, &target, program, "fetches from or looks up the network", args[0].pos);
-            if matches!(stdin, Stdin::File(_)) {
-                w.need(Scope::Network, Perm::Write, &target, program, "sends a file to the network", args[0].pos);
-            }
-        }
-        Kind::Cloud => {
-            let pos = args[0].pos;
-            w.need(Scope::System, Perm::Read, program, program, "reads its cloud credentials", pos);
-            w.need(Scope::Network, Perm::Read, program, program, "talks to a cloud service", pos);
-            w.need(Scope::Network, Perm::Write, program, program, "sends requests to a cloud service", pos);
-        }
-        Kind::Builtin(kind) => builtin(w, program, kind, args, env, stdin, st),
-        Kind::Program(handle) => {
-            let var = |name: &str| w.var_value(name, st);
-            let read = |path: &str| script_text(w, path, st);
-            let call = Call {
-                program,
-                pos: args[0].pos,
-                args: rest,
-                short_args: entry.short_args,
-                long_args: entry.long_args,
-                stdin: &stdin,
-                downloaded: &|p: &str| st.downloaded.contains(p),
-                var: &var,
-                read: &read,
-                cwd: st.cwd.as_deref(),
-            };
-            let effects = handle(&call);
-            apply(w, program, effects, &stdin, st);
-        }
+    match entry.map(|e| e.kind) {
+        Some(Kind::Shell) => shell(w, program, args, env, &stdin, st),
+        Some(Kind::Builtin(kind)) => builtin(w, program, kind, args, env, stdin, st),
+        _ => program_effects(w, program, entry, args, &stdin, st),
     }
+}
+
+/// A program's command knowledge, behind the seam: its handler (or its row's kind, or the rule
+/// for programs the table does not know) sees the call, and the walk applies what it returns.
+fn program_effects(
+    w: &mut Walker,
+    program: &str,
+    entry: Option<&TableEntry>,
+    args: &[Arg],
+    stdin: &Stdin,
+    st: &mut State,
+) {
+    let var = |name: &str| w.var_value(name, st);
+    let read = |path: &str| script_text(w, path, st);
+    let downloaded = |p: &str| st.downloaded.contains(p);
+    let call = Call {
+        program,
+        pos: args[0].pos,
+        args: &args[1..],
+        short_args: entry.map_or("", |e| e.short_args),
+        long_args: entry.map_or(&[], |e| e.long_args),
+        stdin,
+        downloaded: &downloaded,
+        var: &var,
+        read: &read,
+        cwd: st.cwd.as_deref(),
+    };
+    let effects = match entry.map(|e| e.kind) {
+        Some(Kind::Program(handle)) => handle(&call),
+        Some(kind) => programs::generic::handle(kind, &call),
+        None => programs::generic::unknown(&call),
+    };
+    apply(w, program, effects, stdin, st);
 }
 
 /// Whether the table models `program` (what it reads, writes and runs).
@@ -163,35 +65,10 @@ pub fn is_modelled(program: &str) -> bool {
     lookup(program).is_some()
 }
 
-/// A program the table does not know: any word with a slash, or starting with `~`, may be a
-/// path it reads. Those accesses are only possible (see [`super::Certainty::Possible`]).
-pub fn generic(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
-    w.possibly(|w| generic_words(w, program, rest, st));
-}
-
-fn generic_words(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
-    for arg in rest {
-        match arg.known() {
-            Some(text) => {
-                let value = match text.split_once('=') {
-                    Some((k, v)) if k.starts_with('-') => v.to_string(),
-                    _ => text.clone(),
-                };
-                let raw_tilde = arg.raw.starts_with('~');
-                // A bare name of a credential (`deep.key`, `.env`) may be a file in the cwd too.
-                let credential = crate::scope::credential_name(&value) || crate::scope::home_credential_name(&value);
-                if (value.contains('/') || raw_tilde || credential) && !is_url(&value) {
-                    let sub = if value == text { arg.clone() } else { sub_arg(arg, &value) };
-                    w.path(&sub, &[Perm::Read], program, "may read a path it is given", st);
-                }
-            }
-            None => {
-                if arg.field.fragments().iter().any(|f| f.contains('/')) {
-                    w.path(arg, &[Perm::Read], program, "may read a path it is given", st);
-                }
-            }
-        }
-    }
+/// A program the table does not know (or one whose name is not known): the words it is given
+/// may be paths it reads.
+pub fn generic(w: &mut Walker, program: &str, args: &[Arg], st: &mut State) {
+    program_effects(w, program, None, args, &Stdin::Unknown, st);
 }
 
 /// Applies what a handler behind the seam (`programs/`) says the command does.
@@ -212,6 +89,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
             programs::Effect::UnknownCode { what, pos, fetched } => w.unknown_code(&what, program, pos, fetched, st),
             programs::Effect::Code { words, nest } => run_string(w, program, &words, st, nest),
             programs::Effect::UnknownWrite => w.note_unknown_write(),
+            programs::Effect::Links { dest, sources, symbolic } => record_links(w, &dest, &sources, symbolic, st),
             programs::Effect::Possibly(effects) => {
                 w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
             }
@@ -245,75 +123,6 @@ fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: 
     }
 }
 
-fn pattern_reads(w: &mut Walker, program: &str, entry: &TableEntry, args: &[Arg], st: &mut State) {
-    let rest = &args[1..];
-    let parsed = getopt(rest, entry.short_args, entry.long_args, true);
-    for f in parsed.values(&["f", "file", "from-file", "slurpfile", "rawfile"]) {
-        w.path(&f, &[Perm::Read], program, "reads a pattern or input file", st);
-    }
-    let pattern_given = parsed.has(&["e", "regexp", "f", "file"]);
-    let mut operands = parsed.operands.iter();
-    let is_jq = matches!(program, "jq" | "yq" | "gojq" | "jaq" | "xq");
-    if !pattern_given || is_jq && !parsed.has(&["f", "from-file"]) {
-        operands.next();
-    }
-    let files: Vec<&Arg> = operands.collect();
-    let recursive =
-        parsed.has(&["r", "R", "recursive", "dereference-recursive"]) || matches!(program, "rg" | "ag" | "ack");
-    if files.is_empty() && recursive {
-        cwd_access(w, program, &[Perm::Read], "searches the current directory", args[0].pos, st);
-    }
-    for f in files {
-        if f.known().as_deref() != Some("-") {
-            w.path(f, &[Perm::Read], program, "reads a file", st);
-        }
-    }
-}
-
-fn copy_like(w: &mut Walker, program: &str, entry: &TableEntry, rest: &[Arg], st: &mut State) {
-    let parsed = getopt(rest, entry.short_args, entry.long_args, true);
-    let mut operands = parsed.operands.clone();
-    let target_dir = parsed.values(&["t", "target-directory"]).into_iter().next();
-    let install_dirs = program == "install" && parsed.has(&["d", "directory"]);
-    if install_dirs {
-        for op in &operands {
-            w.path(op, &[Perm::Write], program, "creates a directory", st);
-        }
-        return;
-    }
-    let dest = match target_dir {
-        Some(t) => Some(t),
-        None if operands.len() >= 2 => operands.pop(),
-        None if program == "ln" || program == "link" => {
-            // `ln -s TARGET` creates a link named after TARGET in the cwd.
-            if let Some(src) = operands.first().cloned()
-                && let Some(name) = src.known().and_then(|t| t.rsplit('/').next().map(str::to_string))
-            {
-                let mut link = sub_arg(&src, &name);
-                link.raw = name;
-                w.path(&link, &[Perm::Write], program, "creates a link", st);
-            }
-            return;
-        }
-        None => None,
-    };
-    if let Some(d) = dest {
-        let what = if program == "ln" || program == "link" { "creates a link" } else { "writes the destination" };
-        w.path(&d, &[Perm::Write], program, what, st);
-        if program == "ln" || program == "link" {
-            let symbolic = parsed.has(&["s", "symbolic"]);
-            record_links(w, &d, &operands, symbolic, st);
-        }
-    }
-    for src in operands {
-        match program {
-            "mv" => w.path(&src, &[Perm::Read, Perm::Write], program, "moves a file away", st),
-            "ln" | "link" => {}
-            _ => w.path(&src, &[Perm::Read], program, "reads a source file", st),
-        }
-    }
-}
-
 /// `ln [-s] SOURCE… DEST`: later accesses through DEST land at the source.
 fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &State) {
     let Some(dest_abs) = dest.known().and_then(|t| w.absolute(&t, st)) else { return };
@@ -342,8 +151,6 @@ fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st:
     }
 }
 
-/// `args` is the whole command, its name first (as for [`build`] and [`pattern_reads`]): the
-/// needs of a command without arguments are at its name.
 /// `bash …` inside the program: its arguments are read exactly as the top level reads them.
 fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], stdin: &Stdin, st: &mut State) {
     let pos = args[0].pos;
@@ -749,7 +556,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
         let mut inner = w.new_shell_state(st, name.to_string(), positional, &[]);
         w.run_file(abs, &text, first.pos, &mut inner, Nest::NewShell);
     }
-    generic(w, name, &args[1..], st);
+    generic(w, name, args, st);
 }
 
 /// `source FILE`: the file is read, and its text runs in this shell.

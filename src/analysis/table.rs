@@ -339,21 +339,28 @@ pub static TABLE: &[TableEntry] = &[
     ),
     // ----- writers -----------------------------------------------------------------------
     entry(
+        &["rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash"],
+        Kind::Writes,
+        "",
+        &[],
         &[
-            "rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "mkfifo", "mknod", "fallocate",
-            "chattr", "setfacl", "srm", "trash", "trash-put", "gio-trash"
+            ("rm -rf /*", "6000"),
+            ("rm -rf build", "0006"),
+            ("rm -r /etc/x", "6000"),
+            ("rm ~/note.txt", "0200"),
+            ("rm -rf ~/.ssh", "6000"),
+            ("rm .git/hooks/pre-commit", "2000"),
         ],
+    ),
+    entry(
+        &["shred", "touch", "mkdir", "truncate", "mkfifo", "mknod", "fallocate", "chattr", "setfacl"],
         Kind::Writes,
         "mstrdnoZ",
         &["mode", "size", "reference", "date", "iterations", "context"],
         &[
-            ("rm -rf /*", "6000"),
-            ("rm -rf build", "0006"),
-            ("rm ~/note.txt", "0200"),
             ("touch /tmp/x", "0004"),
+            ("touch -r ref.txt new.txt", "0006"),
             ("mkdir -p a/b", "0002"),
-            ("rm -rf ~/.ssh", "6000"),
-            ("rm .git/hooks/pre-commit", "2000"),
             ("truncate -s 0 /var/log/syslog", "2000"),
         ],
     ),

@@ -2551,7 +2551,7 @@ impl<'c> Walker<'c> {
                 }
                 self.record_command(None, &first.raw, pos);
                 // Whatever runs, the paths it is given are still paths.
-                commands::generic(self, &first.raw, &args[1..], st);
+                commands::generic(self, &first.raw, args, st);
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
             }

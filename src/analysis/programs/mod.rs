@@ -16,6 +16,7 @@ pub mod archives;
 pub mod build;
 pub mod files;
 pub mod find;
+pub mod generic;
 pub mod git;
 pub mod interpreters;
 pub mod network;
@@ -98,6 +99,9 @@ pub enum Effect {
     Code { words: Vec<Arg>, nest: Nest },
     /// It writes files the analysis cannot name (`awk` printing to a computed file).
     UnknownWrite,
+    /// Links it creates (`ln [-s] SOURCE… DEST`): later accesses through them land at the
+    /// sources.
+    Links { dest: Arg, sources: Vec<Arg>, symbolic: bool },
     /// Effects that may or may not happen (the arguments of a script, which it may open):
     /// their accesses are only possible.
     Possibly(Vec<Effect>),
@@ -158,6 +162,10 @@ impl Effects {
         if !words.is_empty() {
             self.0.push(Effect::Code { words, nest });
         }
+    }
+
+    pub fn links(&mut self, dest: Arg, sources: Vec<Arg>, symbolic: bool) {
+        self.0.push(Effect::Links { dest, sources, symbolic });
     }
 
     pub fn possibly(&mut self, effects: Effects) {
@@ -322,7 +330,7 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         column += w.chars().count() + 1;
     }
     let entry = super::table::lookup(&words[0].raw).expect("a program of the table");
-    let super::table::Kind::Program(handle) = entry.kind else { panic!("{} is not behind the seam", words[0].raw) };
+
     let no_vars = |_: &str| None;
     let call = Call {
         program: &words[0].raw,
@@ -336,7 +344,11 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         read: &no_vars,
         cwd: Some("/w"),
     };
-    handle(&call).0
+    match entry.kind {
+        super::table::Kind::Program(handle) => handle(&call).0,
+        super::table::Kind::Shell | super::table::Kind::Builtin(_) => panic!("{} is the shell's own", words[0].raw),
+        kind => generic::handle(kind, &call).0,
+    }
 }
 
 /// The paths among `effects` (their known text, or as written), with their permissions.

@@ -1,0 +1,275 @@
+//! The table's own kinds (`Kind::Reads`, `Kind::Copy`, …): programs whose operands the row's kind
+//! and grammar say all about need no handler of their own; this file turns the kind into
+//! effects. And the rule for a program the table does not know.
+
+use super::{Call, Effects, sub_arg};
+use crate::analysis::table::Kind;
+use crate::analysis::word::Arg;
+use crate::mode::{Perm, Scope};
+
+/// The effects of a program of the table's kind `kind` (not `Program`, `Shell` or `Builtin`,
+/// which have code of their own).
+pub fn handle(kind: Kind, call: &Call) -> Effects {
+    let mut out = Effects::default();
+    let (program, pos) = (call.program, call.pos);
+    let parsed = call.options();
+    let operands = || parsed.operands.iter().filter(|op| op.known().as_deref() != Some("-"));
+    match kind {
+        Kind::Reads => {
+            for op in operands() {
+                out.path(op, &[Perm::Read], "reads a file");
+            }
+        }
+        Kind::Lists => {
+            if parsed.operands.is_empty() {
+                out.cwd(&[Perm::Read], "lists the current directory", pos);
+            }
+            // `ls -d` looks at the entries themselves, never inside: a stat, which the kernel
+            // allows anywhere and which shows no content.
+            if matches!(program, "ls" | "dir" | "vdir") && parsed.has(&["d", "directory"]) {
+                let mut maybe = Effects::default();
+                for op in &parsed.operands {
+                    maybe.path(op, &[Perm::Read], "looks at a path's own entry (ls -d)");
+                }
+                out.possibly(maybe);
+            } else {
+                for op in &parsed.operands {
+                    out.path(op, &[Perm::Read], "lists or reads a path");
+                }
+            }
+        }
+        Kind::PatternReads => pattern_reads(call, &mut out),
+        Kind::Writes => {
+            // `rm -r`, not `touch -r REF`.
+            let recursive =
+                parsed.opts.iter().any(|o| matches!(o.name.as_str(), "r" | "R" | "recursive") && o.value.is_none());
+            let perms: &'static [Perm] = if recursive { &[Perm::Read, Perm::Write] } else { &[Perm::Write] };
+            // `touch -r REF`, `truncate -r REF` (the row of rm gives -r no value).
+            for v in parsed.values(&["reference", "r"]) {
+                out.path(&v, &[Perm::Read], "reads a reference file");
+            }
+            for op in &parsed.operands {
+                out.path(op, perms, "changes or removes a file");
+            }
+        }
+        Kind::Edits => {
+            for op in &parsed.operands {
+                out.path(op, &[Perm::Read, Perm::Write], "reads and rewrites a file");
+            }
+        }
+        Kind::ModeWrites => {
+            let perms: &'static [Perm] =
+                if parsed.has(&["R", "recursive"]) { &[Perm::Read, Perm::Write] } else { &[Perm::Write] };
+            let reference = parsed.values(&["reference"]);
+            for v in &reference {
+                out.path(v, &[Perm::Read], "reads a reference file");
+            }
+            // The first operand is the mode or owner, unless a reference gives it. `chmod -x
+            // file` reads as an option; bash passes it on and chmod takes it as a mode.
+            let skip = usize::from(reference.is_empty());
+            for op in parsed.operands.iter().skip(skip) {
+                out.path(op, perms, "changes a file's mode or owner");
+            }
+        }
+        Kind::Copy | Kind::Move | Kind::Link => copy_like(call, &mut out),
+        Kind::Tee => {
+            for op in &parsed.operands {
+                out.path(op, &[Perm::Write], "writes its input to a file");
+            }
+        }
+        Kind::ForeignShell => {
+            out.need(
+                Scope::Workspace,
+                Perm::Execute,
+                program,
+                "runs a shell whose language the analysis does not read",
+                pos,
+            );
+            out.unresolved_text(&format!("{program} code"), pos);
+        }
+        Kind::Power => out.need(Scope::System, Perm::Execute, program, "stops or restarts the machine", pos),
+        Kind::Admin => out.need(Scope::System, Perm::Write, program, "changes how the machine is configured", pos),
+        Kind::Engine => out.need(
+            Scope::System,
+            Perm::Execute,
+            program,
+            "talks to a container engine, which is root-equivalent",
+            pos,
+        ),
+        Kind::Fetch => {
+            let target = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| program.to_string());
+            out.need(Scope::Network, Perm::Read, &target, "fetches from or looks up the network", pos);
+            if matches!(call.stdin, crate::analysis::walk::Stdin::File(_)) {
+                out.need(Scope::Network, Perm::Write, &target, "sends a file to the network", pos);
+            }
+        }
+        Kind::Cloud => {
+            out.need(Scope::System, Perm::Read, program, "reads its cloud credentials", pos);
+            out.need(Scope::Network, Perm::Read, program, "talks to a cloud service", pos);
+            out.need(Scope::Network, Perm::Write, program, "sends requests to a cloud service", pos);
+        }
+        Kind::Pure | Kind::Program(_) | Kind::Shell | Kind::Builtin(_) => {}
+    }
+    out
+}
+
+/// `grep PATTERN FILE…`, `jq FILTER FILE…`: the first operand is the pattern unless an option
+/// gives it; with `-r` and no file, the cwd is searched.
+fn pattern_reads(call: &Call, out: &mut Effects) {
+    let parsed = call.options();
+    for f in parsed.values(&["f", "file", "from-file", "slurpfile", "rawfile"]) {
+        out.path(&f, &[Perm::Read], "reads a pattern or input file");
+    }
+    let program = call.program;
+    let is_jq = matches!(program, "jq" | "yq" | "gojq" | "jaq" | "xq");
+    let mut files = parsed.operands.iter();
+    if !parsed.has(&["e", "regexp", "f", "file"]) || is_jq && !parsed.has(&["f", "from-file"]) {
+        files.next();
+    }
+    let files: Vec<&Arg> = files.collect();
+    let recursive =
+        parsed.has(&["r", "R", "recursive", "dereference-recursive"]) || matches!(program, "rg" | "ag" | "ack");
+    if files.is_empty() && recursive {
+        out.cwd(&[Perm::Read], "searches the current directory", call.pos);
+    }
+    for f in files {
+        if f.known().as_deref() != Some("-") {
+            out.path(f, &[Perm::Read], "reads a file");
+        }
+    }
+}
+
+/// `cp SRC… DEST`, `cp -t DIR SRC…`, `mv`, `install`, `ln [-s] TARGET… [NAME]`.
+fn copy_like(call: &Call, out: &mut Effects) {
+    let program = call.program;
+    let link = matches!(program, "ln" | "link");
+    let parsed = call.options();
+    let mut operands = parsed.operands.clone();
+    if program == "install" && parsed.has(&["d", "directory"]) {
+        for op in &operands {
+            out.path(op, &[Perm::Write], "creates a directory");
+        }
+        return;
+    }
+    let dest = match parsed.values(&["t", "target-directory"]).into_iter().next() {
+        Some(t) => Some(t),
+        None if operands.len() >= 2 => operands.pop(),
+        None if link => {
+            // `ln -s TARGET` creates a link named after TARGET in the cwd.
+            if let Some(src) = operands.first()
+                && let Some(name) = src.known().and_then(|t| t.rsplit('/').next().map(str::to_string))
+            {
+                let mut named = sub_arg(src, &name);
+                named.raw = name;
+                out.path(&named, &[Perm::Write], "creates a link");
+            }
+            return;
+        }
+        None => None,
+    };
+    if let Some(d) = dest {
+        out.path(&d, &[Perm::Write], if link { "creates a link" } else { "writes the destination" });
+        if link {
+            out.links(d, operands.clone(), parsed.has(&["s", "symbolic"]));
+        }
+    }
+    for src in &operands {
+        match program {
+            "mv" => out.path(src, &[Perm::Read, Perm::Write], "moves a file away"),
+            "ln" | "link" => {}
+            _ => out.path(src, &[Perm::Read], "reads a source file"),
+        }
+    }
+}
+
+/// A program the table does not know: any word with a slash, or starting with `~`, or naming a
+/// credential, may be a path it reads. Those accesses are only possible.
+pub fn unknown(call: &Call) -> Effects {
+    let mut maybe = Effects::default();
+    for arg in call.args {
+        match arg.known() {
+            Some(text) => {
+                let value = match text.split_once('=') {
+                    Some((k, v)) if k.starts_with('-') => v.to_string(),
+                    _ => text.clone(),
+                };
+                // A bare name of a credential (`deep.key`, `.env`) may be a file in the cwd too.
+                let credential = crate::scope::credential_name(&value) || crate::scope::home_credential_name(&value);
+                if (value.contains('/') || arg.raw.starts_with('~') || credential) && !super::is_url(&value) {
+                    let sub = if value == text { arg.clone() } else { sub_arg(arg, &value) };
+                    maybe.path(&sub, &[Perm::Read], "may read a path it is given");
+                }
+            }
+            None => {
+                if arg.field.fragments().iter().any(|f| f.contains('/')) {
+                    maybe.path(arg, &[Perm::Read], "may read a path it is given");
+                }
+            }
+        }
+    }
+    let mut out = Effects::default();
+    out.possibly(maybe);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Effect, effects_of, paths_in};
+    use crate::mode::Perm;
+
+    /// The effects of `line` through the generic kind of its row.
+    fn generic(line: &str) -> Vec<Effect> {
+        effects_of(line)
+    }
+
+    #[test]
+    fn reads_writes_and_edits() {
+        assert_eq!(paths_in(&generic("cat a - b")), [("a".into(), &[Perm::Read][..]), ("b".into(), &[Perm::Read][..])]);
+        assert_eq!(paths_in(&generic("rm -r d")), [("d".into(), &[Perm::Read, Perm::Write][..])]);
+        assert_eq!(
+            paths_in(&generic("touch -r ref x")),
+            [("ref".into(), &[Perm::Read][..]), ("x".into(), &[Perm::Write][..])]
+        );
+        assert_eq!(paths_in(&generic("chmod 644 f")), [("f".into(), &[Perm::Write][..])]);
+        assert_eq!(
+            paths_in(&generic("chmod --reference=r f")),
+            [("r".into(), &[Perm::Read][..]), ("f".into(), &[Perm::Write][..])]
+        );
+    }
+
+    #[test]
+    fn lists_read_the_cwd_and_ls_d_only_maybe() {
+        assert!(matches!(&generic("ls")[0], Effect::Cwd { perms: [Perm::Read], .. }));
+        assert!(matches!(&generic("ls -d /etc")[0], Effect::Possibly(_)));
+    }
+
+    #[test]
+    fn patterns_are_not_files() {
+        assert_eq!(paths_in(&generic("grep x a.txt")), [("a.txt".into(), &[Perm::Read][..])]);
+        assert_eq!(paths_in(&generic("grep -e x a.txt")), [("a.txt".into(), &[Perm::Read][..])]);
+        assert!(matches!(&generic("grep -r x")[0], Effect::Cwd { .. }));
+        assert_eq!(
+            paths_in(&generic("jq -f prog.jq in.json")),
+            [("prog.jq".into(), &[Perm::Read][..]), ("in.json".into(), &[Perm::Read][..])]
+        );
+    }
+
+    #[test]
+    fn copies_moves_and_links() {
+        assert_eq!(
+            paths_in(&generic("cp a b dir")),
+            [("dir".into(), &[Perm::Write][..]), ("a".into(), &[Perm::Read][..]), ("b".into(), &[Perm::Read][..])]
+        );
+        assert_eq!(
+            paths_in(&generic("mv a b")),
+            [("b".into(), &[Perm::Write][..]), ("a".into(), &[Perm::Read, Perm::Write][..])]
+        );
+        let e = generic("ln -s /etc/passwd p");
+        assert!(e.iter().any(|e| matches!(e, Effect::Links { symbolic: true, .. })), "{e:?}");
+        assert_eq!(paths_in(&generic("ln -s /etc/passwd")), [("passwd".into(), &[Perm::Write][..])]);
+        assert_eq!(
+            paths_in(&generic("install -d a b")),
+            [("a".into(), &[Perm::Write][..]), ("b".into(), &[Perm::Write][..])]
+        );
+    }
+}
