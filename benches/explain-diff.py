@@ -103,6 +103,9 @@ def main():
         f"{len(moved)} differ only in positions, {len(differ) - len(moved)} differ otherwise"
     )
     for script, a, b in differ:
+        if (script, a, b) in moved:
+            print(f"== {script.relative_to(ROOT)}: positions only")
+            continue
         print(f"\n== {script.relative_to(ROOT)} (exit {a[0]} -> {b[0]})")
         lines = difflib.unified_diff(
             (a[1] + a[2]).splitlines(), (b[1] + b[2]).splitlines(), "old", "new", lineterm="", n=1

@@ -21,6 +21,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
         w.note_unmodelled_program();
     }
     match entry.map(|e| e.kind) {
+        Some(Kind::Pure) => {}
         Some(Kind::Shell) => shell(w, program, args, env, &stdin, st),
         Some(Kind::Builtin(kind)) => builtin(w, program, kind, args, env, stdin, st),
         _ => program_effects(w, program, entry, args, &stdin, st),
