@@ -3,6 +3,7 @@
 //! The data flow is argv → program text → analysis → decision → exec. What does not end in
 //! exec is an [`Outcome`]: [`run`] prints it and exits with its one status mapping.
 
+pub mod allowlist;
 pub mod analysis;
 pub mod audit;
 pub mod config;
