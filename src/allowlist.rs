@@ -181,13 +181,18 @@ impl Destination {
     }
 }
 
-/// One layer: entries that allow and entries that deny.
+/// One layer: entries that allow and entries that deny, names pinned to addresses, and the
+/// ports of the host's loopback it lets the command reach.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Layer {
     /// Where the layer comes from, for messages (a file, or the variable).
     pub source: String,
     pub allow: Vec<Entry>,
     pub deny: Vec<Entry>,
+    /// `resolve = { NAME = ADDRESS }`: the proxy connects to ADDRESS for NAME.
+    pub resolve: Vec<(String, IpAddr)>,
+    /// `loopback = [PORT, …]`; `None` for a layer that says nothing of them (the variable).
+    pub loopback: Option<Vec<u16>>,
 }
 
 /// Why a destination is refused: the layer that refuses it and, when an entry of it denies it,
@@ -249,8 +254,36 @@ impl Allowlist {
     pub fn narrowed(&self, source: &str, entries: &str) -> Result<Allowlist, String> {
         let allow = entries.split(',').filter(|e| !e.trim().is_empty()).map(Entry::parse).collect::<Result<_, _>>()?;
         let mut out = self.clone();
-        out.layers.push(Layer { source: source.to_string(), allow, deny: Vec::new() });
+        out.layers.push(Layer { source: source.to_string(), allow, ..Layer::default() });
         Ok(out)
+    }
+
+    /// The address a name is pinned to. A pin of the first layer (the administrator's file when
+    /// there is one) is taken as it is; a later layer's pin only when every layer allows its
+    /// address, so that pinning an allowed name cannot lead it somewhere no layer allows.
+    pub fn pinned(&self, name: &str, port: u16) -> Option<IpAddr> {
+        let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+        for (i, layer) in self.layers.iter().enumerate().rev() {
+            let Some((_, addr)) = layer.resolve.iter().find(|(n, _)| *n == name) else { continue };
+            if i == 0 || self.check(&Destination { host: Target::Addr(*addr), port }).is_ok() {
+                return Some(*addr);
+            }
+        }
+        None
+    }
+
+    /// The host's loopback ports the command may reach: those every layer that names ports
+    /// lists.
+    pub fn loopback(&self) -> Vec<u16> {
+        let mut lists = self.layers.iter().filter_map(|l| l.loopback.as_ref());
+        let Some(first) = lists.next() else { return Vec::new() };
+        let mut out: Vec<u16> = first.clone();
+        for l in lists {
+            out.retain(|p| l.contains(p));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
@@ -260,7 +293,14 @@ mod tests {
 
     fn list(allow: &[&str], deny: &[&str]) -> Allowlist {
         let parse = |v: &[&str]| v.iter().map(|e| Entry::parse(e).unwrap()).collect();
-        Allowlist { layers: vec![Layer { source: "config.toml".into(), allow: parse(allow), deny: parse(deny) }] }
+        Allowlist {
+            layers: vec![Layer {
+                source: "config.toml".into(),
+                allow: parse(allow),
+                deny: parse(deny),
+                ..Layer::default()
+            }],
+        }
     }
 
     fn allowed(l: &Allowlist, host: &str, port: u16) -> bool {
@@ -343,5 +383,28 @@ mod tests {
         let meta = list(&["169.254.169.254:80"], &[]);
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 80).is_ok());
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 81).is_err());
+    }
+
+    #[test]
+    fn pins_of_later_layers_must_lead_where_allowed_and_loopback_ports_intersect() {
+        let addr = |a: &str| a.parse::<IpAddr>().unwrap();
+        let mut l = list(&["mirror.test", "pypi.org", "127.0.0.2"], &[]);
+        l.layers[0].resolve.push(("mirror.test".into(), addr("127.0.0.3")));
+        l.layers[0].loopback = Some(vec![5432, 6379]);
+        // The first layer's pin holds as written.
+        assert_eq!(l.pinned("Mirror.Test.", 80), Some(addr("127.0.0.3")));
+        let mut user = l.clone();
+        user.layers.push(Layer {
+            source: "user".into(),
+            allow: vec![Entry::parse("pypi.org").unwrap(), Entry::parse("127.0.0.2").unwrap()],
+            resolve: vec![("pypi.org".into(), addr("10.0.0.5")), ("mirror.test".into(), addr("127.0.0.2"))],
+            loopback: Some(vec![5432, 8080]),
+            ..Layer::default()
+        });
+        assert_eq!(user.pinned("pypi.org", 443), None, "a later pin to an address no layer allows is not taken");
+        assert_eq!(user.pinned("mirror.test", 80), Some(addr("127.0.0.2")));
+        assert_eq!(user.loopback(), vec![5432]);
+        assert_eq!(l.narrowed(ALLOW_VAR, "pypi.org").unwrap().loopback(), vec![5432, 6379]);
+        assert!(Allowlist::default().loopback().is_empty());
     }
 }

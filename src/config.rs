@@ -51,6 +51,21 @@ struct File {
     paths: Paths,
     #[serde(default)]
     environment: Environment,
+    network: Option<Network>,
+}
+
+/// `[network]`: the allowlist (see [`crate::allowlist`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Network {
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
+    #[serde(default)]
+    resolve: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    loopback: Vec<u16>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -95,6 +110,9 @@ pub struct Config {
     pub runtime_execute: Vec<String>,
     /// Environment variables kept even though their names look secret.
     pub keep_env: Vec<String>,
+    /// The network allowlist, one layer per file with a `[network]` section (the system file's
+    /// first); `None` when no file has one: every host, as the mode allows.
+    pub network: Option<crate::allowlist::Allowlist>,
 }
 
 /// The audit log a file names, and which file named it.
@@ -346,6 +364,36 @@ fn parse(text: &str, path: &Path) -> Result<File, String> {
     })
 }
 
+/// One file's `[network]` section as a layer of the allowlist.
+fn network_layer(net: Network, shown: &str) -> Result<crate::allowlist::Layer, String> {
+    use crate::allowlist::{Entry, Layer};
+    let entries = |key: &str, list: Vec<String>| -> Result<Vec<Entry>, String> {
+        list.iter().map(|e| Entry::parse(e).map_err(|why| format!("invalid network.{key} in {shown}: {why}"))).collect()
+    };
+    let mut resolve = Vec::new();
+    for (name, addr) in net.resolve {
+        let pinned = Entry::parse(&name).ok().filter(|e| e.port.is_none()).map(|e| e.host);
+        match (pinned, addr.parse::<std::net::IpAddr>()) {
+            (Some(crate::allowlist::Host::Name(n)), Ok(addr)) => resolve.push((n, addr)),
+            _ => {
+                return Err(format!(
+                    "invalid network.resolve {name:?} = {addr:?} in {shown}: expected a host name and an IP address"
+                ));
+            }
+        }
+    }
+    if net.loopback.contains(&0) {
+        return Err(format!("invalid network.loopback in {shown}: ports are 1 to 65535"));
+    }
+    Ok(Layer {
+        source: shown.to_string(),
+        allow: entries("allow", net.allow)?,
+        deny: entries("deny", net.deny)?,
+        resolve,
+        loopback: Some(net.loopback),
+    })
+}
+
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -414,6 +462,10 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
                 to.push(p);
             }
         }
+    }
+    if let Some(net) = file.network {
+        let layer = network_layer(net, &shown)?;
+        config.network.get_or_insert_with(Default::default).layers.push(layer);
     }
     // Runtime paths are granted whole: one that is or holds a credential would open it.
     let credentials = Credentials::new(home, &config.credentials);
@@ -582,6 +634,35 @@ mod tests {
         assert!(e.contains("only the system file"), "{e}");
         let e = merge(None, Some("allow_degraded = true\n"), None).unwrap_err();
         assert!(e.contains("only the system file"), "{e}");
+    }
+
+    #[test]
+    fn network_sections_are_layers_the_user_file_can_only_narrow() {
+        use crate::allowlist::Destination;
+        let system = "[network]\nallow = [\"pypi.org\", \"*.pythonhosted.org\", \"github.com:443\", \"10.1.0.0/16\"]\n\
+                      deny = [\"*.internal.example\"]\nresolve = { \"mirror.test\" = \"127.0.0.2\" }\nloopback = [5432]\n";
+        let user = "[network]\nallow = [\"pypi.org\", \"evil.test\"]\n";
+        let c = merge(Some(system), Some(user), None).unwrap();
+        let net = c.network.unwrap();
+        assert_eq!(net.layers.len(), 2);
+        assert!(net.check(&Destination::new("pypi.org", 443)).is_ok());
+        assert!(net.check(&Destination::new("evil.test", 443)).is_err(), "the user file cannot widen");
+        assert!(net.check(&Destination::new("github.com", 443)).is_err(), "the user file narrows");
+        assert_eq!(net.pinned("mirror.test", 80), Some("127.0.0.2".parse().unwrap()));
+        assert!(net.loopback().is_empty(), "the user file names no loopback port, so none is forwarded");
+        assert_eq!(merge(Some(system), None, None).unwrap().network.unwrap().loopback(), vec![5432]);
+        assert_eq!(merge(None, None, None).unwrap().network, None, "no section: every host, as today");
+        for (text, want) in [
+            ("[network]\nallow = [\"a b\"]\n", "network.allow"),
+            ("[network]\ndeny = [\"*\"]\n", "network.deny"),
+            ("[network]\nresolve = { \"x.test\" = \"nowhere\" }\n", "network.resolve"),
+            ("[network]\nresolve = { \"10.0.0.1\" = \"10.0.0.2\" }\n", "network.resolve"),
+            ("[network]\nloopback = [0]\n", "network.loopback"),
+            ("[network]\nallowed = []\n", "line 2:1"),
+        ] {
+            let e = merge(Some(text), None, None).unwrap_err();
+            assert!(e.contains("/etc/sandbox-bash/config.toml") && e.contains(want), "{text:?}: {e}");
+        }
     }
 
     #[test]

@@ -256,6 +256,13 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     if let Some(ceiling) = config.max_mode {
         allowed = Mode(allowed.0 & ceiling.0);
     }
+    // With a network allowlist in force, the way out is a proxy outside the sandbox, which this
+    // build does not have yet: the command gets no network at all (as a mode without network
+    // bits has none), and a program that needs it is refused, never given every host.
+    let allowlist = network_allowlist(&config, env)?;
+    if allowlist.is_some() {
+        allowed = Mode(allowed.0 & !NETWORK_BITS.0);
+    }
     let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
@@ -395,6 +402,20 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         Verdict::BashFails { error, message, status } => {
             log("error", "none", Some(error), &[])?;
             return Ok(Outcome::BashFails(message.clone(), *status));
+        }
+        Verdict::Deny
+            if let Some(list) = &allowlist
+                && decision.required.0 & requested.0 & NETWORK_BITS.0 != 0 =>
+        {
+            let cut = Mode(decision.required.0 & requested.0 & NETWORK_BITS.0);
+            let sources: Vec<&str> = list.layers.iter().map(|l| l.source.as_str()).collect();
+            let message = format!(
+                "the program needs network ({cut}), and a network allowlist is in force ({}): this build cannot \
+                 enforce it by host yet, so it allows no network at all",
+                sources.join(", ")
+            );
+            log("error", "none", Some(&message), &[])?;
+            return Err(Error::Refused(message));
         }
         Verdict::Deny => {
             log("deny", "none", decision.analysis.failure.as_ref().map(|f| f.message.as_str()), &[])?;
@@ -600,6 +621,10 @@ fn sandbox_info(
         config_files: config.files.clone(),
         ceiling: config.max_mode,
         layer: layer.as_ref().map(|(view, held)| (view, held.clone())),
+        allowlist: network_allowlist(config, env)
+            .ok()
+            .flatten()
+            .map(|list| list.layers.iter().map(|l| l.source.clone()).collect()),
     };
     sandbox::info::build(policy, layout, &facts)
 }
@@ -1055,4 +1080,26 @@ fn decide(
         if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
     decision.analysis = analysis;
     Ok(decision)
+}
+
+/// The network bits of a mode (read, write, execute).
+const NETWORK_BITS: Mode = Mode(0o0070);
+
+/// The network allowlist in force: the configuration's layers, narrowed by
+/// `SANDBOX_BASH_NETWORK_ALLOW`; `None` when neither names one (every host, as the mode allows).
+fn network_allowlist(config: &config::Config, env: &Environ) -> Result<Option<allowlist::Allowlist>, Error> {
+    let var = env.get(allowlist::ALLOW_VAR);
+    if config.network.is_none() && var.is_none() {
+        return Ok(None);
+    }
+    // Without a configured list, the variable's layer alone narrows every host to its entries.
+    let base = config.network.clone().unwrap_or_default();
+    match var {
+        None => Ok(Some(base)),
+        Some(v) => {
+            let text = v.to_str().ok_or_else(|| Error::Config(format!("{} is not UTF-8", allowlist::ALLOW_VAR)))?;
+            let narrowed = base.narrowed(allowlist::ALLOW_VAR, text);
+            narrowed.map(Some).map_err(|e| Error::Config(format!("{}: {e}", allowlist::ALLOW_VAR)))
+        }
+    }
 }

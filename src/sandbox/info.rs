@@ -77,6 +77,8 @@ pub struct Facts<'a> {
     pub ceiling: Option<Mode>,
     /// The namespace layer's view, and whether it can be had here (the reason when not).
     pub layer: Option<(&'a View, Result<(), String>)>,
+    /// Where the network allowlist in force comes from, when one is.
+    pub allowlist: Option<Vec<String>>,
 }
 
 /// What the rules grant on the locations the mode keeps closed.
@@ -236,8 +238,18 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     filesystem.static_only = static_fs;
 
+    if let Some(sources) = &facts.allowlist {
+        network.kernel.push(format!(
+            "a network allowlist is in force ({}): this build cannot enforce it by host yet, so the mode's network \
+             bits are taken away and a program that needs network is refused (125)",
+            sources.join(", ")
+        ));
+    }
     if policy.sockets {
-        network.none.push("which hosts and ports are reached: network read or write allows every socket".into());
+        network.none.push(
+            "every host: which hosts and ports are reached is not limited (network read or write allows every socket)"
+                .into(),
+        );
     } else {
         let socket_line = "only unix sockets can be created (seccomp refuses every other family: TCP, UDP, MPTCP, \
                            raw, packet; and io_uring)"

@@ -398,3 +398,58 @@ fn a_configuration_file_the_command_could_write_is_not_read() {
     assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("is not an absolute path"), "{}", text(&out.stderr));
 }
+
+/// A server on the host's 127.0.0.3 that answers each connection with a line.
+fn hello_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.3:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in listener.incoming().flatten() {
+            let _ = std::io::Write::write_all(&mut c, b"HELLO FROM THE HOST\n");
+        }
+    });
+    port
+}
+
+#[test]
+fn an_allowlist_this_build_cannot_enforce_by_host_gives_no_network_at_all() {
+    let lab = Lab::new();
+    let port = hello_server();
+    let connect = py(&format!(
+        "import socket; s = socket.create_connection((\"127.0.0.3\", {port}), timeout=5); print(s.recv(64).decode())"
+    ));
+    // Positive control: without an allowlist the mode's network bits reach the host.
+    assert!(ok(&lab.run("0467", &connect)).contains("HELLO FROM THE HOST"));
+    let system = write(&lab, "system.toml", "[network]\nallow = [\"127.0.0.3\"]\n");
+    // Through a path the analysis cannot see, the kernel refuses the socket.
+    let out = lab.command("0467", &connect).env(SYSTEM, &system).output().unwrap();
+    kernel_refused(&out, &[]);
+    assert!(!text(&out.stdout).contains("HELLO"));
+    // A program the analysis sees needs network: refused (125), saying why, never run open.
+    let out = lab.command("0467", &format!("curl -s http://127.0.0.3:{port}/")).env(SYSTEM, &system).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert!(err.contains("a network allowlist is in force") && err.contains("system.toml"), "{err}");
+    // What needs no network runs as before.
+    assert_eq!(ok(&lab.command("0467", "echo fine").env(SYSTEM, &system).output().unwrap()), "fine\n");
+    // --sandbox-info says which holds: every host without a list, none while one is in force.
+    let info_with = |system: Option<&std::path::Path>| {
+        let mut c = std::process::Command::new(lab::SB);
+        c.arg("--sandbox-info").current_dir(&lab.ws).env("BASH_AGENT_BASH_MODE", "0467");
+        c.env("SANDBOX_BASH_WORKSPACE", &lab.ws).env_remove(SYSTEM);
+        if let Some(s) = system {
+            c.env(SYSTEM, s);
+        }
+        ok(&c.output().unwrap())
+    };
+    let info = info_with(None);
+    assert!(info.contains("every host"), "{info}");
+    let info = info_with(Some(&system));
+    assert!(info.contains("a network allowlist is in force") && !info.contains("every host"), "{info}");
+    // The variable alone is an allowlist too, and a wrong entry in it is an error that names it.
+    let out = lab.command("0467", &connect).env("SANDBOX_BASH_NETWORK_ALLOW", "127.0.0.3").output().unwrap();
+    kernel_refused(&out, &[]);
+    let out = lab.command("0467", "true").env("SANDBOX_BASH_NETWORK_ALLOW", "a b").output().unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(text(&out.stderr).contains("SANDBOX_BASH_NETWORK_ALLOW"), "{}", text(&out.stderr));
+}
