@@ -293,7 +293,8 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         let bash = find_bash()?;
         let layout = sandbox::with_programs(&layout, &bash);
         let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
-        let info = sandbox_info(&policy, &layout, degraded_ok, requested, outer, &config, env);
+        let modes = Modes { requested, allowed, outer, degraded_ok };
+        let info = sandbox_info(&policy, &layout, &modes, &config, allowlist.as_ref(), env);
         return Ok(Outcome::Print(if json { info.json() + "\n" } else { info.text() }));
     }
 
@@ -600,12 +601,12 @@ fn extra(config: &config::Config) -> sandbox::policy::Extra {
 fn sandbox_info(
     policy: &sandbox::policy::Policy,
     layout: &Layout,
-    degraded_ok: bool,
-    requested: Mode,
-    outer: Option<Mode>,
+    modes: &Modes,
     config: &config::Config,
+    allowlist: Option<&allowlist::Allowlist>,
     env: &Environ,
 ) -> sandbox::info::Info {
+    let Modes { requested, outer, degraded_ok, .. } = *modes;
     let (abi, shortfalls) = sandbox::kernel_facts(policy);
     let layer = sandbox::namespace_facts(policy, layout, env, &config.keep_env, outer.is_some());
     let caller_is_root = exec::euid() == 0;
@@ -621,10 +622,7 @@ fn sandbox_info(
         config_files: config.files.clone(),
         ceiling: config.max_mode,
         layer: layer.as_ref().map(|(view, held)| (view, held.clone())),
-        allowlist: network_allowlist(config, env)
-            .ok()
-            .flatten()
-            .map(|list| list.layers.iter().map(|l| l.source.clone()).collect()),
+        allowlist: allowlist.map(|list| list.layers.iter().map(|l| l.source.clone()).collect()),
     };
     sandbox::info::build(policy, layout, &facts)
 }

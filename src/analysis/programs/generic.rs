@@ -2,7 +2,7 @@
 //! and grammar say all about need no handler of their own; this file turns the kind into
 //! effects. And the rule for a program the table does not know.
 
-use super::{Call, Effects, sub_arg};
+use super::{Args, Call, Effects, sub_arg};
 use crate::analysis::table::Kind;
 use crate::analysis::word::Arg;
 use crate::mode::{Perm, Scope};
@@ -42,7 +42,7 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
                 }
             }
         }
-        Kind::PatternReads => pattern_reads(call, &mut out),
+        Kind::PatternReads => pattern_reads(call, &parsed, &mut out),
         Kind::Writes => {
             // `rm -r`, not `touch -r REF`.
             let recursive =
@@ -75,7 +75,7 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
                 out.path(op, perms, "changes a file's mode or owner");
             }
         }
-        Kind::Copy | Kind::Move | Kind::Link => copy_like(call, &mut out),
+        Kind::Copy | Kind::Move | Kind::Link => copy_like(call, &parsed, &mut out),
         Kind::Tee => {
             for op in &parsed.operands {
                 out.path(op, &[Perm::Write], "writes its input to a file");
@@ -119,8 +119,7 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
 
 /// `grep PATTERN FILE…`, `jq FILTER FILE…`: the first operand is the pattern unless an option
 /// gives it; with `-r` and no file, the cwd is searched.
-fn pattern_reads(call: &Call, out: &mut Effects) {
-    let parsed = call.options();
+fn pattern_reads(call: &Call, parsed: &Args, out: &mut Effects) {
     for f in parsed.values(&["f", "file", "from-file", "slurpfile", "rawfile"]) {
         out.path(&f, &[Perm::Read], "reads a pattern or input file");
     }
@@ -144,10 +143,9 @@ fn pattern_reads(call: &Call, out: &mut Effects) {
 }
 
 /// `cp SRC… DEST`, `cp -t DIR SRC…`, `mv`, `install`, `ln [-s] TARGET… [NAME]`.
-fn copy_like(call: &Call, out: &mut Effects) {
+fn copy_like(call: &Call, parsed: &Args, out: &mut Effects) {
     let program = call.program;
     let link = matches!(program, "ln" | "link");
-    let parsed = call.options();
     let mut operands = parsed.operands.clone();
     if program == "install" && parsed.has(&["d", "directory"]) {
         for op in &operands {
