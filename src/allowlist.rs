@@ -238,9 +238,21 @@ impl Allowlist {
                 return Err(Refusal { source: layer.source.clone(), denied_by: Some(d.text.clone()) });
             }
         }
-        let never =
-            NEVER_BY_NAME.iter().any(|(net, bits)| within(addr, net.parse().expect("a literal address"), *bits));
-        if never && self.check(&by_addr).is_err() {
+        let never = NEVER_BY_NAME
+            .iter()
+            .map(|(net, bits)| (net.parse::<IpAddr>().expect("a literal address"), *bits))
+            .find(|(net, bits)| within(addr, *net, *bits));
+        // Such an address is reached only when every layer allows it by an entry inside its
+        // range: `0.0.0.0/0` allows the internet, not the metadata service.
+        let named = |(net, bits): (IpAddr, u8)| {
+            self.check(&by_addr).is_ok()
+                && self.layers.iter().all(|l| {
+                    l.allow.iter().any(|e| {
+                        e.matches(&by_addr) && matches!(e.host, Host::Net(n, b) if b >= bits && within(n, net, bits))
+                    })
+                })
+        };
+        if never.is_some_and(|n| !named(n)) {
             return Err(Refusal {
                 source: format!("{name} resolves to {addr}, a link-local or metadata address"),
                 denied_by: None,
@@ -380,6 +392,9 @@ mod tests {
         assert!(!ok("fe80::1"));
         assert!(!ok("::ffff:169.254.169.254"));
         assert!(!ok("10.9.1.1"), "a denied range is refused after resolving too");
+        let everything = list(&["0.0.0.0/0", "::/0"], &[]);
+        assert!(everything.check_resolved("169.254.169.254", "169.254.169.254".parse().unwrap(), 80).is_err());
+        assert!(everything.check_resolved("x", "fd00:ec2::254".parse().unwrap(), 80).is_err());
         let meta = list(&["169.254.169.254:80"], &[]);
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 80).is_ok());
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 81).is_err());

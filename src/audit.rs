@@ -127,6 +127,54 @@ impl Log {
         Err(format!("cannot open the audit log {path}: it appeared and vanished while it was opened"))
     }
 
+    /// The log's descriptor, which the network proxy keeps open when it closes the rest.
+    pub fn raw_fd(&self) -> i32 {
+        self.file.as_raw_fd()
+    }
+
+    /// A second descriptor of the same log, for the network proxy's records.
+    pub fn try_clone(&self) -> Result<Log, String> {
+        let file = self.file.try_clone().map_err(|e| format!("cannot open the audit log {} again: {e}", self.path))?;
+        Ok(Log { file, path: self.path.clone() })
+    }
+
+    /// Appends the record of a destination the network proxy refused to the command whose
+    /// process is `command_pid`.
+    pub fn network_denial(
+        &mut self,
+        command_pid: i32,
+        method: &str,
+        host: &str,
+        port: u16,
+        reason: &str,
+    ) -> Result<(), String> {
+        let record = NetworkRecord {
+            time: now_utc(),
+            version: env!("CARGO_PKG_VERSION"),
+            pid: command_pid,
+            uid: crate::exec::uid(),
+            event: "network",
+            verdict: "deny",
+            method,
+            host,
+            port,
+            reason,
+        };
+        self.append(&record)
+    }
+
+    fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
+        let mut line = serde_json::to_string(record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        line.push('\n');
+        let fd = self.file.as_raw_fd();
+        let _lock =
+            crate::exec::lock_exclusive(fd).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+    }
+
     /// Appends the record for `decision` with `verdict` and the enforcement status.
     pub fn record(
         &mut self,
@@ -162,16 +210,24 @@ impl Log {
             static_only,
             error,
         };
-        let mut line = serde_json::to_string(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
-        line.push('\n');
-        let fd = self.file.as_raw_fd();
-        let _lock =
-            crate::exec::lock_exclusive(fd).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
-            .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+        self.append(&record)
     }
+}
+
+/// One destination the network proxy refused.
+#[derive(Serialize)]
+struct NetworkRecord<'a> {
+    time: String,
+    version: &'static str,
+    /// The command's process (the invocation's record has the same).
+    pid: i32,
+    uid: u32,
+    event: &'static str,
+    verdict: &'static str,
+    method: &'a str,
+    host: &'a str,
+    port: u16,
+    reason: &'a str,
 }
 
 /// The current time in UTC as `YYYY-MM-DDTHH:MM:SS.mmmZ`.

@@ -13,6 +13,8 @@ pub mod exec;
 pub mod hygiene;
 pub mod invocation;
 pub mod mode;
+#[cfg(target_os = "linux")]
+pub mod proxy;
 pub mod report;
 pub mod sandbox;
 pub mod scope;
@@ -61,6 +63,8 @@ pub enum Action {
     },
     Help,
     Version,
+    /// `--sandbox-connect HOST PORT`: a tunnel through the network proxy on stdin and stdout.
+    Connect,
 }
 
 /// The `--sandbox-*` option parser; it is also the source of the manual's option list.
@@ -90,6 +94,17 @@ pub fn sandbox_command() -> clap::Command {
                 .help("With --sandbox-explain or --sandbox-info: print one JSON object instead of text"),
         )
         .arg(
+            Arg::new("sandbox-connect")
+                .long("sandbox-connect")
+                .num_args(2)
+                .value_names(["HOST", "PORT"])
+                .value_parser(clap::value_parser!(OsString))
+                .help(
+                    "Join stdin and stdout to HOST:PORT through the network proxy (an ssh ProxyCommand: \
+                     sandbox-bash --sandbox-connect %h %p)",
+                ),
+        )
+        .arg(
             Arg::new("sandbox-help")
                 .long("sandbox-help")
                 .action(ArgAction::SetTrue)
@@ -108,12 +123,17 @@ pub fn sandbox_command() -> clap::Command {
             "sandbox-info",
             "sandbox-help",
             "sandbox-version",
+            "sandbox-connect",
         ]))
 }
 
 /// Splits the leading `--sandbox-*` arguments from bash's arguments.
 pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), Error> {
-    let count = args.iter().take_while(|a| a.as_bytes().starts_with(b"--sandbox-")).count();
+    let mut count = args.iter().take_while(|a| a.as_bytes().starts_with(b"--sandbox-")).count();
+    // The one option with values of its own: what follows it is its host and port, not bash's.
+    if count > 0 && args[count - 1] == "--sandbox-connect" {
+        count = (count + 2).min(args.len());
+    }
     let (ours, bash) = args.split_at(count);
     if ours.is_empty() {
         return Ok((Action::Run, bash.to_vec()));
@@ -127,6 +147,11 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), 
         Error::Options(format!("{} (see --sandbox-help)", if message.is_empty() { "invalid option" } else { message }))
     })?;
     let json = matches.get_flag("sandbox-json");
+    if let Some(target) = matches.get_many::<OsString>("sandbox-connect") {
+        let mut rest: Vec<OsString> = target.cloned().collect();
+        rest.extend(bash.iter().cloned());
+        return Ok((Action::Connect, rest));
+    }
     let action = if matches.get_flag("sandbox-help") {
         Action::Help
     } else if matches.get_flag("sandbox-version") {
@@ -171,6 +196,8 @@ pub enum Outcome {
     BashFails(String, i32),
     /// sandbox-bash cannot run the command safely.
     Refuse(Error),
+    /// A tool of sandbox-bash's own ran to its end (`--sandbox-connect`): its status.
+    Exit(i32),
 }
 
 impl Outcome {
@@ -182,7 +209,7 @@ impl Outcome {
             Outcome::Explain(_, status) => *status,
             Outcome::Deny(..) => report::DENIED,
             Outcome::Refuse(_) => report::REFUSED,
-            Outcome::BashFails(_, status) => *status,
+            Outcome::BashFails(_, status) | Outcome::Exit(status) => *status,
         }
     }
 
@@ -203,6 +230,7 @@ impl Outcome {
             Outcome::Refuse(e) => {
                 let _ = writeln!(stderr, "sandbox-bash: error: {e}");
             }
+            Outcome::Exit(_) => {}
         }
         Ok(())
     }
@@ -233,6 +261,9 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         };
         return Ok(Outcome::Print(text));
     }
+    if action == Action::Connect {
+        return connect(&bash_args, env);
+    }
     // Configuration files, when there are any (none: nothing is parsed).
     let home_var = env.get("HOME");
     let config = config::load(
@@ -256,11 +287,18 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     if let Some(ceiling) = config.max_mode {
         allowed = Mode(allowed.0 & ceiling.0);
     }
-    // With a network allowlist in force, the way out is a proxy outside the sandbox, which this
-    // build does not have yet: the command gets no network at all (as a mode without network
-    // bits has none), and a program that needs it is refused, never given every host.
+    // With a network allowlist in force, the command's own network namespace and the proxy
+    // outside it are the way out; where they cannot be had, the command gets no network at all
+    // (and a program that needs it is refused), never every host.
     let allowlist = network_allowlist(&config, env)?;
-    if allowlist.is_some() {
+    let mut net = net_plan(allowlist.as_ref(), allowed, env, outer.is_some());
+    if matches!(action, Action::Info { .. } | Action::Explain { .. })
+        && let NetPlan::Proxy(_) = &net
+        && let Err(why) = sandbox::network_namespace_probe(false)
+    {
+        net = NetPlan::Off(why);
+    }
+    if let NetPlan::Off(_) = &net {
         allowed = Mode(allowed.0 & !NETWORK_BITS.0);
     }
     let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
@@ -294,7 +332,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         let layout = sandbox::with_programs(&layout, &bash);
         let policy = sandbox::plan_here(allowed, &layout, &bash, env.get("PATH"), outer.is_some(), extra(&config));
         let modes = Modes { requested, allowed, outer, degraded_ok };
-        let info = sandbox_info(&policy, &layout, &modes, &config, allowlist.as_ref(), env);
+        let info = sandbox_info(&policy, &layout, &modes, &config, &net, env);
         return Ok(Outcome::Print(if json { info.json() + "\n" } else { info.text() }));
     }
 
@@ -361,7 +399,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             }
             _ => decision,
         };
-        let text = if json { decision.json() + "\n" } else { decision.text() };
+        let mut text = if json { decision.json() + "\n" } else { decision.text() };
+        // A run would be refused, not denied: say so, with the same words and status.
+        if let Some(message) = network_refusal(&decision, requested, &net) {
+            if !json {
+                text.push_str(&format!("sandbox-bash: {message}\n"));
+            }
+            return Ok(Outcome::Explain(text, report::REFUSED));
+        }
         return Ok(Outcome::Explain(text, decision.verdict.status()));
     }
 
@@ -390,6 +435,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         (None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
         (None, None) => None,
     };
+    let audit_for_proxy = audit.as_ref().map(|l| l.try_clone().map_err(Error::Audit));
     let mut log =
         |verdict: &str, enforcement: &str, error: Option<&str>, static_only: &[String]| -> Result<(), Error> {
             match audit.as_mut() {
@@ -404,17 +450,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             log("error", "none", Some(error), &[])?;
             return Ok(Outcome::BashFails(message.clone(), *status));
         }
-        Verdict::Deny
-            if let Some(list) = &allowlist
-                && decision.required.0 & requested.0 & NETWORK_BITS.0 != 0 =>
-        {
-            let cut = Mode(decision.required.0 & requested.0 & NETWORK_BITS.0);
-            let sources: Vec<&str> = list.layers.iter().map(|l| l.source.as_str()).collect();
-            let message = format!(
-                "the program needs network ({cut}), and a network allowlist is in force ({}): this build cannot \
-                 enforce it by host yet, so it allows no network at all",
-                sources.join(", ")
-            );
+        Verdict::Deny if let Some(message) = network_refusal(&decision, requested, &net) => {
             log("error", "none", Some(&message), &[])?;
             return Err(Error::Refused(message));
         }
@@ -434,6 +470,11 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             return Ok(Outcome::Deny(Box::new(decision), ceiling));
         }
     }
+    // The proxy's records go to the same log, through a descriptor of its own.
+    let proxy_log = match (&net, audit_for_proxy) {
+        (NetPlan::Proxy(_), Some(log)) => Some(log?),
+        _ => None,
+    };
     let to_run = ToRun {
         decision: &decision,
         layout: &layout,
@@ -441,8 +482,9 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         modes: Modes { requested, allowed, outer, degraded_ok },
         config: &config,
         env,
+        net: &net,
     };
-    let result = lock_and_exec(&to_run, bash, &mut log);
+    let result = lock_and_exec(&to_run, bash, proxy_log, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -478,6 +520,7 @@ struct ToRun<'a> {
     modes: Modes,
     config: &'a config::Config,
     env: &'a Environ,
+    net: &'a NetPlan,
 }
 
 /// Locks this process with the kernel and execs the real bash; returns only when it does not
@@ -486,10 +529,11 @@ struct ToRun<'a> {
 fn lock_and_exec(
     to_run: &ToRun<'_>,
     bash: Result<std::path::PathBuf, Error>,
+    proxy_log: Option<audit::Log>,
     log: &mut AuditWriter<'_>,
 ) -> Result<Outcome, Error> {
-    let ToRun { decision, layout, exec_args, modes, config, env } = *to_run;
-    let Modes { requested, allowed, outer, degraded_ok } = modes;
+    let ToRun { decision, layout, exec_args, modes, config, env, net } = *to_run;
+    let Modes { requested, mut allowed, outer, degraded_ok } = modes;
     let bash = bash?;
     // bash reads the script again: it must still be the file that was analysed.
     if let Some(script) = decision.script.as_ref()
@@ -505,6 +549,22 @@ fn lock_and_exec(
         }
         _ => None,
     };
+    // The proxy is started before anything is locked, so that it is outside all of it.
+    #[cfg(target_os = "linux")]
+    let (proxy, loopback) = match net {
+        NetPlan::Proxy(list) => {
+            let access =
+                if allowed.has(mode::Scope::Network, Perm::Write) { proxy::Access::Write } else { proxy::Access::Read };
+            let spawned = proxy::spawn(list.clone(), access, proxy_log).map_err(Error::Refused)?;
+            (Some(spawned), Some(list.loopback()))
+        }
+        _ => (None, None),
+    };
+    #[cfg(not(target_os = "linux"))]
+    let loopback: Option<Vec<u16>> = {
+        let _ = proxy_log;
+        None
+    };
     let locked = sandbox::lock(sandbox::Lock {
         allowed,
         requested,
@@ -517,14 +577,42 @@ fn lock_and_exec(
         keep_env: &config.keep_env,
         require_namespaces: config.require_namespaces,
         frozen,
+        network: loopback.as_deref(),
     })?;
+    // No network namespace: no network at all.
+    match &locked.network {
+        sandbox::NetworkLayer::NotAsked => {}
+        #[cfg(target_os = "linux")]
+        sandbox::NetworkLayer::Held(_) => {}
+        sandbox::NetworkLayer::Unavailable(why) => {
+            allowed = Mode(allowed.0 & !NETWORK_BITS.0);
+            if let Some(message) = network_refusal(decision, requested, &NetPlan::Off(why.clone())) {
+                return Err(Error::Refused(message));
+            }
+        }
+    }
     // What the mode does not allow but the program only possibly does rests on the rules now
     // in force: each such access must be held by them, or the program is denied after all.
     if let Some(denial) = unheld_possible(decision, &locked.holding()) {
         log("deny", "none", Some("a possible access the rules in force do not hold"), &locked.static_only)?;
         return Ok(Outcome::Deny(Box::new(denial), None));
     }
-    let sandbox::Locked { outcome, static_only, namespaces, .. } = locked;
+    let sandbox::Locked { outcome, static_only, namespaces, network, .. } = locked;
+    // The proxy gets its listeners; its port goes to the command.
+    #[cfg(target_os = "linux")]
+    let proxy_port = match (proxy, network) {
+        (Some(spawned), sandbox::NetworkLayer::Held(handover)) => {
+            let port = handover.port;
+            spawned.hand_over(handover).map_err(Error::Refused)?;
+            Some(port)
+        }
+        _ => None,
+    };
+    #[cfg(not(target_os = "linux"))]
+    let proxy_port: Option<u16> = {
+        let _ = network;
+        None
+    };
     let enforcement = if !outcome.shortfalls.is_empty() {
         "degraded"
     } else if outcome.layer_limit {
@@ -544,13 +632,49 @@ fn lock_and_exec(
     log("allow", enforcement, None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
-    enforced.extend_from_slice(sandbox::enforced_value(allowed, &layout.workspace, namespaces).as_bytes());
+    let held_list = match (net, proxy_port) {
+        (NetPlan::Proxy(list), Some(_)) => Some(fingerprint(list)),
+        (NetPlan::Enclosed(fp), _) => Some(fp.clone()),
+        _ => None,
+    };
+    enforced.extend_from_slice(
+        sandbox::enforced_value(allowed, &layout.workspace, namespaces, held_list.as_deref()).as_bytes(),
+    );
     let enforced = std::ffi::CString::new(enforced).map_err(|_| Error::Exec {
         path: bash.clone(),
         source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
     })?;
-    let mut command_env = hygiene::command_environment(env, &[sandbox::ENFORCED_VAR], &config.keep_env);
+    // The proxy's variables: this level's, or the enclosing level's as they came (a nested run
+    // is inside the enclosing namespace, whose proxy is its way out).
+    let proxy_vars: Vec<std::ffi::CString> = match (proxy_port, net) {
+        #[cfg(target_os = "linux")]
+        (Some(port), _) => proxy::variables(port)
+            .into_iter()
+            .filter_map(|(n, v)| std::ffi::CString::new(format!("{n}={v}")).ok())
+            .collect(),
+        #[cfg(target_os = "linux")]
+        (None, _) if outer.is_some() => proxy::variable_names()
+            .into_iter()
+            .filter_map(|n| env.get(n).map(|v| (n, v)))
+            .filter_map(|(n, v)| {
+                let mut entry = format!("{n}=").into_bytes();
+                entry.extend_from_slice(v.as_bytes());
+                std::ffi::CString::new(entry).ok()
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    #[cfg(target_os = "linux")]
+    let replaced: Vec<&str> = if proxy_port.is_some() || outer.is_some() {
+        std::iter::once(sandbox::ENFORCED_VAR).chain(proxy::variable_names()).collect()
+    } else {
+        vec![sandbox::ENFORCED_VAR]
+    };
+    #[cfg(not(target_os = "linux"))]
+    let replaced: Vec<&str> = vec![sandbox::ENFORCED_VAR];
+    let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
     command_env.push(&enforced);
+    command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
 }
 
@@ -603,7 +727,7 @@ fn sandbox_info(
     layout: &Layout,
     modes: &Modes,
     config: &config::Config,
-    allowlist: Option<&allowlist::Allowlist>,
+    net: &NetPlan,
     env: &Environ,
 ) -> sandbox::info::Info {
     let Modes { requested, outer, degraded_ok, .. } = *modes;
@@ -622,7 +746,12 @@ fn sandbox_info(
         config_files: config.files.clone(),
         ceiling: config.max_mode,
         layer: layer.as_ref().map(|(view, held)| (view, held.clone())),
-        allowlist: allowlist.map(|list| list.layers.iter().map(|l| l.source.clone()).collect()),
+        network_list: match net {
+            NetPlan::Open => None,
+            NetPlan::Proxy(list) => Some(Ok(list.layers.iter().map(|l| l.source.clone()).collect())),
+            NetPlan::Enclosed(_) => Some(Ok(vec!["the enclosing sandbox-bash's".into()])),
+            NetPlan::Off(why) => Some(Err(why.clone())),
+        },
     };
     sandbox::info::build(policy, layout, &facts)
 }
@@ -1078,6 +1207,81 @@ fn decide(
         if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
     decision.analysis = analysis;
     Ok(decision)
+}
+
+/// `--sandbox-connect HOST PORT`.
+fn connect(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
+    let [host, port] = args else {
+        return Err(Error::Options("--sandbox-connect takes a host and a port, and nothing after them".into()));
+    };
+    #[cfg(target_os = "linux")]
+    {
+        let status =
+            proxy::connect::run(&host.to_string_lossy(), &port.to_string_lossy(), env).map_err(Error::Refused)?;
+        Ok(Outcome::Exit(status))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (host, port, env);
+        Err(Error::Refused("--sandbox-connect needs the network proxy, which this platform does not have".into()))
+    }
+}
+
+/// How the network is held for one run.
+enum NetPlan {
+    /// No allowlist (or no network bit): the mode's network bits reach every host.
+    Open,
+    /// The command's own network namespace, and the proxy outside it for this list.
+    Proxy(allowlist::Allowlist),
+    /// An enclosing sandbox-bash holds this very list (by its fingerprint) through its proxy:
+    /// the bits stay, bounded by its namespace.
+    Enclosed(String),
+    /// No network at all, for this reason.
+    Off(String),
+}
+
+fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, nested: bool) -> NetPlan {
+    let Some(list) = list else { return NetPlan::Open };
+    if allowed.0 & NETWORK_BITS.0 == 0 {
+        return NetPlan::Open;
+    }
+    let sources: Vec<&str> = list.layers.iter().map(|l| l.source.as_str()).collect();
+    let sources = sources.join(", ");
+    if !cfg!(target_os = "linux") {
+        return NetPlan::Off(format!(
+            "a network allowlist is in force ({sources}), and this platform has no network namespace to enforce it in"
+        ));
+    }
+    if nested {
+        let fp = fingerprint(list);
+        return match sandbox::outer_network(env.get(sandbox::ENFORCED_VAR)) {
+            Some(outer) if outer == fp => NetPlan::Enclosed(fp),
+            _ => NetPlan::Off(format!(
+                "a network allowlist is in force ({sources}) that the enclosing sandbox-bash does not hold, and a \
+                 nested invocation cannot have a network namespace of its own"
+            )),
+        };
+    }
+    NetPlan::Proxy(list.clone())
+}
+
+/// The refusal (125) of a program that needs network the plan takes away.
+fn network_refusal(decision: &Decision, requested: Mode, net: &NetPlan) -> Option<String> {
+    let NetPlan::Off(why) = net else { return None };
+    let cut = Mode(decision.required.0 & requested.0 & NETWORK_BITS.0);
+    (decision.verdict == Verdict::Deny && cut != Mode::NONE)
+        .then(|| format!("the program needs network ({cut}), and {why}: so it allows no network at all"))
+}
+
+/// A short fingerprint of an allowlist, which tells a nested invocation whether the enclosing
+/// one holds the same list (FNV-1a over its normal form).
+fn fingerprint(list: &allowlist::Allowlist) -> String {
+    let text = format!("{:?}", list.layers);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// The network bits of a mode (read, write, execute).

@@ -55,6 +55,10 @@ pub enum Error {
     Namespace(super::namespace::ViewError),
     /// A step reported success and its effect is not there.
     NotHeld(Held),
+    /// The network namespace the allowlist's proxy needs cannot be had here (nothing was
+    /// changed; the command gets no network instead).
+    #[cfg(target_os = "linux")]
+    NoNetworkNamespace(String),
     /// Seatbelt refused the profile, with its message.
     #[cfg(target_os = "macos")]
     Seatbelt(String),
@@ -132,6 +136,8 @@ impl fmt::Display for Error {
                 write!(f, "the Landlock rules are not fully in force after applying them")
             }
             Error::NotHeld(Held::Capability(cap)) => write!(f, "capability {cap} is still held after dropping it"),
+            #[cfg(target_os = "linux")]
+            Error::NoNetworkNamespace(why) => write!(f, "no network namespace can be had here: {why}"),
             #[cfg(target_os = "macos")]
             Error::Seatbelt(message) => write!(f, "Seatbelt refused the profile: {message}"),
             #[cfg(target_os = "macos")]

@@ -77,8 +77,9 @@ pub struct Facts<'a> {
     pub ceiling: Option<Mode>,
     /// The namespace layer's view, and whether it can be had here (the reason when not).
     pub layer: Option<(&'a View, Result<(), String>)>,
-    /// Where the network allowlist in force comes from, when one is.
-    pub allowlist: Option<Vec<String>>,
+    /// A network allowlist in force: where it comes from, when the proxy holds it; why the
+    /// command gets no network at all, when nothing can.
+    pub network_list: Option<Result<Vec<String>, String>>,
 }
 
 /// What the rules grant on the locations the mode keeps closed.
@@ -238,14 +239,32 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     filesystem.static_only = static_fs;
 
-    if let Some(sources) = &facts.allowlist {
-        network.kernel.push(format!(
-            "a network allowlist is in force ({}): this build cannot enforce it by host yet, so the mode's network \
-             bits are taken away and a program that needs network is refused (125)",
-            sources.join(", ")
-        ));
+    match &facts.network_list {
+        Some(Ok(sources)) if policy.sockets => {
+            network.kernel.push(
+                "by host: the command's own network namespace has only loopback, and sandbox-bash's proxy outside \
+                 the sandbox is its only way out (a socket that ignores the proxy reaches nothing)"
+                    .into(),
+            );
+            network.kernel.push(format!(
+                "the proxy lets through what the allowlist of {} allows; it resolves names itself, checks every \
+                 address, and never leads a name to a link-local or metadata address",
+                sources.join(", ")
+            ));
+            network.none.push(
+                "what a tunnel (CONNECT, SOCKS) to an allowed host carries, such as TLS, is not seen by the proxy"
+                    .into(),
+            );
+        }
+        Some(Err(why)) => network.kernel.push(format!(
+            "{why}: the mode's network bits are taken away, and a program that needs network is refused (125)"
+        )),
+        _ => {}
     }
-    if policy.sockets {
+    let by_host = matches!(facts.network_list, Some(Ok(_)));
+    if policy.sockets && by_host {
+        // Said above.
+    } else if policy.sockets {
         network.none.push(
             "every host: which hosts and ports are reached is not limited (network read or write allows every socket)"
                 .into(),

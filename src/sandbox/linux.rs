@@ -493,14 +493,33 @@ pub enum Applied {
 /// Applies the prepared rules to this process, in order: the namespace layer and its view
 /// (when one is planned), no_new_privs, capabilities, Landlock, seccomp. Then reads back what
 /// holds. The process must be single-threaded.
+///
+/// With `network` (a network namespace of the command's own for the proxy, with these host
+/// loopback ports forwarded), the namespace layer must be had: when it cannot, this returns
+/// [`Error::NoNetworkNamespace`] having changed nothing, and the caller plans without network.
 pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
-) -> Result<Applied, Error> {
+    network: Option<&[u16]>,
+) -> Result<(Applied, Option<crate::proxy::Handover>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
+    let mut handover = None;
     // Mounts first: Landlock refuses them once it is in force.
-    if let Some((view, frozen)) = layer {
-        enforcement.namespaces = Some(super::namespace::enter(view, frozen).map_err(Error::Namespace)?);
+    match layer {
+        Some((view, frozen)) => {
+            let (entered, h) = super::namespace::enter(view, frozen, network).map_err(Error::Namespace)?;
+            if network.is_some()
+                && let super::view::Entered::Unavailable(why) = &entered
+            {
+                return Err(Error::NoNetworkNamespace(why.clone()));
+            }
+            enforcement.namespaces = Some(entered);
+            handover = h;
+        }
+        None if network.is_some() => {
+            return Err(Error::NoNetworkNamespace("an enclosing sandbox-bash's rules refuse new namespaces".into()));
+        }
+        None => {}
     }
 
     nix::sys::prctl::set_no_new_privs().map_err(|e| Error::NoNewPrivs(e.into()))?;
@@ -547,7 +566,7 @@ pub fn apply(
         }
     }
     enforcement.capabilities_dropped = prepared.drop.len();
-    Ok(if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) })
+    Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover))
 }
 
 fn install_filter(filter: &[Insn]) -> Result<(), Error> {

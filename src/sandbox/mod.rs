@@ -10,6 +10,8 @@ pub mod linux;
 pub mod macos;
 #[cfg(target_os = "linux")]
 pub mod namespace;
+#[cfg(target_os = "linux")]
+pub mod netns;
 pub mod policy;
 pub mod seatbelt;
 pub mod seccomp;
@@ -248,7 +250,7 @@ pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, crate::error::Err
 pub fn outer_mode(value: Option<&OsStr>) -> Option<Mode> {
     let value = value?.to_string_lossy().into_owned();
     let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
-    let mode = mode.strip_suffix(NAMESPACE_MARK).unwrap_or(mode);
+    let mode = mode.split_once('+').map_or(mode, |(m, _)| m);
     Some(Mode::parse(mode).unwrap_or(Mode::NONE))
 }
 
@@ -261,7 +263,8 @@ const NAMESPACE_MARK: &str = "+ns";
 pub fn outer_namespaces(value: Option<&OsStr>) -> bool {
     let Some(value) = value else { return false };
     let value = value.to_string_lossy();
-    value.split_once(':').map_or(&*value, |(m, _)| m).ends_with(NAMESPACE_MARK)
+    let mode = value.split_once(':').map_or(&*value, |(m, _)| m);
+    mode.split('+').skip(1).any(|mark| Some(mark) == NAMESPACE_MARK.strip_prefix('+'))
 }
 
 /// The workspace of an outer sandbox-bash, from the same variable: nested invocations keep it
@@ -271,10 +274,25 @@ pub fn outer_workspace(value: Option<&OsStr>) -> Option<OsString> {
     value.split_once(':').map(|(_, w)| OsString::from(w)).filter(|w| !w.is_empty())
 }
 
-/// The value of [`ENFORCED_VAR`] for the command.
-pub fn enforced_value(mode: Mode, workspace: &str, namespaces: bool) -> OsString {
+/// The value of [`ENFORCED_VAR`] for the command. `network` is the fingerprint of the network
+/// allowlist this level (or an enclosing one) holds through its proxy.
+pub fn enforced_value(mode: Mode, workspace: &str, namespaces: bool, network: Option<&str>) -> OsString {
     let mark = if namespaces { NAMESPACE_MARK } else { "" };
-    OsString::from(format!("{mode}{mark}:{workspace}"))
+    let net = network.map(|n| format!("{NETWORK_MARK}{n}")).unwrap_or_default();
+    OsString::from(format!("{mode}{mark}{net}:{workspace}"))
+}
+
+/// What the marker's mode carries, with the allowlist's fingerprint, when the enclosing level
+/// holds the network by host.
+const NETWORK_MARK: &str = "+net=";
+
+/// The fingerprint of the allowlist an enclosing sandbox-bash holds through its proxy. Forging
+/// it gains nothing: the enclosing level's namespace has only loopback whatever it says, and
+/// only a nested level (which cannot make a namespace of its own) reads it.
+pub fn outer_network(value: Option<&OsStr>) -> Option<String> {
+    let value = value?.to_string_lossy().into_owned();
+    let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
+    mode.split_once(NETWORK_MARK).map(|(_, n)| n.to_string())
 }
 
 /// What happened when the rules were applied.
@@ -284,6 +302,23 @@ pub struct Outcome {
     pub shortfalls: Vec<Shortfall>,
     /// Landlock's layer limit was reached; the outer layers bind.
     pub layer_limit: bool,
+}
+
+/// Whether a network namespace for the allowlist's proxy can be had here (tried in a child
+/// that is thrown away), for `--sandbox-info` and `--sandbox-explain`.
+pub fn network_namespace_probe(nested: bool) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        if nested {
+            return Err("an enclosing sandbox-bash's rules refuse new namespaces".into());
+        }
+        namespace::probe(true)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = nested;
+        Err("this platform has no network namespaces".into())
+    }
 }
 
 /// What [`lock`] locks this process to, and what decides what happens when the kernel cannot
@@ -311,6 +346,20 @@ pub struct Lock<'a> {
     pub require_namespaces: bool,
     /// The script bash reads, for the namespace layer's frozen copy.
     pub frozen: Option<view::Frozen<'a>>,
+    /// A network namespace of the command's own for the allowlist's proxy, with these ports of
+    /// the host's loopback forwarded into it.
+    pub network: Option<&'a [u16]>,
+}
+
+/// What became of the network namespace [`Lock::network`] asked for.
+pub enum NetworkLayer {
+    /// None was asked for.
+    NotAsked,
+    /// The namespace holds; the proxy is to be handed these listeners.
+    #[cfg(target_os = "linux")]
+    Held(crate::proxy::Handover),
+    /// None can be had here, for the reason given: the rules were planned without network.
+    Unavailable(String),
 }
 
 /// What holds once [`lock`] has locked this process.
@@ -324,6 +373,7 @@ pub struct Locked {
     pub view: Option<view::View>,
     /// The Landlock rules in force (Linux).
     pub policy: Option<Policy>,
+    pub network: NetworkLayer,
 }
 
 /// What holds the possible accesses a mode does not allow: the rules in force after
@@ -419,18 +469,62 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     {
         let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
         let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer)?;
-        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None, policy: None })
+        let network = match lock.network {
+            Some(_) => NetworkLayer::Unavailable("this platform has no network namespaces".into()),
+            None => NetworkLayer::NotAsked,
+        };
+        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None, policy: None, network })
     }
     #[cfg(not(target_os = "macos"))]
     {
         let outer = lock.outer;
-        let policy = plan_here(lock.allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra);
-        let view =
-            if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
+        let plan = |allowed: Mode| {
+            let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
+            let view = if outer.is_none() {
+                view_here(&policy, lock.layout, lock.env, lock.keep_env)
+            } else {
+                Default::default()
+            };
+            (policy, view)
+        };
+        let (mut policy, mut view) = plan(lock.allowed);
         // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
         // read-only, so no user namespace could be mapped): the enclosing view holds.
-        let mounts = if outer.is_none() { Some((&view, lock.frozen.as_ref())) } else { None };
-        let mut outcome = enforce(&policy, mounts, lock.degraded_ok, lock.requested, outer)?;
+        fn mounts<'v>(
+            view: &'v view::View,
+            frozen: Option<&'v view::Frozen<'v>>,
+            outer: Option<Mode>,
+        ) -> Option<(&'v view::View, Option<&'v view::Frozen<'v>>)> {
+            if outer.is_none() { Some((view, frozen)) } else { None }
+        }
+        let mut network = NetworkLayer::NotAsked;
+        let first = enforce(
+            &policy,
+            mounts(&view, lock.frozen.as_ref(), outer),
+            lock.network,
+            lock.degraded_ok,
+            lock.requested,
+            outer,
+        );
+        let (mut outcome, handover) = match first {
+            // Nothing was changed: the command gets no network at all, never every host.
+            Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
+                network = NetworkLayer::Unavailable(why);
+                (policy, view) = plan(Mode(lock.allowed.0 & !0o0070));
+                enforce(
+                    &policy,
+                    mounts(&view, lock.frozen.as_ref(), outer),
+                    None,
+                    lock.degraded_ok,
+                    lock.requested,
+                    outer,
+                )?
+            }
+            other => other?,
+        };
+        if let Some(h) = handover {
+            network = NetworkLayer::Held(h);
+        }
         if outer.is_some() {
             outcome.enforcement.namespaces =
                 Some(view::Entered::Unavailable("an enclosing sandbox-bash's Landlock rules refuse new mounts".into()));
@@ -444,6 +538,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             namespaces: layer.marked,
             view: if entered { Some(view) } else { None },
             policy: Some(policy),
+            network,
         })
     }
 }
@@ -463,7 +558,7 @@ pub fn namespace_facts(
         let held = if nested {
             Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
         } else {
-            namespace::probe()
+            namespace::probe(false)
         };
         Some((view, held))
     }
@@ -510,10 +605,11 @@ fn no_backend() -> Shortfall {
 fn enforce(
     policy: &Policy,
     layer: Option<(&view::View, Option<&view::Frozen>)>,
+    network: Option<&[u16]>,
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
-) -> Result<Outcome, crate::error::Error> {
+) -> Result<(Outcome, Option<crate::proxy::Handover>), crate::error::Error> {
     use crate::error::Error as RunError;
     let mut prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     // The frozen copy of the script hides the file that had the rule, when the rule was on the
@@ -538,13 +634,16 @@ fn enforce(
     if !shortfalls.is_empty() && !degraded_ok {
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
-    match linux::apply(prepared, layer).map_err(|why| RunError::Sandbox { mode: policy.mode, why })? {
-        linux::Applied::Done(enforcement) => Ok(Outcome { enforcement, shortfalls, layer_limit: false }),
+    let (applied, handover) =
+        linux::apply(prepared, layer, network).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    let outcome = match applied {
+        linux::Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
         linux::Applied::LayerLimit(enforcement) => match outer {
-            Some(outer) if outer.covers(requested) => Ok(Outcome { enforcement, shortfalls, layer_limit: true }),
-            _ => Err(RunError::LayerLimit { requested, outer }),
+            Some(outer) if outer.covers(requested) => Outcome { enforcement, shortfalls, layer_limit: true },
+            _ => return Err(RunError::LayerLimit { requested, outer }),
         },
-    }
+    };
+    Ok((outcome, handover))
 }
 
 /// What the namespace layer holds here, once it was tried.
@@ -684,10 +783,17 @@ mod tests {
 
     #[test]
     fn the_marker_carries_the_mode_and_the_workspace() {
-        let v = enforced_value(Mode(0o0467), "/srv/a:b", false);
+        let v = enforced_value(Mode(0o0467), "/srv/a:b", false, None);
         assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0467)));
         assert!(!outer_namespaces(Some(&v)));
-        let marked = enforced_value(Mode(0o0444), "/srv/a+ns:b", true);
+        assert_eq!(outer_network(Some(&v)), None);
+        let marked = enforced_value(Mode(0o0444), "/srv/a+ns:b", true, None);
+        let net = enforced_value(Mode(0o0467), "/srv/a+net=x:b", true, Some("0123abcd"));
+        assert_eq!(outer_mode(Some(&net)), Some(Mode(0o0467)));
+        assert!(outer_namespaces(Some(&net)));
+        assert_eq!(outer_network(Some(&net)).as_deref(), Some("0123abcd"));
+        assert_eq!(outer_workspace(Some(&net)), Some(OsString::from("/srv/a+net=x:b")));
+        assert_eq!(outer_network(Some(&marked)), None);
         assert_eq!(outer_mode(Some(&marked)), Some(Mode(0o0444)));
         assert_eq!(outer_workspace(Some(&marked)), Some(OsString::from("/srv/a+ns:b")));
         assert!(outer_namespaces(Some(&marked)));

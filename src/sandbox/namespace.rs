@@ -64,6 +64,8 @@ pub enum ViewError {
     ScriptChanged(std::path::PathBuf),
     /// The workspace cannot be listed: credentials in it could not be found and masked.
     Unsearchable(String),
+    /// The new network namespace could not be set up for the proxy.
+    Network(String),
 }
 
 impl std::fmt::Display for ViewError {
@@ -81,6 +83,7 @@ impl std::fmt::Display for ViewError {
                      it readable by its owner (chmod u+r {w})"
                 );
             }
+            ViewError::Network(why) => return write!(f, "{why}"),
             ViewError::Failed { step, source } => (step, source),
         };
         match step {
@@ -292,7 +295,14 @@ fn proc_read_only() -> bool {
 /// Enters the namespaces and builds `view` in them. The process must be single-threaded.
 /// `Ok(Unavailable)` when the kernel gives no namespaces (nothing is changed then); an error
 /// once the view is half built, since going on would run the command in a view no one planned.
-pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError> {
+///
+/// With `network` (the host's loopback ports to forward), the process also gets a network
+/// namespace of its own with only loopback, and the listeners the proxy serves are made in it.
+pub fn enter(
+    view: &View,
+    frozen: Option<&Frozen>,
+    network: Option<&[u16]>,
+) -> Result<(Entered, Option<crate::proxy::Handover>), ViewError> {
     if let Some(w) = &view.unsearchable {
         return Err(ViewError::Unsearchable(w.clone()));
     }
@@ -303,8 +313,11 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
     if user_namespace && proc_read_only() {
         // An enclosing view (a nested start whose marker was removed): the new namespace could
         // not be mapped, and its Landlock rules would refuse the mounts anyway.
-        return Ok(Entered::Unavailable(
-            "/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into(),
+        return Ok((
+            Entered::Unavailable(
+                "/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into(),
+            ),
+            None,
         ));
     }
     use nix::sched::CloneFlags;
@@ -312,9 +325,12 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
     if user_namespace {
         flags |= CloneFlags::CLONE_NEWUSER;
     }
+    if network.is_some() {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
     // The process is single-threaded, as CLONE_NEWUSER needs.
     if let Err(errno) = nix::sched::unshare(flags) {
-        return Ok(Entered::Unavailable(unshare_refused(errno as i32, user_namespace)));
+        return Ok((Entered::Unavailable(unshare_refused(errno as i32, user_namespace)), None));
     }
     if user_namespace {
         // Mapped to itself: programs see the same uid and gid.
@@ -322,13 +338,17 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
         write_file("/proc/self/uid_map", &format!("{uid} {uid} 1"))?;
         write_file("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
     }
+    let handover = match network {
+        Some(ports) => Some(super::netns::set_up(ports).map_err(ViewError::Network)?),
+        None => None,
+    };
     // Nothing done here reaches the namespace the caller is in. An enclosing Landlock domain
     // (a nested sandbox-bash) refuses every mount: this first one tells, before anything changes.
     use nix::mount::MsFlags;
     let private =
         nix::mount::mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>);
     if let Err(errno) = private {
-        return Ok(Entered::Unavailable(private_refused(errno as i32)));
+        return Ok((Entered::Unavailable(private_refused(errno as i32)), None));
     }
 
     // The writable trees as they are now, before the view is made read-only.
@@ -439,7 +459,7 @@ pub fn enter(view: &View, frozen: Option<&Frozen>) -> Result<Entered, ViewError>
         }
         _ => false,
     };
-    Ok(Entered::Held { user_namespace, frozen: frozen_done })
+    Ok((Entered::Held { user_namespace, frozen: frozen_done }, handover))
 }
 
 fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {
@@ -490,8 +510,9 @@ fn freeze(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {
 
 /// Whether the namespace layer can be had here, tried in a child process that is thrown away
 /// (for `--sandbox-info`, which changes nothing in its own process). The child does what
-/// [`enter`] does up to its first mount, and reports only an errno.
-pub fn probe() -> Result<(), String> {
+/// [`enter`] does up to its first mount, and reports only an errno. With `network`, the network
+/// namespace the allowlist's proxy needs is tried too.
+pub fn probe(network: bool) -> Result<(), String> {
     if !may_administer_mounts() && proc_read_only() {
         return Err("/proc is read-only here (an enclosing sandbox's view), so no user namespace can be mapped".into());
     }
@@ -524,6 +545,9 @@ pub fn probe() -> Result<(), String> {
         let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
         if user_namespace {
             flags |= libc::CLONE_NEWUSER;
+        }
+        if network {
+            flags |= libc::CLONE_NEWNET;
         }
         // SAFETY: integer flags.
         if unsafe { libc::unshare(flags) } != 0 {

@@ -23,6 +23,7 @@ mod kernel;
 mod limits;
 mod namespaces;
 mod nesting;
+mod network;
 mod nothing_hidden;
 mod parse_ahead;
 mod possible;

@@ -1,0 +1,58 @@
+//! `sandbox-bash --sandbox-connect HOST PORT`: a `ProxyCommand` for ssh (and git over ssh). It
+//! asks the proxy for a tunnel to HOST:PORT and joins it to standard input and output; a
+//! refusal is printed on standard error, as the proxy worded it.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+use super::PROXY_VAR;
+use crate::environ::Environ;
+
+/// Runs the tunnel; the exit status (0 when the tunnel ended, 1 when it was refused or could
+/// not be had).
+pub fn run(host: &str, port: &str, env: &Environ) -> Result<i32, String> {
+    let proxy = env
+        .get(PROXY_VAR)
+        .and_then(|v| v.to_str())
+        .ok_or_else(|| {
+            format!("--sandbox-connect works inside sandbox-bash with a network allowlist ({PROXY_VAR} is not set)")
+        })?
+        .to_string();
+    let port: u16 = port.parse().map_err(|_| format!("--sandbox-connect: {port:?} is not a port"))?;
+    let target = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    let mut s = TcpStream::connect(&proxy).map_err(|e| format!("cannot reach the proxy at {proxy}: {e}"))?;
+    write!(s, "CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").map_err(|e| e.to_string())?;
+    // The head, byte by byte: what follows it is the destination's and goes to stdout.
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut b) {
+            Ok(1) => head.push(b[0]),
+            _ => return Err(format!("the proxy closed the connection to {target}")),
+        }
+        if head.len() > 64 * 1024 {
+            return Err("the proxy's answer is too long".into());
+        }
+    }
+    let status = String::from_utf8_lossy(&head);
+    if status.split(' ').nth(1) != Some("200") {
+        let mut body = String::new();
+        let _ = s.read_to_string(&mut body);
+        let said = body.trim();
+        let _ =
+            writeln!(std::io::stderr(), "{}", if said.is_empty() { status.lines().next().unwrap_or("") } else { said });
+        return Ok(1);
+    }
+    let mut to_dest = s.try_clone().map_err(|e| e.to_string())?;
+    let up = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_dest);
+        let _ = to_dest.shutdown(std::net::Shutdown::Write);
+    });
+    let _ = std::io::copy(&mut s, &mut std::io::stdout().lock());
+    drop(up);
+    Ok(0)
+}

@@ -1,0 +1,189 @@
+//! Whether the proxy lets a request through: the destination against the allowlist, the name
+//! resolved here (never by the command), and every address it resolves to checked again.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use crate::allowlist::{Allowlist, Destination, Target};
+
+/// What the network bits of the mode let through the proxy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Network read: plain-HTTP GET, HEAD and OPTIONS without a body, and tunnels.
+    Read,
+    /// Network write: every method.
+    Write,
+}
+
+/// A destination that may be reached: the addresses to connect to, in the resolver's order.
+#[derive(Debug)]
+pub struct Admitted {
+    pub addrs: Vec<SocketAddr>,
+}
+
+/// Why a request is refused, in words for the client and the audit log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denied {
+    /// The host as the client named it.
+    pub host: String,
+    pub port: u16,
+    /// What was refused and why.
+    pub why: String,
+    /// The entry that would allow it, and where it would go.
+    pub remedy: String,
+}
+
+impl Denied {
+    /// One line, the text of a 403 body and of the `sandbox-bash` header.
+    pub fn line(&self) -> String {
+        format!("sandbox-bash: denied: {}:{}: {}; {}", shown(&self.host), self.port, self.why, self.remedy)
+    }
+}
+
+/// An IPv6 host in brackets, as it is written with a port.
+pub fn shown(host: &str) -> String {
+    if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.to_string() }
+}
+
+/// A refusal that is not about the allowlist (a method, a chain): nothing in it would allow it.
+pub fn refused(host: &str, port: u16, why: String, remedy: &str) -> Denied {
+    Denied { host: host.to_string(), port, why, remedy: remedy.to_string() }
+}
+
+/// Decides whether `host:port` may be reached, resolving a name here. `resolve` is the
+/// resolver (the system's in the proxy; a table in tests).
+pub fn admit(
+    list: &Allowlist,
+    host: &str,
+    port: u16,
+    resolve: &dyn Fn(&str, u16) -> std::io::Result<Vec<SocketAddr>>,
+) -> Result<Admitted, Denied> {
+    let dest = Destination::new(host, port);
+    let shown_host = match &dest.host {
+        Target::Name(n) => n.clone(),
+        Target::Addr(a) => a.to_string(),
+    };
+    if let Err(r) = list.check(&dest) {
+        let entry = format!("{}:{port}", shown(&shown_host));
+        let why = match &r.denied_by {
+            Some(d) => format!("the entry {d:?} of {} denies it", r.source),
+            None => format!("not in the network allowlist of {}", r.source),
+        };
+        let remedy = match &r.denied_by {
+            Some(d) => format!("only removing {d:?} from the deny list of {} would allow it", r.source),
+            None => format!(
+                "the entry {entry:?} (or {:?}) in the allow list of {} would allow it",
+                shown(&shown_host),
+                r.source
+            ),
+        };
+        return Err(Denied { host: shown_host, port, why, remedy });
+    }
+    let (name, addrs) = match &dest.host {
+        Target::Addr(a) => (a.to_string(), vec![SocketAddr::new(*a, port)]),
+        Target::Name(n) => match list.pinned(n, port) {
+            Some(a) => (n.clone(), vec![SocketAddr::new(a, port)]),
+            None => match resolve(n, port) {
+                Ok(found) if !found.is_empty() => (n.clone(), found),
+                Ok(_) => return Err(unresolved(n, port, "no address")),
+                Err(e) => return Err(unresolved(n, port, &e.to_string())),
+            },
+        },
+    };
+    // Every address is checked, so a name that resolves to an allowed and a forbidden address
+    // (or is rebound between lookups) reaches neither: the proxy connects to what it checked.
+    for a in &addrs {
+        if let Err(r) = list.check_resolved(&name, a.ip(), port) {
+            let why = match &r.denied_by {
+                Some(d) => format!("it resolves to {}, which the entry {d:?} of {} denies", a.ip(), r.source),
+                None => r.source.clone(),
+            };
+            let remedy =
+                format!("only an allow entry naming the address {:?} itself would allow it", a.ip().to_string());
+            return Err(Denied { host: name, port, why, remedy });
+        }
+    }
+    Ok(Admitted { addrs })
+}
+
+fn unresolved(name: &str, port: u16, why: &str) -> Denied {
+    Denied {
+        host: name.to_string(),
+        port,
+        why: format!("the name does not resolve ({why})"),
+        remedy: "a `resolve` pin in the configuration names its address".into(),
+    }
+}
+
+/// The system's resolver, as the proxy outside the sandbox sees it.
+pub fn system_resolve(name: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+    let mut out: Vec<SocketAddr> = (name, port).to_socket_addrs()?.collect();
+    out.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::allowlist::{Entry, Layer};
+
+    fn list(allow: &[&str], deny: &[&str]) -> Allowlist {
+        let parse = |v: &[&str]| v.iter().map(|e| Entry::parse(e).unwrap()).collect();
+        Allowlist {
+            layers: vec![Layer {
+                source: "/etc/x.toml".into(),
+                allow: parse(allow),
+                deny: parse(deny),
+                ..Layer::default()
+            }],
+        }
+    }
+
+    fn table(name: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+        let a = |s: &str| SocketAddr::new(s.parse().unwrap(), port);
+        Ok(match name {
+            "good.test" => vec![a("127.0.0.2")],
+            "meta.test" => vec![a("169.254.169.254")],
+            "split.test" => vec![a("127.0.0.2"), a("169.254.169.254")],
+            "denied-addr.test" => vec![a("10.9.0.1")],
+            _ => return Err(std::io::Error::other("unknown name")),
+        })
+    }
+
+    #[test]
+    fn names_are_resolved_here_and_every_address_is_checked() {
+        let l = list(&["*.test", "127.0.0.2"], &["10.9.0.0/16"]);
+        assert_eq!(admit(&l, "good.test", 80, &table).unwrap().addrs, vec!["127.0.0.2:80".parse().unwrap()]);
+        let meta = admit(&l, "meta.test", 80, &table).unwrap_err();
+        assert!(meta.why.contains("link-local or metadata"), "{}", meta.line());
+        assert!(admit(&l, "split.test", 80, &table).is_err(), "one forbidden address refuses the name");
+        let d = admit(&l, "denied-addr.test", 80, &table).unwrap_err();
+        assert!(d.why.contains("10.9.0.0/16"), "{}", d.line());
+        assert!(admit(&l, "nowhere.test", 80, &table).unwrap_err().why.contains("does not resolve"));
+    }
+
+    #[test]
+    fn a_refusal_names_the_host_the_port_and_the_entry_that_would_allow_it() {
+        let l = list(&["pypi.org"], &["*.internal.example"]);
+        let d = admit(&l, "Evil.Example.", 443, &table).unwrap_err();
+        assert_eq!(
+            d.line(),
+            "sandbox-bash: denied: evil.example:443: not in the network allowlist of /etc/x.toml; the entry \
+             \"evil.example:443\" (or \"evil.example\") in the allow list of /etc/x.toml would allow it"
+        );
+        let d = admit(&list(&["*.example"], &["*.internal.example"]), "db.internal.example", 5432, &table).unwrap_err();
+        assert!(d.why.contains("\"*.internal.example\""), "{}", d.line());
+        let v6 = admit(&l, "::1", 8080, &table).unwrap_err();
+        assert!(v6.line().starts_with("sandbox-bash: denied: [::1]:8080: "), "{}", v6.line());
+    }
+
+    #[test]
+    fn addresses_and_pins_are_connected_to_as_checked() {
+        let mut l = list(&["127.0.0.3", "mirror.test"], &[]);
+        l.layers[0].resolve.push(("mirror.test".into(), "127.0.0.3".parse().unwrap()));
+        let no_lookup =
+            |_: &str, _: u16| -> std::io::Result<Vec<SocketAddr>> { panic!("a pin or address is not looked up") };
+        assert_eq!(admit(&l, "mirror.test", 80, &no_lookup).unwrap().addrs, vec!["127.0.0.3:80".parse().unwrap()]);
+        assert_eq!(admit(&l, "127.0.0.3", 81, &no_lookup).unwrap().addrs, vec!["127.0.0.3:81".parse().unwrap()]);
+        assert!(admit(&l, "169.254.169.254", 80, &no_lookup).is_err());
+    }
+}

@@ -1,0 +1,343 @@
+//! The network proxy: with an allowlist in force, the command's own network namespace has only
+//! loopback, and this proxy, a process outside the sandbox, is its one way out.
+//!
+//! It is forked before sandbox-bash locks itself (so it is in neither the Landlock domain nor
+//! the namespaces), detaches (a session of its own, descriptors closed, not dumpable), and is
+//! handed the listening sockets the sandboxed process made inside the new namespace. One port
+//! speaks HTTP (CONNECT and plain requests) and SOCKS5, told apart by the first byte; each
+//! `loopback` port of the configuration is a listener forwarded to the host's loopback.
+//!
+//! It ends when the command and everything it started have ended: when the command's process
+//! has exited and no process is left in its network namespace.
+
+pub mod connect;
+mod gate;
+mod http;
+mod socks;
+mod tunnel;
+
+use std::collections::HashSet;
+use std::io::IoSlice;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::{Arc, Mutex};
+
+pub use gate::Access;
+
+use crate::allowlist::Allowlist;
+use crate::audit;
+
+/// The variable that tells `--sandbox-connect` (and scripts) where the proxy listens.
+pub const PROXY_VAR: &str = "SANDBOX_BASH_PROXY";
+
+/// What the sandboxed process hands the proxy once its network namespace is up.
+pub struct Handover {
+    /// The port of the proxy's listener on 127.0.0.1 inside the namespace.
+    pub port: u16,
+    /// The listening sockets, each with what it is for.
+    pub listeners: Vec<(Role, OwnedFd)>,
+    /// The namespace itself (`/proc/self/ns/net`), to tell when no process is left in it.
+    pub netns: OwnedFd,
+}
+
+/// What a listener is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// HTTP and SOCKS5.
+    Proxy,
+    /// Forwarded to this port of the host's loopback, of the listener's family.
+    Forward(u16),
+}
+
+/// What the proxy holds: the list, what the mode's network bits allow, where records go.
+pub struct Context {
+    list: Allowlist,
+    access: Access,
+    resolve: &'static (dyn Fn(&str, u16) -> std::io::Result<Vec<SocketAddr>> + Sync),
+    audit: Mutex<Option<audit::Log>>,
+    recorded: Mutex<HashSet<(String, u16)>>,
+    command_pid: i32,
+}
+
+impl Context {
+    /// Records a refusal, once per destination.
+    fn record(&self, d: &gate::Denied, method: &str) {
+        let first = self.recorded.lock().is_ok_and(|mut seen| seen.insert((d.host.clone(), d.port)));
+        if !first {
+            return;
+        }
+        if let Ok(mut log) = self.audit.lock()
+            && let Some(log) = log.as_mut()
+        {
+            // Nothing to tell it to: the command already got its 403 or SOCKS reply.
+            let _ = log.network_denial(self.command_pid, method, &d.host, d.port, &d.line());
+        }
+    }
+}
+
+/// The proxy process, forked and waiting for its listeners.
+pub struct Spawned {
+    channel: OwnedFd,
+}
+
+/// Forks the proxy for `list`. The process must be single-threaded (it is: the namespace
+/// layer's `unshare` needs that too). The proxy waits for [`Spawned::hand_over`]; if this
+/// process drops the `Spawned` instead (no network namespace could be had), it exits.
+pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Result<Spawned, String> {
+    use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
+    let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
+        .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
+    let command_pid = std::process::id() as i32;
+    // SAFETY: the process is single-threaded, so the child may run any code; the middle
+    // process only forks again and exits.
+    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start the proxy: {e}"))? {
+        nix::unistd::ForkResult::Parent { child } => {
+            drop(theirs);
+            match nix::sys::wait::waitpid(child, None) {
+                Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) => Ok(Spawned { channel: ours }),
+                other => Err(format!("cannot start the proxy: {other:?}")),
+            }
+        }
+        nix::unistd::ForkResult::Child => {
+            drop(ours);
+            // SAFETY: as above; the grandchild is reparented when the middle process exits,
+            // so bash never sees it among its children.
+            let code = match unsafe { nix::unistd::fork() } {
+                Ok(nix::unistd::ForkResult::Child) => {
+                    let cx = Context {
+                        list,
+                        access,
+                        resolve: &gate::system_resolve,
+                        audit: Mutex::new(audit),
+                        recorded: Mutex::new(HashSet::new()),
+                        command_pid,
+                    };
+                    serve(theirs, cx)
+                }
+                Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
+                Err(_) => 1,
+            };
+            // SAFETY: _exit ends the process without running this process's exit handlers,
+            // which belong to the command's process.
+            unsafe { libc::_exit(code) }
+        }
+    }
+}
+
+impl Spawned {
+    /// Gives the proxy its listeners, the namespace and this process (a pidfd), and lets it go.
+    pub fn hand_over(self, h: Handover) -> Result<(), String> {
+        use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
+        // SAFETY: pidfd_open takes a pid and flags; it returns a new descriptor or -1.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0) };
+        if pidfd < 0 {
+            return Err(format!("cannot give the proxy this process: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: a descriptor just returned to this process and owned by nothing else.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) };
+        let mut fds: Vec<RawFd> = vec![pidfd.as_raw_fd(), h.netns.as_raw_fd()];
+        let mut roles = Vec::new();
+        for (role, fd) in &h.listeners {
+            fds.push(fd.as_raw_fd());
+            let (kind, port) = match role {
+                Role::Proxy => (b'P', 0u16),
+                Role::Forward(p) => (b'F', *p),
+            };
+            roles.push(kind);
+            roles.extend_from_slice(&port.to_be_bytes());
+        }
+        let cmsg = [ControlMessage::ScmRights(&fds)];
+        sendmsg::<()>(self.channel.as_raw_fd(), &[IoSlice::new(&roles)], &cmsg, MsgFlags::empty(), None)
+            .map_err(|e| format!("cannot hand the proxy its listeners: {e}"))?;
+        Ok(())
+    }
+}
+
+/// The proxy process: detaches, takes its listeners, serves until no one is left. Returns the
+/// exit status.
+fn serve(channel: OwnedFd, cx: Context) -> i32 {
+    detach(&channel, cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd())));
+    let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
+    drop(channel);
+    let Some(netns_inode) = inode(netns.as_raw_fd()) else { return 1 };
+    drop(netns);
+    let cx = Arc::new(cx);
+    let mut polled: Vec<libc::pollfd> = std::iter::once(pidfd.as_raw_fd())
+        .chain(listeners.iter().map(|(_, l)| l.as_raw_fd()))
+        .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
+        .collect();
+    let mut command_gone = false;
+    loop {
+        let timeout = if command_gone { 200 } else { -1 };
+        // SAFETY: `polled` is a valid array of pollfd of the length given.
+        let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, timeout) };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return 1;
+        }
+        if polled[0].revents != 0 {
+            command_gone = true;
+            polled[0].events = 0;
+            polled[0].fd = -1;
+        }
+        if command_gone && !anyone_in(netns_inode) {
+            return 0;
+        }
+        for (i, (role, listener)) in listeners.iter().enumerate() {
+            if polled[i + 1].revents & libc::POLLIN == 0 {
+                continue;
+            }
+            let Ok((stream, _)) = listener.accept() else { continue };
+            let _ = stream.set_nonblocking(false);
+            let role = *role;
+            let local = listener.local_addr().ok();
+            let cx = Arc::clone(&cx);
+            let _ = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || match role {
+                Role::Proxy => first_byte_decides(stream, &cx),
+                Role::Forward(port) => {
+                    if let Some(local) = local {
+                        forward(stream, SocketAddr::new(local.ip(), port));
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// A new session (no terminal's signals), standard descriptors on /dev/null (a caller reading
+/// the command's output to its end must not wait for the proxy), every other descriptor closed
+/// but the channel and the audit log, SIGPIPE ignored, and not dumpable.
+fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
+    // SAFETY: plain system calls on this process and descriptors it owns.
+    unsafe {
+        libc::setsid();
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            for fd in 0..3 {
+                libc::dup2(null, fd);
+            }
+            if null > 2 {
+                libc::close(null);
+            }
+        }
+        let mut keep: Vec<u32> = [Some(channel.as_raw_fd()), audit].into_iter().flatten().map(|f| f as u32).collect();
+        keep.sort_unstable();
+        let mut from = 3u32;
+        for k in keep {
+            if k > from {
+                libc::syscall(libc::SYS_close_range, from, k - 1, 0);
+            }
+            from = from.max(k + 1);
+        }
+        libc::syscall(libc::SYS_close_range, from, u32::MAX, 0);
+    }
+}
+
+type Received = (OwnedFd, OwnedFd, Vec<(Role, TcpListener)>);
+
+fn receive(channel: &OwnedFd) -> Option<Received> {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+    let mut data = [0u8; 3 * 64];
+    let mut space = nix::cmsg_space!([RawFd; 66]);
+    let mut iov = [std::io::IoSliceMut::new(&mut data)];
+    let msg = recvmsg::<()>(channel.as_raw_fd(), &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC).ok()?;
+    let mut fds = Vec::new();
+    for c in msg.cmsgs().ok()? {
+        if let ControlMessageOwned::ScmRights(r) = c {
+            // SAFETY: descriptors just received, owned by nothing else in this process.
+            fds.extend(r.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+        }
+    }
+    let len = msg.bytes;
+    if fds.len() < 2 || len % 3 != 0 || fds.len() != 2 + len / 3 {
+        return None;
+    }
+    let mut fds = fds.into_iter();
+    let (pidfd, netns) = (fds.next()?, fds.next()?);
+    let roles = data[..len].chunks(3).map(|c| match c[0] {
+        b'P' => Role::Proxy,
+        _ => Role::Forward(u16::from_be_bytes([c[1], c[2]])),
+    });
+    let listeners = roles.zip(fds).map(|(r, fd)| (r, TcpListener::from(fd))).collect();
+    Some((pidfd, netns, listeners))
+}
+
+fn inode(fd: RawFd) -> Option<u64> {
+    // SAFETY: an all-zero stat is valid to be overwritten; fstat fills it.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and out-pointer.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_ino)
+}
+
+/// Whether some process is still in the network namespace `inode`. A process whose namespace
+/// cannot be read (another user's, or one not dumpable) is not counted: the proxy then ends
+/// early, and such a process loses the network rather than keeping the proxy forever.
+fn anyone_in(inode: u64) -> bool {
+    let want = format!("net:[{inode}]");
+    let Ok(dir) = std::fs::read_dir("/proc") else { return false };
+    dir.flatten().any(|e| {
+        let name = e.file_name();
+        name.as_encoded_bytes().iter().all(u8::is_ascii_digit)
+            && std::fs::read_link(e.path().join("ns/net")).is_ok_and(|l| l.as_os_str() == want.as_str())
+    })
+}
+
+fn first_byte_decides(stream: TcpStream, cx: &Context) {
+    let mut first = [0u8; 1];
+    match stream.peek(&mut first) {
+        Ok(1) if first[0] == 5 => socks::serve(stream, cx),
+        Ok(1) if first[0] == 4 => {
+            // SOCKS4 resolves names in the client, which has no resolver here: "rejected".
+            let mut s = stream;
+            let _ = std::io::Write::write_all(&mut s, &[0, 0x5b, 0, 0, 0, 0, 0, 0]);
+        }
+        Ok(1) => http::serve(stream, cx),
+        _ => {}
+    }
+}
+
+/// A `loopback` port: bytes both ways to the host's own loopback.
+fn forward(client: TcpStream, to: SocketAddr) {
+    let Ok(upstream) = TcpStream::connect_timeout(&to, tunnel::CONNECT_TIMEOUT) else { return };
+    let (Ok(c2), Ok(u2)) = (client.try_clone(), upstream.try_clone()) else { return };
+    let up = std::thread::spawn(move || tunnel::copy_then_close(c2, u2));
+    tunnel::copy_then_close(upstream, client);
+    let _ = up.join();
+}
+
+/// The variables that point the command's programs at the proxy on `port`. `NO_PROXY` names
+/// only the namespace's own loopback, where the command's own servers are: every other host
+/// is reached through the proxy or not at all.
+pub fn variables(port: u16) -> Vec<(&'static str, String)> {
+    let http = format!("http://127.0.0.1:{port}");
+    let socks = format!("socks5h://127.0.0.1:{port}");
+    let local = "localhost,127.0.0.1,::1".to_string();
+    let mut out = Vec::new();
+    for name in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "npm_config_proxy",
+        "npm_config_https_proxy",
+        "YARN_HTTP_PROXY",
+        "YARN_HTTPS_PROXY",
+        "PIP_PROXY",
+        "CARGO_HTTP_PROXY",
+    ] {
+        out.push((name, http.clone()));
+    }
+    out.push(("ALL_PROXY", socks.clone()));
+    out.push(("all_proxy", socks));
+    out.push(("NO_PROXY", local.clone()));
+    out.push(("no_proxy", local));
+    out.push(("NODE_USE_ENV_PROXY", "1".into()));
+    out.push((PROXY_VAR, format!("127.0.0.1:{port}")));
+    out
+}
+
+/// The names [`variables`] sets, which the command's environment gets anew.
+pub fn variable_names() -> Vec<&'static str> {
+    variables(1).into_iter().map(|(n, _)| n).chain(["npm_config_noproxy", "GIT_PROXY_COMMAND"]).collect()
+}

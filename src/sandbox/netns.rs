@@ -1,0 +1,55 @@
+//! The command's own network namespace, when a network allowlist is in force: only loopback,
+//! brought up here, and the listeners the proxy outside serves, made here so that they are
+//! this namespace's.
+
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use crate::proxy::{Handover, Role};
+
+/// Brings loopback up in the network namespace this process has just entered and makes the
+/// proxy's listener (on an unused port of 127.0.0.1) and one per forwarded `loopback` port
+/// (127.0.0.1, and ::1 where IPv6 is on).
+pub fn set_up(loopback: &[u16]) -> Result<Handover, String> {
+    loopback_up().map_err(|e| format!("cannot bring up loopback in the new network namespace: {e}"))?;
+    let proxy = TcpListener::bind(("127.0.0.1", 0)).map_err(|e| format!("cannot listen for the proxy: {e}"))?;
+    let port = proxy.local_addr().map_err(|e| format!("cannot read the proxy's port: {e}"))?.port();
+    let mut listeners = vec![(Role::Proxy, OwnedFd::from(proxy))];
+    for &p in loopback {
+        let v4 = TcpListener::bind(("127.0.0.1", p))
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{p} for the host's loopback port {p}: {e}"))?;
+        listeners.push((Role::Forward(p), OwnedFd::from(v4)));
+        if let Ok(v6) = TcpListener::bind(("::1", p)) {
+            listeners.push((Role::Forward(p), OwnedFd::from(v6)));
+        }
+    }
+    let netns =
+        std::fs::File::open("/proc/self/ns/net").map_err(|e| format!("cannot open the network namespace: {e}"))?;
+    Ok(Handover { port, listeners, netns: OwnedFd::from(netns) })
+}
+
+fn loopback_up() -> std::io::Result<()> {
+    // SAFETY: socket takes integer arguments; the result is checked before use.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned, owned by nothing else.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: an all-zero ifreq is valid; the name is copied in within its bounds.
+    let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (dst, src) in ifr.ifr_name.iter_mut().zip(b"lo\0") {
+        *dst = *src as libc::c_char;
+    }
+    // SAFETY: SIOCGIFFLAGS and SIOCSIFFLAGS read and write the ifreq they are given.
+    unsafe {
+        if libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut ifr) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        if libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &ifr) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,413 @@
+//! The network allowlist, enforced: the command's own network namespace has only loopback, and
+//! the proxy outside the sandbox is its only way out. Every way out is tried through a path the
+//! analysis cannot see (a Python client), each with its positive control. The servers are the
+//! test's own, on 127.0.0.2, 127.0.0.3 and [::1] of this machine.
+#![cfg(target_os = "linux")]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::lab::{self, Lab, kernel_refused, ok, text};
+
+const SYSTEM: &str = "SANDBOX_BASH_TEST_SYSTEM_CONFIG";
+const ALLOW: &str = "SANDBOX_BASH_NETWORK_ALLOW";
+
+/// An HTTP server of the test's own on `addr` (port chosen by the kernel). It answers
+/// `/redirect?URL` with a redirect to URL and everything else with a line that names its
+/// address, the method, the path and the Host it was sent.
+fn http_server(addr: &str) -> u16 {
+    let listener = TcpListener::bind(format!("{addr}:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let me = listener.local_addr().unwrap().ip();
+    std::thread::spawn(move || {
+        for c in listener.incoming().flatten() {
+            std::thread::spawn(move || answer(c, me));
+        }
+    });
+    port
+}
+
+fn answer(mut c: TcpStream, me: std::net::IpAddr) {
+    let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 65536 {
+        match c.read(&mut b) {
+            Ok(1) => head.push(b[0]),
+            _ => break,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let mut words = head.split(' ');
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let host = head.lines().find_map(|l| l.strip_prefix("Host: ")).unwrap_or("-").to_string();
+    let response = match path.strip_prefix("/redirect?") {
+        Some(to) => format!("HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        None => {
+            let body = format!("HELLO FROM {me} {method} {path} host={host}\n");
+            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+        }
+    };
+    let _ = c.write_all(response.as_bytes());
+}
+
+/// A lab with the client script in its workspace.
+fn lab() -> Lab {
+    let lab = Lab::new();
+    std::fs::write(lab.ws.join("client.py"), include_str!("net/client.py")).unwrap();
+    lab
+}
+
+/// Runs the client with `args` under `mode` with the environment `env`; its one line.
+fn client(lab: &Lab, mode: &str, env: &[(&str, &str)], args: &str) -> String {
+    let out = cmd(lab, mode, env, &format!("python3 client.py {args}")).output().unwrap();
+    // What sandbox-bash itself says goes to stderr; the proxy's refusals come back in band.
+    let err = text(&out.stderr);
+    assert!(!err.contains("sandbox-bash: error:") && !err.contains("sandbox-bash: denied:"), "{err}");
+    text(&out.stdout).trim().to_string()
+}
+
+fn cmd(lab: &Lab, mode: &str, env: &[(&str, &str)], program: &str) -> Command {
+    let mut c = lab.command(mode, program);
+    c.env_remove(SYSTEM).env_remove(ALLOW).env_remove("SANDBOX_BASH_AUDIT_LOG");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+/// A system configuration file of the test's own.
+fn system_file(lab: &Lab, body: &str) -> PathBuf {
+    let p = lab.outside.join("system.toml");
+    std::fs::write(&p, body).unwrap();
+    for (path, mode) in [(&p, 0o644), (&lab.outside, 0o755)] {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    }
+    p
+}
+
+#[test]
+fn only_the_proxy_leads_out_and_it_lets_through_what_the_list_allows() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let three = http_server("127.0.0.3");
+    let list = [(ALLOW, "127.0.0.2")];
+    // Positive control: without a list the mode's network bits reach both hosts directly.
+    assert!(client(&lab, "0467", &[], &format!("direct 127.0.0.3 {three}")).contains("HELLO FROM 127.0.0.3"));
+    // With the list, a direct connection reaches only the namespace's own loopback, where no
+    // one listens: not the host's allowed address, and not a denied one.
+    for (host, port) in [("127.0.0.2", two), ("127.0.0.3", three)] {
+        let got = client(&lab, "0467", &list, &format!("direct {host} {port}"));
+        assert!(got.starts_with("ERR ECONNREFUSED"), "{host}: {got}");
+    }
+    let got = client(&lab, "0467", &list, "direct 192.0.2.1 80");
+    assert!(got.starts_with("ERR ENETUNREACH"), "{got}");
+    // Through the proxy: the allowed host answers, the other is refused with the reason.
+    let got = client(&lab, "0467", &list, &format!("http GET http://127.0.0.2:{two}/x"));
+    assert!(got.contains(&format!("HELLO FROM 127.0.0.2 GET /x host=127.0.0.2:{two}")), "{got}");
+    let got = client(&lab, "0467", &list, &format!("http GET http://127.0.0.3:{three}/x"));
+    assert!(got.starts_with("OK HTTP/1.1 403 Forbidden|"), "{got}");
+    let line = format!("sandbox-bash: denied: 127.0.0.3:{three}: not in the network allowlist of {ALLOW}");
+    assert!(got.contains(&format!("|{line}")), "the header names it: {got}");
+    assert!(got.contains(&format!("\"127.0.0.3:{three}\" (or \"127.0.0.3\") in the allow list")), "{got}");
+    assert!(!got.contains("HELLO"), "{got}");
+    // CONNECT: to the allowed host a tunnel, to the other a 403.
+    let got = client(&lab, "0467", &list, &format!("connect 127.0.0.2:{two}"));
+    assert!(got.contains("TUNNEL HTTP/1.1 200 OK") && got.contains("HELLO FROM 127.0.0.2"), "{got}");
+    let got = client(&lab, "0467", &list, &format!("connect 127.0.0.3:{three}"));
+    assert!(got.contains("403 Forbidden") && got.contains(&line), "{got}");
+    // SOCKS5 with the name resolved by the proxy: the same.
+    let got = client(&lab, "0467", &list, &format!("socks 127.0.0.2 {two}"));
+    assert!(got.contains("SOCKS HTTP/1.1 200 OK"), "{got}");
+    assert_eq!(client(&lab, "0467", &list, &format!("socks 127.0.0.3 {three}")), "OK SOCKS REPLY 2");
+    // A tunnel to an allowed host may not carry a chain or a relay to a denied one.
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    for inner in [
+        format!("CONNECT 127.0.0.3:{three} HTTP/1.1\r\n\r\n"),
+        format!("GET http://127.0.0.3:{three}/ HTTP/1.1\r\n\r\n"),
+        "\x05\x01\x00".to_string(),
+    ] {
+        let got = client(&lab, "0467", &list, &format!("connect 127.0.0.2:{two} {}", hex(&inner)));
+        assert_eq!(got, "OK TUNNEL", "{inner:?} went through: {got}");
+    }
+    // IPv6: the host's [::1] is neither reached directly nor through the proxy without an entry.
+    if let Ok(six) = std::panic::catch_unwind(|| http_server("[::1]")) {
+        let got = client(&lab, "0467", &list, &format!("direct ::1 {six}"));
+        assert!(got.starts_with("ERR ECONNREFUSED"), "{got}");
+        let got = client(&lab, "0467", &list, &format!("http GET http://[::1]:{six}/"));
+        assert!(got.contains(&format!("sandbox-bash: denied: [::1]:{six}")), "{got}");
+        let got = client(&lab, "0467", &[(ALLOW, "::1")], &format!("http GET http://[::1]:{six}/"));
+        assert!(got.contains("HELLO FROM ::1"), "{got}");
+    }
+}
+
+#[test]
+fn datagrams_and_names_go_nowhere() {
+    let lab = lab();
+    let udp = UdpSocket::bind("127.0.0.3:0").unwrap();
+    let port = udp.local_addr().unwrap().port();
+    udp.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    let list = [(ALLOW, "127.0.0.3")];
+    // Positive control: without the list the datagram arrives.
+    assert_eq!(client(&lab, "0467", &[], &format!("udp 127.0.0.3 {port}")), "OK sent");
+    let mut buf = [0u8; 64];
+    let n = udp.recv(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"UDP CANARY");
+    // With it, even to an allowed address, it stays in the namespace.
+    let got = client(&lab, "0467", &list, &format!("udp 127.0.0.3 {port}"));
+    assert!(got == "OK sent" || got.starts_with("ERR"), "{got}");
+    assert!(udp.recv(&mut buf).is_err(), "a datagram left the namespace");
+    // No resolver is reachable: names are the proxy's to resolve.
+    let got = client(&lab, "0467", &list, "dns sandbox-bash-test.invalid");
+    assert!(got.starts_with("ERR"), "{got}");
+}
+
+#[test]
+fn read_only_network_lets_through_what_only_reads() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let list = [(ALLOW, "127.0.0.2")];
+    let get = client(&lab, "0447", &list, &format!("http GET http://127.0.0.2:{two}/r"));
+    assert!(get.contains("HELLO FROM 127.0.0.2 GET /r"), "{get}");
+    for args in [format!("http POST http://127.0.0.2:{two}/w data"), format!("http GET http://127.0.0.2:{two}/w body")]
+    {
+        let got = client(&lab, "0447", &list, &args);
+        assert!(got.contains("403 Forbidden") && got.contains("network read only"), "{args}: {got}");
+        assert!(!got.contains("HELLO"), "{got}");
+        // Positive control: with network write the same request goes through.
+        assert!(client(&lab, "0467", &list, &args).contains("HELLO FROM 127.0.0.2"), "{args}");
+    }
+    // A plain request that writes may not hide in a tunnel either.
+    let hex: String = "POST /w HTTP/1.0\r\nContent-Length: 1\r\n\r\nx".bytes().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(client(&lab, "0447", &list, &format!("connect 127.0.0.2:{two} {hex}")), "OK TUNNEL");
+    assert!(client(&lab, "0467", &list, &format!("connect 127.0.0.2:{two} {hex}")).contains("HELLO"));
+}
+
+#[test]
+fn names_are_resolved_by_the_proxy_pins_hold_and_metadata_is_never_reached() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let system = system_file(
+        &lab,
+        "[network]\nallow = [\"mirror.test\", \"meta.test\", \"127.0.0.2\"]\n\
+         resolve = { \"mirror.test\" = \"127.0.0.2\", \"meta.test\" = \"169.254.169.254\" }\n",
+    );
+    let sys = system.to_str().unwrap();
+    let env = [(SYSTEM, sys)];
+    let got = client(&lab, "0467", &env, &format!("http GET http://mirror.test:{two}/p"));
+    assert!(got.contains(&format!("HELLO FROM 127.0.0.2 GET /p host=mirror.test:{two}")), "{got}");
+    let got = client(&lab, "0467", &env, "http GET http://meta.test/latest/meta-data/");
+    assert!(got.contains("403") && got.contains("link-local or metadata address"), "{got}");
+    // The proxy follows no redirect: the client gets it, and its next request is checked anew.
+    let to = "http://meta.test/latest/";
+    let got = client(&lab, "0467", &env, &format!("http GET http://127.0.0.2:{two}/redirect?{to}"));
+    assert!(got.starts_with("OK HTTP/1.1 302 Found|Location: http://meta.test/latest/"), "{got}");
+    let out = cmd(&lab, "0467", &env, &format!("curl -sSL http://127.0.0.2:{two}/redirect?{to}")).output().unwrap();
+    assert!(text(&out.stdout).contains("sandbox-bash: denied: meta.test:80"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn denials_are_recorded_once_per_destination() {
+    let lab = lab();
+    let three = http_server("127.0.0.3");
+    let log = lab.outside.join("audit.log");
+    let log_s = log.to_str().unwrap();
+    let env = [(ALLOW, "127.0.0.2"), ("SANDBOX_BASH_AUDIT_LOG", log_s)];
+    let program = format!(
+        "python3 client.py http GET http://127.0.0.3:{three}/; python3 client.py http GET http://127.0.0.3:{three}/b; \
+         python3 client.py socks 127.0.0.9 81"
+    );
+    ok(&cmd(&lab, "0467", &env, &program).output().unwrap());
+    let records: Vec<serde_json::Value> =
+        std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let net: Vec<&serde_json::Value> = records.iter().filter(|r| r["event"] == "network").collect();
+    assert_eq!(net.len(), 2, "{records:#?}");
+    assert_eq!(net[0]["host"], "127.0.0.3");
+    assert_eq!(net[0]["port"], three);
+    assert_eq!(net[0]["verdict"], "deny");
+    assert!(net[0]["reason"].as_str().unwrap().starts_with("sandbox-bash: denied: 127.0.0.3:"));
+    assert_eq!((net[1]["host"].as_str(), net[1]["method"].as_str()), (Some("127.0.0.9"), Some("SOCKS5")));
+    // The command's record and the proxy's name the same process.
+    assert_eq!(net[0]["pid"], records[0]["pid"]);
+}
+
+#[test]
+fn the_commands_own_servers_and_forwarded_host_ports_work_as_before() {
+    let lab = lab();
+    // A host service on loopback: reached only when `loopback` names its port.
+    let host_service = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = host_service.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in host_service.incoming().flatten() {
+            let _ = c.write_all(b"HOST SERVICE\n");
+        }
+    });
+    let without = system_file(&lab, "[network]\nallow = [\"127.0.0.2\"]\n");
+    let got = client(&lab, "0467", &[(SYSTEM, without.to_str().unwrap())], &format!("direct 127.0.0.1 {port}"));
+    assert!(got.starts_with("ERR ECONNREFUSED"), "{got}");
+    let with = system_file(&lab, &format!("[network]\nallow = [\"127.0.0.2\"]\nloopback = [{port}]\n"));
+    let got = client(&lab, "0467", &[(SYSTEM, with.to_str().unwrap())], &format!("direct 127.0.0.1 {port}"));
+    assert_eq!(got, "OK HOST SERVICE|");
+    // A server the command starts and its client, on the namespace's loopback, as before.
+    let program = "python3 -m http.server 18765 --bind 127.0.0.1 >/dev/null 2>&1 & for i in 1 2 3 4 5 6 7 8 9 10; do \
+                   curl -s -o /dev/null -w '%{http_code}\\n' http://localhost:18765/ && break; sleep 0.3; done; kill %1";
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], program).output().unwrap();
+    assert!(text(&out.stdout).contains("200"), "{}{}", text(&out.stdout), text(&out.stderr));
+}
+
+/// The proxy processes of runs whose environment holds `tag`: their pids and states.
+fn proxies(tag: &str) -> Vec<(u32, char)> {
+    let sb = std::fs::canonicalize(lab::SB).unwrap();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let p = e.path();
+        if std::fs::read_link(p.join("exe")).ok().as_deref() != Some(sb.as_path()) {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(p.join("environ")) else { continue };
+        if !environ.split(|&b| b == 0).any(|v| v == tag.as_bytes()) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
+        let state = stat.rsplit_once(") ").and_then(|(_, r)| r.chars().next()).unwrap_or('?');
+        out.push((pid, state));
+    }
+    out
+}
+
+fn wait_gone(tag: &str, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if proxies(tag).iter().all(|(_, s)| *s == 'Z') {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn the_proxy_outlives_nothing_and_cannot_be_touched_from_inside() {
+    let lab = lab();
+    let tag = format!("SBX_PROXY_TAG={}", std::process::id());
+    let (k, v) = tag.split_once('=').unwrap();
+    // A command and what it leaves running: the proxy stays while the background job lives.
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2"), (k, v)], "sleep 2 >/dev/null 2>&1 & echo started")
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(ok(&out), "started\n", "the caller got the output to its end without waiting for the proxy");
+    let live: Vec<u32> = proxies(&tag).iter().filter(|(_, s)| *s != 'Z').map(|(p, _)| *p).collect();
+    assert_eq!(live.len(), 1, "one proxy while the job lives: {:?}", proxies(&tag));
+    let pid = live[0];
+    // From inside a sandbox: no signal, no trace, no memory.
+    let attack = format!(
+        "import os\nfor name, act in [('kill', lambda: os.kill({pid}, 9)), ('mem', lambda: open('/proc/{pid}/mem', 'rb').read(1)), \
+         ('environ', lambda: open('/proc/{pid}/environ', 'rb').read())]:\n    try:\n        act(); print(name, 'DONE')\n    \
+         except OSError as e:\n        print(name, e.strerror)\n"
+    );
+    std::fs::write(lab.ws.join("attack.py"), attack).unwrap();
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], "python3 attack.py").output().unwrap();
+    let said = text(&out.stdout);
+    assert!(!said.contains("DONE"), "{said}");
+    kernel_refused(&out, &[]);
+    assert!(proxies(&tag).iter().any(|(p, s)| *p == pid && *s != 'Z'), "the proxy was killed from inside");
+    // It ends once the job has ended.
+    assert!(wait_gone(&tag, Duration::from_secs(6)), "the proxy outlived its command: {:?}", proxies(&tag));
+    // A command with nothing left behind: its proxy ends with it.
+    ok(&cmd(&lab, "0467", &[(ALLOW, "127.0.0.2"), (k, v)], "true").output().unwrap());
+    assert!(wait_gone(&tag, Duration::from_secs(2)), "{:?}", proxies(&tag));
+}
+
+#[test]
+fn ssh_style_tunnels_through_sandbox_connect() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let three = http_server("127.0.0.3");
+    let program = |host: &str, port: u16| {
+        format!("printf 'GET / HTTP/1.0\\r\\n\\r\\n' | {} --sandbox-connect {host} {port}", lab::SB)
+    };
+    let env = [(ALLOW, "127.0.0.2")];
+    let out = cmd(&lab, "0467", &env, &program("127.0.0.2", two)).output().unwrap();
+    assert!(ok(&out).contains("HELLO FROM 127.0.0.2"));
+    let out = cmd(&lab, "0467", &env, &program("127.0.0.3", three)).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with(&format!("sandbox-bash: denied: 127.0.0.3:{three}:")),
+        "{}",
+        text(&out.stderr)
+    );
+    // Outside a sandbox with a list, it says where it works.
+    let out = Command::new(lab::SB)
+        .args(["--sandbox-connect", "127.0.0.2", "1"])
+        .env_remove("SANDBOX_BASH_PROXY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(text(&out.stderr).contains("SANDBOX_BASH_PROXY"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn nested_invocations_cannot_widen_and_an_unheld_list_means_no_network() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let three = http_server("127.0.0.3");
+    let sb = lab::SB;
+    let inner = |allow: &str, args: String| format!("{allow} {sb} -c \"python3 client.py {args}\"");
+    // Inside a run with a list, an inner run that names a wider one is still bound by the
+    // outer namespace: the denied host stays denied.
+    let env = [(ALLOW, "127.0.0.2")];
+    let out = cmd(
+        &lab,
+        "0467",
+        &env,
+        &inner(&format!("{ALLOW}=127.0.0.2,127.0.0.3"), format!("http GET http://127.0.0.3:{three}/")),
+    )
+    .output()
+    .unwrap();
+    assert!(!text(&out.stdout).contains("HELLO FROM 127.0.0.3"));
+    kernel_refused(&out, &[]);
+    // An inner run with the same list keeps the outer proxy.
+    let out = cmd(&lab, "0467", &env, &inner("", format!("http GET http://127.0.0.2:{two}/"))).output().unwrap();
+    assert!(text(&out.stdout).contains("HELLO FROM 127.0.0.2"), "{}", text(&out.stderr));
+    // A list no enclosing run holds, where no namespace can be had: no network at all.
+    let out = cmd(&lab, "0467", &[], &inner(&format!("{ALLOW}=127.0.0.3"), format!("direct 127.0.0.3 {three}")))
+        .output()
+        .unwrap();
+    kernel_refused(&out, &[]);
+    let out = cmd(&lab, "0467", &[], &format!("{ALLOW}=127.0.0.3 {sb} -c 'curl -s http://127.0.0.3:{three}/'"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("nested invocation cannot have a network namespace"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn info_says_how_the_network_is_held() {
+    let lab = lab();
+    let info = |env: &[(&str, &str)]| {
+        let mut c = Command::new(lab::SB);
+        c.arg("--sandbox-info").current_dir(&lab.ws).env("BASH_AGENT_BASH_MODE", "0467");
+        c.env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+            .env_remove(SYSTEM)
+            .env_remove(ALLOW)
+            .env_remove("SANDBOX_BASH_ENFORCED");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        ok(&c.output().unwrap())
+    };
+    let open = info(&[]);
+    assert!(open.contains("every host"), "{open}");
+    let held = info(&[(ALLOW, "127.0.0.2")]);
+    assert!(held.contains("by host: the command's own network namespace has only loopback"), "{held}");
+    assert!(held.contains(ALLOW) && !held.contains("every host"), "{held}");
+    // A wrong entry is an error that names the variable.
+    let out = cmd(&lab, "0467", &[(ALLOW, "a b")], "true").output().unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(text(&out.stderr).contains(ALLOW), "{}", text(&out.stderr));
+}
