@@ -73,9 +73,11 @@ impl Entry {
     /// Whether the entry names this destination: a name (when the destination was asked for by
     /// name) or an address, and a port.
     fn matches(&self, dest: &Destination) -> bool {
-        if self.port.is_some_and(|p| p != dest.port) {
-            return false;
-        }
+        self.port.is_none_or(|p| p == dest.port) && self.matches_host(dest)
+    }
+
+    /// Whether the entry names the destination's host, whatever the port.
+    fn matches_host(&self, dest: &Destination) -> bool {
         match (&self.host, &dest.host) {
             (Host::Name(n), Target::Name(d)) => n == d,
             (Host::Suffix(s), Target::Name(d)) => {
@@ -261,6 +263,25 @@ impl Allowlist {
         Ok(())
     }
 
+    /// Whether `host` may be reached on some port: refused when a layer denies it on every
+    /// port or allows it on none. For a destination whose port is not known (ssh's own
+    /// configuration may name it).
+    pub fn check_any_port(&self, host: &str) -> Result<(), Refusal> {
+        let dest = Destination::new(host, 0);
+        for layer in &self.layers {
+            if let Some(d) = layer.deny.iter().find(|e| e.port.is_none() && e.matches_host(&dest)) {
+                return Err(Refusal { source: layer.source.clone(), denied_by: Some(d.text.clone()) });
+            }
+            if !layer.allow.iter().any(|e| e.matches_host(&dest)) {
+                return Err(Refusal { source: layer.source.clone(), denied_by: None });
+            }
+        }
+        if self.layers.is_empty() {
+            return Err(Refusal { source: "no layer".into(), denied_by: None });
+        }
+        Ok(())
+    }
+
     /// This allowlist with one more layer: entries from `SANDBOX_BASH_NETWORK_ALLOW` (or a
     /// nested invocation), which can only narrow it.
     pub fn narrowed(&self, source: &str, entries: &str) -> Result<Allowlist, String> {
@@ -297,6 +318,78 @@ impl Allowlist {
         out.dedup();
         out
     }
+}
+
+/// The words of a refusal: what refused `host` (on `port`, when known) and the entry that
+/// would allow it. One line after `sandbox-bash: denied: HOST:PORT: `, the same from the proxy
+/// and from the static layer.
+pub fn refusal_words(r: &Refusal, host: &str, port: Option<u16>) -> (String, String) {
+    let shown = bracketed(host);
+    let where_ = match port {
+        Some(p) => format!("{shown}:{p}"),
+        None => shown.clone(),
+    };
+    match &r.denied_by {
+        Some(d) => (
+            format!("the entry {d:?} of {} denies it", r.source),
+            format!("only removing {d:?} from the deny list of {} would allow it", r.source),
+        ),
+        None if port.is_some() => (
+            format!("not in the network allowlist of {}", r.source),
+            format!("the entry {where_:?} (or {shown:?}) in the allow list of {} would allow it", r.source),
+        ),
+        None => (
+            format!("not in the network allowlist of {} on any port", r.source),
+            format!("the entry {shown:?} in the allow list of {} would allow it", r.source),
+        ),
+    }
+}
+
+/// An IPv6 address in brackets, as it is written with a port.
+pub fn bracketed(host: &str) -> String {
+    if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.to_string() }
+}
+
+/// The host and port that the target of a network access names literally: a URL
+/// (`https://user@host:8443/x`, with its scheme's port when none is written) or, for the
+/// programs of `remote`, `user@host`, `host:path` or a host name with a dot in it (its port
+/// unknown). `None` for anything else: a program name, a path, a word not known.
+pub fn literal_destination(target: &str, remote: bool) -> Option<(String, Option<u16>)> {
+    if let Some((scheme, rest)) = target.split_once("://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let (host, port) = match split_port(authority) {
+            Ok((h, p)) => (h, p),
+            Err(_) => return None,
+        };
+        let port = port.or(match scheme.to_ascii_lowercase().as_str() {
+            "http" | "ws" => Some(80),
+            "https" | "wss" => Some(443),
+            "ftp" => Some(21),
+            "ssh" | "sftp" | "git+ssh" | "ssh+git" => Some(22),
+            "git" => Some(9418),
+            "rsync" => Some(873),
+            _ => None,
+        });
+        return host_name_or_address(host).map(|h| (h, port));
+    }
+    if !remote || target.starts_with('-') {
+        return None;
+    }
+    let host = target.split_once(':').map_or(target, |(h, _)| h);
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    if host.contains('/') || !(host.contains('.') || host.parse::<IpAddr>().is_ok()) {
+        return None;
+    }
+    host_name_or_address(host).map(|h| (h, None))
+}
+
+fn host_name_or_address(host: &str) -> Option<String> {
+    let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    if let Ok(a) = bare.parse::<IpAddr>() {
+        return Some(a.to_string());
+    }
+    name(bare)
 }
 
 #[cfg(test)]
@@ -398,6 +491,25 @@ mod tests {
         let meta = list(&["169.254.169.254:80"], &[]);
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 80).is_ok());
         assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 81).is_err());
+    }
+
+    #[test]
+    fn literal_destinations_of_urls_and_remote_hosts() {
+        let d = |t: &str, remote| literal_destination(t, remote);
+        assert_eq!(d("https://pypi.org/simple/", false), Some(("pypi.org".into(), Some(443))));
+        assert_eq!(d("http://u:p@127.0.0.3:8111/x?y", false), Some(("127.0.0.3".into(), Some(8111))));
+        assert_eq!(d("http://[::1]:8080/", false), Some(("::1".into(), Some(8080))));
+        assert_eq!(d("HTTP://Example.COM", false), Some(("example.com".into(), Some(80))));
+        assert_eq!(d("git@github.com:o/r.git", true), Some(("github.com".into(), None)));
+        assert_eq!(d("deploy@10.0.0.5", true), Some(("10.0.0.5".into(), None)));
+        assert_eq!(d("git@github.com:o/r.git", false), None, "only remote programs name hosts this way");
+        for not in ["pip", "prod", "./file", "/srv/x", "file.txt/..", "-oProxyCommand=x", "http://"] {
+            assert_eq!(d(not, true), None, "{not}");
+        }
+        let l = list(&["github.com:443", "*.example.com"], &["bad.example.com"]);
+        assert!(l.check_any_port("github.com").is_ok());
+        assert!(l.check_any_port("gitlab.com").is_err());
+        assert_eq!(l.check_any_port("bad.example.com").unwrap_err().denied_by.as_deref(), Some("bad.example.com"));
     }
 
     #[test]

@@ -376,7 +376,15 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         script: None,
         script_bytes: None,
         program: String::new(),
+        hosts_refused: Vec::new(),
     });
+
+    // Hosts the program names that the list refuses are denied before anything runs, in the
+    // proxy's words.
+    let mut decision = decision;
+    if let NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) = &net {
+        refuse_hosts(&mut decision, list);
+    }
 
     if let Action::Explain { json } = action {
         // Possible accesses the mode does not allow rest on the rules this run would get: say
@@ -634,7 +642,7 @@ fn lock_and_exec(
     let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
     let held_list = match (net, proxy_port) {
         (NetPlan::Proxy(list), Some(_)) => Some(fingerprint(list)),
-        (NetPlan::Enclosed(fp), _) => Some(fp.clone()),
+        (NetPlan::Enclosed(fp, _), _) => Some(fp.clone()),
         _ => None,
     };
     enforced.extend_from_slice(
@@ -749,7 +757,7 @@ fn sandbox_info(
         network_list: match net {
             NetPlan::Open => None,
             NetPlan::Proxy(list) => Some(Ok(list.layers.iter().map(|l| l.source.clone()).collect())),
-            NetPlan::Enclosed(_) => Some(Ok(vec!["the enclosing sandbox-bash's".into()])),
+            NetPlan::Enclosed(..) => Some(Ok(vec!["the enclosing sandbox-bash's".into()])),
             NetPlan::Off(why) => Some(Err(why.clone())),
         },
     };
@@ -1063,6 +1071,7 @@ fn decide(
         script: None,
         script_bytes: None,
         program: String::new(),
+        hosts_refused: Vec::new(),
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -1235,7 +1244,7 @@ enum NetPlan {
     Proxy(allowlist::Allowlist),
     /// An enclosing sandbox-bash holds this very list (by its fingerprint) through its proxy:
     /// the bits stay, bounded by its namespace.
-    Enclosed(String),
+    Enclosed(String, allowlist::Allowlist),
     /// No network at all, for this reason.
     Off(String),
 }
@@ -1255,7 +1264,7 @@ fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, n
     if nested {
         let fp = fingerprint(list);
         return match sandbox::outer_network(env.get(sandbox::ENFORCED_VAR)) {
-            Some(outer) if outer == fp => NetPlan::Enclosed(fp),
+            Some(outer) if outer == fp => NetPlan::Enclosed(fp, list.clone()),
             _ => NetPlan::Off(format!(
                 "a network allowlist is in force ({sources}) that the enclosing sandbox-bash does not hold, and a \
                  nested invocation cannot have a network namespace of its own"
@@ -1263,6 +1272,38 @@ fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, n
         };
     }
     NetPlan::Proxy(list.clone())
+}
+
+/// Programs whose network targets are literal hosts: `user@host`, `host:path` and bare host
+/// names are hosts for them (a URL is a host for every program).
+const REMOTE_PROGRAMS: &[&str] = &["ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "git"];
+
+/// Denies `decision` when a network access names a host literally that `list` refuses: one line
+/// per host, in the words the proxy would answer with, and where the program names it.
+fn refuse_hosts(decision: &mut Decision, list: &allowlist::Allowlist) {
+    for a in decision.analysis.accesses.iter().filter(|a| a.scope == mode::Scope::Network && a.bound().is_none()) {
+        let remote = REMOTE_PROGRAMS.contains(&a.command.as_str());
+        let Some((host, port)) = allowlist::literal_destination(&a.target, remote) else { continue };
+        // The namespace's own loopback, where the command's own servers are: not the proxy's.
+        if matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1") {
+            continue;
+        }
+        let refused = match port {
+            Some(p) => list.check(&allowlist::Destination::new(&host, p)).err(),
+            None => list.check_any_port(&host).err(),
+        };
+        let Some(r) = refused else { continue };
+        let (why, remedy) = allowlist::refusal_words(&r, &host, port);
+        let at = allowlist::bracketed(&host);
+        let at = port.map_or(at.clone(), |p| format!("{at}:{p}"));
+        let line = format!("{at}: {why}; {remedy} ({} at line {}:{})", a.command, a.pos.line, a.pos.column);
+        if !decision.hosts_refused.contains(&line) {
+            decision.hosts_refused.push(line);
+        }
+    }
+    if !decision.hosts_refused.is_empty() && decision.verdict == Verdict::Allow {
+        decision.verdict = Verdict::Deny;
+    }
 }
 
 /// The refusal (125) of a program that needs network the plan takes away.

@@ -133,6 +133,9 @@ pub struct Decision {
     pub script_bytes: Option<(std::path::PathBuf, Vec<u8>)>,
     /// The program text that was analysed (empty when there was none up front).
     pub program: String,
+    /// Hosts the program names literally that the network allowlist in force refuses, one
+    /// line each as the proxy words it, with the command and its position.
+    pub hosts_refused: Vec<String>,
 }
 
 impl Decision {
@@ -178,8 +181,18 @@ impl Decision {
             out.push_str(&format!("sandbox-bash: denied: {}\n", self.blocked_line()));
             return out;
         }
+        if self.required.missing_from(self.allowed) == Mode::NONE && !self.hosts_refused.is_empty() {
+            // The bits are allowed; the hosts are not.
+            for line in &self.hosts_refused {
+                out.push_str(&format!("sandbox-bash: denied: {line}\n"));
+            }
+            return out;
+        }
         out.push_str(&format!("sandbox-bash: denied: {}\n", self.blocked_line()));
         for line in self.missing_lines() {
+            out.push_str(&format!("sandbox-bash: denied: {line}\n"));
+        }
+        for line in &self.hosts_refused {
             out.push_str(&format!("sandbox-bash: denied: {line}\n"));
         }
         out
@@ -212,6 +225,12 @@ impl Decision {
         }
         if let Some(note) = &self.note {
             out.push_str(&format!("note:       {note}\n"));
+        }
+        if !self.hosts_refused.is_empty() {
+            out.push_str("hosts refused by the network allowlist:\n");
+            for line in &self.hosts_refused {
+                out.push_str(&format!("  {line}\n"));
+            }
         }
         let (known, possible): (Vec<&Access>, Vec<&Access>) =
             self.analysis.accesses.iter().partition(|a| a.bound().is_none());
@@ -308,6 +327,8 @@ impl Decision {
             error: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             note: Option<&'a str>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            hosts_refused: &'a [String],
         }
         let error = match (&self.verdict, &self.analysis.failure) {
             (Verdict::BashFails { error, .. }, _) => Some(error.clone()),
@@ -348,6 +369,7 @@ impl Decision {
                 .collect(),
             error,
             note: self.note.as_deref(),
+            hosts_refused: &self.hosts_refused,
         };
         serde_json::to_string_pretty(&doc)
             .unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))

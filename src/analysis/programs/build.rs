@@ -97,12 +97,21 @@ pub fn handle(call: &Call) -> Effects {
     let fetches = fetch_subs.contains(&"*")
         || fetch_subs.contains(&sub.as_str())
         || (base == "go" && sub == "mod" && sub2 == "download");
+    // URLs on the command line (an index, a registry, a git source, an archive) are where it
+    // goes: named, so that an allowlist can check them before anything runs.
+    let urls: Vec<&str> = words.iter().filter_map(|w| w.find("://").map(|i| url_start(w, i))).collect();
+    let publishes = PUBLISHES.contains(&sub.as_str());
     if fetches {
         out.need(Scope::Network, Perm::Read, program, "may download packages", pos);
     }
-    if PUBLISHES.contains(&sub.as_str()) {
+    if publishes {
         out.need(Scope::Network, Perm::Read, program, "talks to a package registry", pos);
         out.need(Scope::Network, Perm::Write, program, "publishes to a package registry", pos);
+    }
+    if fetches || publishes {
+        for url in &urls {
+            out.need(Scope::Network, Perm::Read, url, "fetches from a URL on its command line", pos);
+        }
     }
     if !INSTALLS.contains(&sub.as_str()) {
         return out;
@@ -149,6 +158,12 @@ pub fn handle(call: &Call) -> Effects {
     out
 }
 
+/// The URL in `word` whose `://` is at `i`: the whole word, or what follows `--option=`.
+fn url_start(word: &str, i: usize) -> &str {
+    let start = word[..i].rfind('=').map_or(0, |e| e + 1);
+    &word[start..]
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Effect, assert_once, bits_of as needs, effects_of};
@@ -173,6 +188,26 @@ mod tests {
         assert_eq!(needs("go vet"), vec![RUNS]);
         assert_eq!(needs("gradle test"), vec![RUNS, FETCH]);
         assert_eq!(needs("npm publish"), vec![RUNS, FETCH, (Scope::Network, Perm::Write)]);
+    }
+
+    #[test]
+    fn urls_on_the_command_line_are_named_as_targets() {
+        let targets = |p: &str| -> Vec<String> {
+            effects_of(p)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Need { scope: Scope::Network, target, .. } => Some(target),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            targets("pip install --index-url=https://mirror.test/simple -i http://b.test/s x"),
+            ["pip", "https://mirror.test/simple", "http://b.test/s"]
+        );
+        assert_eq!(targets("cargo install --git https://git.test/r"), ["cargo", "https://git.test/r"]);
+        assert_eq!(targets("npm publish --registry https://r.test/"), ["npm", "npm", "https://r.test/"]);
+        assert!(targets("make URL=https://x.test/").is_empty(), "a build that fetches nothing names nothing");
     }
 
     #[test]

@@ -365,6 +365,9 @@ impl Git<'_> {
         let words: Vec<String> = args.iter().filter_map(Arg::known).collect();
         let has = |names: &[&str]| words.iter().any(|w| names.contains(&w.as_str()));
         let target = format!("git {name}");
+        // A remote named by its URL (not by a remote's name) is the network access's target,
+        // which an allowlist can check before anything runs.
+        let remote = options().operands.first().and_then(Arg::known).filter(|w| is_url(w)).unwrap_or(target.clone());
         match sub.does {
             Does::Nothing => {}
             Does::Reads => {
@@ -406,10 +409,10 @@ impl Git<'_> {
                     pos,
                 );
                 if matches!(name, "pull" | "submodule") {
-                    self.need(Scope::Network, Perm::Read, &target, "fetches from a remote", pos);
+                    self.need(Scope::Network, Perm::Read, &remote, "fetches from a remote", pos);
                 }
                 if name == "push" {
-                    self.need(Scope::Network, Perm::Write, &target, "sends commits to a remote", pos);
+                    self.need(Scope::Network, Perm::Write, &remote, "sends commits to a remote", pos);
                 }
                 if name == "bisect" && words.first().is_some_and(|x| x == "run") && args.len() > 1 {
                     self.out.run(args[1..].to_vec());
@@ -426,7 +429,7 @@ impl Git<'_> {
                     }
                     return;
                 }
-                self.need(Scope::Network, Perm::Read, &target, "fetches from a remote", pos);
+                self.need(Scope::Network, Perm::Read, &remote, "fetches from a remote", pos);
                 if name != "ls-remote" {
                     self.repo_access(&[Perm::Read, Perm::Write], "updates the repository");
                 }
@@ -463,7 +466,8 @@ impl Git<'_> {
 
     fn clone(&mut self, parsed: &Args) {
         let pos = self.call.pos;
-        self.need(Scope::Network, Perm::Read, "git clone", "fetches a repository", pos);
+        let url = parsed.operands.first().and_then(Arg::known).filter(|w| is_url(w));
+        self.need(Scope::Network, Perm::Read, url.as_deref().unwrap_or("git clone"), "fetches a repository", pos);
         for c in parsed.values(&["c", "config"]) {
             self.config_value(&c);
         }
@@ -659,6 +663,12 @@ fn dry_run(words: &[String]) -> bool {
     words.iter().any(|w| w == "--dry-run" || cluster(w)) && !words.iter().any(|w| w == "--no-dry-run")
 }
 
+/// Whether a remote is given as a URL (`https://host/r.git`) or as ssh's `user@host:path`,
+/// not as the name of a configured remote.
+fn is_url(word: &str) -> bool {
+    word.contains("://") || word.split_once(':').is_some_and(|(h, _)| h.contains('@') && !h.contains('/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Effect, assert_once, effects_of, needs_of as needs, paths_of as paths};
@@ -693,7 +703,10 @@ mod tests {
         assert!(n.contains(&(Scope::Workspace, Perm::Execute, "git push".into())));
         assert!(n.contains(&(Scope::Network, Perm::Write, "git push".into())));
         assert_eq!(needs("git fetch"), vec![(Scope::Network, Perm::Read, "git fetch".into())]);
-        assert_eq!(needs("git ls-remote https://x/r.git"), vec![(Scope::Network, Perm::Read, "git ls-remote".into())]);
+        assert_eq!(
+            needs("git ls-remote https://x/r.git"),
+            vec![(Scope::Network, Perm::Read, "https://x/r.git".into())]
+        );
     }
 
     #[test]
