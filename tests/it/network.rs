@@ -461,3 +461,174 @@ fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
     assert_eq!(doc["verdict"], "deny");
     assert!(doc["hosts_refused"][0].as_str().unwrap().starts_with(&format!("127.0.0.3:{three}: not in")), "{doc}");
 }
+
+/// A static file server of the test's own on 127.0.0.2: `root`'s files, `index.html` for a
+/// directory.
+fn file_server(root: PathBuf) -> u16 {
+    let listener = TcpListener::bind("127.0.0.2:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in listener.incoming().flatten() {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut b = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && c.read(&mut b).is_ok_and(|n| n == 1) {
+                    head.push(b[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("/").split('?').next().unwrap_or("/").to_string();
+                let mut file = root.join(path.trim_start_matches('/'));
+                if file.is_dir() {
+                    file = file.join("index.html");
+                }
+                let response = match std::fs::read(&file) {
+                    Ok(body) if !path.contains("..") => {
+                        let kind = if file.extension().is_some_and(|e| e == "html") {
+                            "text/html"
+                        } else {
+                            "application/octet-stream"
+                        };
+                        let mut r = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            body.len()
+                        )
+                        .into_bytes();
+                        r.extend(body);
+                        r
+                    }
+                    _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+                };
+                let _ = c.write_all(&response);
+            });
+        }
+    });
+    port
+}
+
+/// Runs a Python snippet outside any sandbox (to build the test's fixtures).
+fn python_here(code: &str, args: &[&std::ffi::OsStr]) {
+    let out = Command::new("python3").arg("-c").arg(code).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn everyday_tools_work_through_the_proxy() {
+    let lab = lab();
+    let served = lab.outside.join("served");
+    std::fs::create_dir_all(served.join("simple/demo")).unwrap();
+    // A wheel, a pip index that lists it, and an npm package tarball.
+    python_here(
+        "import sys, zipfile, tarfile, io, json\n\
+         d = sys.argv[1]\n\
+         with zipfile.ZipFile(d + '/simple/demo/demo-1.0-py3-none-any.whl', 'w') as z:\n\
+         \x20   z.writestr('demo/__init__.py', 'X = 1\\n')\n\
+         \x20   z.writestr('demo-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n')\n\
+         \x20   z.writestr('demo-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n\
+         \x20   z.writestr('demo-1.0.dist-info/RECORD', '')\n\
+         open(d + '/simple/demo/index.html', 'w').write('<a href=\"demo-1.0-py3-none-any.whl\">demo-1.0-py3-none-any.whl</a>')\n\
+         open(d + '/simple/index.html', 'w').write('<a href=\"demo/\">demo</a>')\n\
+         with tarfile.open(d + '/npmdemo-1.0.0.tgz', 'w:gz') as t:\n\
+         \x20   data = json.dumps({'name': 'npmdemo', 'version': '1.0.0'}).encode()\n\
+         \x20   i = tarfile.TarInfo('package/package.json'); i.size = len(data); t.addfile(i, io.BytesIO(data))\n",
+        &[served.as_os_str()],
+    );
+    // A repository, served the way git's dumb HTTP protocol reads it.
+    let repo = served.join("repo.git");
+    let git = |args: &[&str], dir: &std::path::Path| {
+        let out = Command::new("git").args(args).current_dir(dir).env("HOME", &lab.home).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    };
+    let work = lab.outside.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&["init", "-q", "-b", "main"], &work);
+    std::fs::write(work.join("README"), "served through the proxy\n").unwrap();
+    git(&["add", "README"], &work);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"], &work);
+    git(&["clone", "-q", "--bare", work.to_str().unwrap(), repo.to_str().unwrap()], &lab.outside);
+    git(&["update-server-info"], &repo);
+    let port = file_server(served.clone());
+    let env = [(ALLOW, "127.0.0.2,mirror.test")];
+    let base = format!("http://127.0.0.2:{port}");
+
+    // git clone over HTTP.
+    let out =
+        cmd(&lab, "0467", &env, &format!("git clone -q {base}/repo.git clone && cat clone/README")).output().unwrap();
+    assert_eq!(ok(&out), "served through the proxy\n");
+    // pip, from an index on the list.
+    let pip =
+        format!("python3 -m pip download -q --no-deps -d dl --index-url {base}/simple --trusted-host 127.0.0.2 demo");
+    ok(&cmd(&lab, "0467", &env, &pip).output().unwrap());
+    assert!(lab.ws.join("dl/demo-1.0-py3-none-any.whl").exists());
+    // npm, a package by its URL.
+    assert!(Command::new("npm").arg("--version").output().is_ok(), "these tests need npm (CI installs it)");
+    let npm = format!(
+        "npm_config_cache=$PWD/.npm-cache npm install --no-audit --no-fund --no-save {base}/npmdemo-1.0.0.tgz >/dev/null && cat node_modules/npmdemo/package.json"
+    );
+    let out = cmd(&lab, "0467", &env, &npm).output().unwrap();
+    assert!(ok(&out).contains("\"npmdemo\""));
+    // wget and curl.
+    let out = cmd(&lab, "0467", &env, &format!("wget -q -O- {base}/simple/index.html")).output().unwrap();
+    assert!(ok(&out).contains("demo"));
+    // curl over TLS, through a CONNECT tunnel, to a name pinned in the configuration.
+    let cert = lab.outside.join("cert.pem");
+    let key = lab.outside.join("key.pem");
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=mirror.test"])
+        .args(["-addext", "subjectAltName=DNS:mirror.test", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let script = lab.outside.join("https_server.py");
+    std::fs::write(&script, include_str!("net/https_server.py")).unwrap();
+    let mut server = Command::new("python3").arg(&script).arg(&cert).arg(&key).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    let tls_port: u16 = line.trim().parse().unwrap();
+    let system = system_file(
+        &lab,
+        &format!(
+            "[network]\nallow = [\"mirror.test:{tls_port}\", \"127.0.0.2\"]\nresolve = {{ \"mirror.test\" = \"127.0.0.2\" }}\n"
+        ),
+    );
+    std::fs::copy(&cert, lab.ws.join("ca-bundle.txt")).unwrap();
+    let out = cmd(
+        &lab,
+        "0467",
+        &[(SYSTEM, system.to_str().unwrap())],
+        &format!("curl -sS --cacert ca-bundle.txt https://mirror.test:{tls_port}/tls"),
+    )
+    .output()
+    .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(ok(&out), "HELLO OVER TLS /tls\n");
+}
+
+#[test]
+fn ssh_goes_through_the_proxy_command_sandbox_bash_provides() {
+    let lab = lab();
+    // Not an SSH server: it says its banner and keeps what the client says first.
+    let listener = TcpListener::bind("127.0.0.2:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        if let Some(Ok(mut c)) = listener.incoming().next() {
+            let _ = c.write_all(b"SSH-2.0-SandboxBashTest\r\n");
+            let mut buf = [0u8; 64];
+            let n = c.read(&mut buf).unwrap_or(0);
+            let _ = tx.send(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+    });
+    let program = format!(
+        "ssh -F none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+         -o 'ProxyCommand={} --sandbox-connect %h %p' -p {port} nobody@127.0.0.2 true",
+        lab::SB
+    );
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &program).output().unwrap();
+    let said = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+    assert!(said.starts_with("SSH-2.0-OpenSSH"), "the server heard {said:?}; ssh said {}", text(&out.stderr));
+}
