@@ -100,17 +100,24 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     if upstream.write_all(out.as_bytes()).is_err() {
         return;
     }
-    let (Ok(up_r), Ok(client_w)) = (upstream.try_clone(), client.try_clone()) else { return };
-    let down = std::thread::spawn(move || tunnel::copy_then_close(up_r, client_w));
     // Only with network write does anything after the head (a body) go on.
-    if cx.access == Access::Write {
-        if !rest.is_empty() && upstream.write_all(&rest).is_err() {
-            let _ = down.join();
-            return;
-        }
-        let _ = std::io::copy(&mut client, &mut upstream);
+    let up = match (cx.access, client.try_clone(), upstream.try_clone()) {
+        (Access::Write, Ok(mut from), Ok(mut to)) => Some(std::thread::spawn(move || {
+            if rest.is_empty() || to.write_all(&rest).is_ok() {
+                let _ = std::io::copy(&mut from, &mut to);
+            }
+            let _ = to.shutdown(std::net::Shutdown::Write);
+        })),
+        _ => None,
+    };
+    let Ok(client_w) = client.try_clone() else { return };
+    tunnel::copy_then_close(upstream, client_w);
+    // The response has ended, and with it the request: a client that keeps its side open
+    // (keep-alive) is let go.
+    let _ = client.shutdown(std::net::Shutdown::Both);
+    if let Some(up) = up {
+        let _ = up.join();
     }
-    let _ = down.join();
 }
 
 /// Reads up to the end of the head: the head and what followed it.

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 use std::io::IoSlice;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use gate::Access;
@@ -187,18 +188,29 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
                 continue;
             }
             let Ok((stream, _)) = listener.accept() else { continue };
+            // A command that opens connections without end gets no more threads than this.
+            if OPEN.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+                continue;
+            }
             let _ = stream.set_nonblocking(false);
             let role = *role;
             let local = listener.local_addr().ok();
             let cx = Arc::clone(&cx);
-            let _ = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || match role {
-                Role::Proxy => first_byte_decides(stream, &cx),
-                Role::Forward(port) => {
-                    if let Some(local) = local {
-                        forward(stream, SocketAddr::new(local.ip(), port));
+            OPEN.fetch_add(1, Ordering::Relaxed);
+            let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
+                match role {
+                    Role::Proxy => first_byte_decides(stream, &cx),
+                    Role::Forward(port) => {
+                        if let Some(local) = local {
+                            forward(stream, SocketAddr::new(local.ip(), port));
+                        }
                     }
                 }
+                OPEN.fetch_sub(1, Ordering::Relaxed);
             });
+            if spawned.is_err() {
+                OPEN.fetch_sub(1, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -233,6 +245,12 @@ fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
         libc::syscall(libc::SYS_close_range, from, u32::MAX, 0);
     }
 }
+
+/// Connections served at once; more are closed as they come.
+const MAX_CONNECTIONS: usize = 512;
+
+/// Connections being served now.
+static OPEN: AtomicUsize = AtomicUsize::new(0);
 
 type Received = (OwnedFd, OwnedFd, Vec<(Role, TcpListener)>);
 
