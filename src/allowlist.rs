@@ -151,11 +151,20 @@ fn within(addr: IpAddr, net: IpAddr, bits: u8) -> bool {
     addr.is_ipv4() == net.is_ipv4() && mask(addr, bits) == net
 }
 
-/// Addresses refused whatever name led to them, unless an entry names them by address: the
-/// link-local ranges (where cloud metadata services answer) and the metadata addresses that
-/// lie outside them.
-const NEVER_BY_NAME: &[(&str, u8)] =
-    &[("169.254.0.0", 16), ("fe80::", 10), ("fd00:ec2::254", 128), ("100.100.100.200", 32)];
+/// Addresses refused whatever name or range led to them, unless every layer names them by
+/// address (an entry inside their range): the host's own loopback and unspecified addresses
+/// (its services, which only `loopback` ports reach), the link-local ranges (where cloud
+/// metadata services answer) and the metadata addresses outside them.
+const NEVER_BY_NAME: &[(&str, u8)] = &[
+    ("127.0.0.0", 8),
+    ("0.0.0.0", 8),
+    ("::1", 128),
+    ("::", 128),
+    ("169.254.0.0", 16),
+    ("fe80::", 10),
+    ("fd00:ec2::254", 128),
+    ("100.100.100.200", 32),
+];
 
 /// What is being reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -256,7 +265,7 @@ impl Allowlist {
         };
         if never.is_some_and(|n| !named(n)) {
             return Err(Refusal {
-                source: format!("{name} resolves to {addr}, a link-local or metadata address"),
+                source: format!("{name} resolves to {addr}, a loopback, link-local or metadata address"),
                 denied_by: None,
             });
         }
@@ -485,7 +494,14 @@ mod tests {
         assert!(!ok("fe80::1"));
         assert!(!ok("::ffff:169.254.169.254"));
         assert!(!ok("10.9.1.1"), "a denied range is refused after resolving too");
-        let everything = list(&["0.0.0.0/0", "::/0"], &[]);
+        let everything = list(&["0.0.0.0/0", "::/0", "*.test"], &[]);
+        for host in ["127.0.0.1", "127.0.0.3", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1"] {
+            assert!(everything.check_resolved("x.test", host.parse().unwrap(), 80).is_err(), "{host}");
+        }
+        let test_host = list(&["127.0.0.2", "[::1]:8080"], &[]);
+        assert!(test_host.check_resolved("127.0.0.2", "127.0.0.2".parse().unwrap(), 80).is_ok());
+        assert!(test_host.check_resolved("127.0.0.3", "127.0.0.3".parse().unwrap(), 80).is_err());
+        assert!(test_host.check_resolved("::1", "::1".parse().unwrap(), 8080).is_ok());
         assert!(everything.check_resolved("169.254.169.254", "169.254.169.254".parse().unwrap(), 80).is_err());
         assert!(everything.check_resolved("x", "fd00:ec2::254".parse().unwrap(), 80).is_err());
         let meta = list(&["169.254.169.254:80"], &[]);

@@ -139,7 +139,7 @@ mod tests {
         let l = list(&["*.test", "127.0.0.2"], &["10.9.0.0/16"]);
         assert_eq!(admit(&l, "good.test", 80, &table).unwrap().addrs, vec!["127.0.0.2:80".parse().unwrap()]);
         let meta = admit(&l, "meta.test", 80, &table).unwrap_err();
-        assert!(meta.why.contains("link-local or metadata"), "{}", meta.line());
+        assert!(meta.why.contains("loopback, link-local or metadata"), "{}", meta.line());
         assert!(admit(&l, "split.test", 80, &table).is_err(), "one forbidden address refuses the name");
         let d = admit(&l, "denied-addr.test", 80, &table).unwrap_err();
         assert!(d.why.contains("10.9.0.0/16"), "{}", d.line());

@@ -2,7 +2,7 @@
 //! form (`GET http://host/path`), which it sends on in origin form with `Connection: close`,
 //! one request per connection, following no redirect (the response goes back as it came).
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
 use super::Context;
@@ -37,7 +37,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         if client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").is_err() {
             return;
         }
-        if let Err(what) = tunnel::tunnel(client, upstream, rest, cx.access) {
+        if let Err(what) = tunnel::tunnel(client, upstream, rest, cx.access, &host, port) {
             cx.record(&gate::refused(&host, port, what.to_string(), "nothing allows it"), "CONNECT");
         }
         return;
@@ -62,10 +62,11 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     let Some((host, port)) = authority(auth, 80) else {
         return plain(&mut client, 400, "sandbox-bash: the URL has no host\n");
     };
-    let has_body = req.headers.iter().any(|h| {
-        h.name.eq_ignore_ascii_case("transfer-encoding")
-            || (h.name.eq_ignore_ascii_case("content-length") && std::str::from_utf8(h.value).map(str::trim) != Ok("0"))
-    });
+    let body = match framing(req.headers) {
+        Ok(b) => b,
+        Err(why) => return plain(&mut client, 400, &format!("sandbox-bash: {why}\n")),
+    };
+    let has_body = body != Body::None;
     if cx.access == Access::Read && (!matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") || has_body) {
         let what = if has_body { format!("a {method} request with a body") } else { format!("a {method} request") };
         let d = gate::refused(
@@ -88,7 +89,17 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     let mut out = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", host_header(&host, port));
     for h in req.headers.iter() {
         let n = h.name.to_ascii_lowercase();
-        if matches!(n.as_str(), "host" | "connection" | "keep-alive" | "proxy-connection" | "proxy-authorization") {
+        // No protocol switch: what would follow it is not HTTP, and is not read here.
+        if matches!(
+            n.as_str(),
+            "host"
+                | "connection"
+                | "keep-alive"
+                | "proxy-connection"
+                | "proxy-authorization"
+                | "upgrade"
+                | "http2-settings"
+        ) {
             continue;
         }
         out.push_str(h.name);
@@ -100,14 +111,13 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     if upstream.write_all(out.as_bytes()).is_err() {
         return;
     }
-    // Only with network write does anything after the head (a body) go on.
-    let up = match (cx.access, client.try_clone(), upstream.try_clone()) {
-        (Access::Write, Ok(mut from), Ok(mut to)) => Some(std::thread::spawn(move || {
-            if rest.is_empty() || to.write_all(&rest).is_ok() {
-                let _ = std::io::copy(&mut from, &mut to);
-            }
-            let _ = to.shutdown(std::net::Shutdown::Write);
-        })),
+    // Only with network write does a body go on, and only this request's body, as its head
+    // frames it: nothing after it (another request) reaches the destination.
+    let up = match (has_body, client.try_clone(), upstream.try_clone()) {
+        (true, Ok(from), Ok(mut to)) => super::thread(move || {
+            let mut from = BufReader::new(std::io::Cursor::new(rest).chain(from));
+            let _ = send_body(&mut from, &mut to, body);
+        }),
         _ => None,
     };
     let Ok(client_w) = client.try_clone() else { return };
@@ -118,6 +128,151 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     if let Some(up) = up {
         let _ = up.join();
     }
+}
+
+/// Plain HTTP/1 requests inside a tunnel to `host:port`, from `from` to `to`: each head read
+/// whole and checked as a plain request through the proxy is (origin form only, so no relay
+/// through the allowed host; under network read no method that writes and no body), its `Host`
+/// the tunnel's, then its body as the head frames it. `Err` with what a request carried.
+pub fn requests_in_tunnel(
+    from: impl Read,
+    to: &mut TcpStream,
+    host: &str,
+    port: u16,
+    access: Access,
+) -> Result<(), &'static str> {
+    let mut from = BufReader::new(from);
+    loop {
+        let mut head = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            let n = (&mut from).take(4096).read_until(b'\n', &mut line).map_err(|_| "a request that does not end")?;
+            if n == 0 && head.is_empty() {
+                return Ok(());
+            }
+            if !line.ends_with(b"\n") {
+                return Err("a request head that does not end inside a tunnel");
+            }
+            let blank = line == b"\r\n" || line == b"\n";
+            head.extend_from_slice(&line);
+            if blank {
+                break;
+            }
+            if head.len() > MAX_HEAD {
+                return Err("a request head that is too large inside a tunnel");
+            }
+        }
+        let mut headers = [httparse::EMPTY_HEADER; 128];
+        let mut req = httparse::Request::new(&mut headers);
+        let Ok(httparse::Status::Complete(_)) = req.parse(&head) else {
+            return Err("something that is not an HTTP request inside a tunnel");
+        };
+        let (Some(method), Some(path), Some(version)) = (req.method, req.path, req.version) else {
+            return Err("something that is not an HTTP request inside a tunnel");
+        };
+        if !(path.starts_with('/') || (path == "*" && method == "OPTIONS")) {
+            return Err("a proxy request inside a tunnel (a relay through the allowed host)");
+        }
+        let body = framing(req.headers)?;
+        if access == Access::Read && (!matches!(method, "GET" | "HEAD" | "OPTIONS") || body != Body::None) {
+            return Err("a request that writes inside a tunnel, and the mode allows network read only");
+        }
+        let mut out = format!("{method} {path} HTTP/1.{version}\r\nHost: {}\r\n", host_header(host, port));
+        for h in req.headers.iter() {
+            let n = h.name.to_ascii_lowercase();
+            if matches!(n.as_str(), "host" | "upgrade" | "http2-settings" | "proxy-connection" | "proxy-authorization")
+            {
+                continue;
+            }
+            out.push_str(h.name);
+            out.push_str(": ");
+            out.push_str(&String::from_utf8_lossy(h.value));
+            out.push_str("\r\n");
+        }
+        out.push_str("\r\n");
+        to.write_all(out.as_bytes()).map_err(|_| "the destination went away")?;
+        send_body(&mut from, to, body).map_err(|_| "a body that does not end as its head frames it")?;
+    }
+}
+
+/// How a request's body is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Body {
+    None,
+    Length(u64),
+    Chunked,
+}
+
+/// The framing the head gives; an error for a head that frames its body two ways (which two
+/// servers could read differently).
+fn framing(headers: &[httparse::Header<'_>]) -> Result<Body, &'static str> {
+    let mut length: Option<u64> = None;
+    let mut chunked = false;
+    for h in headers {
+        let value = std::str::from_utf8(h.value).map_err(|_| "a header that is not text")?.trim();
+        if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            if !value.eq_ignore_ascii_case("chunked") {
+                return Err("only the chunked transfer coding is passed on");
+            }
+            chunked = true;
+        } else if h.name.eq_ignore_ascii_case("content-length") {
+            let n: u64 = value.parse().map_err(|_| "a Content-Length that is not a number")?;
+            if length.is_some_and(|l| l != n) {
+                return Err("two Content-Lengths");
+            }
+            length = Some(n);
+        }
+    }
+    match (chunked, length) {
+        (true, Some(_)) => Err("both Transfer-Encoding and Content-Length"),
+        (true, None) => Ok(Body::Chunked),
+        (false, Some(0) | None) => Ok(Body::None),
+        (false, Some(n)) => Ok(Body::Length(n)),
+    }
+}
+
+/// Sends the body `body` frames from `from` to `to`, and no byte after it.
+fn send_body(from: &mut impl BufRead, to: &mut TcpStream, body: Body) -> std::io::Result<()> {
+    match body {
+        Body::None => {}
+        Body::Length(n) => {
+            std::io::copy(&mut from.take(n), to)?;
+        }
+        Body::Chunked => loop {
+            let line = read_line(from)?;
+            to.write_all(&line)?;
+            let text =
+                std::str::from_utf8(&line).map_err(|_| std::io::Error::other("a chunk size that is not text"))?;
+            let hex = text.split(';').next().unwrap_or("").trim();
+            let size =
+                u64::from_str_radix(hex, 16).map_err(|_| std::io::Error::other("a chunk size that is not hex"))?;
+            if size == 0 {
+                // Trailers, up to the empty line.
+                loop {
+                    let t = read_line(from)?;
+                    to.write_all(&t)?;
+                    if t == b"\r\n" || t == b"\n" {
+                        break;
+                    }
+                }
+                break;
+            }
+            std::io::copy(&mut from.take(size), to)?;
+            let end = read_line(from)?;
+            to.write_all(&end)?;
+        },
+    }
+    to.flush()
+}
+
+/// One line, its ending included, of at most 4 KiB.
+fn read_line(from: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    from.take(4096).read_until(b'\n', &mut line)?;
+    if !line.ends_with(b"\n") {
+        return Err(std::io::Error::other("a line that does not end"));
+    }
+    Ok(line)
 }
 
 /// Reads up to the end of the head: the head and what followed it.
@@ -204,6 +359,34 @@ fn plain(client: &mut TcpStream, status: u16, body: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_is_sent_as_its_head_frames_it_and_nothing_after_it() {
+        let (listener, addr) = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let a = l.local_addr().unwrap();
+            (l, a)
+        };
+        let send = |input: &[u8], body: Body| -> Vec<u8> {
+            let mut to = TcpStream::connect(addr).unwrap();
+            let (mut got, _) = listener.accept().unwrap();
+            let _ = send_body(&mut BufReader::new(input), &mut to, body);
+            drop(to);
+            let mut out = Vec::new();
+            got.read_to_end(&mut out).unwrap();
+            out
+        };
+        assert_eq!(send(b"helloGET http://evil/ HTTP/1.1\r\n\r\n", Body::Length(5)), b"hello");
+        let chunked = b"5\r\nhello\r\n0\r\n\r\nPOST http://evil/ HTTP/1.1\r\n\r\n";
+        assert_eq!(send(chunked, Body::Chunked), b"5\r\nhello\r\n0\r\n\r\n");
+        let h = |n: &'static str, v: &'static [u8]| httparse::Header { name: n, value: v };
+        assert_eq!(framing(&[h("Content-Length", b"5")]), Ok(Body::Length(5)));
+        assert_eq!(framing(&[h("transfer-encoding", b"chunked")]), Ok(Body::Chunked));
+        assert!(framing(&[h("Content-Length", b"5"), h("Transfer-Encoding", b"chunked")]).is_err());
+        assert!(framing(&[h("Content-Length", b"5"), h("Content-Length", b"6")]).is_err());
+        assert!(framing(&[h("Transfer-Encoding", b"gzip, chunked")]).is_err());
+        assert_eq!(framing(&[h("Content-Length", b"0")]), Ok(Body::None));
+    }
 
     #[test]
     fn authorities_with_and_without_ports() {

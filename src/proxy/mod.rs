@@ -61,17 +61,29 @@ pub struct Context {
 }
 
 impl Context {
-    /// Records a refusal, once per destination.
+    /// Records a refusal, once per destination, and at most [`MAX_RECORDS`] of them: a command
+    /// must not fill a log that other runs share (the last record says the rest were not kept).
     fn record(&self, d: &gate::Denied, method: &str) {
-        let first = self.recorded.lock().is_ok_and(|mut seen| seen.insert((d.host.clone(), d.port)));
-        if !first {
+        let Ok(mut seen) = self.recorded.lock() else { return };
+        if seen.len() > MAX_RECORDS {
             return;
         }
+        let host: String = d.host.chars().take(255).collect();
+        if !seen.insert((host.clone(), d.port)) {
+            return;
+        }
+        let full = seen.len() > MAX_RECORDS;
+        drop(seen);
         if let Ok(mut log) = self.audit.lock()
             && let Some(log) = log.as_mut()
         {
             // Nothing to tell it to: the command already got its 403 or SOCKS reply.
-            let _ = log.network_denial(self.command_pid, method, &d.host, d.port, &d.line());
+            let line: String = d.line().chars().take(1024).collect();
+            let _ = if full {
+                log.network_denial(self.command_pid, method, "", 0, "further refused destinations are not recorded")
+            } else {
+                log.network_denial(self.command_pid, method, &host, d.port, &line)
+            };
         }
     }
 }
@@ -197,7 +209,7 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
             let local = listener.local_addr().ok();
             let cx = Arc::clone(&cx);
             OPEN.fetch_add(1, Ordering::Relaxed);
-            let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
+            let spawned = thread(move || {
                 match role {
                     Role::Proxy => first_byte_decides(stream, &cx),
                     Role::Forward(port) => {
@@ -208,7 +220,7 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
                 }
                 OPEN.fetch_sub(1, Ordering::Relaxed);
             });
-            if spawned.is_err() {
+            if spawned.is_none() {
                 OPEN.fetch_sub(1, Ordering::Relaxed);
             }
         }
@@ -245,6 +257,9 @@ fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
         libc::syscall(libc::SYS_close_range, from, u32::MAX, 0);
     }
 }
+
+/// Refused destinations recorded by one proxy.
+const MAX_RECORDS: usize = 100;
 
 /// Connections served at once; more are closed as they come.
 const MAX_CONNECTIONS: usize = 512;
@@ -301,6 +316,12 @@ fn anyone_in(inode: u64) -> bool {
     })
 }
 
+/// A thread for one side of a connection, or `None` when no thread can be had (the
+/// connection is then dropped; the proxy goes on).
+pub(crate) fn thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new().stack_size(256 * 1024).spawn(f).ok()
+}
+
 fn first_byte_decides(stream: TcpStream, cx: &Context) {
     let mut first = [0u8; 1];
     match stream.peek(&mut first) {
@@ -319,7 +340,7 @@ fn first_byte_decides(stream: TcpStream, cx: &Context) {
 fn forward(client: TcpStream, to: SocketAddr) {
     let Ok(upstream) = TcpStream::connect_timeout(&to, tunnel::CONNECT_TIMEOUT) else { return };
     let (Ok(c2), Ok(u2)) = (client.try_clone(), upstream.try_clone()) else { return };
-    let up = std::thread::spawn(move || tunnel::copy_then_close(c2, u2));
+    let Some(up) = thread(move || tunnel::copy_then_close(c2, u2)) else { return };
     tunnel::copy_then_close(upstream, client);
     let _ = up.join();
 }

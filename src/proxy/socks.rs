@@ -91,7 +91,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         Err(_) => return reply(&mut client, UNREACHABLE),
     };
     reply(&mut client, 0);
-    if let Err(what) = tunnel::tunnel(client, upstream, Vec::new(), cx.access) {
+    if let Err(what) = tunnel::tunnel(client, upstream, Vec::new(), cx.access, &host, port) {
         cx.record(&gate::refused(&host, port, what.to_string(), "nothing allows it"), "SOCKS5");
     }
 }

@@ -1,74 +1,113 @@
 //! Moving bytes between the command's connection and the destination, and what a tunnel may
-//! not carry: another proxy's request (a chain, or a relay through an allowed host to one the
-//! list refuses), and under network read a plain-HTTP request that writes.
+//! carry, told by its first bytes: TLS or SSH, passed on as they are; plain HTTP/1 requests,
+//! each read whole and checked as a plain request through the proxy is (no proxy request to
+//! relay through the allowed host, the method under network read, one framing); nothing else.
+//! Anything else in the clear could be another proxy's request (a chain) in a form no check
+//! here could read.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 
-use super::gate::Access;
-
 /// How long a connection may wait for its destination.
 pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// What the first bytes the command sends into a tunnel are, when they are something a tunnel
-/// to an allowed host may not carry; `None` for everything else (TLS, SSH, a protocol of the
-/// destination's own).
-pub fn forbidden_start(first: &[u8], access: Access) -> Option<&'static str> {
-    if first.first() == Some(&0x05) && first.len() >= 3 && usize::from(first[1]) + 2 == first.len() {
-        return Some("a SOCKS5 greeting inside a tunnel (a chain of proxies)");
+/// What the first bytes the command sends into a tunnel say.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A TLS record (a handshake) or an SSH version line: it may go on.
+    Carried,
+    /// A plain HTTP/1 request line's method: each request is read and checked.
+    Http,
+    /// Too few bytes to tell.
+    NeedMore,
+    /// Something else, described for the refusal.
+    Refused(&'static str),
+}
+
+/// Reads the start of what the command sends into a tunnel.
+pub fn start(first: &[u8]) -> Start {
+    const SSH: &[u8] = b"SSH-";
+    if first.is_empty() {
+        return Start::NeedMore;
     }
-    if first.first() == Some(&0x04) && matches!(first.get(1), Some(1 | 2)) && first.len() >= 9 {
-        return Some("a SOCKS4 request inside a tunnel (a chain of proxies)");
+    // A TLS handshake record: type 22, version 3.x.
+    if first[0] == 0x16 {
+        return match first.get(1..3) {
+            None if first.len() == 1 || first[1] == 3 => Start::NeedMore,
+            Some([3, minor]) if *minor <= 4 => Start::Carried,
+            _ => Start::Refused("bytes that are not a TLS handshake"),
+        };
     }
-    let line_end = first.iter().position(|&b| b == b'\n').unwrap_or(first.len());
-    let line = String::from_utf8_lossy(&first[..line_end]);
-    let mut words = line.split(' ');
-    let (Some(method), Some(target)) = (words.next(), words.next()) else { return None };
-    let is_method = !method.is_empty() && method.len() <= 16 && method.bytes().all(|b| b.is_ascii_uppercase());
-    if !is_method {
-        return None;
+    let n = first.len().min(SSH.len());
+    if first[..n] == SSH[..n] {
+        return if n == SSH.len() { Start::Carried } else { Start::NeedMore };
     }
-    if method == "CONNECT" {
-        return Some("a CONNECT request inside a tunnel (a chain of proxies)");
+    // A method: capital letters up to a space.
+    let method_len = first.iter().take_while(|b| b.is_ascii_uppercase()).count();
+    if method_len > 0 && method_len <= 16 {
+        match first.get(method_len) {
+            None => return Start::NeedMore,
+            Some(b' ') if &first[..method_len] == b"CONNECT" => {
+                return Start::Refused("a CONNECT request inside a tunnel (a chain of proxies)");
+            }
+            Some(b' ') => return Start::Http,
+            Some(_) => {}
+        }
     }
-    let lower = target.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("ftp://") {
-        return Some("a proxy request inside a tunnel (a relay through the allowed host)");
-    }
-    if access == Access::Read && target.starts_with('/') && !matches!(method, "GET" | "HEAD" | "OPTIONS") {
-        return Some("a plain-HTTP request that writes inside a tunnel, and the mode allows network read only");
-    }
-    None
+    Start::Refused(match first[0] {
+        5 | 4 => "a SOCKS request inside a tunnel (a chain of proxies)",
+        _ => "bytes that are neither TLS, SSH nor HTTP inside a tunnel",
+    })
 }
 
 /// Copies both ways until both sides are done. `first` is what the command sent before the
 /// tunnel was up. The command's side is checked before its first bytes go on: `Err` with what
 /// it carried when it may not.
-pub fn tunnel(client: TcpStream, upstream: TcpStream, first: Vec<u8>, access: Access) -> Result<(), &'static str> {
+pub fn tunnel(
+    client: TcpStream,
+    upstream: TcpStream,
+    first: Vec<u8>,
+    access: super::Access,
+    host: &str,
+    port: u16,
+) -> Result<(), &'static str> {
     let (Ok(mut client_r), Ok(mut up_w)) = (client.try_clone(), upstream.try_clone()) else { return Ok(()) };
-    // The destination may speak first (SSH, SMTP): its side runs at once.
-    let down = std::thread::spawn(move || copy_then_close(upstream, client));
-    let mut start = first;
-    if start.is_empty() {
-        let mut buf = vec![0u8; 16 * 1024];
-        match client_r.read(&mut buf) {
-            Ok(n) => buf.truncate(n),
-            Err(_) => buf.clear(),
+    // The destination may speak first (SSH): its side runs at once.
+    let Some(down) = super::thread(move || copy_then_close(upstream, client)) else { return Ok(()) };
+    let mut start_bytes = first;
+    let mut buf = [0u8; 16 * 1024];
+    let verdict = loop {
+        match start(&start_bytes) {
+            Start::NeedMore => {}
+            other => break other,
         }
-        start = buf;
-    }
-    if let Some(what) = forbidden_start(&start, access) {
+        match client_r.read(&mut buf) {
+            Ok(0) | Err(_) => break Start::NeedMore,
+            Ok(n) => start_bytes.extend_from_slice(&buf[..n]),
+        }
+    };
+    let relayed = match verdict {
+        Start::Refused(what) => Err(what),
+        Start::Http => {
+            let from = std::io::Cursor::new(start_bytes).chain(&client_r);
+            super::http::requests_in_tunnel(from, &mut up_w, host, port, access)
+        }
+        Start::Carried => {
+            if up_w.write_all(&start_bytes).is_ok() {
+                let _ = std::io::copy(&mut client_r, &mut up_w);
+            }
+            Ok(())
+        }
+        Start::NeedMore => Ok(()),
+    };
+    if relayed.is_err() {
         let _ = client_r.shutdown(Shutdown::Both);
         let _ = up_w.shutdown(Shutdown::Both);
-        let _ = down.join();
-        return Err(what);
+    } else {
+        let _ = up_w.shutdown(Shutdown::Write);
     }
-    if !start.is_empty() && up_w.write_all(&start).is_ok() {
-        let _ = std::io::copy(&mut client_r, &mut up_w);
-    }
-    let _ = up_w.shutdown(Shutdown::Write);
     let _ = down.join();
-    Ok(())
+    relayed
 }
 
 /// Copies `from` to `to` until `from` ends, then ends `to`'s writing side.
@@ -97,17 +136,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chains_and_relays_are_told_from_tls_ssh_and_plain_requests() {
-        let no = |b: &[u8], a| forbidden_start(b, a).is_none();
-        assert!(!no(b"CONNECT evil.test:443 HTTP/1.1\r\n\r\n", Access::Write));
-        assert!(!no(b"GET http://evil.test/ HTTP/1.1\r\n", Access::Write));
-        assert!(!no(b"\x05\x01\x00", Access::Write));
-        assert!(!no(b"\x04\x01\x00\x50\x7f\x00\x00\x03\x00", Access::Write));
-        assert!(!no(b"POST /upload HTTP/1.1\r\n", Access::Read));
-        assert!(no(b"POST /upload HTTP/1.1\r\n", Access::Write));
-        assert!(no(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", Access::Read));
-        assert!(no(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", Access::Read), "TLS");
-        assert!(no(b"SSH-2.0-OpenSSH_9.6\r\n", Access::Read));
-        assert!(no(b"", Access::Read));
+    fn tunnels_carry_tls_ssh_and_http_however_the_bytes_are_split() {
+        assert_eq!(start(b"\x16\x03\x01\x02\x00\x01"), Start::Carried);
+        assert_eq!(start(b"\x16"), Start::NeedMore);
+        assert_eq!(start(b"\x16\x03"), Start::NeedMore);
+        assert_eq!(start(b"SSH-2.0-OpenSSH_9.6\r\n"), Start::Carried);
+        assert_eq!(start(b"SS"), Start::NeedMore);
+        assert_eq!(start(b""), Start::NeedMore);
+        assert_eq!(start(b"C"), Start::NeedMore);
+        assert_eq!(start(b"GET / HTTP/1.1\r\n"), Start::Http);
+        assert_eq!(start(b"POST /upload HTTP/1.1\r\n"), Start::Http);
+        for refused in [
+            &b"CONNECT evil.test:443 HTTP/1.1\r\n\r\n"[..],
+            b"get / HTTP/1.1\r\n",
+            b"GET\t/ HTTP/1.1\r\n",
+            b"\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x03\x4e\x20",
+            b"\x04\x01\x00\x50",
+            b"\x16\x04\x01",
+            b"SSX\r\n",
+            b"\x00",
+        ] {
+            assert!(matches!(start(refused), Start::Refused(_)), "{refused:?}");
+        }
     }
 }

@@ -400,7 +400,12 @@ pub fn prepare(policy: &Policy) -> Result<Prepared, Error> {
         Some(arch) => Some(
             seccomp::program(
                 arch,
-                seccomp::Rules { sockets: policy.sockets, keyring: policy.keyring, new_code: policy.new_code },
+                seccomp::Rules {
+                    sockets: policy.sockets,
+                    keyring: policy.keyring,
+                    new_code: policy.new_code,
+                    enclosed_network: policy.enclosed_network,
+                },
             )
             .map_err(Error::SeccompProgram)?,
         ),
@@ -790,6 +795,7 @@ mod tests {
             new_code: false,
             drop_capabilities: Vec::new(),
             scoped: true,
+            enclosed_network: false,
             static_only: Vec::new(),
         };
         assert_eq!(handled_net(&policy, 3).bits(), 0);

@@ -488,6 +488,9 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             (policy, view)
         };
         let (mut policy, mut view) = plan(lock.allowed);
+        if lock.network.is_some() {
+            policy.enclose_network();
+        }
         // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
         // read-only, so no user namespace could be mapped): the enclosing view holds.
         fn mounts<'v>(

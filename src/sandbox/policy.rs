@@ -200,11 +200,24 @@ pub struct Policy {
     pub drop_capabilities: Vec<Capability>,
     /// No signals to, and no abstract unix sockets of, processes outside the sandbox (ABI 6+).
     pub scoped: bool,
+    /// The command is in a network namespace of its own (an allowlist's proxy is its way out),
+    /// which it may not leave: see [`Policy::enclose_network`].
+    pub enclosed_network: bool,
     /// What this mode and layout leave to the static layer, in plain words.
     pub static_only: Vec<String>,
 }
 
 impl Policy {
+    /// The rules for a command in a network namespace of its own: the filter refuses the ways
+    /// out of it, and `CAP_NET_ADMIN` goes whatever the mode (with it, a root caller could make
+    /// a link into the host's namespace).
+    pub fn enclose_network(&mut self) {
+        self.enclosed_network = true;
+        if !self.drop_capabilities.iter().any(|c| c.name == "CAP_NET_ADMIN") {
+            self.drop_capabilities.push(Capability { number: 12, name: "CAP_NET_ADMIN" });
+        }
+    }
+
     /// The rights the rules grant on `path`, lexically: the union of the rules on it and on
     /// the directories above it, as Landlock unites them. Listing a directory grants nothing
     /// below it; a rule planned for a file grants only that file. A rule that follows a link
@@ -449,6 +462,7 @@ pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
             ADMIN_CAPABILITIES.iter().chain(PRIVILEGE_CAPABILITIES).copied().collect()
         },
         scoped: true,
+        enclosed_network: false,
         static_only,
     }
 }

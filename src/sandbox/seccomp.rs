@@ -20,7 +20,11 @@
 //!   checks execution by path, and a memory file has none it can check;
 //! - without a network bit: sockets of any family but AF_UNIX (TCP, UDP, MPTCP, raw and
 //!   packet, which Landlock's TCP rules partly miss);
-//! - without system read: the kernel keyring.
+//! - without system read: the kernel keyring;
+//! - in a network namespace of the command's own (an allowlist in force): leaving it (`setns`,
+//!   and `SIOCGSKNS`, which turns any socket made outside into a handle on the host's
+//!   namespace), and socket families that no namespace bounds (vsock reaches the hypervisor,
+//!   and others reach hardware): only AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK.
 //!
 //! System calls of another architecture (32-bit or x32 on a 64-bit kernel) end the process:
 //! the filter could not check them by number.
@@ -66,6 +70,11 @@ pub const TIOCSTI: u32 = 0x5412;
 pub const TIOCLINUX: u32 = 0x541C;
 
 pub const AF_UNIX: u32 = 1;
+pub const AF_INET: u32 = 2;
+pub const AF_INET6: u32 = 10;
+pub const AF_NETLINK: u32 = 16;
+/// The ioctl that opens the network namespace a socket belongs to.
+pub const SIOCGSKNS: u32 = 0x894C;
 /// `S_ISUID | S_ISGID`.
 pub const SET_ID_BITS: u32 = 0o6000;
 pub const AT_EMPTY_PATH: u32 = 0x1000;
@@ -118,6 +127,7 @@ pub struct Arch {
     pub move_pages: u32,
     pub execveat: u32,
     pub memfd_create: u32,
+    pub setns: u32,
 }
 
 pub const X86_64: Arch = Arch {
@@ -152,6 +162,7 @@ pub const X86_64: Arch = Arch {
     move_pages: 279,
     execveat: 322,
     memfd_create: 319,
+    setns: 308,
 };
 
 pub const AARCH64: Arch = Arch {
@@ -186,6 +197,7 @@ pub const AARCH64: Arch = Arch {
     move_pages: 239,
     execveat: 281,
     memfd_create: 279,
+    setns: 268,
 };
 
 /// The architecture this binary runs on, if the filter knows its numbers.
@@ -209,6 +221,8 @@ pub struct Rules {
     /// Code that is not a file on a path may be run: a descriptor given to `execveat`, a
     /// memory file that can be executed (workspace execute).
     pub new_code: bool,
+    /// The command is in a network namespace of its own, which it may not leave.
+    pub enclosed_network: bool,
 }
 
 fn stmt(code: u16, k: u32) -> Insn {
@@ -255,8 +269,10 @@ enum Rule {
     Errno(u32),
     /// `socket`: AF_UNIX only.
     UnixSocketsOnly,
-    /// `ioctl`: no `TIOCSTI` or `TIOCLINUX`.
-    NoTerminalInput,
+    /// `ioctl`: no `TIOCSTI` or `TIOCLINUX`, and with `namespace` no `SIOCGSKNS`.
+    NoTerminalInput { namespace: bool },
+    /// `socket`: the families a network namespace bounds.
+    BoundedFamiliesOnly,
     /// The mode in argument `arg` has no setuid or setgid bit.
     NoSetId { arg: u8 },
     /// The process in argument `arg` is the caller (0).
@@ -302,9 +318,28 @@ impl Rule {
         match self {
             Rule::Errno(errno) => Tests::new(&[], Refuse, errno),
             Rule::UnixSocketsOnly => Tests::new(&[test(arg_low(0), Eq(AF_UNIX), Allow)], Refuse, EPERM),
-            Rule::NoTerminalInput => Tests::new(
+            Rule::NoTerminalInput { namespace: false } => Tests::new(
                 &[test(arg_low(1), Eq(TIOCSTI), Refuse), test(arg_low(1), Eq(TIOCLINUX), Refuse)],
                 Allow,
+                EPERM,
+            ),
+            Rule::NoTerminalInput { namespace: true } => Tests::new(
+                &[
+                    test(arg_low(1), Eq(TIOCSTI), Refuse),
+                    test(arg_low(1), Eq(TIOCLINUX), Refuse),
+                    test(arg_low(1), Eq(SIOCGSKNS), Refuse),
+                ],
+                Allow,
+                EPERM,
+            ),
+            Rule::BoundedFamiliesOnly => Tests::new(
+                &[
+                    test(arg_low(0), Eq(AF_UNIX), Allow),
+                    test(arg_low(0), Eq(AF_INET), Allow),
+                    test(arg_low(0), Eq(AF_INET6), Allow),
+                    test(arg_low(0), Eq(AF_NETLINK), Allow),
+                ],
+                Refuse,
                 EPERM,
             ),
             Rule::NoSetId { arg } => Tests::new(&[test(arg_low(arg), Any(SET_ID_BITS), Refuse)], Allow, EPERM),
@@ -409,7 +444,7 @@ fn offset(n: usize) -> Result<u8, ProgramError> {
 fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
     let mut special: Vec<(u32, Rule)> = Vec::with_capacity(32);
     special.extend([
-        (arch.ioctl, Rule::NoTerminalInput),
+        (arch.ioctl, Rule::NoTerminalInput { namespace: rules.enclosed_network }),
         (arch.io_uring_setup, Rule::Errno(ENOSYS)),
         (arch.openat2, Rule::Errno(ENOSYS)),
         (arch.fchmod, Rule::NoSetId { arg: 1 }),
@@ -442,6 +477,11 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
     }
     if !rules.sockets {
         special.push((arch.socket, Rule::UnixSocketsOnly));
+    } else if rules.enclosed_network {
+        special.push((arch.socket, Rule::BoundedFamiliesOnly));
+    }
+    if rules.enclosed_network {
+        special.push((arch.setns, Rule::Errno(EPERM)));
     }
     if !rules.keyring {
         for nr in [arch.add_key, arch.request_key, arch.keyctl] {
@@ -602,17 +642,19 @@ pub fn run_counting(program: &[Insn], arch: u32, nr: u32, args: [u64; 6]) -> Res
 mod tests {
     use super::*;
 
-    const AF_INET: u64 = 2;
-    const AF_INET6: u64 = 10;
-    const AF_NETLINK: u64 = 16;
+    const AF_INET: u64 = super::AF_INET as u64;
+    const AF_INET6: u64 = super::AF_INET6 as u64;
+    const AF_NETLINK: u64 = super::AF_NETLINK as u64;
     const AF_PACKET: u64 = 17;
+    const AF_VSOCK: u64 = 40;
     const I386: u32 = 0x4000_0003;
 
-    const ALL_RULES: [Rules; 8] = {
-        let mut all = [Rules { sockets: false, keyring: false, new_code: false }; 8];
+    const ALL_RULES: [Rules; 16] = {
+        let mut all = [Rules { sockets: false, keyring: false, new_code: false, enclosed_network: false }; 16];
         let mut i = 0;
-        while i < 8 {
-            all[i] = Rules { sockets: i & 1 != 0, keyring: i & 2 != 0, new_code: i & 4 != 0 };
+        while i < 16 {
+            all[i] =
+                Rules { sockets: i & 1 != 0, keyring: i & 2 != 0, new_code: i & 4 != 0, enclosed_network: i & 8 != 0 };
             i += 1;
         }
         all
@@ -635,7 +677,11 @@ mod tests {
         let no_set_id = |i: usize| verdict(low(i) & 0o6000 == 0);
         let is = |n: Option<u32>| n == Some(nr);
         if nr == arch.ioctl {
-            return verdict(![TIOCSTI, TIOCLINUX].contains(&low(1)));
+            let namespace = rules.enclosed_network && low(1) == SIOCGSKNS;
+            return verdict(![TIOCSTI, TIOCLINUX].contains(&low(1)) && !namespace);
+        }
+        if rules.enclosed_network && nr == arch.setns {
+            return refuse;
         }
         if nr == arch.io_uring_setup || nr == arch.openat2 {
             return RET_ERRNO | ENOSYS;
@@ -676,6 +722,9 @@ mod tests {
         if !rules.sockets && nr == arch.socket {
             return verdict(low(0) == AF_UNIX);
         }
+        if rules.enclosed_network && nr == arch.socket {
+            return verdict([AF_UNIX, super::AF_INET, super::AF_INET6, super::AF_NETLINK].contains(&low(0)));
+        }
         if !rules.keyring && [arch.add_key, arch.request_key, arch.keyctl].contains(&nr) {
             return refuse;
         }
@@ -685,7 +734,7 @@ mod tests {
     /// Arguments that reach every branch of every rule: each position takes values around
     /// the ones the rules compare with, and the high halves that must not matter (or must).
     fn argument_sets() -> Vec<[u64; 6]> {
-        let values: [u64; 16] = [
+        let values: [u64; 19] = [
             0,
             1,
             2,
@@ -702,6 +751,9 @@ mod tests {
             0x2000 | 4,
             0x4000_0001,
             (1 << 32) | 0x5412,
+            0x894C,
+            40,
+            16,
         ];
         let mut sets = vec![[0; 6]];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -755,8 +807,12 @@ mod tests {
     #[test]
     fn the_examples_of_each_rule() {
         let arch = X86_64;
-        let off = program(arch, Rules { sockets: false, keyring: false, new_code: false }).unwrap();
-        let on = program(arch, Rules { sockets: true, keyring: true, new_code: true }).unwrap();
+        let off =
+            program(arch, Rules { sockets: false, keyring: false, new_code: false, enclosed_network: false }).unwrap();
+        let on =
+            program(arch, Rules { sockets: true, keyring: true, new_code: true, enclosed_network: false }).unwrap();
+        let enclosed =
+            program(arch, Rules { sockets: true, keyring: true, new_code: true, enclosed_network: true }).unwrap();
         let go = |p: &[Insn], nr: u32, a: &[u64]| run(p, arch.audit, nr, args(a)).unwrap();
         let eperm = RET_ERRNO | EPERM;
         for p in [&off, &on] {
@@ -813,6 +869,17 @@ mod tests {
             assert_eq!(go(&off, 41, &[family]), eperm, "family {family}");
         }
         assert_eq!(go(&on, 41, &[AF_INET]), RET_ALLOW);
+        assert_eq!(go(&on, 41, &[AF_VSOCK]), RET_ALLOW);
+        // In a network namespace of its own: no way out of it, and no family it does not bound.
+        for family in [AF_INET, AF_INET6, AF_NETLINK, u64::from(AF_UNIX)] {
+            assert_eq!(go(&enclosed, 41, &[family]), RET_ALLOW, "{family}");
+        }
+        assert_eq!(go(&enclosed, 41, &[AF_VSOCK]), RET_ERRNO | EPERM);
+        assert_eq!(go(&enclosed, 41, &[AF_PACKET]), RET_ERRNO | EPERM);
+        assert_eq!(go(&enclosed, 308, &[3, 0x4000_0000]), RET_ERRNO | EPERM, "setns");
+        assert_eq!(go(&on, 308, &[3, 0x4000_0000]), RET_ALLOW);
+        assert_eq!(go(&enclosed, 16, &[0, u64::from(SIOCGSKNS)]), RET_ERRNO | EPERM);
+        assert_eq!(go(&on, 16, &[0, u64::from(SIOCGSKNS)]), RET_ALLOW);
         assert_eq!(go(&off, 250, &[]), eperm);
         assert_eq!(go(&on, 250, &[]), RET_ALLOW);
         // Another architecture's calls end the process, whatever they are; so do x32 calls.
@@ -871,6 +938,7 @@ mod tests {
             (a.move_pages, SYS_move_pages),
             (a.execveat, SYS_execveat),
             (a.memfd_create, SYS_memfd_create),
+            (a.setns, SYS_setns),
         ] {
             assert_eq!(i64::from(ours), theirs);
         }
@@ -893,8 +961,8 @@ mod tests {
                 let longest = steps.iter().max().copied().unwrap_or(0);
                 // Three to load and check the architecture and load the number, then about
                 // log2(runs) comparisons down to one run, its test, the x32 check and the
-                // return.
-                assert!(average <= 10.0, "{} {rules:?}: {average}", arch.name);
+                // return. The enclosed network's `setns` rule splits one more run.
+                assert!(average <= 10.25, "{} {rules:?}: {average}", arch.name);
                 assert!(longest <= 12, "{} {rules:?}: {longest}", arch.name);
             }
         }

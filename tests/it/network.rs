@@ -200,7 +200,7 @@ fn names_are_resolved_by_the_proxy_pins_hold_and_metadata_is_never_reached() {
     let got = client(&lab, "0467", &env, &format!("http GET http://mirror.test:{two}/p"));
     assert!(got.contains(&format!("HELLO FROM 127.0.0.2 GET /p host=mirror.test:{two}")), "{got}");
     let got = client(&lab, "0467", &env, "http GET http://meta.test/latest/meta-data/");
-    assert!(got.contains("403") && got.contains("link-local or metadata address"), "{got}");
+    assert!(got.contains("403") && got.contains("loopback, link-local or metadata address"), "{got}");
     // The proxy follows no redirect: the client gets it, and its next request is checked anew.
     let to = "http://meta.test/latest/";
     let got = client(&lab, "0467", &env, &format!("http GET http://127.0.0.2:{two}/redirect?{to}"));
@@ -631,4 +631,124 @@ fn ssh_goes_through_the_proxy_command_sandbox_bash_provides() {
     let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &program).output().unwrap();
     let said = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
     assert!(said.starts_with("SSH-2.0-OpenSSH"), "the server heard {said:?}; ssh said {}", text(&out.stderr));
+}
+
+/// A server on `addr` that keeps everything each connection sends (for tests that must show a
+/// destination heard nothing) and answers `HELLO`.
+fn listening_server(addr: &str) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind(format!("{addr}:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = heard.clone();
+    std::thread::spawn(move || {
+        for mut c in listener.incoming().flatten() {
+            let kept = kept.clone();
+            std::thread::spawn(move || {
+                let _ = c.set_read_timeout(Some(Duration::from_secs(3)));
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = c.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    kept.lock().unwrap().extend_from_slice(&buf[..n]);
+                    let _ = c.write_all(b"HELLO\n");
+                }
+            });
+        }
+    });
+    (port, heard)
+}
+
+#[test]
+fn a_tunnel_carries_no_chain_and_no_write_however_the_bytes_are_split() {
+    let lab = lab();
+    let (two, heard_two) = listening_server("127.0.0.2");
+    let (three, heard_three) = listening_server("127.0.0.3");
+    let list = [(ALLOW, "127.0.0.2")];
+    let hex = |s: &[u8]| s.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    // A CONNECT to the denied host, one byte first; a SOCKS greeting and request in one write.
+    let chains = [
+        vec![hex(b"C"), hex(format!("ONNECT 127.0.0.3:{three} HTTP/1.1\r\n\r\n").as_bytes())],
+        vec![hex(&[5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 3, (three >> 8) as u8, three as u8])],
+        vec![
+            hex(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"),
+            hex(format!("GET http://127.0.0.3:{three}/ HTTP/1.1\r\n\r\n").as_bytes()),
+        ],
+    ];
+    for pieces in &chains {
+        client(&lab, "0467", &list, &format!("split 127.0.0.2:{two} {}", pieces.join(" ")));
+    }
+    assert!(
+        heard_three.lock().unwrap().is_empty(),
+        "the denied host heard {:?}",
+        String::from_utf8_lossy(&heard_three.lock().unwrap())
+    );
+    // Under network read: a write after a harmless request, pipelined, split, or as a body.
+    let writes = [
+        vec![hex(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"), hex(b"POST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
+        vec![hex(b"GET / HTTP/1.1\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
+        vec![hex(b"PO"), hex(b"ST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
+        vec![hex(b"GET / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
+    ];
+    for pieces in &writes {
+        client(&lab, "0447", &list, &format!("split 127.0.0.2:{two} {}", pieces.join(" ")));
+    }
+    let heard = String::from_utf8_lossy(&heard_two.lock().unwrap()).into_owned();
+    assert!(!heard.contains("SECRET") && !heard.contains("POST"), "the allowed host heard a write: {heard:?}");
+    // Positive control: with network write the same write arrives, with the tunnel's Host.
+    client(&lab, "0467", &list, &format!("split 127.0.0.2:{two} {}", writes[0].join(" ")));
+    let heard = String::from_utf8_lossy(&heard_two.lock().unwrap()).into_owned();
+    assert!(heard.contains("SECRET") && heard.contains(&format!("Host: 127.0.0.2:{two}")), "{heard:?}");
+}
+
+#[test]
+fn the_hosts_own_loopback_is_reached_only_by_address_or_loopback_port() {
+    let lab = lab();
+    let (port, heard) = listening_server("127.0.0.1");
+    for allow in ["0.0.0.0/0,::/0", "localhost", "127.0.0.0/7"] {
+        for target in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("0.0.0.0:{port}")] {
+            let got = client(&lab, "0467", &[(ALLOW, allow)], &format!("connect {target}"));
+            assert!(got.contains("403 Forbidden"), "{allow} {target}: {got}");
+        }
+    }
+    assert!(heard.lock().unwrap().is_empty());
+    // Named by address, it is reached: the test hosts of these tests are such entries.
+    let got = client(&lab, "0467", &[(ALLOW, &format!("127.0.0.1:{port}"))], &format!("connect 127.0.0.1:{port}"));
+    assert!(got.contains("TUNNEL HELLO"), "{got}");
+}
+
+#[test]
+fn a_root_command_cannot_leave_the_namespace_through_a_socket_made_outside() {
+    let lab = lab();
+    // A socket made outside the namespace, as standard input (as Node gives its children).
+    for mode in ["0467", "1467"] {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let out = cmd(&lab, mode, &[(ALLOW, "127.0.0.2")], "python3 client.py escape")
+            .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+            .output()
+            .unwrap();
+        drop(ours);
+        let got = text(&out.stdout);
+        assert!(got.contains("SIOCGSKNS EPERM") && got.contains("vsock EPERM"), "{mode}: {got}{}", text(&out.stderr));
+    }
+    // Positive control: without a list (no namespace to leave), the ioctl answers.
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let out = cmd(&lab, "1467", &[], "python3 client.py escape")
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .output()
+        .unwrap();
+    drop(ours);
+    assert!(text(&out.stdout).contains("setns 0"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn the_proxy_writes_down_a_bounded_number_of_refusals() {
+    let lab = lab();
+    let log = lab.outside.join("audit.log");
+    let env = [(ALLOW, "127.0.0.2"), ("SANDBOX_BASH_AUDIT_LOG", log.to_str().unwrap())];
+    client(&lab, "0467", &env, "many 127.0.0.3 150");
+    let lines = std::fs::read_to_string(&log).unwrap();
+    let network: Vec<&str> = lines.lines().filter(|l| l.contains("\"event\":\"network\"")).collect();
+    assert_eq!(network.len(), 101, "100 destinations and the note that the rest were not kept");
+    assert!(network[100].contains("further refused destinations are not recorded"));
 }

@@ -37,6 +37,32 @@ def main(what, *args):
         return "sent"
     if what == "dns":
         return str(socket.getaddrinfo(args[0], 80)[0][4])
+    if what == "escape":
+        # Leave the namespace through a socket made outside it (standard input), or reach what
+        # no network namespace bounds.
+        import ctypes, fcntl
+        out = []
+        try:
+            fd = fcntl.ioctl(0, 0x894C)
+            libc = ctypes.CDLL(None, use_errno=True)
+            rc = libc.setns(fd, 0x40000000)
+            out.append(f"setns {rc} {ctypes.get_errno()}")
+        except OSError as e:
+            out.append(f"SIOCGSKNS {errno_name(e)}")
+        try:
+            socket.socket(40, socket.SOCK_STREAM)
+            out.append("vsock made")
+        except OSError as e:
+            out.append(f"vsock {errno_name(e)}")
+        return " ".join(out)
+    if what == "many":
+        # Refused destinations without end: how many the proxy writes down is its business.
+        host, count = args[0], int(args[1])
+        for i in range(count):
+            s = socket.create_connection(proxy(), timeout=10)
+            s.sendall(f"CONNECT {host}:{1000 + i} HTTP/1.1\r\n\r\n".encode())
+            recv_all(s)
+        return "sent"
     s = socket.create_connection(proxy(), timeout=10)
     if what == "http":
         method, url = args[0], args[1]
@@ -46,6 +72,26 @@ def main(what, *args):
             head += f"Content-Length: {len(body)}\r\n"
         s.sendall(head.encode() + b"\r\n" + body)
         return show(recv_all(s))
+    if what == "split":
+        # CONNECT, then the inner bytes in pieces with a pause between them.
+        target, pieces = args[0], [bytes.fromhex(a) for a in args[1:]]
+        s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            b = s.recv(1)
+            if not b:
+                break
+            head += b
+        if not head.startswith(b"HTTP/1.1 200"):
+            return show(head + recv_all(s))
+        import time
+        for p in pieces:
+            try:
+                s.sendall(p)
+            except OSError:
+                break
+            time.sleep(0.3)
+        return "TUNNEL " + show(recv_all(s))
     if what == "connect":
         target, inner = args[0], bytes.fromhex(args[1]) if len(args) > 1 else b"GET / HTTP/1.0\r\n\r\n"
         s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
@@ -72,6 +118,10 @@ def main(what, *args):
         s.sendall(b"GET / HTTP/1.0\r\n\r\n")
         return "SOCKS " + show(recv_all(s))
     raise SystemExit(f"unknown {what}")
+
+def errno_name(e):
+    import errno
+    return errno.errorcode.get(e.errno, str(e.errno))
 
 try:
     print("OK", main(*sys.argv[1:]))
