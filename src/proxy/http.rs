@@ -236,7 +236,7 @@ fn send_body(from: &mut impl BufRead, to: &mut TcpStream, body: Body) -> std::io
     match body {
         Body::None => {}
         Body::Length(n) => {
-            std::io::copy(&mut from.take(n), to)?;
+            tunnel::pump(&mut from.take(n), to)?;
         }
         Body::Chunked => loop {
             let line = read_line(from)?;
@@ -257,7 +257,7 @@ fn send_body(from: &mut impl BufRead, to: &mut TcpStream, body: Body) -> std::io
                 }
                 break;
             }
-            std::io::copy(&mut from.take(size), to)?;
+            tunnel::pump(&mut from.take(size), to)?;
             let end = read_line(from)?;
             to.write_all(&end)?;
         },

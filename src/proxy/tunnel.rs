@@ -94,7 +94,7 @@ pub fn tunnel(
         }
         Start::Carried => {
             if up_w.write_all(&start_bytes).is_ok() {
-                let _ = std::io::copy(&mut client_r, &mut up_w);
+                let _ = pump(&mut client_r, &mut up_w);
             }
             Ok(())
         }
@@ -112,8 +112,25 @@ pub fn tunnel(
 
 /// Copies `from` to `to` until `from` ends, then ends `to`'s writing side.
 pub fn copy_then_close(mut from: TcpStream, mut to: TcpStream) {
-    let _ = std::io::copy(&mut from, &mut to);
+    let _ = pump(&mut from, &mut to);
     let _ = to.shutdown(Shutdown::Write);
+}
+
+/// Copies `from` to `to` until `from` ends, in pieces of 64 KiB: an eighth of the system calls
+/// `std::io::copy`'s 8 KiB would take between two sockets.
+pub fn pump(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        to.write_all(&buf[..n])?;
+        total += n as u64;
+    }
 }
 
 /// Connects to the first address that answers.
