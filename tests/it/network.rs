@@ -160,6 +160,11 @@ fn datagrams_and_names_go_nowhere() {
     let got = client(&lab, "0467", &list, &format!("udp 127.0.0.3 {port}"));
     assert!(got == "OK sent" || got.starts_with("ERR"), "{got}");
     assert!(udp.recv(&mut buf).is_err(), "a datagram left the namespace");
+    // ICMP to a host outside has no route (root with system execute, which may send it); the
+    // positive control sends it.
+    assert_eq!(client(&lab, "1467", &[], "icmp 192.0.2.1"), "OK sent");
+    let got = client(&lab, "1467", &list, "icmp 192.0.2.1");
+    assert!(got.starts_with("ERR ENETUNREACH"), "{got}");
     // No resolver is reachable: names are the proxy's to resolve.
     let got = client(&lab, "0467", &list, "dns sandbox-bash-test.invalid");
     assert!(got.starts_with("ERR"), "{got}");

@@ -35,6 +35,12 @@ def main(what, *args):
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.sendto(b"UDP CANARY", (host, int(port)))
         return "sent"
+    if what == "icmp":
+        # An echo request on a raw socket (root with system execute keeps CAP_NET_RAW).
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+        s.settimeout(2)
+        s.sendto(b"\x08\x00\x00\x00\x00\x01\x00\x01CANARY", (args[0], 0))
+        return "sent"
     if what == "dns":
         return str(socket.getaddrinfo(args[0], 80)[0][4])
     if what == "escape":
