@@ -242,7 +242,8 @@ impl Allowlist {
     /// Whether `addr`, which the name `name` resolved to, may be reached on `port`: the name
     /// was allowed, and now the address is checked against the deny entries and the addresses
     /// that no name may lead to (an entry must name such an address itself).
-    pub fn check_resolved(&self, name: &str, addr: IpAddr, port: u16) -> Result<(), Refusal> {
+    /// `local` are the addresses of this machine's own interfaces, which are held as loopback is.
+    pub fn check_resolved(&self, name: &str, addr: IpAddr, port: u16, local: &[IpAddr]) -> Result<(), Refusal> {
         let by_addr = Destination { host: Target::Addr(addr), port };
         for layer in &self.layers {
             if let Some(d) = layer.deny.iter().find(|e| e.matches(&by_addr)) {
@@ -252,7 +253,11 @@ impl Allowlist {
         let never = NEVER_BY_NAME
             .iter()
             .map(|(net, bits)| (net.parse::<IpAddr>().expect("a literal address"), *bits))
-            .find(|(net, bits)| within(addr, *net, *bits));
+            .find(|(net, bits)| within(addr, *net, *bits))
+            .or_else(|| {
+                let own = local.iter().find(|l| within(addr, **l, if l.is_ipv4() { 32 } else { 128 }))?;
+                Some((*own, if own.is_ipv4() { 32 } else { 128 }))
+            });
         // Such an address is reached only when every layer allows it by an entry inside its
         // range: `0.0.0.0/0` allows the internet, not the metadata service.
         let named = |(net, bits): (IpAddr, u8)| {
@@ -265,7 +270,9 @@ impl Allowlist {
         };
         if never.is_some_and(|n| !named(n)) {
             return Err(Refusal {
-                source: format!("{name} resolves to {addr}, a loopback, link-local or metadata address"),
+                source: format!(
+                    "{name} resolves to {addr}, a loopback, link-local or metadata address or one of this machine's own"
+                ),
                 denied_by: None,
             });
         }
@@ -487,7 +494,7 @@ mod tests {
     #[test]
     fn names_never_lead_to_metadata_addresses_unless_named_by_address() {
         let l = list(&["*.test", "10.0.0.0/8"], &["10.9.0.0/16"]);
-        let ok = |a: &str| l.check_resolved("x.test", a.parse().unwrap(), 80).is_ok();
+        let ok = |a: &str| l.check_resolved("x.test", a.parse().unwrap(), 80, &[]).is_ok();
         assert!(ok("203.0.113.7"));
         assert!(!ok("169.254.169.254"));
         assert!(!ok("fd00:ec2::254"));
@@ -496,17 +503,22 @@ mod tests {
         assert!(!ok("10.9.1.1"), "a denied range is refused after resolving too");
         let everything = list(&["0.0.0.0/0", "::/0", "*.test"], &[]);
         for host in ["127.0.0.1", "127.0.0.3", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1"] {
-            assert!(everything.check_resolved("x.test", host.parse().unwrap(), 80).is_err(), "{host}");
+            assert!(everything.check_resolved("x.test", host.parse().unwrap(), 80, &[]).is_err(), "{host}");
         }
         let test_host = list(&["127.0.0.2", "[::1]:8080"], &[]);
-        assert!(test_host.check_resolved("127.0.0.2", "127.0.0.2".parse().unwrap(), 80).is_ok());
-        assert!(test_host.check_resolved("127.0.0.3", "127.0.0.3".parse().unwrap(), 80).is_err());
-        assert!(test_host.check_resolved("::1", "::1".parse().unwrap(), 8080).is_ok());
-        assert!(everything.check_resolved("169.254.169.254", "169.254.169.254".parse().unwrap(), 80).is_err());
-        assert!(everything.check_resolved("x", "fd00:ec2::254".parse().unwrap(), 80).is_err());
+        assert!(test_host.check_resolved("127.0.0.2", "127.0.0.2".parse().unwrap(), 80, &[]).is_ok());
+        assert!(test_host.check_resolved("127.0.0.3", "127.0.0.3".parse().unwrap(), 80, &[]).is_err());
+        assert!(test_host.check_resolved("::1", "::1".parse().unwrap(), 8080, &[]).is_ok());
+        assert!(everything.check_resolved("169.254.169.254", "169.254.169.254".parse().unwrap(), 80, &[]).is_err());
+        assert!(everything.check_resolved("x", "fd00:ec2::254".parse().unwrap(), 80, &[]).is_err());
         let meta = list(&["169.254.169.254:80"], &[]);
-        assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 80).is_ok());
-        assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 81).is_err());
+        assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 80, &[]).is_ok());
+        assert!(meta.check_resolved("metadata.test", "169.254.169.254".parse().unwrap(), 81, &[]).is_err());
+        // This machine's own addresses are held as loopback is: a wide range does not reach them.
+        let own: IpAddr = "192.0.2.2".parse().unwrap();
+        assert!(everything.check_resolved("x.test", own, 80, &[own]).is_err());
+        assert!(everything.check_resolved("x.test", own, 80, &[]).is_ok());
+        assert!(list(&["192.0.2.2"], &[]).check_resolved("192.0.2.2", own, 80, &[own]).is_ok());
     }
 
     #[test]

@@ -561,6 +561,16 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     let (proxy, loopback) = match net {
         NetPlan::Proxy(list) => {
+            let sockets = sandbox::netns::inherited_network_sockets();
+            if !sockets.is_empty() {
+                let fds: Vec<String> = sockets.iter().map(i32::to_string).collect();
+                return Err(Error::Refused(format!(
+                    "descriptor {} is a network socket made outside the sandbox: through it the command would \
+                     reach the network around the allowlist; start sandbox-bash without it (close it, or mark it \
+                     close-on-exec)",
+                    fds.join(", ")
+                )));
+            }
             let access =
                 if allowed.has(mode::Scope::Network, Perm::Write) { proxy::Access::Write } else { proxy::Access::Read };
             let spawned = proxy::spawn(list.clone(), access, proxy_log).map_err(Error::Refused)?;

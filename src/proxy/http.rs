@@ -26,7 +26,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         let Some((host, port)) = authority(target, 443) else {
             return plain(&mut client, 400, "sandbox-bash: CONNECT needs host:port\n");
         };
-        let admitted = match gate::admit(&cx.list, &host, port, cx.resolve) {
+        let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
             Ok(a) => a,
             Err(d) => return deny(&mut client, cx, "CONNECT", &d),
         };
@@ -62,7 +62,10 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     let Some((host, port)) = authority(auth, 80) else {
         return plain(&mut client, 400, "sandbox-bash: the URL has no host\n");
     };
-    let body = match framing(req.headers) {
+    if !crlf_only(&head) {
+        return plain(&mut client, 400, "sandbox-bash: a request head whose lines do not end in CR LF\n");
+    }
+    let body = match framing(req.headers, req.version.unwrap_or(1)) {
         Ok(b) => b,
         Err(why) => return plain(&mut client, 400, &format!("sandbox-bash: {why}\n")),
     };
@@ -77,7 +80,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         );
         return deny(&mut client, cx, &method, &d);
     }
-    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve) {
+    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
         Ok(a) => a,
         Err(d) => return deny(&mut client, cx, &method, &d),
     };
@@ -173,7 +176,10 @@ pub fn requests_in_tunnel(
         if !(path.starts_with('/') || (path == "*" && method == "OPTIONS")) {
             return Err("a proxy request inside a tunnel (a relay through the allowed host)");
         }
-        let body = framing(req.headers)?;
+        if !crlf_only(&head) {
+            return Err("a request head whose lines do not end in CR LF inside a tunnel");
+        }
+        let body = framing(req.headers, version)?;
         if access == Access::Read && (!matches!(method, "GET" | "HEAD" | "OPTIONS") || body != Body::None) {
             return Err("a request that writes inside a tunnel, and the mode allows network read only");
         }
@@ -203,20 +209,32 @@ enum Body {
     Chunked,
 }
 
-/// The framing the head gives; an error for a head that frames its body two ways (which two
-/// servers could read differently).
-fn framing(headers: &[httparse::Header<'_>]) -> Result<Body, &'static str> {
+/// The framing the head gives; an error for a head that frames its body two ways, or in a
+/// form two servers could read differently (a sign, a space inside, a character that is not
+/// ASCII, a transfer coding but chunked, chunked in HTTP/1.0).
+fn framing(headers: &[httparse::Header<'_>], version: u8) -> Result<Body, &'static str> {
     let mut length: Option<u64> = None;
     let mut chunked = false;
     for h in headers {
-        let value = std::str::from_utf8(h.value).map_err(|_| "a header that is not text")?.trim();
-        if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            if !value.eq_ignore_ascii_case("chunked") {
-                return Err("only the chunked transfer coding is passed on");
+        let is_length = h.name.eq_ignore_ascii_case("content-length");
+        let is_coding = h.name.eq_ignore_ascii_case("transfer-encoding");
+        if !is_length && !is_coding {
+            continue;
+        }
+        if !h.value.is_ascii() {
+            return Err("a framing header that is not ASCII");
+        }
+        let value = std::str::from_utf8(h.value).unwrap_or("").trim_matches([' ', '\t']);
+        if is_coding {
+            if !value.eq_ignore_ascii_case("chunked") || version == 0 {
+                return Err("a transfer coding other than chunked, or chunked in HTTP/1.0");
             }
             chunked = true;
-        } else if h.name.eq_ignore_ascii_case("content-length") {
-            let n: u64 = value.parse().map_err(|_| "a Content-Length that is not a number")?;
+        } else {
+            if value.is_empty() || value.len() > 18 || !value.bytes().all(|b| b.is_ascii_digit()) {
+                return Err("a Content-Length that is not a plain number");
+            }
+            let n: u64 = value.parse().map_err(|_| "a Content-Length that is not a plain number")?;
             if length.is_some_and(|l| l != n) {
                 return Err("two Content-Lengths");
             }
@@ -239,40 +257,48 @@ fn send_body(from: &mut impl BufRead, to: &mut TcpStream, body: Body) -> std::io
             tunnel::pump(&mut from.take(n), to)?;
         }
         Body::Chunked => loop {
+            // A size in hex digits, an extension of visible characters, CR LF; the data; CR
+            // LF. No trailers: a line after the last chunk could be read as a request.
             let line = read_line(from)?;
             to.write_all(&line)?;
-            let text =
-                std::str::from_utf8(&line).map_err(|_| std::io::Error::other("a chunk size that is not text"))?;
-            let hex = text.split(';').next().unwrap_or("").trim();
-            let size =
-                u64::from_str_radix(hex, 16).map_err(|_| std::io::Error::other("a chunk size that is not hex"))?;
+            let text = &line[..line.len() - 2];
+            let (hex, ext) = text.split_at(text.iter().position(|&b| b == b';').unwrap_or(text.len()));
+            let ext_ok = ext.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b));
+            if hex.is_empty() || hex.len() > 15 || !hex.iter().all(u8::is_ascii_hexdigit) || !ext_ok {
+                return Err(std::io::Error::other("a chunk size that is not plain hex"));
+            }
+            let size = u64::from_str_radix(std::str::from_utf8(hex).unwrap_or("x"), 16)
+                .map_err(|_| std::io::Error::other("a chunk size that is not plain hex"))?;
+            if size > 0 {
+                tunnel::pump(&mut from.take(size), to)?;
+            }
+            let end = read_line(from)?;
+            if end != b"\r\n" {
+                return Err(std::io::Error::other(if size == 0 { "trailers" } else { "a chunk longer than its size" }));
+            }
+            to.write_all(&end)?;
             if size == 0 {
-                // Trailers, up to the empty line.
-                loop {
-                    let t = read_line(from)?;
-                    to.write_all(&t)?;
-                    if t == b"\r\n" || t == b"\n" {
-                        break;
-                    }
-                }
                 break;
             }
-            tunnel::pump(&mut from.take(size), to)?;
-            let end = read_line(from)?;
-            to.write_all(&end)?;
         },
     }
     to.flush()
 }
 
-/// One line, its ending included, of at most 4 KiB.
+/// One line, its CR LF included, of at most 4 KiB.
 fn read_line(from: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
     let mut line = Vec::new();
     from.take(4096).read_until(b'\n', &mut line)?;
-    if !line.ends_with(b"\n") {
-        return Err(std::io::Error::other("a line that does not end"));
+    if !line.ends_with(b"\r\n") {
+        return Err(std::io::Error::other("a line that does not end in CR LF"));
     }
     Ok(line)
+}
+
+/// Whether every line of `head` ends in CR LF (a bare LF is read as a line end by some
+/// servers and not by others).
+fn crlf_only(head: &[u8]) -> bool {
+    head.iter().enumerate().all(|(i, &b)| b != b'\n' || (i > 0 && head[i - 1] == b'\r'))
 }
 
 /// Reads up to the end of the head: the head and what followed it.
@@ -380,12 +406,33 @@ mod tests {
         let chunked = b"5\r\nhello\r\n0\r\n\r\nPOST http://evil/ HTTP/1.1\r\n\r\n";
         assert_eq!(send(chunked, Body::Chunked), b"5\r\nhello\r\n0\r\n\r\n");
         let h = |n: &'static str, v: &'static [u8]| httparse::Header { name: n, value: v };
-        assert_eq!(framing(&[h("Content-Length", b"5")]), Ok(Body::Length(5)));
-        assert_eq!(framing(&[h("transfer-encoding", b"chunked")]), Ok(Body::Chunked));
-        assert!(framing(&[h("Content-Length", b"5"), h("Transfer-Encoding", b"chunked")]).is_err());
-        assert!(framing(&[h("Content-Length", b"5"), h("Content-Length", b"6")]).is_err());
-        assert!(framing(&[h("Transfer-Encoding", b"gzip, chunked")]).is_err());
-        assert_eq!(framing(&[h("Content-Length", b"0")]), Ok(Body::None));
+        let f = |hs: &[httparse::Header<'_>]| framing(hs, 1);
+        assert_eq!(f(&[h("Content-Length", b" 5\t")]), Ok(Body::Length(5)));
+        assert_eq!(f(&[h("transfer-encoding", b"chunked")]), Ok(Body::Chunked));
+        assert!(f(&[h("Content-Length", b"5"), h("Transfer-Encoding", b"chunked")]).is_err());
+        assert!(f(&[h("Content-Length", b"5"), h("Content-Length", b"6")]).is_err());
+        assert!(f(&[h("Transfer-Encoding", b"gzip, chunked")]).is_err());
+        assert_eq!(f(&[h("Content-Length", b"0")]), Ok(Body::None));
+        for odd in [&b"+5"[..], b"5\xc2\xa0", b"5 5", b"", b"0x5"] {
+            assert!(f(&[h("Content-Length", odd)]).is_err(), "{odd:?}");
+        }
+        assert!(f(&[h("Transfer-Encoding", b"chunked\xc2\xa0")]).is_err());
+        assert!(framing(&[h("Transfer-Encoding", b"chunked")], 0).is_err(), "chunked in HTTP/1.0");
+        for odd in [
+            &b"5\r\nhelloGET http://evil/ HTTP/1.1\r\n"[..],
+            b"0\r\nGET http://evil/ HTTP/1.1\r\n\r\n",
+            b"+5\r\nhello\r\n0\r\n\r\n",
+            b"5 ;x\r\nhello\r\n0\r\n\r\n",
+            b"5\nhello\n0\n\n",
+        ] {
+            let got = send(odd, Body::Chunked);
+            assert!(
+                !String::from_utf8_lossy(&got).contains("evil") && !got.ends_with(b"0\r\n\r\n"),
+                "{odd:?}: {got:?}"
+            );
+        }
+        assert!(crlf_only(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+        assert!(!crlf_only(b"GET / HTTP/1.1\nHost: a\r\n\r\n"));
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         cx.record(&gate::refused(&host, port, format!("SOCKS5 {what} is not offered"), "nothing allows it"), "SOCKS5");
         return reply(&mut client, COMMAND_NOT_SUPPORTED);
     }
-    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve) {
+    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
         Ok(a) => a,
         Err(d) => {
             cx.record(&d, "SOCKS5");

@@ -1,5 +1,6 @@
 //! Moving bytes between the command's connection and the destination, and what a tunnel may
-//! carry, told by its first bytes: TLS or SSH, passed on as they are; plain HTTP/1 requests,
+//! carry, told by its first bytes: TLS (its record framing followed to the end) or SSH (its
+//! identification line and first packet), passed on as they are; plain HTTP/1 requests,
 //! each read whole and checked as a plain request through the proxy is (no proxy request to
 //! relay through the allowed host, the method under network read, one framing); nothing else.
 //! Anything else in the clear could be another proxy's request (a chain) in a form no check
@@ -14,8 +15,12 @@ pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// What the first bytes the command sends into a tunnel say.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Start {
-    /// A TLS record (a handshake) or an SSH version line: it may go on.
-    Carried,
+    /// A TLS ClientHello record: the stream goes on as TLS records, whose framing is followed
+    /// to its end.
+    Tls,
+    /// An SSH identification line, this long: it goes on, and the first binary packet after it
+    /// must be a KEXINIT; the rest is SSH's.
+    Ssh(usize),
     /// A plain HTTP/1 request line's method: each request is read and checked.
     Http,
     /// Too few bytes to tell.
@@ -24,23 +29,60 @@ pub enum Start {
     Refused(&'static str),
 }
 
+/// The largest TLS record: 2^14 bytes of plaintext, with room for what encryption adds.
+const MAX_RECORD: usize = (1 << 14) + 2048;
+
+/// A TLS record header at the start of `b`: its content type is one TLS has (20 to 24), its
+/// version 3.x, its length within a record's. `Ok(Some(len))`, `Ok(None)` for too few bytes.
+fn record_header(b: &[u8]) -> Result<Option<usize>, &'static str> {
+    let bad = "bytes that are not TLS records inside a TLS tunnel";
+    if let Some(&t) = b.first()
+        && !(20..=24).contains(&t)
+    {
+        return Err(bad);
+    }
+    if let Some(&major) = b.get(1)
+        && major != 3
+    {
+        return Err(bad);
+    }
+    if let Some(&minor) = b.get(2)
+        && minor > 4
+    {
+        return Err(bad);
+    }
+    if b.len() < 5 {
+        return Ok(None);
+    }
+    let len = usize::from(u16::from_be_bytes([b[3], b[4]]));
+    if len == 0 || len > MAX_RECORD {
+        return Err(bad);
+    }
+    Ok(Some(len))
+}
+
 /// Reads the start of what the command sends into a tunnel.
 pub fn start(first: &[u8]) -> Start {
-    const SSH: &[u8] = b"SSH-";
     if first.is_empty() {
         return Start::NeedMore;
     }
-    // A TLS handshake record: type 22, version 3.x.
     if first[0] == 0x16 {
-        return match first.get(1..3) {
-            None if first.len() == 1 || first[1] == 3 => Start::NeedMore,
-            Some([3, minor]) if *minor <= 4 => Start::Carried,
-            _ => Start::Refused("bytes that are not a TLS handshake"),
+        // A handshake record whose first message is a ClientHello (type 1).
+        return match record_header(first) {
+            Err(what) => Start::Refused(what),
+            Ok(None) => Start::NeedMore,
+            Ok(Some(_)) => match first.get(5) {
+                None => Start::NeedMore,
+                Some(1) => Start::Tls,
+                Some(_) => Start::Refused("a TLS record that is not a ClientHello"),
+            },
         };
     }
-    let n = first.len().min(SSH.len());
-    if first[..n] == SSH[..n] {
-        return if n == SSH.len() { Start::Carried } else { Start::NeedMore };
+    if first[0] == b'S' {
+        match ssh_start(first) {
+            Start::Refused(_) if !first.starts_with(b"SSH-") => {}
+            other => return other,
+        }
     }
     // A method: capital letters up to a space.
     let method_len = first.iter().take_while(|b| b.is_ascii_uppercase()).count();
@@ -58,6 +100,84 @@ pub fn start(first: &[u8]) -> Start {
         5 | 4 => "a SOCKS request inside a tunnel (a chain of proxies)",
         _ => "bytes that are neither TLS, SSH nor HTTP inside a tunnel",
     })
+}
+
+/// An SSH start: `SSH-2.0-softwareversion [comments]` (or 1.99) and CR LF, in at most 255
+/// bytes, that no HTTP server could read as a request line.
+fn ssh_start(b: &[u8]) -> Start {
+    const BAD: &str = "bytes that only look like SSH inside a tunnel";
+    let prefix_ok = |p: &[u8]| {
+        let n = b.len().min(p.len());
+        b[..n] == p[..n]
+    };
+    let proto = if prefix_ok(b"SSH-2.0-") {
+        b"SSH-2.0-".len()
+    } else if prefix_ok(b"SSH-1.99-") {
+        b"SSH-1.99-".len()
+    } else {
+        return Start::Refused(BAD);
+    };
+    let Some(end) = b.iter().position(|&c| c == b'\n') else {
+        return if b.len() > 255 { Start::Refused(BAD) } else { Start::NeedMore };
+    };
+    if end < proto || end > 254 || b[end - 1] != b'\r' {
+        return Start::Refused(BAD);
+    }
+    let line = &b[..end - 1];
+    let Some(rest) = line.get(proto..) else { return Start::NeedMore };
+    let version_len = rest.iter().take_while(|&&c| c != b' ').count();
+    let version = &rest[..version_len];
+    if version.is_empty() || !version.iter().all(|&c| c.is_ascii_graphic() && c != b'-') {
+        return Start::Refused(BAD);
+    }
+    if !line.iter().all(|&c| c == b' ' || c.is_ascii_graphic()) || line.windows(6).any(|w| w == b" HTTP/") {
+        return Start::Refused(BAD);
+    }
+    Start::Ssh(end + 1)
+}
+
+/// Whether `packet` starts as SSH's first binary packet does: a length SSH allows, padding of
+/// at least four bytes, and the KEXINIT message (20). `None` for too few bytes.
+fn ssh_packet_ok(packet: &[u8]) -> Option<bool> {
+    let p = packet.get(..6)?;
+    let len = u32::from_be_bytes([p[0], p[1], p[2], p[3]]);
+    Some((16..=35_000).contains(&len) && p[4] >= 4 && u32::from(p[4]) < len && p[5] == 20)
+}
+
+/// Follows TLS record framing over what the command sends: every record header must be one
+/// (the content is TLS's own). `at` is how far into the current record the stream is.
+struct Records {
+    /// Bytes of the current record's body still to come.
+    body_left: usize,
+    /// A record header split across reads.
+    header: Vec<u8>,
+}
+
+impl Records {
+    fn new() -> Records {
+        Records { body_left: 0, header: Vec::with_capacity(5) }
+    }
+
+    /// Checks `chunk`, the next bytes of the stream.
+    fn check(&mut self, mut chunk: &[u8]) -> Result<(), &'static str> {
+        while !chunk.is_empty() {
+            if self.body_left > 0 {
+                let n = self.body_left.min(chunk.len());
+                self.body_left -= n;
+                chunk = &chunk[n..];
+                continue;
+            }
+            let need = 5 - self.header.len();
+            let n = need.min(chunk.len());
+            self.header.extend_from_slice(&chunk[..n]);
+            chunk = &chunk[n..];
+            if let Some(len) = record_header(&self.header)? {
+                self.body_left = len;
+                self.header.clear();
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Copies both ways until both sides are done. `first` is what the command sent before the
@@ -92,11 +212,34 @@ pub fn tunnel(
             let from = std::io::Cursor::new(start_bytes).chain(&client_r);
             super::http::requests_in_tunnel(from, &mut up_w, host, port, access)
         }
-        Start::Carried => {
-            if up_w.write_all(&start_bytes).is_ok() {
-                let _ = pump(&mut client_r, &mut up_w);
+        Start::Tls => {
+            let mut records = Records::new();
+            match records.check(&start_bytes) {
+                Err(what) => Err(what),
+                Ok(()) if up_w.write_all(&start_bytes).is_err() => Ok(()),
+                Ok(()) => pump_checked(&mut client_r, &mut up_w, |chunk| records.check(chunk)),
             }
-            Ok(())
+        }
+        Start::Ssh(line) => {
+            // The line goes at once (a server may wait for it before it says its own), the
+            // first packet once it is seen to be SSH's.
+            let mut packet = start_bytes.split_off(line);
+            let sent = up_w.write_all(&start_bytes).is_ok();
+            loop {
+                match ssh_packet_ok(&packet) {
+                    Some(true) => {
+                        if sent && up_w.write_all(&packet).is_ok() {
+                            let _ = pump(&mut client_r, &mut up_w);
+                        }
+                        break Ok(());
+                    }
+                    Some(false) => break Err("bytes that are not SSH after an SSH identification line"),
+                    None => match client_r.read(&mut buf) {
+                        Ok(0) | Err(_) => break Ok(()),
+                        Ok(n) => packet.extend_from_slice(&buf[..n]),
+                    },
+                }
+            }
         }
         Start::NeedMore => Ok(()),
     };
@@ -133,6 +276,28 @@ pub fn pump(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<u64> {
     }
 }
 
+/// [`pump`], with each piece checked before it goes on: `Err` with what the check said, once
+/// a piece fails it (nothing of that piece is sent).
+fn pump_checked(
+    from: &mut impl Read,
+    to: &mut impl Write,
+    mut check: impl FnMut(&[u8]) -> Result<(), &'static str>,
+) -> Result<(), &'static str> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok(()),
+        };
+        check(&buf[..n])?;
+        if to.write_all(&buf[..n]).is_err() {
+            return Ok(());
+        }
+    }
+}
+
 /// Connects to the first address that answers.
 pub fn connect(addrs: &[std::net::SocketAddr]) -> std::io::Result<TcpStream> {
     let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
@@ -152,14 +317,22 @@ pub fn connect(addrs: &[std::net::SocketAddr]) -> std::io::Result<TcpStream> {
 mod tests {
     use super::*;
 
+    const HELLO: &[u8] = b"\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00";
+    const SSH: &[u8] = b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n\x00\x00\x05\xdc\x08\x14";
+
     #[test]
     fn tunnels_carry_tls_ssh_and_http_however_the_bytes_are_split() {
-        assert_eq!(start(b"\x16\x03\x01\x02\x00\x01"), Start::Carried);
-        assert_eq!(start(b"\x16"), Start::NeedMore);
-        assert_eq!(start(b"\x16\x03"), Start::NeedMore);
-        assert_eq!(start(b"SSH-2.0-OpenSSH_9.6\r\n"), Start::Carried);
-        assert_eq!(start(b"SS"), Start::NeedMore);
-        assert_eq!(start(b""), Start::NeedMore);
+        assert_eq!(start(HELLO), Start::Tls);
+        assert_eq!(start(SSH), Start::Ssh(SSH.len() - 6));
+        for n in 0..HELLO.len().min(6) {
+            assert_eq!(start(&HELLO[..n]), Start::NeedMore, "{n}");
+        }
+        for n in 0..SSH.len() - 6 {
+            assert_eq!(start(&SSH[..n]), Start::NeedMore, "{n}");
+        }
+        assert_eq!(ssh_packet_ok(&SSH[SSH.len() - 6..]), Some(true));
+        assert_eq!(ssh_packet_ok(b"POST h"), Some(false));
+        assert_eq!(ssh_packet_ok(b"\x00\x00"), None);
         assert_eq!(start(b"C"), Start::NeedMore);
         assert_eq!(start(b"GET / HTTP/1.1\r\n"), Start::Http);
         assert_eq!(start(b"POST /upload HTTP/1.1\r\n"), Start::Http);
@@ -170,10 +343,30 @@ mod tests {
             b"\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x03\x4e\x20",
             b"\x04\x01\x00\x50",
             b"\x16\x04\x01",
+            b"\x16\x03\x01 127.0.0.3:18080 HTTP/1.1\r\n\r\n",
+            b"\x16\x03\x01\x00\x05\x02",
+            b"SSH-2.0 /upload HTTP/1.1\r\n",
+            b"SSH-2.0-x http://127.0.0.3/ HTTP/1.1\r\n\r\n",
+            b"SSH-X / HTTP/1.1\r\n",
+            b"SSH-2.0-x\n\x00\x00\x05\xdc\x08\x14",
             b"SSX\r\n",
             b"\x00",
         ] {
             assert!(matches!(start(refused), Start::Refused(_)), "{refused:?}");
         }
+    }
+
+    #[test]
+    fn tls_framing_is_followed_to_the_end_of_the_stream() {
+        let mut r = Records::new();
+        assert!(r.check(HELLO).is_ok());
+        // An application-data record split at every byte, then plain text where a header must be.
+        let record = b"\x17\x03\x03\x00\x03abc";
+        for b in record {
+            assert!(r.check(std::slice::from_ref(b)).is_ok());
+        }
+        assert!(r.check(b"POST http://127.0.0.3/ HTTP/1.1\r\n").is_err());
+        let mut r = Records::new();
+        assert!(r.check(b"\x17\x03\x03\xff\xff").is_err(), "a record longer than TLS allows");
     }
 }

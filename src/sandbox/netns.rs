@@ -53,3 +53,35 @@ fn loopback_up() -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// The descriptors this process holds that are sockets of a family other than AF_UNIX. Made
+/// outside the new namespace, each would still reach the network it was made in: the command
+/// may not have them while an allowlist holds.
+pub fn inherited_network_sockets() -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+    let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
+    fds.into_iter()
+        .filter(|&fd| {
+            // SAFETY: an all-zero stat is valid to be overwritten; fstat fills it or fails (the
+            // directory's own descriptor is gone by now).
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: a descriptor number and a valid out-pointer.
+            if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFSOCK {
+                return false;
+            }
+            let mut domain: libc::c_int = 0;
+            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: SO_DOMAIN writes one int into `domain`, whose size `len` gives.
+            let rc = unsafe {
+                libc::getsockopt(
+                    fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_DOMAIN,
+                    (&mut domain as *mut libc::c_int).cast(),
+                    &mut len,
+                )
+            };
+            rc != 0 || domain != libc::AF_UNIX
+        })
+        .collect()
+}

@@ -674,6 +674,14 @@ fn a_tunnel_carries_no_chain_and_no_write_however_the_bytes_are_split() {
     // A CONNECT to the denied host, one byte first; a SOCKS greeting and request in one write.
     let chains = [
         vec![hex(b"C"), hex(format!("ONNECT 127.0.0.3:{three} HTTP/1.1\r\n\r\n").as_bytes())],
+        // What only looks like SSH or TLS: an SSH line that is an HTTP request line too, an SSH
+        // line and then plain text, a TLS record header and then plain text.
+        vec![hex(format!("SSH-2.0-x http://127.0.0.3:{three}/ HTTP/1.1\r\n\r\n").as_bytes())],
+        vec![hex(b"SSH-2.0-x\r\n"), hex(format!("GET http://127.0.0.3:{three}/ HTTP/1.1\r\n\r\n").as_bytes())],
+        vec![
+            hex(b"\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00"),
+            hex(format!("GET http://127.0.0.3:{three}/ HTTP/1.1\r\n\r\n").as_bytes()),
+        ],
         vec![hex(&[5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 3, (three >> 8) as u8, three as u8])],
         vec![
             hex(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"),
@@ -691,6 +699,7 @@ fn a_tunnel_carries_no_chain_and_no_write_however_the_bytes_are_split() {
     // Under network read: a write after a harmless request, pipelined, split, or as a body.
     let writes = [
         vec![hex(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"), hex(b"POST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
+        vec![hex(b"SSH-2.0 /upload HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
         vec![hex(b"GET / HTTP/1.1\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
         vec![hex(b"PO"), hex(b"ST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
         vec![hex(b"GET / HTTP/1.1\r\nContent-Length: 6\r\n\r\nSECRET")],
@@ -717,6 +726,19 @@ fn the_hosts_own_loopback_is_reached_only_by_address_or_loopback_port() {
         }
     }
     assert!(heard.lock().unwrap().is_empty());
+    // Nor does a wide range reach this machine's own address (a service bound to every address
+    // answers there as on loopback).
+    let own = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
+        .map(|a| a.ip())
+        .expect("this machine has an address with a route out");
+    assert!(!own.is_loopback() && !own.is_unspecified(), "{own}");
+    let (any_port, any_heard) = listening_server("0.0.0.0");
+    let got = client(&lab, "0467", &[(ALLOW, "0.0.0.0/0")], &format!("connect {own}:{any_port}"));
+    assert!(got.contains("403 Forbidden") && got.contains("this machine's own"), "{got}");
+    assert!(any_heard.lock().unwrap().is_empty());
+    let got = client(&lab, "0467", &[(ALLOW, &own.to_string())], &format!("connect {own}:{any_port}"));
+    assert!(got.contains("TUNNEL HELLO"), "named by address it is reached: {got}");
     // Named by address, it is reached: the test hosts of these tests are such entries.
     let got = client(&lab, "0467", &[(ALLOW, &format!("127.0.0.1:{port}"))], &format!("connect 127.0.0.1:{port}"));
     assert!(got.contains("TUNNEL HELLO"), "{got}");
@@ -744,6 +766,31 @@ fn a_root_command_cannot_leave_the_namespace_through_a_socket_made_outside() {
         .unwrap();
     drop(ours);
     assert!(text(&out.stdout).contains("setns 0"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_network_socket_made_outside_is_not_handed_to_the_command() {
+    let lab = lab();
+    let (_two, heard) = listening_server("127.0.0.3");
+    // An unconnected socket of the host's network, inherited as standard input.
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], "echo ran")
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(socket)))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(
+        text(&out.stderr).contains("descriptor 0 is a network socket made outside the sandbox"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout), "");
+    assert!(heard.lock().unwrap().is_empty());
+    // Without a list there is nothing to go around: it runs.
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let out =
+        cmd(&lab, "0467", &[], "echo ran").stdin(Stdio::from(std::os::fd::OwnedFd::from(socket))).output().unwrap();
+    assert_eq!(ok(&out), "ran\n");
 }
 
 #[test]
