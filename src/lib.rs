@@ -1316,11 +1316,17 @@ fn refuse_hosts(decision: &mut Decision, list: &allowlist::Allowlist) {
     }
 }
 
-/// The refusal (125) of a program that needs network the plan takes away.
+/// The refusal (125) of a program that needs network the plan takes away: denied for want of
+/// those bits, or allowed with them before the lock found no namespace to hold them in.
 fn network_refusal(decision: &Decision, requested: Mode, net: &NetPlan) -> Option<String> {
     let NetPlan::Off(why) = net else { return None };
     let cut = Mode(decision.required.0 & requested.0 & NETWORK_BITS.0);
-    (decision.verdict == Verdict::Deny && cut != Mode::NONE)
+    let applies = match decision.verdict {
+        Verdict::Deny => true,
+        Verdict::Allow => decision.allowed.0 & NETWORK_BITS.0 != 0,
+        Verdict::BashFails { .. } => false,
+    };
+    (applies && cut != Mode::NONE)
         .then(|| format!("the program needs network ({cut}), and {why}: so it allows no network at all"))
 }
 

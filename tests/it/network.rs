@@ -804,3 +804,36 @@ fn the_proxy_writes_down_a_bounded_number_of_refusals() {
     assert_eq!(network.len(), 101, "100 destinations and the note that the rest were not kept");
     assert!(network[100].contains("further refused destinations are not recorded"));
 }
+
+#[test]
+fn where_no_namespace_can_be_had_a_list_means_no_network_at_all() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    // A place that forbids user namespaces, as many containers do: bubblewrap's own.
+    let bwrap = |program: &str, allow: Option<&str>| {
+        let inner = cmd(&lab, "0467", &[], program);
+        let mut c = Command::new("bwrap");
+        c.args(["--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--uid", "1000", "--", lab::SB]);
+        c.args(inner.get_args()).current_dir(&lab.ws);
+        for (name, value) in inner.get_envs() {
+            match value {
+                Some(v) => c.env(name, v),
+                None => c.env_remove(name),
+            };
+        }
+        if let Some(a) = allow {
+            c.env(ALLOW, a);
+        }
+        c.stdin(Stdio::null()).output().expect("these tests need bubblewrap (CI installs it)")
+    };
+    // Positive control: without a list, the mode's network reaches the allowed host here too.
+    let out = bwrap(&format!("python3 client.py direct 127.0.0.2 {two}"), None);
+    assert!(text(&out.stdout).contains("HELLO FROM 127.0.0.2"), "{}{}", text(&out.stdout), text(&out.stderr));
+    // With one: no socket at all, a program that needs the network refused, the rest runs.
+    let out = bwrap(&format!("python3 client.py direct 127.0.0.2 {two}"), Some("127.0.0.2"));
+    kernel_refused(&out, &[]);
+    let out = bwrap(&format!("curl -s http://127.0.0.2:{two}/"), Some("127.0.0.2"));
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("so it allows no network at all"), "{}", text(&out.stderr));
+    assert_eq!(ok(&bwrap("echo fine", Some("127.0.0.2"))), "fine\n");
+}
