@@ -184,6 +184,12 @@ impl Destination {
     /// A destination as a client names it: a host name is put in its normal form.
     pub fn new(host: &str, port: u16) -> Destination {
         let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+        // `127.0.0.3.` resolves to the address it spells.
+        let bare = if bare.ends_with('.') && bare[..bare.len() - 1].parse::<IpAddr>().is_ok() {
+            &bare[..bare.len() - 1]
+        } else {
+            bare
+        };
         let host = match bare.parse::<IpAddr>() {
             Ok(a) => Target::Addr(a),
             Err(_) => Target::Name(bare.strip_suffix('.').unwrap_or(bare).to_ascii_lowercase()),

@@ -1273,8 +1273,15 @@ fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, n
     }
     if nested {
         let fp = fingerprint(list);
+        // The enclosing proxy holds this list only if the marker says so and this process is in
+        // fact in a namespace with nothing but loopback: a marker set from outside any sandbox
+        // gets no network at all, never the network without the list.
+        #[cfg(target_os = "linux")]
+        let enclosed = sandbox::netns::only_loopback();
+        #[cfg(not(target_os = "linux"))]
+        let enclosed = false;
         return match sandbox::outer_network(env.get(sandbox::ENFORCED_VAR)) {
-            Some(outer) if outer == fp => NetPlan::Enclosed(fp, list.clone()),
+            Some(outer) if outer == fp && enclosed => NetPlan::Enclosed(fp, list.clone()),
             _ => NetPlan::Off(format!(
                 "a network allowlist is in force ({sources}) that the enclosing sandbox-bash does not hold, and a \
                  nested invocation cannot have a network namespace of its own"

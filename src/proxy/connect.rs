@@ -47,12 +47,24 @@ pub fn run(host: &str, port: &str, env: &Environ) -> Result<i32, String> {
             writeln!(std::io::stderr(), "{}", if said.is_empty() { status.lines().next().unwrap_or("") } else { said });
         return Ok(1);
     }
+    // Standard input and output as raw descriptors: Rust's standard output holds bytes back
+    // until a newline, and ssh's packets have none.
+    // SAFETY: descriptors 0 and 1 stay open for the life of the process; ManuallyDrop never
+    // closes them.
+    let (mut stdin, mut stdout) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::mem::ManuallyDrop::new(std::fs::File::from_raw_fd(0)),
+            std::mem::ManuallyDrop::new(std::fs::File::from_raw_fd(1)),
+        )
+    };
     let mut to_dest = s.try_clone().map_err(|e| e.to_string())?;
     let up = std::thread::spawn(move || {
-        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_dest);
+        let _ = super::tunnel::pump(&mut *stdin, &mut to_dest);
         let _ = to_dest.shutdown(std::net::Shutdown::Write);
     });
-    let _ = std::io::copy(&mut s, &mut std::io::stdout().lock());
+    let _ = super::tunnel::pump(&mut s, &mut *stdout);
+    // The destination has ended: what standard input still holds has nowhere to go.
     drop(up);
     Ok(0)
 }

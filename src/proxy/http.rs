@@ -149,7 +149,8 @@ pub fn requests_in_tunnel(
         let mut head = Vec::new();
         loop {
             let mut line = Vec::new();
-            let n = (&mut from).take(4096).read_until(b'\n', &mut line).map_err(|_| "a request that does not end")?;
+            let room = (MAX_HEAD + 1 - head.len().min(MAX_HEAD)) as u64;
+            let n = (&mut from).take(room).read_until(b'\n', &mut line).map_err(|_| "a request that does not end")?;
             if n == 0 && head.is_empty() {
                 return Ok(());
             }

@@ -71,10 +71,19 @@ pub fn start(first: &[u8]) -> Start {
         return match record_header(first) {
             Err(what) => Start::Refused(what),
             Ok(None) => Start::NeedMore,
-            Ok(Some(_)) => match first.get(5) {
+            Ok(Some(len)) => match first.get(5..11) {
+                None if first.len() > 5 && first[5] != 1 => Start::Refused("a TLS record that is not a ClientHello"),
                 None => Start::NeedMore,
-                Some(1) => Start::Tls,
-                Some(_) => Start::Refused("a TLS record that is not a ClientHello"),
+                // A ClientHello: its length in 24 bits (at most 64 KiB, and at least what its
+                // version and random take), then the client's version 3.x.
+                Some(h) => {
+                    let hello_len = u32::from_be_bytes([0, h[1], h[2], h[3]]);
+                    if h[0] == 1 && (38..=65_536).contains(&hello_len) && h[4] == 3 && h[5] <= 4 && len >= 4 {
+                        Start::Tls
+                    } else {
+                        Start::Refused("a TLS record that is not a ClientHello")
+                    }
+                }
             },
         };
     }
@@ -125,12 +134,17 @@ fn ssh_start(b: &[u8]) -> Start {
     }
     let line = &b[..end - 1];
     let Some(rest) = line.get(proto..) else { return Start::NeedMore };
+    // The software version and comments of real clients are words of letters, digits and
+    // `._+~-` (`OpenSSH_9.6p1 Ubuntu-3ubuntu13`, `JSCH-0.1.54`); nothing in them names a host, a
+    // port or a path that a lenient proxy could take for a request.
     let version_len = rest.iter().take_while(|&&c| c != b' ').count();
-    let version = &rest[..version_len];
-    if version.is_empty() || !version.iter().all(|&c| c.is_ascii_graphic() && c != b'-') {
-        return Start::Refused(BAD);
-    }
-    if !line.iter().all(|&c| c == b' ' || c.is_ascii_graphic()) || line.windows(6).any(|w| w == b" HTTP/") {
+    let word = |c: &u8| c.is_ascii_alphanumeric() || b"._+~-".contains(c);
+    let comments = &rest[version_len..];
+    if version_len == 0
+        || !rest[..version_len].iter().all(word)
+        || !comments.iter().all(|c| *c == b' ' || word(c))
+        || comments.windows(2).any(|w| w == b"  ")
+    {
         return Start::Refused(BAD);
     }
     Start::Ssh(end + 1)
@@ -317,15 +331,18 @@ pub fn connect(addrs: &[std::net::SocketAddr]) -> std::io::Result<TcpStream> {
 mod tests {
     use super::*;
 
-    const HELLO: &[u8] = b"\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00";
+    const HELLO: &[u8] = b"\x16\x03\x01\x00\x2a\x01\x00\x00\x26\x03\x03";
     const SSH: &[u8] = b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n\x00\x00\x05\xdc\x08\x14";
 
     #[test]
     fn tunnels_carry_tls_ssh_and_http_however_the_bytes_are_split() {
         assert_eq!(start(HELLO), Start::Tls);
         assert_eq!(start(SSH), Start::Ssh(SSH.len() - 6));
-        for n in 0..HELLO.len().min(6) {
+        for n in 0..HELLO.len() {
             assert_eq!(start(&HELLO[..n]), Start::NeedMore, "{n}");
+        }
+        for banner in [&b"SSH-2.0-JSCH-0.1.54\r\n"[..], b"SSH-2.0-APACHE-SSHD-2.12.1\r\n", b"SSH-2.0-Go\r\n"] {
+            assert_eq!(start(banner), Start::Ssh(banner.len()), "{banner:?}");
         }
         for n in 0..SSH.len() - 6 {
             assert_eq!(start(&SSH[..n]), Start::NeedMore, "{n}");
@@ -347,6 +364,9 @@ mod tests {
             b"\x16\x03\x01\x00\x05\x02",
             b"SSH-2.0 /upload HTTP/1.1\r\n",
             b"SSH-2.0-x http://127.0.0.3/ HTTP/1.1\r\n\r\n",
+            b"SSH-2.0-x 127.0.0.3:19080\r\n",
+            b"SSH-2.0-x http://127.0.0.3:19080/via x\r\n",
+            b"\x16\x03\x01\x00\x15\x01 127.0.0.3:19080\r\n\r\n",
             b"SSH-X / HTTP/1.1\r\n",
             b"SSH-2.0-x\n\x00\x00\x05\xdc\x08\x14",
             b"SSX\r\n",
@@ -359,7 +379,7 @@ mod tests {
     #[test]
     fn tls_framing_is_followed_to_the_end_of_the_stream() {
         let mut r = Records::new();
-        assert!(r.check(HELLO).is_ok());
+        assert!(r.check(b"\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00").is_ok());
         // An application-data record split at every byte, then plain text where a header must be.
         let record = b"\x17\x03\x03\x00\x03abc";
         for b in record {

@@ -85,3 +85,12 @@ pub fn inherited_network_sockets() -> Vec<i32> {
         })
         .collect()
 }
+
+/// Whether this process's network namespace has no interface but loopback: then no socket it
+/// makes leads anywhere but to what listens on that loopback. A nested invocation trusts an
+/// enclosing proxy only on this fact, never on the marker alone (which anyone can set).
+pub fn only_loopback() -> bool {
+    let Ok(text) = std::fs::read_to_string("/proc/self/net/dev") else { return false };
+    let names: Vec<&str> = text.lines().skip(2).filter_map(|l| Some(l.split_once(':')?.0.trim())).collect();
+    names == ["lo"]
+}

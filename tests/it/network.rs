@@ -616,26 +616,64 @@ fn everyday_tools_work_through_the_proxy() {
 #[test]
 fn ssh_goes_through_the_proxy_command_sandbox_bash_provides() {
     let lab = lab();
-    // Not an SSH server: it says its banner and keeps what the client says first.
+    // Not an SSH server: it waits for the client's banner (as sshd may), says its own, and keeps
+    // what comes next, until the client's KEXINIT (message 20) has arrived.
     let listener = TcpListener::bind("127.0.0.2:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        if let Some(Ok(mut c)) = listener.incoming().next() {
-            let _ = c.write_all(b"SSH-2.0-SandboxBashTest\r\n");
-            let mut buf = [0u8; 64];
-            let n = c.read(&mut buf).unwrap_or(0);
-            let _ = tx.send(String::from_utf8_lossy(&buf[..n]).into_owned());
+        for mut c in listener.incoming().flatten() {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut heard = Vec::new();
+                let mut buf = [0u8; 4096];
+                let mut greeted = false;
+                let kexinit = |h: &[u8]| {
+                    let at = h.windows(2).position(|w| w == b"\r\n")? + 2;
+                    (h.len() >= at + 6).then(|| h[at + 5] == 20)
+                };
+                while kexinit(&heard).is_none() {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => heard.extend_from_slice(&buf[..n]),
+                    }
+                    if !greeted && heard.windows(2).any(|w| w == b"\r\n") {
+                        let _ = c.write_all(b"SSH-2.0-SandboxBashTest\r\n");
+                        greeted = true;
+                    }
+                }
+                let _ = tx.send((String::from_utf8_lossy(&heard[..heard.len().min(15)]).into_owned(), kexinit(&heard)));
+            });
         }
     });
     let program = format!(
         "ssh -F none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-         -o 'ProxyCommand={} --sandbox-connect %h %p' -p {port} nobody@127.0.0.2 true",
+         -o ConnectTimeout=5 -o 'ProxyCommand={} --sandbox-connect %h %p' -p {port} nobody@127.0.0.2 true",
         lab::SB
     );
-    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &program).output().unwrap();
-    let said = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
-    assert!(said.starts_with("SSH-2.0-OpenSSH"), "the server heard {said:?}; ssh said {}", text(&out.stderr));
+    // Five times: a tunnel that lost bytes did so only now and then.
+    for _ in 0..5 {
+        let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &format!("timeout 10 {program}")).output().unwrap();
+        let (banner, kexinit) = rx.recv_timeout(Duration::from_secs(15)).unwrap_or_default();
+        assert!(banner.starts_with("SSH-2.0-OpenSSH"), "the server heard {banner:?}; ssh said {}", text(&out.stderr));
+        assert_eq!(kexinit, Some(true), "no KEXINIT came through; ssh said {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn a_marker_set_outside_any_sandbox_gets_no_network_rather_than_every_host() {
+    let lab = lab();
+    let (three, heard) = listening_server("127.0.0.3");
+    // The marker an inner run would see, set from outside: no enclosing namespace holds it.
+    let marker = ok(&cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], "echo $SANDBOX_BASH_ENFORCED").output().unwrap());
+    assert!(marker.contains("+net="), "{marker}");
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &format!("python3 client.py direct 127.0.0.3 {three}"))
+        .env("SANDBOX_BASH_ENFORCED", marker.trim())
+        .output()
+        .unwrap();
+    kernel_refused(&out, &[]);
+    assert!(heard.lock().unwrap().is_empty(), "the denied host heard the command");
 }
 
 /// A server on `addr` that keeps everything each connection sends (for tests that must show a
