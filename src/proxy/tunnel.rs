@@ -173,8 +173,18 @@ impl Records {
     }
 
     /// Checks `chunk`, the next bytes of the stream.
-    fn check(&mut self, mut chunk: &[u8]) -> Result<(), &'static str> {
+    fn check(&mut self, chunk: &[u8]) -> Result<(), &'static str> {
+        self.check_until(chunk, false).map(|_| ())
+    }
+
+    /// Checks `chunk` up to where a record that is not a handshake record begins, when
+    /// `handshake_only`: how many bytes were checked (the rest waits).
+    fn check_until(&mut self, mut chunk: &[u8], handshake_only: bool) -> Result<usize, &'static str> {
+        let whole = chunk.len();
         while !chunk.is_empty() {
+            if handshake_only && self.body_left == 0 && self.header.is_empty() && chunk[0] != 0x16 {
+                return Ok(whole - chunk.len());
+            }
             if self.body_left > 0 {
                 let n = self.body_left.min(chunk.len());
                 self.body_left -= n;
@@ -190,8 +200,81 @@ impl Records {
                 self.header.clear();
             }
         }
-        Ok(())
+        Ok(whole)
     }
+}
+
+/// Whether `b` starts with the server's answer to a ClientHello: a handshake record whose
+/// message is a ServerHello (2; a HelloRetryRequest is one too).
+fn server_hello(b: &[u8]) -> bool {
+    b.len() >= 6 && b[0] == 0x16 && b[1] == 3 && b[2] <= 4 && b[5] == 2
+}
+
+/// The command's side of a TLS tunnel. Until the destination has answered with a ServerHello
+/// only handshake records go on, and none that holds an HTTP version (a server that skips
+/// control bytes would read a request there); then TLS's own framing to the end. A server
+/// that answers anything else (an HTTP error, a plain-text server) gets nothing more.
+fn tls(
+    client: &mut TcpStream,
+    up: &mut TcpStream,
+    mut pending: Vec<u8>,
+    answer: &std::sync::mpsc::Receiver<Vec<u8>>,
+) -> Result<(), &'static str> {
+    let mut records = Records::new();
+    let mut before_answer = true;
+    let mut handshake: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        if !before_answer {
+            records.check(&pending)?;
+            if up.write_all(&pending).is_err() {
+                return Ok(());
+            }
+            return pump_checked(client, up, |chunk| records.check(chunk));
+        }
+        let n = records.check_until(&pending, true)?;
+        handshake.extend_from_slice(&pending[..n]);
+        if handshake.windows(5).any(|w| w == b"HTTP/") {
+            return Err("an HTTP request inside what claims to be a TLS handshake");
+        }
+        if handshake.len() > 256 * 1024 {
+            return Err("a TLS handshake longer than any client's");
+        }
+        if up.write_all(&pending[..n]).is_err() {
+            return Ok(());
+        }
+        pending.drain(..n);
+        if !pending.is_empty() {
+            // More than the handshake: it waits for the destination's answer.
+            match answer.recv_timeout(std::time::Duration::from_secs(30)) {
+                Ok(first) if server_hello(&first) => before_answer = false,
+                _ => return Err("a destination that did not answer the TLS handshake with TLS"),
+            }
+            continue;
+        }
+        match client.read(&mut buf) {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(k) => pending.extend_from_slice(&buf[..k]),
+        }
+    }
+}
+
+/// The destination's side: its first bytes (at least six, or all it sent) are told to
+/// `answer` before they go on, then the rest.
+fn copy_reporting(mut from: TcpStream, mut to: TcpStream, answer: std::sync::mpsc::Sender<Vec<u8>>) {
+    let mut first = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    while first.len() < 6 {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => first.extend_from_slice(&buf[..n]),
+        }
+    }
+    let _ = answer.send(first.clone());
+    if !first.is_empty() && to.write_all(&first).is_ok() {
+        let _ = pump(&mut from, &mut to);
+    }
+    let _ = to.shutdown(Shutdown::Write);
 }
 
 /// Copies both ways until both sides are done. `first` is what the command sent before the
@@ -207,7 +290,8 @@ pub fn tunnel(
 ) -> Result<(), &'static str> {
     let (Ok(mut client_r), Ok(mut up_w)) = (client.try_clone(), upstream.try_clone()) else { return Ok(()) };
     // The destination may speak first (SSH): its side runs at once.
-    let Some(down) = super::thread(move || copy_then_close(upstream, client)) else { return Ok(()) };
+    let (tell, answer) = std::sync::mpsc::channel();
+    let Some(down) = super::thread(move || copy_reporting(upstream, client, tell)) else { return Ok(()) };
     let mut start_bytes = first;
     let mut buf = [0u8; 16 * 1024];
     let verdict = loop {
@@ -226,14 +310,7 @@ pub fn tunnel(
             let from = std::io::Cursor::new(start_bytes).chain(&client_r);
             super::http::requests_in_tunnel(from, &mut up_w, host, port, access)
         }
-        Start::Tls => {
-            let mut records = Records::new();
-            match records.check(&start_bytes) {
-                Err(what) => Err(what),
-                Ok(()) if up_w.write_all(&start_bytes).is_err() => Ok(()),
-                Ok(()) => pump_checked(&mut client_r, &mut up_w, |chunk| records.check(chunk)),
-            }
-        }
+        Start::Tls => tls(&mut client_r, &mut up_w, start_bytes, &answer),
         Start::Ssh(line) => {
             // The line goes at once (a server may wait for it before it says its own), the
             // first packet once it is seen to be SSH's.
@@ -374,6 +451,19 @@ mod tests {
         ] {
             assert!(matches!(start(refused), Start::Refused(_)), "{refused:?}");
         }
+    }
+
+    #[test]
+    fn before_the_server_hello_only_handshake_records_go_on() {
+        let mut r = Records::new();
+        let hello = b"\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00";
+        let mut stream = hello.to_vec();
+        stream.extend_from_slice(b"\x17\x03\x03\x00\x03abc");
+        assert_eq!(r.check_until(&stream, true), Ok(hello.len()));
+        assert_eq!(r.check_until(&stream[hello.len()..], false), Ok(8));
+        assert!(server_hello(b"\x16\x03\x03\x00\x7a\x02\x00"));
+        assert!(!server_hello(b"HTTP/1.1 400 Bad Request"));
+        assert!(!server_hello(b"\x16\x03\x03\x00\x7a\x01"));
     }
 
     #[test]
