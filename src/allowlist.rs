@@ -285,9 +285,20 @@ impl Allowlist {
         Ok(())
     }
 
+    /// Whether a deny entry refuses `host` on every port: for an ssh-style destination, whose
+    /// name may be an alias of ssh's own configuration and whose port is not known, only that
+    /// can be said before it runs (the proxy judges the real name).
+    pub fn denied_on_every_port(&self, host: &str) -> Option<Refusal> {
+        let dest = Destination::new(host, 0);
+        self.layers.iter().find_map(|layer| {
+            let d = layer.deny.iter().find(|e| e.port.is_none() && e.matches_host(&dest))?;
+            Some(Refusal { source: layer.source.clone(), denied_by: Some(d.text.clone()) })
+        })
+    }
+
     /// Whether `host` may be reached on some port: refused when a layer denies it on every
-    /// port or allows it on none. For a destination whose port is not known (ssh's own
-    /// configuration may name it).
+    /// port or allows it on none.
+    #[cfg(test)]
     pub fn check_any_port(&self, host: &str) -> Result<(), Refusal> {
         let dest = Destination::new(host, 0);
         for layer in &self.layers {
@@ -544,6 +555,8 @@ mod tests {
         assert!(l.check_any_port("github.com").is_ok());
         assert!(l.check_any_port("gitlab.com").is_err());
         assert_eq!(l.check_any_port("bad.example.com").unwrap_err().denied_by.as_deref(), Some("bad.example.com"));
+        assert!(l.denied_on_every_port("gitlab.com").is_none(), "an alias may name anything");
+        assert_eq!(l.denied_on_every_port("bad.example.com").unwrap().denied_by.as_deref(), Some("bad.example.com"));
     }
 
     #[test]

@@ -561,7 +561,7 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     let (proxy, loopback) = match net {
         NetPlan::Proxy(list) => {
-            let sockets = sandbox::netns::inherited_network_sockets();
+            let sockets = sandbox::netns::inherited_network_sockets().map_err(Error::Refused)?;
             if !sockets.is_empty() {
                 let fds: Vec<String> = sockets.iter().map(i32::to_string).collect();
                 return Err(Error::Refused(format!(
@@ -651,7 +651,12 @@ fn lock_and_exec(
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
     let held_list = match (net, proxy_port) {
-        (NetPlan::Proxy(list), Some(_)) => Some(fingerprint(list)),
+        (NetPlan::Proxy(list), Some(_)) => Some(
+            (1..=list.layers.len())
+                .map(|n| fingerprint(&allowlist::Allowlist { layers: list.layers[..n].to_vec() }))
+                .collect::<Vec<_>>()
+                .join("."),
+        ),
         (NetPlan::Enclosed(fp, _), _) => Some(fp.clone()),
         _ => None,
     };
@@ -1252,8 +1257,8 @@ enum NetPlan {
     Open,
     /// The command's own network namespace, and the proxy outside it for this list.
     Proxy(allowlist::Allowlist),
-    /// An enclosing sandbox-bash holds this very list (by its fingerprint) through its proxy:
-    /// the bits stay, bounded by its namespace.
+    /// An enclosing sandbox-bash holds this list, or a narrower one, through its proxy (its
+    /// marker's fingerprints, as they came): the bits stay, bounded by its namespace.
     Enclosed(String, allowlist::Allowlist),
     /// No network at all, for this reason.
     Off(String),
@@ -1280,8 +1285,11 @@ fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, n
         let enclosed = sandbox::netns::only_loopback();
         #[cfg(not(target_os = "linux"))]
         let enclosed = false;
+        // The enclosing level names every list its proxy holds at least as strictly (its own and
+        // each of its layers' prefixes): a nested run without the variable the enclosing one had
+        // (it is not passed on) has a prefix of that list.
         return match sandbox::outer_network(env.get(sandbox::ENFORCED_VAR)) {
-            Some(outer) if outer == fp && enclosed => NetPlan::Enclosed(fp, list.clone()),
+            Some(outer) if outer.split('.').any(|f| f == fp) && enclosed => NetPlan::Enclosed(outer, list.clone()),
             _ => NetPlan::Off(format!(
                 "a network allowlist is in force ({sources}) that the enclosing sandbox-bash does not hold, and a \
                  nested invocation cannot have a network namespace of its own"
@@ -1307,7 +1315,7 @@ fn refuse_hosts(decision: &mut Decision, list: &allowlist::Allowlist) {
         }
         let refused = match port {
             Some(p) => list.check(&allowlist::Destination::new(&host, p)).err(),
-            None => list.check_any_port(&host).err(),
+            None => list.denied_on_every_port(&host),
         };
         let Some(r) = refused else { continue };
         let (why, remedy) = allowlist::refusal_words(&r, &host, port);

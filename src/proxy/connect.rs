@@ -49,8 +49,8 @@ pub fn run(host: &str, port: &str, env: &Environ) -> Result<i32, String> {
     }
     // Standard input and output as raw descriptors: Rust's standard output holds bytes back
     // until a newline, and ssh's packets have none.
-    // SAFETY: descriptors 0 and 1 stay open for the life of the process; ManuallyDrop never
-    // closes them.
+    // SAFETY: the Files only borrow descriptors 0 and 1 (ManuallyDrop never closes them); when
+    // one is not open, reading or writing it fails with EBADF and the tunnel ends.
     let (mut stdin, mut stdout) = unsafe {
         use std::os::fd::FromRawFd;
         (

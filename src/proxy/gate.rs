@@ -102,13 +102,14 @@ fn unresolved(name: &str, port: u16, why: &str) -> Denied {
 }
 
 /// The addresses of this machine's own interfaces, read afresh (they change): a service bound
-/// to every address answers on each of them as on loopback.
-pub fn local_addresses() -> Vec<IpAddr> {
+/// to every address answers on each of them as on loopback. `None` when they cannot be read;
+/// the proxy then refuses, since it could not tell them from others.
+pub fn local_addresses() -> Option<Vec<IpAddr>> {
     let mut out = Vec::new();
     let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs fills `list` with a linked list it allocates, freed below.
     if unsafe { libc::getifaddrs(&mut list) } != 0 {
-        return out;
+        return None;
     }
     let mut at = list;
     while !at.is_null() {
@@ -131,7 +132,25 @@ pub fn local_addresses() -> Vec<IpAddr> {
     }
     // SAFETY: the list getifaddrs returned, freed once.
     unsafe { libc::freeifaddrs(list) };
-    out
+    Some(out)
+}
+
+/// [`admit`] with this machine's own addresses, or a refusal when they cannot be read.
+pub fn admit_here(
+    list: &Allowlist,
+    host: &str,
+    port: u16,
+    resolve: &dyn Fn(&str, u16) -> std::io::Result<Vec<SocketAddr>>,
+) -> Result<Admitted, Denied> {
+    match local_addresses() {
+        Some(local) => admit(list, host, port, resolve, &local),
+        None => Err(refused(
+            host,
+            port,
+            "this machine's own addresses cannot be read, so they could not be told from others".into(),
+            "nothing in the list would allow it now; try again",
+        )),
+    }
 }
 
 /// The system's resolver, as the proxy outside the sandbox sees it.
@@ -169,7 +188,7 @@ mod tests {
 
     #[test]
     fn this_machines_own_addresses_are_read() {
-        let own = local_addresses();
+        let own = local_addresses().unwrap();
         assert!(own.contains(&IpAddr::from([127, 0, 0, 1])), "{own:?}");
     }
 

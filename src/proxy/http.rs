@@ -26,7 +26,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         let Some((host, port)) = authority(target, 443) else {
             return plain(&mut client, 400, "sandbox-bash: CONNECT needs host:port\n");
         };
-        let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
+        let admitted = match gate::admit_here(&cx.list, &host, port, cx.resolve) {
             Ok(a) => a,
             Err(d) => return deny(&mut client, cx, "CONNECT", &d),
         };
@@ -80,7 +80,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         );
         return deny(&mut client, cx, &method, &d);
     }
-    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
+    let admitted = match gate::admit_here(&cx.list, &host, port, cx.resolve) {
         Ok(a) => a,
         Err(d) => return deny(&mut client, cx, &method, &d),
     };
@@ -89,28 +89,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         Err(e) => return unreachable(&mut client, &host, port, &e),
     };
     // The Host the destination sees is the one that was checked.
-    let mut out = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", host_header(&host, port));
-    for h in req.headers.iter() {
-        let n = h.name.to_ascii_lowercase();
-        // No protocol switch: what would follow it is not HTTP, and is not read here.
-        if matches!(
-            n.as_str(),
-            "host"
-                | "connection"
-                | "keep-alive"
-                | "proxy-connection"
-                | "proxy-authorization"
-                | "upgrade"
-                | "http2-settings"
-        ) {
-            continue;
-        }
-        out.push_str(h.name);
-        out.push_str(": ");
-        out.push_str(&String::from_utf8_lossy(h.value));
-        out.push_str("\r\n");
-    }
-    out.push_str("Connection: close\r\n\r\n");
+    let out = head_to_send(&method, &path, req.version.unwrap_or(1), &host, port, req.headers, true);
     if upstream.write_all(out.as_bytes()).is_err() {
         return;
     }
@@ -184,22 +163,44 @@ pub fn requests_in_tunnel(
         if access == Access::Read && (!matches!(method, "GET" | "HEAD" | "OPTIONS") || body != Body::None) {
             return Err("a request that writes inside a tunnel, and the mode allows network read only");
         }
-        let mut out = format!("{method} {path} HTTP/1.{version}\r\nHost: {}\r\n", host_header(host, port));
-        for h in req.headers.iter() {
-            let n = h.name.to_ascii_lowercase();
-            if matches!(n.as_str(), "host" | "upgrade" | "http2-settings" | "proxy-connection" | "proxy-authorization")
-            {
-                continue;
-            }
-            out.push_str(h.name);
-            out.push_str(": ");
-            out.push_str(&String::from_utf8_lossy(h.value));
-            out.push_str("\r\n");
-        }
-        out.push_str("\r\n");
+        let out = head_to_send(method, path, version, host, port, req.headers, false);
         to.write_all(out.as_bytes()).map_err(|_| "the destination went away")?;
         send_body(&mut from, to, body).map_err(|_| "a body that does not end as its head frames it")?;
     }
+}
+
+/// The head that goes to the destination: the client's method, path and version, the `Host`
+/// that was checked, the client's headers but the proxy's own and a protocol switch (what would
+/// follow it is not HTTP and is not read here), and with `close` (one request per connection)
+/// `Connection: close` in place of the client's.
+fn head_to_send(
+    method: &str,
+    path: &str,
+    version: u8,
+    host: &str,
+    port: u16,
+    headers: &[httparse::Header<'_>],
+    close: bool,
+) -> String {
+    let mut out = format!("{method} {path} HTTP/1.{version}\r\nHost: {}\r\n", host_header(host, port));
+    for h in headers {
+        let n = h.name.to_ascii_lowercase();
+        let dropped =
+            matches!(n.as_str(), "host" | "proxy-connection" | "proxy-authorization" | "upgrade" | "http2-settings")
+                || (close && matches!(n.as_str(), "connection" | "keep-alive"));
+        if dropped {
+            continue;
+        }
+        out.push_str(h.name);
+        out.push_str(": ");
+        out.push_str(&String::from_utf8_lossy(h.value));
+        out.push_str("\r\n");
+    }
+    if close {
+        out.push_str("Connection: close\r\n");
+    }
+    out.push_str("\r\n");
+    out
 }
 
 /// How a request's body is framed.
@@ -352,7 +353,6 @@ fn host_header(host: &str, port: u16) -> String {
 
 /// A 403 that says why, in the body and in a header of its own; the denial is recorded.
 fn deny(client: &mut TcpStream, cx: &Context, method: &str, d: &Denied) {
-    cx.record(d, method);
     let line = d.line();
     let header_value = line.strip_prefix("sandbox-bash: ").unwrap_or(&line).replace(['\r', '\n'], " ");
     let body = format!("{line}\n");
@@ -362,6 +362,8 @@ fn deny(client: &mut TcpStream, cx: &Context, method: &str, d: &Denied) {
         body.len()
     );
     let _ = client.write_all(response.as_bytes());
+    // The answer first: a record waits for the log's lock.
+    cx.record(d, method);
 }
 
 fn unreachable(client: &mut TcpStream, host: &str, port: u16, e: &std::io::Error) {

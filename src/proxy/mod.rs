@@ -108,6 +108,8 @@ pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Resu
             drop(theirs);
             match nix::sys::wait::waitpid(child, None) {
                 Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) => Ok(Spawned { channel: ours }),
+                // A caller that ignores SIGCHLD has its children reaped for it.
+                Err(nix::errno::Errno::ECHILD) => Ok(Spawned { channel: ours }),
                 other => Err(format!("cannot start the proxy: {other:?}")),
             }
         }
@@ -159,9 +161,22 @@ impl Spawned {
             roles.push(kind);
             roles.extend_from_slice(&port.to_be_bytes());
         }
+        if fds.len() > MAX_HANDED {
+            return Err(format!(
+                "too many loopback ports for the proxy ({} listeners; at most {})",
+                fds.len() - 2,
+                MAX_HANDED - 2
+            ));
+        }
         let cmsg = [ControlMessage::ScmRights(&fds)];
         sendmsg::<()>(self.channel.as_raw_fd(), &[IoSlice::new(&roles)], &cmsg, MsgFlags::empty(), None)
             .map_err(|e| format!("cannot hand the proxy its listeners: {e}"))?;
+        // The proxy says it has them: a command never runs with a proxy that did not start.
+        let mut ack = [0u8; 1];
+        let got = nix::sys::socket::recv(self.channel.as_raw_fd(), &mut ack, MsgFlags::empty());
+        if got != Ok(1) {
+            return Err("the proxy did not take its listeners".into());
+        }
         Ok(())
     }
 }
@@ -171,6 +186,10 @@ impl Spawned {
 fn serve(channel: OwnedFd, cx: Context) -> i32 {
     detach(&channel, cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd())));
     let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
+    raise_descriptor_limit();
+    if nix::sys::socket::send(channel.as_raw_fd(), b"k", nix::sys::socket::MsgFlags::empty()).is_err() {
+        return 1;
+    }
     drop(channel);
     let Some(netns_inode) = inode(netns.as_raw_fd()) else { return 1 };
     drop(netns);
@@ -199,7 +218,14 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
             if polled[i + 1].revents & libc::POLLIN == 0 {
                 continue;
             }
-            let Ok((stream, _)) = listener.accept() else { continue };
+            let stream = match listener.accept() {
+                Ok((stream, _)) => stream,
+                // Out of descriptors: wait for some to close rather than spin.
+                Err(_) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    continue;
+                }
+            };
             // A command that opens connections without end gets no more threads than this.
             if OPEN.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
                 continue;
@@ -258,6 +284,21 @@ fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
     }
 }
 
+/// The most descriptors one hand-over carries (the kernel's limit is 253).
+const MAX_HANDED: usize = 200;
+
+/// The soft limit on descriptors up to the hard one: each tunnel holds four.
+fn raise_descriptor_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit read and write the struct they are given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
 /// Refused destinations recorded by one proxy.
 const MAX_RECORDS: usize = 100;
 
@@ -271,8 +312,8 @@ type Received = (OwnedFd, OwnedFd, Vec<(Role, TcpListener)>);
 
 fn receive(channel: &OwnedFd) -> Option<Received> {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
-    let mut data = [0u8; 3 * 64];
-    let mut space = nix::cmsg_space!([RawFd; 66]);
+    let mut data = [0u8; 3 * MAX_HANDED];
+    let mut space = nix::cmsg_space!([RawFd; MAX_HANDED]);
     let mut iov = [std::io::IoSliceMut::new(&mut data)];
     let msg = recvmsg::<()>(channel.as_raw_fd(), &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC).ok()?;
     let mut fds = Vec::new();
@@ -349,8 +390,11 @@ fn forward(client: TcpStream, to: SocketAddr) {
 /// only the namespace's own loopback, where the command's own servers are: every other host
 /// is reached through the proxy or not at all.
 pub fn variables(port: u16) -> Vec<(&'static str, String)> {
+    // ALL_PROXY is the HTTP proxy too: clients that read it for every scheme (httpx, and so
+    // the OpenAI and Anthropic SDKs) fail to start with a SOCKS URL unless a SOCKS library is
+    // installed. The same port speaks SOCKS5 to those that ask for it.
     let http = format!("http://127.0.0.1:{port}");
-    let socks = format!("socks5h://127.0.0.1:{port}");
+    let socks = http.clone();
     let local = "localhost,127.0.0.1,::1".to_string();
     let mut out = Vec::new();
     for name in [

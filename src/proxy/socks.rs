@@ -1,5 +1,5 @@
 //! The proxy's SOCKS5 side (RFC 1928): no authentication, CONNECT only, names resolved by the
-//! proxy (`socks5h://`). A refused destination gets reply 2, "connection not allowed by
+//! proxy (what `socks5h://` asks for). A refused destination gets reply 2, "connection not allowed by
 //! ruleset"; the reason is in the audit log, as SOCKS has no place for words.
 
 use std::io::{Read, Write};
@@ -78,11 +78,11 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         cx.record(&gate::refused(&host, port, format!("SOCKS5 {what} is not offered"), "nothing allows it"), "SOCKS5");
         return reply(&mut client, COMMAND_NOT_SUPPORTED);
     }
-    let admitted = match gate::admit(&cx.list, &host, port, cx.resolve, &gate::local_addresses()) {
+    let admitted = match gate::admit_here(&cx.list, &host, port, cx.resolve) {
         Ok(a) => a,
         Err(d) => {
-            cx.record(&d, "SOCKS5");
-            return reply(&mut client, NOT_ALLOWED);
+            reply(&mut client, NOT_ALLOWED);
+            return cx.record(&d, "SOCKS5");
         }
     };
     let upstream = match tunnel::connect(&admitted.addrs) {

@@ -101,7 +101,27 @@ pub fn start(first: &[u8]) -> Start {
             Some(b' ') if &first[..method_len] == b"CONNECT" => {
                 return Start::Refused("a CONNECT request inside a tunnel (a chain of proxies)");
             }
-            Some(b' ') => return Start::Http,
+            // A whole request line, `METHOD target HTTP/1.x`: other protocols' commands
+            // (`USER anonymous`, `EHLO x`) would wait for a head that never ends.
+            Some(b' ') => {
+                let Some(end) = first.iter().position(|&b| b == b'\n') else {
+                    return if first.len() > 8192 {
+                        Start::Refused("a line too long inside a tunnel")
+                    } else {
+                        Start::NeedMore
+                    };
+                };
+                let line = &first[..end];
+                let words: Vec<&[u8]> = line.strip_suffix(b"\r").unwrap_or(line).split(|&b| b == b' ').collect();
+                return match words.as_slice() {
+                    [_, target, version]
+                        if !target.is_empty() && (*version == b"HTTP/1.1" || *version == b"HTTP/1.0") =>
+                    {
+                        Start::Http
+                    }
+                    _ => Start::Refused("a line that is not an HTTP request line inside a tunnel"),
+                };
+            }
             Some(_) => {}
         }
     }
@@ -134,14 +154,15 @@ fn ssh_start(b: &[u8]) -> Start {
     }
     let line = &b[..end - 1];
     let Some(rest) = line.get(proto..) else { return Start::NeedMore };
-    // The software version and comments of real clients are words of letters, digits and
-    // `._+~-` (`OpenSSH_9.6p1 Ubuntu-3ubuntu13`, `JSCH-0.1.54`); nothing in them names a host, a
-    // port or a path that a lenient proxy could take for a request.
+    // The software version is any printable word (`OpenSSH_9.6p1`, `JSCH-0.1.54`,
+    // `Ruby/Net::SSH_7.2.0`); the comments of real clients are words of letters, digits and
+    // `._+~-` (`Ubuntu-3ubuntu13`, `x86_64-linux`): nothing in them names a host, a port or a
+    // path that a lenient proxy could take for a request's target.
     let version_len = rest.iter().take_while(|&&c| c != b' ').count();
     let word = |c: &u8| c.is_ascii_alphanumeric() || b"._+~-".contains(c);
     let comments = &rest[version_len..];
     if version_len == 0
-        || !rest[..version_len].iter().all(word)
+        || !rest[..version_len].iter().all(u8::is_ascii_graphic)
         || !comments.iter().all(|c| *c == b' ' || word(c))
         || comments.windows(2).any(|w| w == b"  ")
     {
@@ -418,7 +439,13 @@ mod tests {
         for n in 0..HELLO.len() {
             assert_eq!(start(&HELLO[..n]), Start::NeedMore, "{n}");
         }
-        for banner in [&b"SSH-2.0-JSCH-0.1.54\r\n"[..], b"SSH-2.0-APACHE-SSHD-2.12.1\r\n", b"SSH-2.0-Go\r\n"] {
+        for banner in [
+            &b"SSH-2.0-JSCH-0.1.54\r\n"[..],
+            b"SSH-2.0-APACHE-SSHD-2.12.1\r\n",
+            b"SSH-2.0-Go\r\n",
+            b"SSH-2.0-Ruby/Net::SSH_7.2.0 x86_64-linux\r\n",
+            b"SSH-2.0-Erlang/5.1\r\n",
+        ] {
             assert_eq!(start(banner), Start::Ssh(banner.len()), "{banner:?}");
         }
         for n in 0..SSH.len() - 6 {
@@ -428,6 +455,9 @@ mod tests {
         assert_eq!(ssh_packet_ok(b"POST h"), Some(false));
         assert_eq!(ssh_packet_ok(b"\x00\x00"), None);
         assert_eq!(start(b"C"), Start::NeedMore);
+        assert_eq!(start(b"GET / HT"), Start::NeedMore);
+        assert!(matches!(start(b"USER anonymous\r\n"), Start::Refused(_)));
+        assert!(matches!(start(b"EHLO x\r\n"), Start::Refused(_)));
         assert_eq!(start(b"GET / HTTP/1.1\r\n"), Start::Http);
         assert_eq!(start(b"POST /upload HTTP/1.1\r\n"), Start::Http);
         for refused in [

@@ -12,9 +12,8 @@ use crate::proxy::{Handover, Role};
 /// (127.0.0.1, and ::1 where IPv6 is on).
 pub fn set_up(loopback: &[u16]) -> Result<Handover, String> {
     loopback_up().map_err(|e| format!("cannot bring up loopback in the new network namespace: {e}"))?;
-    let proxy = TcpListener::bind(("127.0.0.1", 0)).map_err(|e| format!("cannot listen for the proxy: {e}"))?;
-    let port = proxy.local_addr().map_err(|e| format!("cannot read the proxy's port: {e}"))?.port();
-    let mut listeners = vec![(Role::Proxy, OwnedFd::from(proxy))];
+    // The forwarded ports first: the proxy's own is any free one, which must not take theirs.
+    let mut listeners = Vec::new();
     for &p in loopback {
         let v4 = TcpListener::bind(("127.0.0.1", p))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{p} for the host's loopback port {p}: {e}"))?;
@@ -23,6 +22,9 @@ pub fn set_up(loopback: &[u16]) -> Result<Handover, String> {
             listeners.push((Role::Forward(p), OwnedFd::from(v6)));
         }
     }
+    let proxy = TcpListener::bind(("127.0.0.1", 0)).map_err(|e| format!("cannot listen for the proxy: {e}"))?;
+    let port = proxy.local_addr().map_err(|e| format!("cannot read the proxy's port: {e}"))?.port();
+    listeners.push((Role::Proxy, OwnedFd::from(proxy)));
     let netns =
         std::fs::File::open("/proc/self/ns/net").map_err(|e| format!("cannot open the network namespace: {e}"))?;
     Ok(Handover { port, listeners, netns: OwnedFd::from(netns) })
@@ -57,10 +59,12 @@ fn loopback_up() -> std::io::Result<()> {
 /// The descriptors this process holds that are sockets of a family other than AF_UNIX. Made
 /// outside the new namespace, each would still reach the network it was made in: the command
 /// may not have them while an allowlist holds.
-pub fn inherited_network_sockets() -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+/// An error when the descriptors cannot be listed (none can be said to be safe then).
+pub fn inherited_network_sockets() -> Result<Vec<i32>, String> {
+    let dir = std::fs::read_dir("/proc/self/fd").map_err(|e| format!("cannot list this process's descriptors: {e}"))?;
     let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
-    fds.into_iter()
+    Ok(fds
+        .into_iter()
         .filter(|&fd| {
             // SAFETY: an all-zero stat is valid to be overwritten; fstat fills it or fails (the
             // directory's own descriptor is gone by now).
@@ -83,7 +87,7 @@ pub fn inherited_network_sockets() -> Vec<i32> {
             };
             rc != 0 || domain != libc::AF_UNIX
         })
-        .collect()
+        .collect())
 }
 
 /// Whether this process's network namespace has no interface but loopback: then no socket it

