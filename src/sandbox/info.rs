@@ -248,7 +248,8 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
             );
             network.kernel.push(format!(
                 "the proxy lets through what the allowlist of {} allows; it resolves names itself, checks every \
-                 address, and never leads a name to a link-local or metadata address",
+                 address, and leads no name or wide range to this machine's loopback or own addresses or to a \
+                 link-local or metadata address",
                 sources.join(", ")
             ));
             network.none.push(
