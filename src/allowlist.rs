@@ -425,20 +425,21 @@ fn host_name_or_address(host: &str) -> Option<String> {
     name(bare)
 }
 
+/// An allowlist of one layer from `source`, for tests here and in the proxy.
+#[cfg(test)]
+pub fn one_layer(source: &str, allow: &[&str], deny: &[&str]) -> Allowlist {
+    let parse = |v: &[&str]| v.iter().map(|e| Entry::parse(e).unwrap()).collect();
+    Allowlist {
+        layers: vec![Layer { source: source.into(), allow: parse(allow), deny: parse(deny), ..Layer::default() }],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn list(allow: &[&str], deny: &[&str]) -> Allowlist {
-        let parse = |v: &[&str]| v.iter().map(|e| Entry::parse(e).unwrap()).collect();
-        Allowlist {
-            layers: vec![Layer {
-                source: "config.toml".into(),
-                allow: parse(allow),
-                deny: parse(deny),
-                ..Layer::default()
-            }],
-        }
+        one_layer("config.toml", allow, deny)
     }
 
     fn allowed(l: &Allowlist, host: &str, port: u16) -> bool {

@@ -163,18 +163,9 @@ pub fn system_resolve(name: &str, port: u16) -> std::io::Result<Vec<SocketAddr>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::allowlist::{Entry, Layer};
 
     fn list(allow: &[&str], deny: &[&str]) -> Allowlist {
-        let parse = |v: &[&str]| v.iter().map(|e| Entry::parse(e).unwrap()).collect();
-        Allowlist {
-            layers: vec![Layer {
-                source: "/etc/x.toml".into(),
-                allow: parse(allow),
-                deny: parse(deny),
-                ..Layer::default()
-            }],
-        }
+        crate::allowlist::one_layer("/etc/x.toml", allow, deny)
     }
 
     fn admit_t(

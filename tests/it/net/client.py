@@ -21,6 +21,17 @@ def recv_all(s):
         out += b
     return out
 
+def open_tunnel(s, target):
+    """CONNECT to target; None once the tunnel is up, else what the proxy answered."""
+    s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        b = s.recv(1)
+        if not b:
+            break
+        head += b
+    return None if head.startswith(b"HTTP/1.1 200") else show(head + recv_all(s))
+
 def main(what, *args):
     if what == "direct":
         host, port = args
@@ -81,15 +92,9 @@ def main(what, *args):
     if what == "split":
         # CONNECT, then the inner bytes in pieces with a pause between them.
         target, pieces = args[0], [bytes.fromhex(a) for a in args[1:]]
-        s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            b = s.recv(1)
-            if not b:
-                break
-            head += b
-        if not head.startswith(b"HTTP/1.1 200"):
-            return show(head + recv_all(s))
+        refused = open_tunnel(s, target)
+        if refused is not None:
+            return refused
         import time
         for p in pieces:
             try:
@@ -100,15 +105,9 @@ def main(what, *args):
         return "TUNNEL " + show(recv_all(s))
     if what == "connect":
         target, inner = args[0], bytes.fromhex(args[1]) if len(args) > 1 else b"GET / HTTP/1.0\r\n\r\n"
-        s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            b = s.recv(1)
-            if not b:
-                break
-            head += b
-        if not head.startswith(b"HTTP/1.1 200"):
-            return show(head + recv_all(s))
+        refused = open_tunnel(s, target)
+        if refused is not None:
+            return refused
         s.sendall(inner)
         return "TUNNEL " + show(recv_all(s))
     if what == "socks":
