@@ -14,7 +14,15 @@ const MAX_HEAD: usize = 64 * 1024;
 
 /// Serves one connection whose first byte said HTTP.
 pub fn serve(mut client: TcpStream, cx: &Context) {
-    let Some((head, rest)) = read_head(&mut client) else { return };
+    let Ok(reading) = client.try_clone() else { return };
+    let mut reader = BufReader::new(reading);
+    let head = match read_head(&mut reader) {
+        Ok(head) => head,
+        Err(HeadEnd::TooLarge) => return plain(&mut client, 431, "sandbox-bash: the request's head is too large\n"),
+        Err(_) => return,
+    };
+    // What the client sent after the head, already read.
+    let rest = reader.buffer().to_vec();
     let mut headers = [httparse::EMPTY_HEADER; 128];
     let mut req = httparse::Request::new(&mut headers);
     let Ok(httparse::Status::Complete(_)) = req.parse(&head) else {
@@ -125,26 +133,12 @@ pub fn requests_in_tunnel(
 ) -> Result<(), &'static str> {
     let mut from = BufReader::new(from);
     loop {
-        let mut head = Vec::new();
-        loop {
-            let mut line = Vec::new();
-            let room = (MAX_HEAD + 1 - head.len().min(MAX_HEAD)) as u64;
-            let n = (&mut from).take(room).read_until(b'\n', &mut line).map_err(|_| "a request that does not end")?;
-            if n == 0 && head.is_empty() {
-                return Ok(());
-            }
-            if !line.ends_with(b"\n") {
-                return Err("a request head that does not end inside a tunnel");
-            }
-            let blank = line == b"\r\n" || line == b"\n";
-            head.extend_from_slice(&line);
-            if blank {
-                break;
-            }
-            if head.len() > MAX_HEAD {
-                return Err("a request head that is too large inside a tunnel");
-            }
-        }
+        let head = match read_head(&mut from) {
+            Ok(head) => head,
+            Err(HeadEnd::Closed) => return Ok(()),
+            Err(HeadEnd::TooLarge) => return Err("a request head that is too large inside a tunnel"),
+            Err(HeadEnd::Cut) => return Err("a request head that does not end inside a tunnel"),
+        };
         let mut headers = [httparse::EMPTY_HEADER; 128];
         let mut req = httparse::Request::new(&mut headers);
         let Ok(httparse::Status::Complete(_)) = req.parse(&head) else {
@@ -303,25 +297,37 @@ fn crlf_only(head: &[u8]) -> bool {
     head.iter().enumerate().all(|(i, &b)| b != b'\n' || (i > 0 && head[i - 1] == b'\r'))
 }
 
-/// Reads up to the end of the head: the head and what followed it.
-fn read_head(client: &mut TcpStream) -> Option<(Vec<u8>, Vec<u8>)> {
-    let mut buf = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 4096];
+/// Why no head was read.
+enum HeadEnd {
+    /// The client closed before sending a byte of it.
+    Closed,
+    /// Longer than [`MAX_HEAD`].
+    TooLarge,
+    /// The client stopped (or failed) in the middle of it.
+    Cut,
+}
+
+/// Reads one request head, line by line up to its blank line: the plain request's and each of
+/// a tunnel's.
+fn read_head(from: &mut impl BufRead) -> Result<Vec<u8>, HeadEnd> {
+    let mut head = Vec::new();
     loop {
-        let n = client.read(&mut chunk).ok()?;
-        if n == 0 {
-            return None;
+        let mut line = Vec::new();
+        let room = (MAX_HEAD + 1 - head.len().min(MAX_HEAD)) as u64;
+        let n = from.take(room).read_until(b'\n', &mut line).map_err(|_| HeadEnd::Cut)?;
+        if n == 0 && head.is_empty() {
+            return Err(HeadEnd::Closed);
         }
-        let from = buf.len().saturating_sub(3);
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf[from..].windows(4).position(|w| w == b"\r\n\r\n") {
-            let end = from + i + 4;
-            let rest = buf.split_off(end);
-            return Some((buf, rest));
+        if !line.ends_with(b"\n") {
+            return Err(if head.len() + line.len() > MAX_HEAD { HeadEnd::TooLarge } else { HeadEnd::Cut });
         }
-        if buf.len() > MAX_HEAD {
-            plain(client, 431, "sandbox-bash: the request's head is too large\n");
-            return None;
+        let blank = line == b"\r\n" || line == b"\n";
+        head.extend_from_slice(&line);
+        if blank {
+            return Ok(head);
+        }
+        if head.len() > MAX_HEAD {
+            return Err(HeadEnd::TooLarge);
         }
     }
 }
