@@ -2,7 +2,10 @@
 #
 # packaging/build makes the source tarball and writes target/packages/sandbox-bash.rb: this
 # file with url and sha256 naming that tarball (or, with SANDBOX_BASH_SOURCE_URL set, the
-# address where it is published). Then: brew install --formula target/packages/sandbox-bash.rb
+# address where it is published). Homebrew installs formulae from taps only, so:
+#   brew tap-new --no-git local/sandbox-bash
+#   cp target/packages/sandbox-bash.rb "$(brew --repository local/sandbox-bash)/Formula/"
+#   brew install local/sandbox-bash/sandbox-bash
 class SandboxBash < Formula
   desc "Drop-in bash that checks each program against a four-scope rwx mode"
   url "@SOURCE_URL@"
