@@ -900,13 +900,35 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         })
         .filter(|g| !g.homes.is_empty())
         .collect();
-    let mut layout =
-        Layout { workspace, home, tmpdir, extra_credentials, extra_protected, toolchains: Some(toolchains) };
+    let mut layout = Layout {
+        workspace,
+        home,
+        tmpdir,
+        extra_credentials,
+        extra_protected,
+        toolchains: Some(toolchains),
+        client_state: Vec::new(),
+    };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;
     }
+    // The agents' shell state is scratch only where it is a real directory of the caller's own,
+    // reached by no link, and nothing else: a link there would lead the write rule anywhere.
+    let client_state: Vec<String> = scope::client_state_dirs(layout.home.as_deref(), &var)
+        .into_iter()
+        .filter(|d| own_real_dir(d))
+        .filter(|d| !scope::is_system_path(d) && !layout.is_credential(d) && !layout.is_protected(d))
+        .collect();
+    layout.client_state = client_state;
     Ok(layout)
+}
+
+/// Whether `dir` is a directory the caller owns, reached by no symbolic link on the way.
+fn own_real_dir(dir: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == exec::uid())
+        && exec::canonicalize(dir).is_ok_and(|real| real == dir)
 }
 
 /// The home directory of `uid` in `/etc/passwd`, when it is there and absolute (accounts
@@ -1097,6 +1119,7 @@ fn decide(
         pos: Pos { line: 1, column: 1 },
         certainty: analysis::Certainty::Known,
         file: None,
+        text: None,
     };
     let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
@@ -1121,6 +1144,7 @@ fn decide(
                             pos: Pos { line: 1, column: 1 },
                             certainty: analysis::Certainty::Known,
                             file: None,
+                            text: None,
                         });
                     }
                     (bytes, TextKind::Script, extra)
@@ -1224,6 +1248,7 @@ fn decide(
             pos,
             certainty: analysis::Certainty::Known,
             file: None,
+            text: None,
         });
     }
     decision.required = analysis.required();

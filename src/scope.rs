@@ -19,6 +19,33 @@ pub struct Layout {
     /// Where toolchains are installed, each home where it really is (see
     /// [`toolchain_groups`]); `None`: the homes' defaults, as written.
     pub toolchains: Option<Vec<Toolchain>>,
+    /// The agents' shell-state directories that exist here (see [`CLIENT_STATE`]): scratch.
+    pub client_state: Vec<String>,
+}
+
+/// The directories where agents keep the state their own shell writes and later sources (the
+/// variable that moves the agent's directory, the directory's place below `$HOME` otherwise,
+/// and the entry in it): Claude Code's snapshot shell writes `shell-snapshots/`, Codex keeps
+/// `shell_snapshots/`. Each later command of that agent sources its snapshot through the shell,
+/// so through sandbox-bash, where the snapshot is analysed like any sourced file.
+pub const CLIENT_STATE: &[(&str, &str, &str)] =
+    &[("CLAUDE_CONFIG_DIR", ".claude", "shell-snapshots"), ("CODEX_HOME", ".codex", "shell_snapshots")];
+
+/// The agents' shell-state directories of this environment, as written (see [`CLIENT_STATE`]):
+/// below the variable's value when it is an absolute path, else below `home`.
+pub fn client_state_dirs(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut dirs = Vec::new();
+    for (name, below_home, entry) in CLIENT_STATE {
+        let base = match var(name).filter(|v| v.starts_with('/')) {
+            Some(v) => normalize("/", &v),
+            None => match home.filter(|h| *h != "/") {
+                Some(h) => format!("{h}/{below_home}"),
+                None => continue,
+            },
+        };
+        dirs.push(normalize("/", &format!("{base}/{entry}")));
+    }
+    dirs
 }
 
 /// Homes of one toolchain, granted together when a `PATH` entry lies in one of them (cargo
@@ -443,6 +470,7 @@ impl Layout {
             || self.tmpdir.as_deref().is_some_and(|t| is_within(path, t))
             || SCRATCH_DEVICES.contains(&path)
             || path.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            || self.client_state.iter().any(|d| is_within(path, d))
     }
 
     /// The part of `path` below the innermost anchor (workspace or home), so that a workspace

@@ -613,6 +613,11 @@ impl Planner<'_> {
         if let Some(t) = self.layout().tmpdir.clone() {
             self.add_dir(&t, scratch, Why::Scratch, false);
         }
+        // The agents' shell state: written by their snapshot shell, sourced by the next command,
+        // never run as a program.
+        for dir in self.layout().client_state.clone() {
+            self.add_dir(&dir, Rights::RW, Why::Scratch, false);
+        }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.
         for (paths, rights) in

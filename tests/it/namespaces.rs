@@ -1547,3 +1547,84 @@ fn a_credential_name_that_is_a_link_is_masked_where_it_leads() {
         assert_eq!(ok(&out), "LINKED CANARY\n", "{user:?}");
     }
 }
+
+/// The agents' shell state (Claude Code's `~/.claude/shell-snapshots`, Codex's
+/// `~/.codex/shell_snapshots`) is writable in every mode, past the static layer too, while the
+/// settings beside it that define hooks and commands, and the rest of the home, stay
+/// read-only; a snapshot directory that is a link is not followed.
+#[test]
+fn agents_shell_state_is_writable_and_the_settings_beside_it_are_not() {
+    for user in USERS {
+        for mode in ["0467", "0444"] {
+            let lab = Lab::new();
+            let claude = lab.home.join(".claude");
+            std::fs::create_dir_all(claude.join("shell-snapshots")).unwrap();
+            std::fs::create_dir_all(lab.home.join(".codex/shell_snapshots")).unwrap();
+            std::fs::write(claude.join("settings.json"), "{}\n").unwrap();
+            std::fs::write(lab.home.join(".codex/config.toml"), "model = \"x\"\n").unwrap();
+            give(&lab, user);
+            let settings = snap(&claude.join("settings.json"));
+            let config = snap(&lab.home.join(".codex/config.toml"));
+            let home = snap(&lab.home);
+            let write = |p: &Path| {
+                py(&format!(
+                    "import sys\ntry:\n open(sys.argv[1], \"w\").write(\"alias ll=ls\\n\"); print(\"wrote\")\nexcept OSError as e: print(e)"
+                )) + " "
+                    + &quote(&p.to_string_lossy())
+            };
+            let snapshot = claude.join("shell-snapshots/snapshot-bash-1-abc.sh");
+            let codex_snapshot = lab.home.join(".codex/shell_snapshots/abc.sh");
+            // The capture as Claude Code starts it: `-c -l`, the file named literally.
+            let capture = sb(&lab, user, mode)
+                .args(["-c", "-l", &format!("echo 'alias g=git' >| {}", quote(&snapshot.to_string_lossy()))])
+                .output()
+                .unwrap();
+            assert_eq!(capture.status.code(), Some(0), "{user:?} {mode}: {}", all(&capture));
+            assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), "alias g=git\n", "{user:?} {mode}");
+            // Past the static layer: the snapshot directories take writes ...
+            let out = run(&lab, user, mode, &write(&codex_snapshot));
+            says(&out, "wrote");
+            assert_eq!(std::fs::read_to_string(&codex_snapshot).unwrap(), "alias ll=ls\n");
+            // ... the settings beside them, and the home, do not.
+            for target in [claude.join("settings.json"), lab.home.join(".codex/config.toml"), lab.home.join("new")] {
+                let out = run(&lab, user, mode, &write(&target));
+                says(&out, "Read-only file system");
+            }
+            assert_eq!(snap(&claude.join("settings.json")), settings, "{user:?} {mode}");
+            assert_eq!(snap(&lab.home.join(".codex/config.toml")), config, "{user:?} {mode}");
+            assert_eq!(snap(&lab.home).content, home.content, "{user:?} {mode}");
+        }
+    }
+}
+
+/// A snapshot directory that is a link grants nothing: it could lead the write rule to the
+/// keys or anywhere else.
+#[test]
+fn a_linked_snapshot_directory_grants_nothing() {
+    for user in USERS {
+        let lab = Lab::new();
+        std::fs::create_dir_all(lab.home.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(lab.home.join(".ssh"), lab.home.join(".claude/shell-snapshots")).unwrap();
+        std::os::unix::fs::symlink(&lab.outside, lab.home.join(".codex")).unwrap();
+        give(&lab, user);
+        let keys = snap(&lab.home.join(".ssh"));
+        let outside = snap(&lab.outside);
+        for target in
+            [lab.home.join(".claude/shell-snapshots/authorized_keys"), lab.home.join(".codex/shell_snapshots")]
+        {
+            let out = run(
+                &lab,
+                user,
+                "0467",
+                &py(&format!(
+                    "import os\ntry:\n os.makedirs({:?}); print(\"made\")\nexcept OSError as e: print(e)",
+                    target.join("x").to_string_lossy()
+                )),
+            );
+            past_static(&out);
+            assert!(!all(&out).contains("made"), "{user:?}: {}", all(&out));
+        }
+        assert_eq!(snap(&lab.home.join(".ssh")), keys, "{user:?}");
+        assert_eq!(snap(&lab.outside).content, outside.content, "{user:?}");
+    }
+}
