@@ -31,6 +31,9 @@ pub struct JsonAccess<'a> {
     /// The file the position is in, when it is not the program itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<Cow<'a, str>>,
+    /// The text of the simple command the access belongs to, as written (shortened).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Cow<'a, str>>,
 }
 
 impl<'a> From<&'a Access> for JsonAccess<'a> {
@@ -52,8 +55,14 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
                 Certainty::Possible(b) => Some(bound_name(b)),
             },
             file: a.file.as_deref().map(shown),
+            text: a.text.as_deref().map(shown),
         }
     }
+}
+
+/// ` in `TEXT``: the command's own text after its position, when it is known.
+fn in_text(a: &Access) -> String {
+    a.text.as_deref().map(|t| format!(" in `{}`", shown(t))).unwrap_or_default()
 }
 
 /// A position in the explanation: `3:5`, or `FILE:3:5` in another file.
@@ -160,13 +169,14 @@ impl Decision {
                 n => format!(" (and {} more)", n - 1),
             };
             lines.push(format!(
-                "missing {} {} ({}): {} needs it for {} at {}: {}{more}",
+                "missing {} {} ({}): {} needs it for {} at {}{}: {}{more}",
                 scope.name(),
                 perm.word(),
                 Mode::bit(scope, perm),
                 shown(&first.command),
                 shown(&first.target),
                 first.place(),
+                in_text(first),
                 shown(&first.reason)
             ));
         }

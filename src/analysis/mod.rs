@@ -60,6 +60,9 @@ pub struct Access {
     /// The file `pos` is in, when it is not the program itself (a sourced file, a script run
     /// by path).
     pub file: Option<String>,
+    /// The text of the simple command the access belongs to, as written (shortened), when it
+    /// belongs to one.
+    pub text: Option<std::sync::Arc<str>>,
 }
 
 /// Whether an access is known to happen, or only possible.

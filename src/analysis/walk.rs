@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -461,6 +462,9 @@ pub struct Walker<'c> {
     unmodelled_program: bool,
     /// Position of the command being analysed, for words without a recorded location.
     here: Pos,
+    /// The text of the simple command being analysed, as written (its words and
+    /// redirections), for the explanation of each access it needs.
+    command_text: Option<Arc<str>>,
     /// What commands read when nothing more specific is known (the stdin of an enclosing
     /// compound command).
     stdin_ctx: Stdin,
@@ -733,6 +737,7 @@ impl<'c> Walker<'c> {
             written_unknown: false,
             unmodelled_program: false,
             here: Pos { line: 1, column: 1 },
+            command_text: None,
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
@@ -808,6 +813,7 @@ impl<'c> Walker<'c> {
             pos,
             certainty,
             file,
+            text: self.command_text.clone(),
         });
     }
 
@@ -1547,7 +1553,14 @@ impl<'c> Walker<'c> {
 
     fn command(&mut self, c: &ast::Command, st: &mut State, stdin: Stdin) {
         match c {
-            ast::Command::Simple(s) => self.simple(s, st, stdin),
+            ast::Command::Simple(s) => {
+                // Accesses name the command they belong to by its own text: inside a client's
+                // wrapper, the position alone points into the wrapper.
+                let text = Some(command_text(s));
+                let outer = std::mem::replace(&mut self.command_text, text);
+                self.simple(s, st, stdin);
+                self.command_text = outer;
+            }
             ast::Command::Compound(cc, redirects) => {
                 let stdin = match redirects {
                     Some(r) => self.redirects(&r.0, "", st, stdin),
@@ -3178,6 +3191,19 @@ fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
 }
 
 /// Removes repeated items, keeping the first of each.
+/// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.
+fn command_text(c: &ast::SimpleCommand) -> Arc<str> {
+    let text = c.to_string();
+    let one_line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(COMMAND_TEXT_MAX) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]).into(),
+        None => one_line.into(),
+    }
+}
+
+/// How much of a command's text an explanation repeats.
+const COMMAND_TEXT_MAX: usize = 160;
+
 fn dedup<T: Eq + std::hash::Hash>(items: Vec<T>) -> Vec<T> {
     // Which to keep is decided on references, so nothing is copied.
     let keep: Vec<bool> = {

@@ -24,13 +24,14 @@ impl Home {
     fn proj(&self) -> std::path::PathBuf {
         self.dir.path().join("proj")
     }
-    /// What reading `path` adds to the required mode here: external read normally, nothing when
-    /// the checkout lives under /tmp (scratch).
+    /// What reading `path` adds to the required mode here: external read normally, nothing in
+    /// scratch (the checkout under /tmp, the agents' snapshot directories).
     fn read_bits(&self, path: &Path) -> u16 {
         let layout = sandbox_bash::scope::Layout {
             workspace: self.proj().to_string_lossy().into_owned(),
             home: Some(self.home().to_string_lossy().into_owned()),
             tmpdir: None,
+            client_state: vec![self.home().join(".claude/shell-snapshots").to_string_lossy().into_owned()],
             ..Default::default()
         };
         let class = layout.classify(&path.to_string_lossy(), false);
@@ -133,4 +134,36 @@ fn gemini_wrapper_requires_the_commands_own_mode() {
     let v = h.explain("0444", &["-c", cmd]);
     assert_eq!(v["verdict"], "allow", "{v:#}");
     assert_eq!(v["required"], "0004", "{v:#}");
+}
+
+/// Inside a client's wrapper, a denial names the command's own text beside its position (which
+/// points into the wrapper), in the message and in the JSON.
+#[test]
+fn a_denial_inside_a_wrapper_names_the_commands_own_text() {
+    let h = Home::new();
+    let snap = h.home().join(".claude/shell-snapshots/snapshot-bash-1700000000000-abcd.sh");
+    claude_snapshot(&snap);
+    let padding = "# the wrapper's own lines\n".repeat(40);
+    let codex = format!(
+        "{padding}if . '{}' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'cat README.md; cat ~/.ssh/id_rsa' 'arg'",
+        snap.display()
+    );
+    for program in [codex, claude_command(&snap, "ls && cat ~/.ssh/id_rsa | base64")] {
+        let out = Command::new(SANDBOX)
+            .args(["-c", &program])
+            .current_dir(h.proj())
+            .env_clear()
+            .env("HOME", h.home())
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{stderr}");
+        let line = stderr.lines().find(|l| l.contains("missing system read")).unwrap_or_else(|| panic!("{stderr}"));
+        assert!(line.starts_with("sandbox-bash: denied: missing system read (4000): cat needs it for "), "{line}");
+        assert!(line.contains(" in `cat ~/.ssh/id_rsa`: reads a file"), "{line}");
+        let v = h.explain("0467", &["-c", &program]);
+        let access = v["accesses"].as_array().unwrap().iter().find(|a| a["scope"] == "system").unwrap();
+        assert_eq!(access["text"], "cat ~/.ssh/id_rsa", "{v:#}");
+    }
 }
