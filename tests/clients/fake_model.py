@@ -32,12 +32,13 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# The scripted tool calls, in order. Step 1 must run (it also prints the shell's own argv,
-# base64 of /proc/$$/cmdline, so the suite sees how the client started its shell); step 2
-# needs system read, which no mode the suite uses allows; step 3 writes the workspace, which
-# 0467 allows and 0444 does not.
+# The scripted tool calls, in order. Step 1 must run: its output sandbox-ok-42 is computed by
+# the shell, never written in the command, and it prints the shell's own argv (base64 of
+# /proc/$$/cmdline) so the suite sees how the client started its shell. It has no "$(", which
+# Gemini CLI refuses to run, arithmetic "$((" included. Step 2 needs system read, which no
+# mode the suite uses allows; step 3 writes the workspace, which 0467 allows and 0444 does not.
 STEPS = [
-    'echo sandbox-ok-$((6*7)) && cat README.txt && echo "argv:$(base64 -w0 < /proc/$$/cmdline)"',
+    "let n=6*7 && echo sandbox-ok-$n && cat README.txt && printf argv: && base64 -w0 < /proc/$$/cmdline && echo",
     "cat /etc/shadow",
     "echo x > written.txt",
 ]
