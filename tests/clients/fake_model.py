@@ -17,7 +17,7 @@ Every request is appended to a JSON-lines log (method, path, wire format, step, 
 
   fake_model.py serve --log FILE --port-file FILE [--host 127.0.0.1]
   fake_model.py report --log FILE     what the client sent back, as one JSON object
-  fake_model.py check --log F --audit F --workspace D --mode M --readme TEXT
+  fake_model.py check --log F --audit F --workspace D --mode M --readme TEXT --shell PATH
                                       one run judged (see check())
   fake_model.py lo-up                 bring loopback up in a new network namespace
 """
@@ -565,6 +565,8 @@ def check(args):
         write_cell = "written" if write_ok else "NOT WRITTEN"
         if not write_ok:
             fails.append("step 3 (echo x > written.txt under 0467, must run): file content %r, result %r" % (content, results[2][:300]))
+    if not sent["argv"] or sent["argv"][0] != args.shell:
+        fails.append("the shell that ran step 1 was started as %s, expected argv[0] %s" % (json.dumps(sent["argv"]), args.shell))
     if not sent["final_answered"]:
         fails.append("the client never sent the three results back together (conversation did not finish)")
 
@@ -628,6 +630,7 @@ def main():
     c.add_argument("--workspace", required=True)
     c.add_argument("--mode", required=True, choices=["0467", "0444"])
     c.add_argument("--readme", required=True)
+    c.add_argument("--shell", required=True, help="the argv[0] the client must give its shell")
     sub.add_parser("lo-up")
     args = p.parse_args()
     if args.cmd == "serve":
