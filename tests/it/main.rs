@@ -11,6 +11,7 @@ mod audit;
 mod classification;
 mod clients;
 mod config;
+mod container;
 mod corpus;
 mod docs;
 mod enforcement;
