@@ -22,10 +22,18 @@ use crate::report::{Decision, JsonAccess};
 /// The variable that names the audit log.
 pub const AUDIT_VAR: &str = "SANDBOX_BASH_AUDIT_LOG";
 
-/// An open audit log.
+/// An open audit log: the file, or (in a nested invocation) the audit relay of the enclosing
+/// level, which writes to the file for it.
 pub struct Log {
-    file: std::fs::File,
+    sink: Sink,
     path: String,
+}
+
+enum Sink {
+    File(std::fs::File),
+    /// The channel to the relay (a descriptor the enclosing level handed down).
+    #[cfg(target_os = "linux")]
+    Relay(std::os::fd::RawFd),
 }
 
 /// One record.
@@ -50,6 +58,9 @@ struct Record<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     static_only: &'a [String],
     error: Option<&'a str>,
+    /// What was left out of a record the audit relay carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
 }
 
 impl Log {
@@ -66,7 +77,18 @@ impl Log {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(|e| format!("cannot open the audit log {shown}: {e}"))?;
-        Ok(Log { file, path: shown })
+        Ok(Log { sink: Sink::File(file), path: shown })
+    }
+
+    /// The log an enclosing level writes for this one, through its relay's channel `fd`.
+    #[cfg(target_os = "linux")]
+    pub fn relayed(fd: std::os::fd::RawFd) -> Log {
+        Log { sink: Sink::Relay(fd), path: format!("(the enclosing level's, through descriptor {fd})") }
+    }
+
+    /// Whether the records go through an enclosing level's relay.
+    pub fn is_relayed(&self) -> bool {
+        !matches!(self.sink, Sink::File(_))
     }
 
     /// Opens the log `path` that the configuration file `named_by` names, only when it is the
@@ -96,7 +118,7 @@ impl Log {
                     if meta.uid() != uid {
                         return Err(refuse(format!("is owned by uid {}, not by you (uid {uid})", meta.uid())));
                     }
-                    return Ok(Log { file, path: path.to_string() });
+                    return Ok(Log { sink: Sink::File(file), path: path.to_string() });
                 }
                 Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                     return Err(refuse("is a symbolic link".into()));
@@ -116,7 +138,7 @@ impl Log {
                         )));
                     }
                     match crate::exec::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
-                        Ok(file) => return Ok(Log { file, path: path.to_string() }),
+                        Ok(file) => return Ok(Log { sink: Sink::File(file), path: path.to_string() }),
                         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                         Err(e) => return Err(format!("cannot create the audit log {path}: {e}")),
                     }
@@ -127,15 +149,30 @@ impl Log {
         Err(format!("cannot open the audit log {path}: it appeared and vanished while it was opened"))
     }
 
-    /// The log's descriptor, which the network proxy keeps open when it closes the rest.
+    /// The log's descriptor, which the network proxy and the relay keep open when they close
+    /// the rest.
     pub fn raw_fd(&self) -> i32 {
-        self.file.as_raw_fd()
+        match &self.sink {
+            Sink::File(file) => file.as_raw_fd(),
+            #[cfg(target_os = "linux")]
+            Sink::Relay(fd) => *fd,
+        }
     }
 
-    /// A second descriptor of the same log, for the network proxy's records.
+    /// A second descriptor of the same log, for the network proxy's records and the relay.
     pub fn try_clone(&self) -> Result<Log, String> {
-        let file = self.file.try_clone().map_err(|e| format!("cannot open the audit log {} again: {e}", self.path))?;
-        Ok(Log { file, path: self.path.clone() })
+        let again = |e: std::io::Error| format!("cannot open the audit log {} again: {e}", self.path);
+        let sink = match &self.sink {
+            Sink::File(file) => Sink::File(file.try_clone().map_err(again)?),
+            #[cfg(target_os = "linux")]
+            Sink::Relay(fd) => {
+                // SAFETY: the descriptor is only borrowed to be duplicated.
+                let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(*fd) };
+                let dup = borrowed.try_clone_to_owned().map_err(again)?;
+                Sink::Relay(std::os::fd::IntoRawFd::into_raw_fd(dup))
+            }
+        };
+        Ok(Log { sink, path: self.path.clone() })
     }
 
     /// Appends the record of a destination the network proxy refused to the command whose
@@ -164,15 +201,54 @@ impl Log {
     }
 
     fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
-        let mut line = serde_json::to_string(record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
-        line.push('\n');
-        let fd = self.file.as_raw_fd();
-        let _lock =
-            crate::exec::lock_exclusive(fd).map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
-            .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+        let line = serde_json::to_vec(record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        self.append_line(&line)
+    }
+
+    /// Appends one record, already encoded (without its newline).
+    pub fn append_line(&mut self, line: &[u8]) -> Result<(), String> {
+        match &mut self.sink {
+            Sink::File(file) => {
+                let mut whole = Vec::with_capacity(line.len() + 1);
+                whole.extend_from_slice(line);
+                whole.push(b'\n');
+                let _lock = crate::exec::lock_exclusive(file.as_raw_fd())
+                    .map_err(|e| format!("cannot lock the audit log {}: {e}", self.path))?;
+                file.write_all(&whole)
+                    .and_then(|()| file.flush())
+                    .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
+            }
+            #[cfg(target_os = "linux")]
+            Sink::Relay(fd) => crate::relay::send(*fd, line),
+        }
+    }
+
+    /// Appends the record of a message the relay refused: who sent it (the kernel's pid and
+    /// uid) and why; `last` says that further ones are only counted.
+    #[cfg(target_os = "linux")]
+    pub fn channel_refusal(&mut self, pid: i32, uid: u32, reason: &str, last: bool) -> Result<(), String> {
+        #[derive(Serialize)]
+        struct Refusal<'a> {
+            time: String,
+            version: &'static str,
+            pid: i32,
+            uid: u32,
+            event: &'static str,
+            verdict: &'static str,
+            reason: &'a str,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            more_not_kept: bool,
+        }
+        self.append(&Refusal {
+            time: now_utc(),
+            version: env!("CARGO_PKG_VERSION"),
+            pid,
+            uid,
+            event: "audit-channel",
+            verdict: "refused",
+            reason,
+            more_not_kept: last,
+        })
     }
 
     /// Appends the record for `decision` with `verdict` and the enforcement status.
@@ -192,7 +268,8 @@ impl Log {
             .filter(|a| verdict != "deny" || missing.has(a.scope, a.perm))
             .map(JsonAccess::from)
             .collect();
-        let record = Record {
+        #[allow(unused_mut)]
+        let mut record = Record {
             time: now_utc(),
             version: env!("CARGO_PKG_VERSION"),
             pid: std::process::id(),
@@ -209,8 +286,32 @@ impl Log {
             enforcement,
             static_only,
             error,
+            note: None,
         };
-        self.append(&record)
+        let mut line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        // The relay's channel carries records of a bounded size: the program text is cut, then
+        // the reasons, and the record says so.
+        #[cfg(target_os = "linux")]
+        if self.is_relayed() && line.len() > crate::relay::MAX_RECORD {
+            let mut cut = decision.program.len().min(crate::relay::MAX_RECORD / 2);
+            while !decision.program.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let program = format!("{}…", &decision.program[..cut]);
+            let shortened = format!(
+                "the record was shortened for the audit relay: the program is {} bytes long",
+                decision.program.len()
+            );
+            record.program = &program;
+            record.note = Some(&shortened);
+            line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+            if line.len() > crate::relay::MAX_RECORD {
+                record.reasons.clear();
+                line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+            }
+            return self.append_line(&line);
+        }
+        self.append_line(&line)
     }
 }
 

@@ -15,6 +15,8 @@ pub mod invocation;
 pub mod mode;
 #[cfg(target_os = "linux")]
 pub mod proxy;
+#[cfg(target_os = "linux")]
+pub mod relay;
 pub mod report;
 pub mod sandbox;
 pub mod scope;
@@ -338,7 +340,30 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
 
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&argv0, &bash_args, tty);
-    let layout = layout()?;
+    let mut layout = layout()?;
+    // The audit log is kept from the command like a protected file: a command that could
+    // change it would erase or forge records.
+    // A record holds the program's text: written into a file that runs code later (a start-up
+    // file, git's configuration), it would run outside any sandbox.
+    let audit_paths: Vec<String> = env
+        .get(audit::AUDIT_VAR)
+        .map(|p| p.to_string_lossy().into_owned())
+        .into_iter()
+        .chain(config.audit_log.as_ref().map(|l| l.path.clone()))
+        .filter(|p| !p.is_empty())
+        .map(|p| scope::normalize(&cwd, &p))
+        .collect();
+    if !matches!(action, Action::Explain { .. }) {
+        for n in &audit_paths {
+            if layout.is_protected(n) || layout.is_credential(n) {
+                return Err(Error::Audit(format!(
+                    "refusing to write the audit log to {n}: it is a protected or credential path, and the program \
+                     text in the records would run later"
+                )));
+            }
+        }
+    }
+    layout.extra_protected.extend(audit_paths);
 
     let bash = find_bash();
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
@@ -421,29 +446,29 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // The audit log is opened before anything is locked: the kernel rules need not reach it.
     // The caller's variable and the system file may name any file; a user file only the
     // caller's own.
-    // A record holds the program's text: written into a file that runs code later (a start-up
-    // file, git's configuration), it would run outside any sandbox.
-    for path in env
-        .get(audit::AUDIT_VAR)
-        .map(|p| p.to_string_lossy().into_owned())
-        .into_iter()
-        .chain(config.audit_log.as_ref().map(|l| l.path.clone()))
-    {
-        let n = scope::normalize(&cwd, &path);
-        if layout.is_protected(&n) || layout.is_credential(&n) {
-            return Err(Error::Audit(format!(
-                "refusing to write the audit log to {n}: it is a protected or credential path, and the program text in \
-                 the records would run later"
-            )));
+    // Inside an enclosing level that writes a log, the records go through its relay, whatever
+    // this level's environment says: the command cannot send them elsewhere.
+    #[cfg(target_os = "linux")]
+    let relayed = relay::inherited(env.get(relay::CHANNEL_VAR)).map(audit::Log::relayed);
+    #[cfg(not(target_os = "linux"))]
+    let relayed: Option<audit::Log> = None;
+    let mut audit = match (relayed, env.get(audit::AUDIT_VAR), &config.audit_log) {
+        (Some(relayed), _, _) => Some(relayed),
+        (None, Some(path), _) => Some(audit::Log::open(path).map_err(Error::Audit)?),
+        (None, None, Some(log)) if log.by_system => {
+            Some(audit::Log::open(OsStr::new(&log.path)).map_err(Error::Audit)?)
         }
-    }
-    let mut audit = match (env.get(audit::AUDIT_VAR), &config.audit_log) {
-        (Some(path), _) => Some(audit::Log::open(path).map_err(Error::Audit)?),
-        (None, Some(log)) if log.by_system => Some(audit::Log::open(OsStr::new(&log.path)).map_err(Error::Audit)?),
-        (None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
-        (None, None) => None,
+        (None, None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
+        (None, None, None) => None,
     };
     let audit_for_proxy = audit.as_ref().map(|l| l.try_clone().map_err(Error::Audit));
+    // The records of nested invocations: a relay of this level's own for a log it writes, or
+    // the enclosing level's channel passed on.
+    let audit_for_nested = match audit.as_ref() {
+        Some(l) if l.is_relayed() => Some(Nested::PassOn(l.raw_fd())),
+        Some(l) => Some(Nested::Relay(l.try_clone().map_err(Error::Audit)?)),
+        None => None,
+    };
     let mut log =
         |verdict: &str, enforcement: &str, error: Option<&str>, static_only: &[String]| -> Result<(), Error> {
             match audit.as_mut() {
@@ -492,7 +517,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         env,
         net: &net,
     };
-    let result = lock_and_exec(&to_run, bash, proxy_log, &mut log);
+    let result = lock_and_exec(&to_run, bash, proxy_log, audit_for_nested, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -531,6 +556,14 @@ struct ToRun<'a> {
     net: &'a NetPlan,
 }
 
+/// How the records of nested invocations reach the log.
+enum Nested {
+    /// This level writes the log: a relay of its own, with this descriptor of the log.
+    Relay(audit::Log),
+    /// The enclosing level's channel, this descriptor, goes on to the command.
+    PassOn(i32),
+}
+
 /// Locks this process with the kernel and execs the real bash; returns only when it does not
 /// exec: a possible access the rules in force do not hold (a denial), or an error. The audit
 /// record (when asked for) is written after the rules hold and before exec.
@@ -538,6 +571,7 @@ fn lock_and_exec(
     to_run: &ToRun<'_>,
     bash: Result<std::path::PathBuf, Error>,
     proxy_log: Option<audit::Log>,
+    nested: Option<Nested>,
     log: &mut AuditWriter<'_>,
 ) -> Result<Outcome, Error> {
     let ToRun { decision, layout, exec_args, modes, config, env, net } = *to_run;
@@ -583,6 +617,19 @@ fn lock_and_exec(
         let _ = proxy_log;
         None
     };
+    // The audit relay, like the proxy, is started before anything is locked.
+    #[cfg(target_os = "linux")]
+    let channel: Option<(Option<std::os::fd::OwnedFd>, i32)> = match nested {
+        Some(Nested::Relay(l)) => {
+            let fd = relay::spawn(l).map_err(Error::Audit)?;
+            let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+            Some((Some(fd), raw))
+        }
+        Some(Nested::PassOn(raw)) => Some((None, raw)),
+        None => None,
+    };
+    #[cfg(not(target_os = "linux"))]
+    let _ = nested;
     let locked = sandbox::lock(sandbox::Lock {
         allowed,
         requested,
@@ -695,8 +742,23 @@ fn lock_and_exec(
     };
     #[cfg(not(target_os = "linux"))]
     let replaced: Vec<&str> = vec![sandbox::ENFORCED_VAR];
+    #[cfg(target_os = "linux")]
+    let replaced: Vec<&str> = replaced.into_iter().chain([relay::CHANNEL_VAR]).collect();
     let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
     command_env.push(&enforced);
+    // The command's end of the audit channel, inherited across exec.
+    #[cfg(target_os = "linux")]
+    let channel_var = match &channel {
+        Some((owned, raw)) => {
+            if let Some(fd) = owned {
+                relay::inherit(fd).map_err(Error::Audit)?;
+            }
+            std::ffi::CString::new(format!("{}={raw}", relay::CHANNEL_VAR)).ok()
+        }
+        None => None,
+    };
+    #[cfg(target_os = "linux")]
+    command_env.extend(channel_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
 }

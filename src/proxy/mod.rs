@@ -256,7 +256,7 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
 /// A new session (no terminal's signals), standard descriptors on /dev/null (a caller reading
 /// the command's output to its end must not wait for the proxy), every other descriptor closed
 /// but the channel and the audit log, SIGPIPE ignored, and not dumpable.
-fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
+pub(crate) fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
     // SAFETY: plain system calls on this process and descriptors it owns.
     unsafe {
         libc::setsid();

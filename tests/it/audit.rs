@@ -209,3 +209,80 @@ fn the_audit_log_is_never_a_file_that_runs_code_later() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(lines(&log).len(), 1);
 }
+
+/// Nested invocations (a wrapper that starts the shell again, as Codex's does; make; a script)
+/// reach the log through the enclosing level's relay: each record is whole, marked nested,
+/// with the pid the kernel gives. The command itself can neither add a record of its own (a
+/// process that is not sandbox-bash is refused, and the refusal is recorded) nor erase the log
+/// (it is held like a protected file, past the static layer too), in the workspace or outside.
+#[test]
+fn nested_invocations_are_recorded_and_the_command_cannot_forge_or_erase_records() {
+    let lab = Lab::new();
+    let link = lab.outside.join("bin/bash");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(lab::SB, &link).unwrap();
+    for log in [lab.outside.join("audit.jsonl"), lab.ws.join("audit.jsonl")] {
+        let forge = lab::py(
+            "import os, socket, json, array\n\
+             fd = int(os.environ[\"SANDBOX_BASH_AUDIT_CHANNEL\"])\n\
+             s = socket.socket(fileno=fd)\n\
+             a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+             rec = json.dumps({\"program\": \"FORGED\", \"verdict\": \"allow\", \"nested\": True}).encode()\n\
+             s.sendmsg([rec], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array(\"i\", [b.fileno()]))])\n\
+             print(\"forger got\", a.recv(1))",
+        );
+        let erase = lab::py(&format!(
+            "import sys\ntry:\n open({:?}, \"w\"); print(\"erased\")\nexcept OSError as e: print(\"erase:\", e.strerror)",
+            log.to_string_lossy()
+        ));
+        let program = format!(
+            "echo outer\nexec_wrapper() {{ {link} -c 'echo inner-one; {link} -c \"echo inner-two\"'; }}\nexec_wrapper\n{forge}\n{erase}",
+            link = link.display()
+        );
+        let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+        assert!(stdout.contains("outer\ninner-one\ninner-two\n"), "{stdout}");
+        assert!(stdout.contains("forger got b'N'"), "{stdout}");
+        assert!(stdout.contains("erase: Read-only file system"), "{stdout}");
+        // The relay writes asynchronously to the command; it answered before each nested run.
+        let records = lines(&log);
+        let programs: Vec<&str> = records.iter().filter_map(|r| r["program"].as_str()).collect();
+        assert_eq!(records.len(), 4, "{records:#?}");
+        assert_eq!(records[0]["nested"], serde_json::Value::Null);
+        assert!(programs[0].starts_with("echo outer"), "{programs:?}");
+        assert!(programs[1].starts_with("echo inner-one"), "{programs:?}");
+        assert_eq!(programs[2], "echo inner-two");
+        for nested in &records[1..3] {
+            assert_eq!(nested["nested"], true, "{nested}");
+            assert_eq!(nested["verdict"], "allow", "{nested}");
+            assert!(nested["pid"].as_i64().unwrap() > 1, "{nested}");
+        }
+        let refused = &records[3];
+        assert_eq!(refused["event"], "audit-channel", "{refused}");
+        assert_eq!(refused["verdict"], "refused", "{refused}");
+        assert!(refused["reason"].as_str().unwrap().contains("python3"), "{refused}");
+        assert!(!records.iter().any(|r| r["program"] == "FORGED"), "{records:#?}");
+        // The static layer says so too.
+        let out = lab
+            .command("0467", &format!(": > {}", log.display()))
+            .env("SANDBOX_BASH_AUDIT_LOG", &log)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("missing system write (2000)"), "{}", text(&out.stderr));
+        assert_eq!(lines(&log).len(), 5, "the denial is recorded, nothing erased");
+    }
+}
+
+/// Without a log, the command gets no channel, and a channel the caller names is not passed on.
+#[test]
+fn no_log_no_channel() {
+    let lab = Lab::new();
+    let out = lab
+        .command("0467", "echo \"channel=${SANDBOX_BASH_AUDIT_CHANNEL-unset}\"")
+        .env("SANDBOX_BASH_AUDIT_CHANNEL", "7")
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "channel=unset\n", "{}", text(&out.stderr));
+}

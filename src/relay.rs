@@ -1,0 +1,209 @@
+//! The audit relay: how the records of nested invocations (make, git hooks, a client's wrapper
+//! that starts the shell again) reach the audit log while the command can neither forge nor
+//! erase one.
+//!
+//! The command never gets the log. When this level writes a log, it starts the relay before
+//! anything is locked (so the relay is outside the sandbox, like the network proxy) and hands
+//! the command one end of a `SOCK_SEQPACKET` channel, named by [`CHANNEL_VAR`]. A nested
+//! sandbox-bash sends its record through the channel together with one end of a socket pair of
+//! its own, and waits on that pair for the relay's answer before it runs anything. The relay
+//! takes the sender's pid and uid from the kernel (`SCM_CREDENTIALS`, which a process cannot
+//! choose for itself), accepts the record only from a process that runs this same sandbox-bash
+//! executable and is not being traced, writes it with `"nested": true` and the kernel's pid and
+//! uid, and answers. Whatever else arrives on the channel is written as a refusal, naming the
+//! program that sent it (at most [`MAX_REFUSED`] of them). The relay ends when every end of the
+//! channel the command had is closed.
+
+use std::io::IoSliceMut;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt;
+
+use nix::sys::socket::{
+    AddressFamily, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg, setsockopt, socketpair, sockopt,
+};
+
+use crate::audit;
+
+/// The variable that names the command's end of the channel (a descriptor number).
+pub const CHANNEL_VAR: &str = "SANDBOX_BASH_AUDIT_CHANNEL";
+
+/// The longest record the channel carries; a sender shortens a longer one.
+pub const MAX_RECORD: usize = 128 * 1024;
+
+/// How many refused messages the relay writes down before it only counts them.
+const MAX_REFUSED: usize = 100;
+
+/// Starts the relay with `log` (a descriptor of its own) and returns the command's end of the
+/// channel, close-on-exec until [`inherit`] clears it right before exec.
+pub fn spawn(log: audit::Log) -> Result<OwnedFd, String> {
+    let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
+        .map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
+    setsockopt(&ours, sockopt::PassCred, &true).map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
+    let own = own_executable().map_err(|e| format!("cannot start the audit relay: /proc/self/exe: {e}"))?;
+    // SAFETY: the process is single-threaded, so the child may run any code; the middle
+    // process only forks again and exits.
+    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start the audit relay: {e}"))? {
+        nix::unistd::ForkResult::Parent { child } => {
+            drop(ours);
+            match nix::sys::wait::waitpid(child, None) {
+                Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) | Err(nix::errno::Errno::ECHILD) => Ok(theirs),
+                other => Err(format!("cannot start the audit relay: {other:?}")),
+            }
+        }
+        nix::unistd::ForkResult::Child => {
+            drop(theirs);
+            // SAFETY: as above; the grandchild is reparented when the middle process exits, so
+            // bash never sees it among its children.
+            let code = match unsafe { nix::unistd::fork() } {
+                Ok(nix::unistd::ForkResult::Child) => {
+                    crate::proxy::detach(&ours, Some(log.raw_fd()));
+                    serve(&ours, log, own);
+                    0
+                }
+                Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
+                Err(_) => 1,
+            };
+            // SAFETY: _exit ends the process without running this process's exit handlers,
+            // which belong to the command's process.
+            unsafe { libc::_exit(code) }
+        }
+    }
+}
+
+/// Lets the command inherit `fd` (clears close-on-exec).
+pub fn inherit(fd: &OwnedFd) -> Result<(), String> {
+    // SAFETY: F_SETFD on a descriptor this process owns; it changes only its flags.
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) } == 0 {
+        Ok(())
+    } else {
+        Err(format!("cannot hand the audit channel to the command: {}", std::io::Error::last_os_error()))
+    }
+}
+
+/// The channel an enclosing sandbox-bash handed down, when `value` names a descriptor that is
+/// a unix `SOCK_SEQPACKET` socket (anything else is not a channel).
+pub fn inherited(value: Option<&std::ffi::OsStr>) -> Option<RawFd> {
+    let fd: RawFd = value?.to_str()?.parse().ok().filter(|fd| *fd > 2)?;
+    // SAFETY: the descriptor is only borrowed for the two queries, never closed here.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    let kind = nix::sys::socket::getsockopt(&borrowed, sockopt::SockType).ok()?;
+    let family = nix::sys::socket::getsockname::<nix::sys::socket::UnixAddr>(fd).ok()?;
+    (kind == SockType::SeqPacket && family.path().is_none()).then_some(fd)
+}
+
+/// Sends `line` (one record, without its newline) through the channel `fd` and waits for the
+/// relay's answer: `Ok` once the record is in the log.
+pub fn send(fd: RawFd, line: &[u8]) -> Result<(), String> {
+    use nix::sys::socket::{ControlMessage, sendmsg};
+    let (mine, relays) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
+        .map_err(|e| format!("cannot reach the audit relay: {e}"))?;
+    let fds = [relays.as_raw_fd()];
+    sendmsg::<()>(fd, &[std::io::IoSlice::new(line)], &[ControlMessage::ScmRights(&fds)], MsgFlags::empty(), None)
+        .map_err(|e| format!("cannot send the record to the audit relay: {e}"))?;
+    drop(relays);
+    setsockopt(&mine, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(30, 0))
+        .map_err(|e| format!("cannot reach the audit relay: {e}"))?;
+    let mut answer = [0u8; 1];
+    match nix::sys::socket::recv(mine.as_raw_fd(), &mut answer, MsgFlags::empty()) {
+        Ok(1) if answer[0] == b'Y' => Ok(()),
+        Ok(1) => Err("the audit relay refused the record".into()),
+        Ok(_) => Err("the audit relay ended without writing the record".into()),
+        Err(e) => Err(format!("the audit relay did not answer: {e}")),
+    }
+}
+
+/// The device and inode of this process's executable.
+fn own_executable() -> std::io::Result<(u64, u64)> {
+    let m = std::fs::metadata("/proc/self/exe")?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// The relay's loop: one record per message, until every end of the channel is closed.
+fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
+    let mut buf = vec![0u8; MAX_RECORD + 1];
+    let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 4]);
+    let mut refused = 0usize;
+    loop {
+        let mut iov = [IoSliceMut::new(&mut buf)];
+        let msg = match recvmsg::<()>(channel.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC) {
+            Ok(m) => m,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return,
+        };
+        let (len, truncated) = (msg.bytes, msg.flags.contains(MsgFlags::MSG_TRUNC));
+        let mut creds: Option<(i32, u32)> = None;
+        let mut reply: Option<OwnedFd> = None;
+        for c in msg.cmsgs().into_iter().flatten() {
+            match c {
+                ControlMessageOwned::ScmCredentials(u) => creds = Some((u.pid(), u.uid())),
+                ControlMessageOwned::ScmRights(fds) => {
+                    for fd in fds {
+                        // SAFETY: descriptors just received, owned by nothing else here.
+                        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+                        if reply.is_none() {
+                            reply = Some(owned);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if len == 0 && reply.is_none() {
+            // Every end of the channel is closed.
+            return;
+        }
+        let Some((pid, uid)) = creds else { continue };
+        let verdict = match sender_problem(pid, own) {
+            Some(why) => Err(why),
+            None if truncated => Err("sent a record longer than the channel carries".to_string()),
+            None => accept(&buf[..len], pid, uid),
+        };
+        let answer = match verdict {
+            Ok(record) => match log.append_line(&record) {
+                Ok(()) => b'Y',
+                Err(_) => b'N',
+            },
+            Err(why) => {
+                refused += 1;
+                if refused <= MAX_REFUSED {
+                    let _ = log.channel_refusal(pid, uid, &why, refused == MAX_REFUSED);
+                }
+                b'N'
+            }
+        };
+        if let Some(reply) = reply {
+            let _ = nix::sys::socket::send(reply.as_raw_fd(), &[answer], MsgFlags::MSG_DONTWAIT);
+        }
+    }
+}
+
+/// Why the process `pid` may not send records, or `None` when it may: it runs this same
+/// executable and no one traces it.
+fn sender_problem(pid: i32, own: (u64, u64)) -> Option<String> {
+    let exe = format!("/proc/{pid}/exe");
+    let shown = std::fs::read_link(&exe).map(|p| p.display().to_string()).unwrap_or_else(|_| "?".into());
+    match std::fs::metadata(&exe) {
+        Ok(m) if (m.dev(), m.ino()) == own => {}
+        Ok(_) => return Some(format!("sent by {shown}, which is not sandbox-bash")),
+        Err(e) => return Some(format!("sent by a process whose program cannot be seen ({e})")),
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let tracer = status.lines().find_map(|l| l.strip_prefix("TracerPid:")).map(str::trim);
+    match tracer {
+        Some("0") => None,
+        Some(t) => Some(format!("sent by a sandbox-bash that process {t} traces")),
+        None => Some("sent by a process whose state cannot be read".into()),
+    }
+}
+
+/// The record as the log gets it: the sender's JSON object with the kernel's pid and uid and
+/// `"nested": true`.
+fn accept(bytes: &[u8], pid: i32, uid: u32) -> Result<Vec<u8>, String> {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("sent something that is not a record ({e})"))?;
+    let object = value.as_object_mut().ok_or("sent something that is not a record (not an object)")?;
+    object.insert("pid".into(), pid.into());
+    object.insert("uid".into(), uid.into());
+    object.insert("nested".into(), true.into());
+    serde_json::to_vec(&value).map_err(|e| format!("cannot encode the record: {e}"))
+}
