@@ -731,7 +731,9 @@ fn builtin(
                     nameref |= t.starts_with('-') && t.contains('n');
                     export |= t.starts_with('-') && t.contains('x');
                     global |= t.starts_with('-') && t.contains('g');
-                    if t == "-p" {
+                    // `-p` prints, with any other letter (`declare -xp NAME`, Codex's snapshot):
+                    // nothing is set.
+                    if t.starts_with('-') && t.contains('p') {
                         return;
                     }
                     continue;

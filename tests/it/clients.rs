@@ -167,3 +167,17 @@ fn a_denial_inside_a_wrapper_names_the_commands_own_text() {
         assert_eq!(access["text"], "cat ~/.ssh/id_rsa", "{v:#}");
     }
 }
+
+/// Codex's snapshot prints each exported variable with `declare -xp "$name"` in a loop over
+/// `compgen -e`: printing sets nothing, so a read-only audit takes the snapshot.
+#[test]
+fn codex_snapshot_capture_passes_a_read_only_audit() {
+    let h = Home::new();
+    let capture = "(\n  while IFS= read -r __codex_snapshot_export_name; do\n    case \"$__codex_snapshot_export_name\" in\n      \"\"|[0-9]*|*[!A-Za-z0-9_]*|PWD|OLDPWD) continue ;;\n    esac\n    printf '%s\\0' \"$__codex_snapshot_export_name\"\n    declare -xp \"$__codex_snapshot_export_name\" 2>/dev/null || true\n    printf '\\0'\n  done < <(compgen -e)\n)";
+    let v = h.explain("0444", &["-lc", capture]);
+    assert_eq!(v["verdict"], "allow", "{v:#}");
+    assert_eq!(v["required"], "0004", "{v:#}");
+    // Exporting a name the analysis cannot know still counts as the loader's.
+    let v = h.explain("0444", &["-c", "while read -r n; do declare -x \"$n\"; done < <(compgen -e)"]);
+    assert_eq!(v["required"], "0005", "{v:#}");
+}
