@@ -20,7 +20,7 @@ pub enum Error {
     /// No real bash was found.
     RealBashNotFound { tried: Vec<PathBuf> },
     /// `SANDBOX_BASH_REAL_BASH` names something unusable.
-    RealBash { path: PathBuf, why: String },
+    RealBash { path: PathBuf, why: String, setting: crate::exec::Setting },
     /// `execve` of the real bash failed.
     Exec { path: PathBuf, source: std::io::Error },
     /// Writing the explanation failed.
@@ -58,11 +58,17 @@ impl fmt::Display for Error {
                 let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
                 write!(
                     f,
-                    "cannot find the real bash (looked at {}); install bash or set SANDBOX_BASH_REAL_BASH to its path",
+                    "cannot find the real bash (looked at {}); install bash, or name it with real_bash in the \
+                     configuration or with SANDBOX_BASH_REAL_BASH",
                     tried.join(", ")
                 )
             }
-            Error::RealBash { path, why } => write!(f, "SANDBOX_BASH_REAL_BASH={}: {why}", path.display()),
+            Error::RealBash { path, why, setting: crate::exec::Setting::Variable } => {
+                write!(f, "SANDBOX_BASH_REAL_BASH={}: {why}", path.display())
+            }
+            Error::RealBash { path, why, setting: crate::exec::Setting::Config } => {
+                write!(f, "the configuration's real_bash = {:?}: {why}", path.display().to_string())
+            }
             Error::Exec { path, source } => write!(f, "cannot execute the real bash {}: {source}", path.display()),
             Error::Output(e) => write!(f, "cannot write to standard output: {e}"),
             Error::Refused(why) => write!(f, "{why}"),

@@ -36,20 +36,30 @@ fn executable_identity(path: &Path) -> Option<(u64, u64)> {
     (m.is_file() && m.mode() & 0o111 != 0).then(|| (m.dev(), m.ino()))
 }
 
-/// Finds the real bash: `SANDBOX_BASH_REAL_BASH`, else `/bin/bash`, `/usr/bin/bash`, then
-/// `PATH`, skipping every file that is this very executable.
-pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Result<PathBuf, Error> {
+/// Where an explicit real bash was named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// [`REAL_BASH_VAR`].
+    Variable,
+    /// `real_bash` in a configuration file.
+    Config,
+}
+
+/// Finds the real bash: the one named explicitly (`SANDBOX_BASH_REAL_BASH`, or `real_bash` in
+/// the configuration), else `/bin/bash`, `/usr/bin/bash`, then `PATH`, skipping every file that
+/// is this very executable.
+pub fn find_real_bash(explicit: Option<(&OsStr, Setting)>, path_var: Option<&OsStr>) -> Result<PathBuf, Error> {
     let me = self_exe().and_then(identity);
-    if let Some(explicit) = explicit {
+    if let Some((explicit, setting)) = explicit {
         let path = PathBuf::from(explicit);
         if !path.is_absolute() {
-            return Err(Error::RealBash { path, why: "must be an absolute path".into() });
+            return Err(Error::RealBash { path, why: "must be an absolute path".into(), setting });
         }
         let Some(found) = executable_identity(&path) else {
-            return Err(Error::RealBash { path, why: "is not an executable file".into() });
+            return Err(Error::RealBash { path, why: "is not an executable file".into(), setting });
         };
         if me == Some(found) {
-            return Err(Error::RealBash { path, why: "is sandbox-bash itself, not the real bash".into() });
+            return Err(Error::RealBash { path, why: "is sandbox-bash itself, not the real bash".into(), setting });
         }
         return Ok(path);
     }
@@ -61,6 +71,8 @@ pub fn find_real_bash(explicit: Option<&OsStr>, path_var: Option<&OsStr>) -> Res
             }
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    tried.retain(|p| seen.insert(p.clone()));
     for candidate in &tried {
         if let Some(found) = executable_identity(candidate)
             && me != Some(found)

@@ -324,7 +324,10 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         Ok(layout)
     };
     let find_bash = || {
-        let explicit = env.get(exec::REAL_BASH_VAR).or_else(|| config.real_bash.as_deref().map(OsStr::new));
+        let explicit = env
+            .get(exec::REAL_BASH_VAR)
+            .map(|b| (b, exec::Setting::Variable))
+            .or_else(|| config.real_bash.as_deref().map(|b| (OsStr::new(b), exec::Setting::Config)));
         exec::find_real_bash(explicit, env.get("PATH"))
     };
 

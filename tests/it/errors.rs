@@ -74,6 +74,26 @@ fn a_missing_real_bash_is_an_error() {
     assert!(dir.path().join("ran").exists());
 }
 
+/// A real bash named by the configuration is reported as the configuration's, not the variable's.
+#[test]
+fn a_real_bash_the_configuration_names_is_reported_as_its_own() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "real_bash = \"/nonexistent/bash\"\n").unwrap();
+    let config = config.to_string_lossy().into_owned();
+    // The configuration may not lie in the workspace the command writes.
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let env = [("SANDBOX_BASH_CONFIG", config.as_str()), ("SANDBOX_BASH_WORKSPACE", ws.to_str().unwrap())];
+    let (status, stderr) = run(&ws, &env, &["-c", "touch ran"]);
+    assert_eq!(status, 125, "{stderr}");
+    assert!(
+        stderr.starts_with("sandbox-bash: error: the configuration's real_bash = \"/nonexistent/bash\": is not"),
+        "{stderr}"
+    );
+    assert!(!ws.join("ran").exists());
+}
+
 #[test]
 fn own_options_are_checked() {
     let dir = tempfile::tempdir().unwrap();
