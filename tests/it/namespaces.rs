@@ -1567,9 +1567,9 @@ fn agents_shell_state_is_writable_and_the_settings_beside_it_are_not() {
             let config = snap(&lab.home.join(".codex/config.toml"));
             let home = snap(&lab.home);
             let write = |p: &Path| {
-                py(&format!(
-                    "import sys\ntry:\n open(sys.argv[1], \"w\").write(\"alias ll=ls\\n\"); print(\"wrote\")\nexcept OSError as e: print(e)"
-                )) + " "
+                py(
+                    "import sys\ntry:\n open(sys.argv[1], \"w\").write(\"alias ll=ls\\n\"); print(\"wrote\")\nexcept OSError as e: print(e)",
+                ) + " "
                     + &quote(&p.to_string_lossy())
             };
             let snapshot = claude.join("shell-snapshots/snapshot-bash-1-abc.sh");
