@@ -43,6 +43,15 @@ STEPS = [
     "echo x > written.txt",
 ]
 FINAL_TEXT = "sandbox-suite-done: the three commands came back."
+# Text mode, for a client that offers no shell tool but runs the commands the reply proposes in
+# a fenced bash block (aider): a request without tools whose user message holds TEXT_TRIGGER is
+# answered with the three steps in one block, one command a line; once the outputs are back, with
+# FINAL_TEXT.
+# Without a TTY aider runs each line with /bin/sh -c, which has no `let`: step 1 is the POSIX
+# spelling there (aider does not refuse "$((").
+TEXT_TRIGGER = "in a fenced bash block"
+TEXT_STEPS = ["n=$((6*7)) && echo sandbox-ok-$n && cat README.txt && printf argv: && base64 -w0 < /proc/$$/cmdline && echo"] + STEPS[1:]
+TEXT_COMMANDS = "These are the sandbox check commands.\n\n```bash\n" + "\n".join(TEXT_STEPS) + "\n```\n"
 SIDE_TEXT = "Sandbox check"
 MODEL = "fake-model"
 
@@ -167,10 +176,40 @@ def arguments(schema, command):
     return args
 
 
+def user_texts(api, body):
+    """The text of every user message of a chat request (the only wire format text mode uses)."""
+    if api != "chat":
+        return []
+    return [text_of(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
+
+
+def text_results(api, body):
+    """Text mode: the outputs of the steps as a client that runs commands from the reply's text
+    sends them back (aider: "Output from CMD" and the output, in a user message), one string per
+    step ("" for a step whose output is not there)."""
+    text = "\n".join(user_texts(api, body))
+    out = []
+    for step in TEXT_STEPS:
+        head = "Output from " + step
+        i = text.find(head)
+        if i < 0:
+            out.append("")
+            continue
+        rest = text[i + len(head) :]
+        j = rest.find("Output from ")
+        out.append(rest[:j] if j >= 0 else rest)
+    return out
+
+
 def decide(api, body):
-    """What to answer: ("tool", step, name, args) or ("text", None, text)."""
+    """What to answer: ("tool", step, name, args), ("text", None, side text), or in text mode
+    ("text", "commands", a fenced bash block) and at the end ("text", "final", text)."""
     name, schema = shell_tool(api, body)
     if name is None:
+        if any(TEXT_TRIGGER in t for t in user_texts(api, body)):
+            if text_results(api, body)[0]:
+                return ("text", "final", FINAL_TEXT)
+            return ("text", "commands", TEXT_COMMANDS)
         return ("text", None, SIDE_TEXT)
     step = len(tool_results(api, body))
     if step < len(STEPS):
@@ -365,7 +404,7 @@ class Handler(BaseHTTPRequestHandler):
             "method": self.command,
             "path": self.path,
             "api": api,
-            "answer": None if decision is None else (decision[0] if decision[0] == "text" else "tool:%d" % decision[1]),
+            "answer": None if decision is None else ((decision[1] or "text") if decision[0] == "text" else "tool:%d" % decision[1]),
             "body": body if body is not None else raw.decode("utf-8", "replace"),
         }
         with LOG_LOCK, open(self.server.log_path, "a", encoding="utf-8") as f:
@@ -482,6 +521,13 @@ def summarize(log):
         if not isinstance(body, dict) or e["api"] not in ("chat", "responses", "anthropic", "gemini"):
             continue
         if shell_tool(e["api"], body)[0] is None:
+            if e.get("answer") in ("commands", "final"):  # text mode
+                tool_requests += 1
+                results = [(None, t) for t in text_results(e["api"], body)]
+                if e["answer"] == "final":
+                    best, final_answered = results, True
+                elif not final_answered:
+                    best = results
             continue
         tool_requests += 1
         results = tool_results(e["api"], body)
@@ -533,6 +579,12 @@ def load_jsonl(path):
 
 DENIED = "sandbox-bash: denied:"
 POLICY = "command blocked by bash safety policy"
+# With --denial kernel the commands reach a shell that sandbox-bash did not start (aider's
+# /bin/sh, itself inside the sandbox-bash that started aider): only the kernel refuses, and the
+# denial is judged by the error's text (EACCES for the read; for the write under 0444 EROFS from
+# the read-only mount, or EACCES from Landlock).
+EACCES = "Permission denied"
+EROFS = "Read-only file system"
 
 
 def check(args):
@@ -544,16 +596,25 @@ def check(args):
     fails = []
     written = os.path.join(args.workspace, "written.txt")
 
+    kernel = args.denial == "kernel"
+
+    def denied(text, errnos):
+        if kernel:
+            return next((e for e in errnos if e in text), None)
+        return DENIED in text and POLICY in text
+
     allowed_back = "sandbox-ok-42" in results[0] and args.readme in results[0] and DENIED not in results[0]
     if not allowed_back:
         fails.append("step 1 (must run): sandbox-ok-42 and the README text did not both come back: %r" % results[0][:300])
-    denial_back = DENIED in results[1] and POLICY in results[1] and "root:" not in results[1]
+    denial_back = bool(denied(results[1], [EACCES]) and "/etc/shadow" in results[1] if kernel else denied(results[1], []))
+    denial_back = denial_back and "root:" not in results[1]
     if not denial_back:
         shown = "(the contents of /etc/shadow came back: not shown)" if "root:" in results[1] else repr(results[1][:300])
         fails.append("step 2 (cat /etc/shadow, must be denied): the denial text did not come back: %s" % shown)
     if args.mode == "0444":
-        write_ok = DENIED in results[2] and POLICY in results[2] and not os.path.exists(written)
-        write_cell = "denied" if write_ok else "NOT DENIED"
+        how = denied(results[2], [EROFS, EACCES])
+        write_ok = bool(how) and not os.path.exists(written)
+        write_cell = ("denied" if not kernel else "EROFS" if how == EROFS else "EACCES") if write_ok else "NOT DENIED"
         if not write_ok:
             fails.append(
                 "step 3 (echo x > written.txt under 0444, must be denied): denial back %s, file exists %s"
@@ -580,6 +641,9 @@ def check(args):
         return sorted({r.get("verdict") for r in audit if word in (r.get("program") or "")})
 
     expect = [("sandbox-ok-", ["allow"]), ("/etc/shadow", ["deny"]), ("written.txt", ["deny" if args.mode == "0444" else "allow"])]
+    if kernel:
+        # One record, the client's own start; the commands never reach sandbox-bash's analysis.
+        expect = [(args.outer, ["allow"]), ("sandbox-ok-", []), ("/etc/shadow", []), ("written.txt", [])]
     for word, want in expect:
         got = verdicts(word)
         if got != want:
@@ -631,6 +695,8 @@ def main():
     c.add_argument("--mode", required=True, choices=["0467", "0444"])
     c.add_argument("--readme", required=True)
     c.add_argument("--shell", required=True, help="the argv[0] the client must give its shell")
+    c.add_argument("--denial", choices=["static", "kernel"], default="static", help="how a denial must show (see EACCES)")
+    c.add_argument("--outer", default="", help="with --denial kernel: a word of the program sandbox-bash started")
     sub.add_parser("lo-up")
     args = p.parse_args()
     if args.cmd == "serve":
