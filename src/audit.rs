@@ -288,7 +288,7 @@ impl Log {
             error,
             note: None,
         };
-        let mut line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        let line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
         // The relay's channel carries records of a bounded size: the program text is cut, then
         // the reasons, and the record says so.
         #[cfg(target_os = "linux")]
@@ -304,7 +304,7 @@ impl Log {
             );
             record.program = &program;
             record.note = Some(&shortened);
-            line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+            let mut line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
             if line.len() > crate::relay::MAX_RECORD {
                 record.reasons.clear();
                 line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;

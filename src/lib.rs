@@ -405,6 +405,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         script_bytes: None,
         program: String::new(),
         hosts_refused: Vec::new(),
+        client_files: Vec::new(),
     });
 
     // Hosts the program names that the list refuses are denied before anything runs, in the
@@ -560,6 +561,7 @@ struct ToRun<'a> {
 }
 
 /// How the records of nested invocations reach the log.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 enum Nested {
     /// This level writes the log: a relay of its own, with this descriptor of the log.
     Relay(audit::Log),
@@ -619,6 +621,15 @@ fn lock_and_exec(
     let loopback: Option<Vec<u16>> = {
         let _ = proxy_log;
         None
+    };
+    // The snapshot the program takes: created now, so that the kernel can grant that one file.
+    let snapshots = create_client_files(&decision.client_files);
+    let with_snapshots;
+    let layout = if snapshots.is_empty() {
+        layout
+    } else {
+        with_snapshots = Layout { client_files: snapshots, ..layout.clone() };
+        &with_snapshots
     };
     // The audit relay, like the proxy, is started before anything is locked.
     #[cfg(target_os = "linux")]
@@ -764,6 +775,18 @@ fn lock_and_exec(
     command_env.extend(channel_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// Creates the new files `files` (empty, mode 0600, never through a link at their end) and
+/// returns those it created: one that appeared meanwhile is not this run's and gets no rule.
+fn create_client_files(files: &[String]) -> Vec<String> {
+    let create = |file: &String| {
+        let path = std::path::Path::new(file);
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return false };
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+        exec::open_dir(dir).and_then(|d| exec::open_in(&d, name, flags, 0o600)).is_ok()
+    };
+    files.iter().filter(|f| create(f)).cloned().collect()
 }
 
 /// Whether some possible access of `decision` needs a bit the mode does not allow.
@@ -973,6 +996,7 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         extra_protected,
         toolchains: Some(toolchains),
         client_state: Vec::new(),
+        client_files: Vec::new(),
     };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
@@ -980,10 +1004,12 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
     }
     // The agents' shell state is scratch only where it is a real directory of the caller's own,
     // reached by no link, and nothing else: a link there would lead the write rule anywhere.
+    // Nor where it meets the workspace, whose bits govern it.
     let client_state: Vec<String> = scope::client_state_dirs(layout.home.as_deref(), &var)
         .into_iter()
         .filter(|d| own_real_dir(d))
         .filter(|d| !scope::is_system_path(d) && !layout.is_credential(d) && !layout.is_protected(d))
+        .filter(|d| !scope::is_within(d, &layout.workspace) && !scope::is_within(&layout.workspace, d))
         .collect();
     layout.client_state = client_state;
     Ok(layout)
@@ -1174,6 +1200,7 @@ fn decide(
         script_bytes: None,
         program: String::new(),
         hosts_refused: Vec::new(),
+        client_files: Vec::new(),
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -1315,6 +1342,25 @@ fn decide(
             file: None,
             text: None,
         });
+    }
+    // A new file the program writes right into an agent's shell-state directory is the snapshot
+    // it takes: it needs no bit, and the kernel grants that one file for this run alone. The
+    // snapshots that exist stay external (other sessions source them).
+    for a in &mut analysis.accesses {
+        let snapshot = a.perm == Perm::Write
+            && a.scope == mode::Scope::External
+            && a.certainty == analysis::Certainty::Known
+            && layout.is_client_state_entry(&a.target)
+            && std::fs::symlink_metadata(&a.target).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if snapshot {
+            if !decision.client_files.contains(&a.target) {
+                decision.client_files.push(a.target.clone());
+            }
+            // What every program needs, and no more.
+            a.scope = mode::Scope::Workspace;
+            a.perm = Perm::Read;
+            a.reason = "takes an agent's shell snapshot: this new file alone is writable for this run".into();
+        }
     }
     decision.required = analysis.required();
     decision.verdict =

@@ -145,6 +145,9 @@ pub struct Decision {
     /// Hosts the program names literally that the network allowlist in force refuses, one
     /// line each as the proxy words it, with the command and its position.
     pub hosts_refused: Vec<String>,
+    /// New files the program writes right into an agents' shell-state directory (the snapshot
+    /// it takes): created before the lock and granted for this run alone.
+    pub client_files: Vec<String>,
 }
 
 impl Decision {

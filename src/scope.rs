@@ -19,15 +19,19 @@ pub struct Layout {
     /// Where toolchains are installed, each home where it really is (see
     /// [`toolchain_groups`]); `None`: the homes' defaults, as written.
     pub toolchains: Option<Vec<Toolchain>>,
-    /// The agents' shell-state directories that exist here (see [`CLIENT_STATE`]): scratch.
+    /// The agents' shell-state directories that exist here (see [`CLIENT_STATE`]).
     pub client_state: Vec<String>,
+    /// The new files in them that this run writes (its snapshot), created and granted for this
+    /// run alone.
+    pub client_files: Vec<String>,
 }
 
 /// The directories where agents keep the state their own shell writes and later sources (the
 /// variable that moves the agent's directory, the directory's place below `$HOME` otherwise,
 /// and the entry in it): Claude Code's snapshot shell writes `shell-snapshots/`, Codex keeps
-/// `shell_snapshots/`. Each later command of that agent sources its snapshot through the shell,
-/// so through sandbox-bash, where the snapshot is analysed like any sourced file.
+/// `shell_snapshots/`. A program that names a new file there (the snapshot being taken) may
+/// write that one file; the snapshots that exist are other sessions' code, which no command
+/// may change.
 pub const CLIENT_STATE: &[(&str, &str, &str)] =
     &[("CLAUDE_CONFIG_DIR", ".claude", "shell-snapshots"), ("CODEX_HOME", ".codex", "shell_snapshots")];
 
@@ -470,7 +474,13 @@ impl Layout {
             || self.tmpdir.as_deref().is_some_and(|t| is_within(path, t))
             || SCRATCH_DEVICES.contains(&path)
             || path.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            || self.client_state.iter().any(|d| is_within(path, d))
+    }
+
+    /// Whether `path` names an entry right inside one of the agents' shell-state directories.
+    pub fn is_client_state_entry(&self, path: &str) -> bool {
+        path.rsplit_once('/').is_some_and(|(dir, name)| {
+            !name.is_empty() && name != "." && name != ".." && self.client_state.iter().any(|d| d == dir)
+        })
     }
 
     /// The part of `path` below the innermost anchor (workspace or home), so that a workspace

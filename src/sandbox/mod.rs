@@ -728,6 +728,7 @@ pub fn macos_profile(
         extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
         extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
         toolchains: layout.toolchains.clone(),
+        client_state: layout.client_state.iter().map(|c| canonical(c)).collect(),
     };
     let inputs = Inputs {
         mode,

@@ -613,10 +613,10 @@ impl Planner<'_> {
         if let Some(t) = self.layout().tmpdir.clone() {
             self.add_dir(&t, scratch, Why::Scratch, false);
         }
-        // The agents' shell state: written by their snapshot shell, sourced by the next command,
+        // The snapshot this run takes in an agent's shell-state directory: that one new file,
         // never run as a program.
-        for dir in self.layout().client_state.clone() {
-            self.add_dir(&dir, Rights::RW, Why::Scratch, false);
+        for file in self.layout().client_files.clone() {
+            self.add_file(&file, Rights::RW, Why::Scratch, false);
         }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.

@@ -286,3 +286,26 @@ fn no_log_no_channel() {
         .unwrap();
     assert_eq!(text(&out.stdout), "channel=unset\n", "{}", text(&out.stderr));
 }
+
+/// A nested record longer than the relay's channel carries has its program text cut, and says
+/// so; the run is recorded and goes on.
+#[test]
+fn a_long_nested_record_is_shortened_and_kept() {
+    let lab = Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let long = "echo long-program-line-of-the-nested-run > /dev/null\n".repeat(4000);
+    std::fs::write(lab.ws.join("long.sh"), &long).unwrap();
+    // A script file: one argument may not be that long.
+    let program = format!("{} long.sh && echo nested-ran", lab::SB);
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "nested-ran\n");
+    let records = lines(&log);
+    assert_eq!(records.len(), 2, "{records:#?}");
+    let nested = &records[1];
+    assert_eq!(nested["nested"], true);
+    let program = nested["program"].as_str().unwrap();
+    assert!(program.len() < long.len() && program.ends_with('…'), "{}", program.len());
+    assert!(long.starts_with(program.trim_end_matches('…')));
+    assert!(nested["note"].as_str().unwrap().contains(&format!("{} bytes long", long.len())), "{nested}");
+}

@@ -24,14 +24,13 @@ impl Home {
     fn proj(&self) -> std::path::PathBuf {
         self.dir.path().join("proj")
     }
-    /// What reading `path` adds to the required mode here: external read normally, nothing in
-    /// scratch (the checkout under /tmp, the agents' snapshot directories).
+    /// What reading `path` adds to the required mode here: external read normally, nothing when
+    /// the checkout lives under /tmp (scratch).
     fn read_bits(&self, path: &Path) -> u16 {
         let layout = sandbox_bash::scope::Layout {
             workspace: self.proj().to_string_lossy().into_owned(),
             home: Some(self.home().to_string_lossy().into_owned()),
             tmpdir: None,
-            client_state: vec![self.home().join(".claude/shell-snapshots").to_string_lossy().into_owned()],
             ..Default::default()
         };
         let class = layout.classify(&path.to_string_lossy(), false);

@@ -1548,50 +1548,70 @@ fn a_credential_name_that_is_a_link_is_masked_where_it_leads() {
     }
 }
 
-/// The agents' shell state (Claude Code's `~/.claude/shell-snapshots`, Codex's
-/// `~/.codex/shell_snapshots`) is writable in every mode, past the static layer too, while the
-/// settings beside it that define hooks and commands, and the rest of the home, stay
-/// read-only; a snapshot directory that is a link is not followed.
+/// The snapshot an agent's shell takes (Claude Code's `-c -l` script writing a new file in
+/// `~/.claude/shell-snapshots`) is written in every mode; nothing else in that directory is,
+/// past the static layer either: not the snapshots that exist (other sessions source them, some
+/// perhaps outside any sandbox), not a new name a hidden write picks, not the snapshot of an
+/// earlier run. The settings beside it, and the home, stay read-only.
 #[test]
-fn agents_shell_state_is_writable_and_the_settings_beside_it_are_not() {
+fn an_agents_snapshot_is_written_and_nothing_else_beside_it() {
     for user in USERS {
         for mode in ["0467", "0444"] {
             let lab = Lab::new();
             let claude = lab.home.join(".claude");
-            std::fs::create_dir_all(claude.join("shell-snapshots")).unwrap();
+            let dir = claude.join("shell-snapshots");
+            std::fs::create_dir_all(&dir).unwrap();
             std::fs::create_dir_all(lab.home.join(".codex/shell_snapshots")).unwrap();
             std::fs::write(claude.join("settings.json"), "{}\n").unwrap();
-            std::fs::write(lab.home.join(".codex/config.toml"), "model = \"x\"\n").unwrap();
+            std::fs::write(dir.join("other-session.sh"), "alias g=git\n").unwrap();
+            std::fs::write(lab.home.join(".codex/shell_snapshots/other.sh"), "export A=1\n").unwrap();
             give(&lab, user);
-            let settings = snap(&claude.join("settings.json"));
-            let config = snap(&lab.home.join(".codex/config.toml"));
+            let before: Vec<(PathBuf, Snap)> = [
+                claude.join("settings.json"),
+                dir.join("other-session.sh"),
+                lab.home.join(".codex/shell_snapshots/other.sh"),
+            ]
+            .into_iter()
+            .map(|p| (p.clone(), snap(&p)))
+            .collect();
             let home = snap(&lab.home);
-            let write = |p: &Path| {
-                py(
-                    "import sys\ntry:\n open(sys.argv[1], \"w\").write(\"alias ll=ls\\n\"); print(\"wrote\")\nexcept OSError as e: print(e)",
-                ) + " "
-                    + &quote(&p.to_string_lossy())
-            };
-            let snapshot = claude.join("shell-snapshots/snapshot-bash-1-abc.sh");
-            let codex_snapshot = lab.home.join(".codex/shell_snapshots/abc.sh");
-            // The capture as Claude Code starts it: `-c -l`, the file named literally.
-            let capture = sb(&lab, user, mode)
-                .args(["-c", "-l", &format!("echo 'alias g=git' >| {}", quote(&snapshot.to_string_lossy()))])
-                .output()
-                .unwrap();
-            assert_eq!(capture.status.code(), Some(0), "{user:?} {mode}: {}", all(&capture));
-            assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), "alias g=git\n", "{user:?} {mode}");
-            // Past the static layer: the snapshot directories take writes ...
-            let out = run(&lab, user, mode, &write(&codex_snapshot));
-            says(&out, "wrote");
-            assert_eq!(std::fs::read_to_string(&codex_snapshot).unwrap(), "alias ll=ls\n");
-            // ... the settings beside them, and the home, do not.
-            for target in [claude.join("settings.json"), lab.home.join(".codex/config.toml"), lab.home.join("new")] {
-                let out = run(&lab, user, mode, &write(&target));
+            // The capture as Claude Code starts it: `-c -l`, the new file named literally.
+            let snapshot = dir.join("snapshot-bash-1-abc.sh");
+            let capture = format!(
+                "SNAPSHOT_FILE={}\necho 'alias ll=ls' >| \"$SNAPSHOT_FILE\"\necho '# PATH' >> \"$SNAPSHOT_FILE\"",
+                quote(&snapshot.to_string_lossy())
+            );
+            let out = sb(&lab, user, mode).args(["-c", "-l", &capture]).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{user:?} {mode}: {}", all(&out));
+            assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), "alias ll=ls\n# PATH\n", "{user:?} {mode}");
+            assert_eq!(std::fs::metadata(&snapshot).unwrap().mode() & 0o777, 0o600);
+            // Past the static layer, nothing else there takes a write.
+            let targets = [
+                dir.join("other-session.sh"),
+                dir.join("picked-by-a-hidden-write.sh"),
+                snapshot.clone(),
+                lab.home.join(".codex/shell_snapshots/other.sh"),
+                lab.home.join(".codex/shell_snapshots/new.sh"),
+                claude.join("settings.json"),
+                lab.home.join("new"),
+            ];
+            for target in &targets {
+                let code = "import sys\ntry:\n open(sys.argv[1], \"a\").write(\"touch PWNED\\n\"); print(\"wrote\")\nexcept OSError as e: print(e.strerror)";
+                let out = run(&lab, user, mode, &format!("{} {}", py(code), quote(&target.to_string_lossy())));
                 says(&out, "Read-only file system");
             }
-            assert_eq!(snap(&claude.join("settings.json")), settings, "{user:?} {mode}");
-            assert_eq!(snap(&lab.home.join(".codex/config.toml")), config, "{user:?} {mode}");
+            // Named literally, an existing snapshot needs external write, which no mode here has.
+            let out = sb(&lab, user, mode)
+                .args(["-c", &format!("echo evil >> {}", quote(&dir.join("other-session.sh").to_string_lossy()))])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(126), "{}", all(&out));
+            assert!(all(&out).contains("missing external write (0200)"), "{}", all(&out));
+            for (path, was) in &before {
+                assert_eq!(&snap(path), was, "{user:?} {mode}: {}", path.display());
+            }
+            assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), "alias ll=ls\n# PATH\n", "{user:?} {mode}");
+            assert!(!dir.join("picked-by-a-hidden-write.sh").exists());
             assert_eq!(snap(&lab.home).content, home.content, "{user:?} {mode}");
         }
     }
@@ -1626,5 +1646,22 @@ fn a_linked_snapshot_directory_grants_nothing() {
         }
         assert_eq!(snap(&lab.home.join(".ssh")), keys, "{user:?}");
         assert_eq!(snap(&lab.outside).content, outside.content, "{user:?}");
+        // A snapshot directory that is the workspace, or holds it, is governed by the
+        // workspace's bits: a read-only audit writes nothing there.
+        for config_dir in [lab.ws.parent().unwrap().to_path_buf(), lab.ws.join("cc")] {
+            let state = config_dir.join("shell-snapshots");
+            std::fs::create_dir_all(&state).unwrap();
+            give_tree(&config_dir, user);
+            let ws = if state.starts_with(&lab.ws) { lab.ws.clone() } else { state.clone() };
+            let target = state.join("snapshot-bash-2-x.sh");
+            let out = sb_in(&ws, &lab.home, user, "0444")
+                .env("CLAUDE_CONFIG_DIR", &config_dir)
+                .args(["-c", &format!("echo x > {}", quote(&target.to_string_lossy()))])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(126), "{user:?}: {}", all(&out));
+            assert!(all(&out).contains("missing workspace write (0002)"), "{}", all(&out));
+            assert!(!target.exists());
+        }
     }
 }
