@@ -332,7 +332,7 @@ struct NetworkRecord<'a> {
 }
 
 /// The current time in UTC as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn now_utc() -> String {
+pub(crate) fn now_utc() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let secs = now.as_secs() as i64;
     let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));

@@ -166,11 +166,33 @@ pub fn ppid() -> i32 {
 /// An exclusive `flock` on an open descriptor, released when dropped.
 pub struct FileLock(i32);
 
-/// Waits for an exclusive `flock` on `fd` (which must stay open while the lock lives).
+/// Waits for an exclusive `flock` on `fd` (which must stay open while the lock lives), for at
+/// most [`LOCK_WAIT`]: a process that holds the lock for ever must not hang every later run.
 pub fn lock_exclusive(fd: i32) -> std::io::Result<FileLock> {
-    // SAFETY: flock only acts on the descriptor it is given; the lock goes with the descriptor.
-    if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 { Ok(FileLock(fd)) } else { Err(std::io::Error::last_os_error()) }
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    let mut pause = std::time::Duration::from_micros(200);
+    loop {
+        // SAFETY: flock only acts on the descriptor it is given; the lock goes with the descriptor.
+        if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(FileLock(fd));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+            return Err(e);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("another process has held its lock for {} s", LOCK_WAIT.as_secs()),
+            ));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
 }
+
+/// How long a record waits for the audit log's lock.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Drop for FileLock {
     fn drop(&mut self) {

@@ -344,16 +344,37 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&argv0, &bash_args, tty);
     let mut layout = layout()?;
-    // The audit log is kept from the command like a protected file: a command that could
-    // change it would erase or forge records.
+    // The audit log this level writes (none when an enclosing level's relay takes the records).
     // A record holds the program's text: written into a file that runs code later (a start-up
-    // file, git's configuration), it would run outside any sandbox.
+    // file, git's configuration), it would run outside any sandbox. A log in a tree the command
+    // may write could be moved away and another put in its place. Inside readable trees it is
+    // held like a credential: a command neither reads the commands recorded before it nor
+    // holds the log's lock.
+    #[cfg(target_os = "linux")]
+    let channel = relay::inherited(env.get(relay::CHANNEL_VAR));
+    // An enclosing level asked for a trail that this run cannot reach: a program on the way
+    // closed the descriptors it inherited (Python's subprocess does). Say so; it still runs.
+    #[cfg(target_os = "linux")]
+    if channel.is_none()
+        && let Some(named) = env.get(relay::CHANNEL_VAR)
+        && !matches!(action, Action::Explain { .. })
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "sandbox-bash: warning: {}={} names no audit channel here (a program on the way closed the \
+             descriptors it inherited, as Python's subprocess does by default): this run is not recorded",
+            relay::CHANNEL_VAR,
+            named.to_string_lossy()
+        );
+    }
+    #[cfg(not(target_os = "linux"))]
+    let channel: Option<i32> = None;
     let audit_paths: Vec<String> = env
         .get(audit::AUDIT_VAR)
         .map(|p| p.to_string_lossy().into_owned())
         .into_iter()
         .chain(config.audit_log.as_ref().map(|l| l.path.clone()))
-        .filter(|p| !p.is_empty())
+        .filter(|p| !p.is_empty() && channel.is_none())
         .map(|p| scope::normalize(&cwd, &p))
         .collect();
     if !matches!(action, Action::Explain { .. }) {
@@ -364,9 +385,16 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
                      text in the records would run later"
                 )));
             }
+            if let Some(tree) = writable_tree(&layout, allowed, n) {
+                return Err(Error::Audit(format!(
+                    "refusing to write the audit log to {n}: it lies in {tree}, which mode {allowed} lets commands \
+                     write, so a command could move it away and put another in its place; name a log where commands \
+                     cannot write (outside the workspace and /tmp)"
+                )));
+            }
         }
     }
-    layout.extra_protected.extend(audit_paths);
+    layout.extra_credentials.extend(audit_paths);
 
     let bash = find_bash();
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
@@ -453,9 +481,9 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // Inside an enclosing level that writes a log, the records go through its relay, whatever
     // this level's environment says: the command cannot send them elsewhere.
     #[cfg(target_os = "linux")]
-    let relayed = relay::inherited(env.get(relay::CHANNEL_VAR)).map(audit::Log::relayed);
+    let relayed = channel.map(audit::Log::relayed);
     #[cfg(not(target_os = "linux"))]
-    let relayed: Option<audit::Log> = None;
+    let relayed: Option<audit::Log> = channel.and(None);
     let mut audit = match (relayed, env.get(audit::AUDIT_VAR), &config.audit_log) {
         (Some(relayed), _, _) => Some(relayed),
         (None, Some(path), _) => Some(audit::Log::open(path).map_err(Error::Audit)?),
@@ -775,6 +803,20 @@ fn lock_and_exec(
     command_env.extend(channel_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// The tree `log` lies in when the mode lets commands write it (scratch always), where it
+/// really is: a link on the way counts where it leads.
+fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<&'static str> {
+    let path = std::path::Path::new(log);
+    let real = match (path.parent().and_then(|p| p.to_str()), path.file_name()) {
+        (Some(dir), Some(name)) => exec::canonicalize(dir).ok().map(|d| format!("{d}/{}", name.to_string_lossy())),
+        _ => None,
+    };
+    [Some(log.to_string()), real].into_iter().flatten().find_map(|p| match layout.classify(&p, true) {
+        scope::Class::Scratch => Some("scratch"),
+        class => class.scope().filter(|s| allowed.has(*s, Perm::Write)).map(|_| class.noun()),
+    })
 }
 
 /// Creates the new files `files` (empty, mode 0600, never through a link at their end) and

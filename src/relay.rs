@@ -33,6 +33,10 @@ pub const MAX_RECORD: usize = 128 * 1024;
 /// How many refused messages the relay writes down before it only counts them.
 const MAX_REFUSED: usize = 100;
 
+/// How many bytes of nested records one relay writes: past them it refuses (and the nested
+/// runs with them), so a command cannot fill the disk through it.
+const MAX_BYTES: usize = 64 * 1024 * 1024;
+
 /// Starts the relay with `log` (a descriptor of its own) and returns the command's end of the
 /// channel, close-on-exec until [`inherit`] clears it right before exec.
 pub fn spawn(log: audit::Log) -> Result<OwnedFd, String> {
@@ -103,10 +107,12 @@ pub fn send(fd: RawFd, line: &[u8]) -> Result<(), String> {
     drop(relays);
     setsockopt(&mine, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(30, 0))
         .map_err(|e| format!("cannot reach the audit relay: {e}"))?;
-    let mut answer = [0u8; 1];
+    let mut answer = [0u8; 1024];
     match nix::sys::socket::recv(mine.as_raw_fd(), &mut answer, MsgFlags::empty()) {
         Ok(1) if answer[0] == b'Y' => Ok(()),
-        Ok(1) => Err("the audit relay refused the record".into()),
+        Ok(n) if n > 0 && answer[0] == b'N' => {
+            Err(format!("the audit relay refused the record: {}", String::from_utf8_lossy(&answer[1..n])))
+        }
         Ok(_) => Err("the audit relay ended without writing the record".into()),
         Err(e) => Err(format!("the audit relay did not answer: {e}")),
     }
@@ -123,6 +129,7 @@ fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
     let mut buf = vec![0u8; MAX_RECORD + 1];
     let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 4]);
     let mut refused = 0usize;
+    let mut written = 0usize;
     loop {
         let mut iov = [IoSliceMut::new(&mut buf)];
         let msg = match recvmsg::<()>(channel.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC) {
@@ -148,31 +155,37 @@ fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
                 _ => {}
             }
         }
-        if len == 0 && reply.is_none() {
-            // Every end of the channel is closed.
+        if len == 0 && creds.is_none() && reply.is_none() {
+            // Every end of the channel is closed (an empty message would carry credentials).
             return;
         }
         let Some((pid, uid)) = creds else { continue };
         let verdict = match sender_problem(pid, own) {
             Some(why) => Err(why),
             None if truncated => Err("sent a record longer than the channel carries".to_string()),
+            None if written >= MAX_BYTES => {
+                Err(format!("sent a record after the relay had written {MAX_BYTES} bytes of nested records"))
+            }
             None => accept(&buf[..len], pid, uid),
         };
-        let answer = match verdict {
+        let answer: Vec<u8> = match verdict {
             Ok(record) => match log.append_line(&record) {
-                Ok(()) => b'Y',
-                Err(_) => b'N',
+                Ok(()) => {
+                    written += record.len() + 1;
+                    b"Y".to_vec()
+                }
+                Err(e) => format!("N{e}").into_bytes(),
             },
             Err(why) => {
                 refused += 1;
                 if refused <= MAX_REFUSED {
                     let _ = log.channel_refusal(pid, uid, &why, refused == MAX_REFUSED);
                 }
-                b'N'
+                format!("N{why}").into_bytes()
             }
         };
         if let Some(reply) = reply {
-            let _ = nix::sys::socket::send(reply.as_raw_fd(), &[answer], MsgFlags::MSG_DONTWAIT);
+            let _ = nix::sys::socket::send(reply.as_raw_fd(), &answer, MsgFlags::MSG_DONTWAIT);
         }
     }
 }
@@ -187,6 +200,17 @@ fn sender_problem(pid: i32, own: (u64, u64)) -> Option<String> {
         Ok(_) => return Some(format!("sent by {shown}, which is not sandbox-bash")),
         Err(e) => return Some(format!("sent by a process whose program cannot be seen ({e})")),
     }
+    // A dynamically linked sandbox-bash runs whatever library the loader variables name before
+    // its own code: its record would be that library's.
+    if !cfg!(target_feature = "crt-static") {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        for var in environ.split(|&b| b == 0) {
+            if var.starts_with(b"LD_PRELOAD=") || var.starts_with(b"LD_AUDIT=") {
+                let name = String::from_utf8_lossy(var.split(|&b| b == b'=').next().unwrap_or_default()).into_owned();
+                return Some(format!("sent by a sandbox-bash started with {name}, whose code may not be its own"));
+            }
+        }
+    }
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let tracer = status.lines().find_map(|l| l.strip_prefix("TracerPid:")).map(str::trim);
     match tracer {
@@ -196,12 +220,13 @@ fn sender_problem(pid: i32, own: (u64, u64)) -> Option<String> {
     }
 }
 
-/// The record as the log gets it: the sender's JSON object with the kernel's pid and uid and
-/// `"nested": true`.
+/// The record as the log gets it: the sender's JSON object with the relay's time, the
+/// kernel's pid and uid, and `"nested": true`.
 fn accept(bytes: &[u8], pid: i32, uid: u32) -> Result<Vec<u8>, String> {
     let mut value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("sent something that is not a record ({e})"))?;
     let object = value.as_object_mut().ok_or("sent something that is not a record (not an object)")?;
+    object.insert("time".into(), audit::now_utc().into());
     object.insert("pid".into(), pid.into());
     object.insert("uid".into(), uid.into());
     object.insert("nested".into(), true.into());

@@ -60,15 +60,38 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
     }
 }
 
+/// `text` for a terminal: [`shown`], with control characters (a program's words may hold
+/// escape sequences that would redraw the screen or set the clipboard), the direction
+/// overrides and line separators as `\xNN` or `\u{NNNN}`, so that what is printed is what
+/// the program says.
+fn told(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    let text = shown(text);
+    if !text.chars().any(hidden) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if hidden(c) && u32::from(c) < 0x100 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:04x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// ` in `TEXT``: the command's own text after its position, when it is known.
 fn in_text(a: &Access) -> String {
-    a.text.as_deref().map(|t| format!(" in `{}`", shown(t))).unwrap_or_default()
+    a.text.as_deref().map(|t| format!(" in `{}`", told(t))).unwrap_or_default()
 }
 
 /// A position in the explanation: `3:5`, or `FILE:3:5` in another file.
 fn at(pos: crate::analysis::Pos, file: Option<&str>) -> String {
     match file {
-        Some(f) => format!("{}:{pos}", shown(f)),
+        Some(f) => format!("{}:{pos}", told(f)),
         None => pos.to_string(),
     }
 }
@@ -176,11 +199,11 @@ impl Decision {
                 scope.name(),
                 perm.word(),
                 Mode::bit(scope, perm),
-                shown(&first.command),
-                shown(&first.target),
-                first.place(),
+                told(&first.command),
+                told(&first.target),
+                told(&first.place()),
                 in_text(first),
-                shown(&first.reason)
+                told(&first.reason)
             ));
         }
         lines
@@ -256,10 +279,10 @@ impl Decision {
                     "  {bit} {} {:<7} {}  ({} at {}: {}){flag}\n",
                     a.scope.name(),
                     a.perm.word(),
-                    shown(&a.target),
-                    shown(&a.command),
+                    told(&a.target),
+                    told(&a.command),
                     at(a.pos, a.file.as_deref()),
-                    shown(&a.reason)
+                    told(&a.reason)
                 ));
             }
         }
@@ -276,10 +299,10 @@ impl Decision {
                     "  {bit} {} {:<7} {}  ({} at {}: {}){held}\n",
                     a.scope.name(),
                     a.perm.word(),
-                    shown(&a.target),
-                    shown(&a.command),
+                    told(&a.target),
+                    told(&a.command),
                     at(a.pos, a.file.as_deref()),
-                    shown(&a.reason)
+                    told(&a.reason)
                 ));
             }
         }
@@ -287,10 +310,10 @@ impl Decision {
             out.push_str("commands:\n");
             for c in &self.analysis.commands {
                 match &c.name {
-                    Some(name) => out.push_str(&format!("  {} ({})\n", shown(name), at(c.pos, c.file.as_deref()))),
+                    Some(name) => out.push_str(&format!("  {} ({})\n", told(name), at(c.pos, c.file.as_deref()))),
                     None => out.push_str(&format!(
                         "  (not static: {}) ({})\n",
-                        shown(c.text.as_deref().unwrap_or("")),
+                        told(c.text.as_deref().unwrap_or("")),
                         at(c.pos, c.file.as_deref())
                     )),
                 }
@@ -299,7 +322,7 @@ impl Decision {
         if !self.analysis.unresolved.is_empty() {
             out.push_str("unresolved (bounded only by the kernel layer):\n");
             for u in &self.analysis.unresolved {
-                out.push_str(&format!("  {} ({})\n", shown(&u.text), at(u.pos, u.file.as_deref())));
+                out.push_str(&format!("  {} ({})\n", told(&u.text), at(u.pos, u.file.as_deref())));
             }
         }
         out

@@ -212,79 +212,136 @@ fn the_audit_log_is_never_a_file_that_runs_code_later() {
 
 /// Nested invocations (a wrapper that starts the shell again, as Codex's does; make; a script)
 /// reach the log through the enclosing level's relay: each record is whole, marked nested,
-/// with the pid the kernel gives. The command itself can neither add a record of its own (a
-/// process that is not sandbox-bash is refused, and the refusal is recorded) nor erase the log
-/// (it is held like a protected file, past the static layer too), in the workspace or outside.
+/// with the relay's time and the pid the kernel gives. The command itself can neither add a
+/// record of its own (a process that is not sandbox-bash is refused, and the refusal is
+/// recorded), nor read, lock or erase the log (it is held like a credential, past the static
+/// layer too), and an empty message does not end the relay.
 #[test]
 fn nested_invocations_are_recorded_and_the_command_cannot_forge_or_erase_records() {
     let lab = Lab::new();
     let link = lab.outside.join("bin/bash");
     std::fs::create_dir_all(link.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(lab::SB, &link).unwrap();
-    for log in [lab.outside.join("audit.jsonl"), lab.ws.join("audit.jsonl")] {
-        let forge = lab::py(
-            "import os, socket, json, array\n\
-             fd = int(os.environ[\"SANDBOX_BASH_AUDIT_CHANNEL\"])\n\
-             s = socket.socket(fileno=fd)\n\
-             a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
-             rec = json.dumps({\"program\": \"FORGED\", \"verdict\": \"allow\", \"nested\": True}).encode()\n\
-             s.sendmsg([rec], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array(\"i\", [b.fileno()]))])\n\
-             print(\"forger got\", a.recv(1))",
-        );
-        let erase = lab::py(&format!(
-            "import sys\ntry:\n open({:?}, \"w\"); print(\"erased\")\nexcept OSError as e: print(\"erase:\", e.strerror)",
+    let log = lab.outside.join("audit.jsonl");
+    let forge = lab::py(
+        "import os, socket, json, array\n\
+         fd = int(os.environ[\"SANDBOX_BASH_AUDIT_CHANNEL\"])\n\
+         s = socket.socket(fileno=fd)\n\
+         s.send(b\"\")\n\
+         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+         rec = json.dumps({\"program\": \"FORGED\", \"verdict\": \"allow\", \"nested\": True}).encode()\n\
+         s.sendmsg([rec], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array(\"i\", [b.fileno()]))])\n\
+         print(\"forger got\", a.recv(1))",
+    );
+    let touch = |how: &str| {
+        lab::py(&format!(
+            "import fcntl\ntry:\n f = open({:?}, {how:?}); fcntl.flock(f, fcntl.LOCK_EX); print(\"held\")\nexcept OSError as e: print(\"refused:\", e.strerror)",
             log.to_string_lossy()
-        ));
-        let program = format!(
-            "echo outer\nexec_wrapper() {{ {link} -c 'echo inner-one; {link} -c \"echo inner-two\"'; }}\nexec_wrapper\n{forge}\n{erase}",
-            link = link.display()
-        );
-        let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
-        let stdout = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-        assert!(stdout.contains("outer\ninner-one\ninner-two\n"), "{stdout}");
-        assert!(stdout.contains("forger got b'N'"), "{stdout}");
-        assert!(stdout.contains("erase: Read-only file system"), "{stdout}");
-        // The relay writes asynchronously to the command; it answered before each nested run.
-        let records = lines(&log);
-        let programs: Vec<&str> = records.iter().filter_map(|r| r["program"].as_str()).collect();
-        assert_eq!(records.len(), 4, "{records:#?}");
-        assert_eq!(records[0]["nested"], serde_json::Value::Null);
-        assert!(programs[0].starts_with("echo outer"), "{programs:?}");
-        assert!(programs[1].starts_with("echo inner-one"), "{programs:?}");
-        assert_eq!(programs[2], "echo inner-two");
-        for nested in &records[1..3] {
-            assert_eq!(nested["nested"], true, "{nested}");
-            assert_eq!(nested["verdict"], "allow", "{nested}");
-            assert!(nested["pid"].as_i64().unwrap() > 1, "{nested}");
-        }
-        let refused = &records[3];
+        ))
+    };
+    let program = format!(
+        "echo outer\nwrapper() {{ {link} -c 'echo inner-one; {link} -c \"echo inner-two\"'; }}\nwrapper\n{forge}\n{}\n{}\n{link} -c 'echo after-the-forger'",
+        touch("w"),
+        touch("r"),
+        link = link.display()
+    );
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("outer\ninner-one\ninner-two\n"), "{stdout}");
+    assert!(stdout.contains("forger got b'N'"), "{stdout}");
+    assert_eq!(stdout.matches("refused: ").count(), 2, "{stdout}");
+    assert!(!stdout.contains("held"), "{stdout}");
+    assert!(stdout.ends_with("after-the-forger\n"), "{stdout}");
+    let records = lines(&log);
+    let programs: Vec<&str> = records.iter().filter_map(|r| r["program"].as_str()).collect();
+    // The empty message and the forged record are both refused.
+    assert_eq!(records.len(), 6, "{records:#?}");
+    assert_eq!(records[0]["nested"], serde_json::Value::Null);
+    assert!(programs[0].starts_with("echo outer"), "{programs:?}");
+    assert!(programs[1].starts_with("echo inner-one"), "{programs:?}");
+    assert_eq!(programs[2], "echo inner-two");
+    for nested in [&records[1], &records[2], &records[5]] {
+        assert_eq!(nested["nested"], true, "{nested}");
+        assert_eq!(nested["verdict"], "allow", "{nested}");
+        assert!(nested["pid"].as_i64().unwrap() > 1, "{nested}");
+    }
+    for refused in &records[3..5] {
         assert_eq!(refused["event"], "audit-channel", "{refused}");
         assert_eq!(refused["verdict"], "refused", "{refused}");
         assert!(refused["reason"].as_str().unwrap().contains("python3"), "{refused}");
-        assert!(!records.iter().any(|r| r["program"] == "FORGED"), "{records:#?}");
-        // The static layer says so too.
-        let out = lab
-            .command("0467", &format!(": > {}", log.display()))
-            .env("SANDBOX_BASH_AUDIT_LOG", &log)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("missing system write (2000)"), "{}", text(&out.stderr));
-        assert_eq!(lines(&log).len(), 5, "the denial is recorded, nothing erased");
+    }
+    assert!(!records.iter().any(|r| r["program"] == "FORGED"), "{records:#?}");
+    // The static layer says so too.
+    let out =
+        lab.command("0467", &format!(": > {}", log.display())).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("missing system write (2000)"), "{}", text(&out.stderr));
+    assert_eq!(lines(&log).len(), 7, "the denial is recorded, nothing erased");
+}
+
+/// A log in a tree the command may write (the workspace, scratch) could be moved away and
+/// another put in its place: it is refused before anything runs.
+#[test]
+fn a_log_the_command_could_move_away_is_refused() {
+    let lab = Lab::new();
+    let tmp = tempfile::Builder::new().prefix("sbx-audit-").tempdir_in("/tmp").unwrap();
+    for (mode, log) in [("0467", lab.ws.join("logs/audit.jsonl")), ("0444", tmp.path().join("audit.jsonl"))] {
+        std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+        let out = lab.command(mode, "touch ran").env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{stderr}");
+        let head = format!("sandbox-bash: error: refusing to write the audit log to {}", log.display());
+        assert!(stderr.starts_with(&head), "{stderr}");
+        assert!(stderr.contains("could move it away"), "{stderr}");
+        assert!(!log.exists() && !lab.ws.join("ran").exists());
+    }
+    // Where the mode does not let the command write, the same place is fine.
+    let log = lab.ws.join("logs/audit.jsonl");
+    let out = lab.command("0444", "true").env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(lines(&log).len(), 1);
+}
+
+/// A dynamically linked sandbox-bash started with `LD_PRELOAD` may run code that is not its
+/// own before it sends its record: the relay refuses it (and the nested run with it). The
+/// static build has no loader, and its record is taken.
+#[test]
+fn a_nested_run_under_a_preloaded_library_is_refused_by_a_dynamic_build() {
+    let lab = Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let libm = ["/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("a C math library to preload");
+    let program = format!("LD_PRELOAD={libm} {} -c 'echo preloaded-ran'; echo status=$?", lab::SB);
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let records = lines(&log);
+    if cfg!(target_feature = "crt-static") {
+        assert_eq!(stdout, "preloaded-ran\nstatus=0\n", "{stderr}");
+        assert_eq!(records[1]["nested"], true, "{records:#?}");
+    } else {
+        assert_eq!(stdout, "status=125\n", "{stderr}");
+        let why = "the audit relay refused the record: sent by a sandbox-bash started with LD_PRELOAD";
+        assert!(stderr.contains(why), "{stderr}");
+        assert_eq!(records[1]["event"], "audit-channel", "{records:#?}");
     }
 }
 
-/// Without a log, the command gets no channel, and a channel the caller names is not passed on.
+/// Without a log, the command gets no channel; a channel the caller names that is not one is
+/// said (a program on the way closed it) and not passed on.
 #[test]
 fn no_log_no_channel() {
     let lab = Lab::new();
-    let out = lab
-        .command("0467", "echo \"channel=${SANDBOX_BASH_AUDIT_CHANNEL-unset}\"")
-        .env("SANDBOX_BASH_AUDIT_CHANNEL", "7")
-        .output()
-        .unwrap();
+    let echo = "echo \"channel=${SANDBOX_BASH_AUDIT_CHANNEL-unset}\"";
+    let out = lab.command("0467", echo).env("SANDBOX_BASH_AUDIT_CHANNEL", "7").output().unwrap();
     assert_eq!(text(&out.stdout), "channel=unset\n", "{}", text(&out.stderr));
+    let warning = "sandbox-bash: warning: SANDBOX_BASH_AUDIT_CHANNEL=7 names no audit channel here";
+    assert!(text(&out.stderr).starts_with(warning), "{}", text(&out.stderr));
+    let out = lab.command("0467", echo).output().unwrap();
+    assert_eq!(text(&out.stdout), "channel=unset\n");
+    assert_eq!(text(&out.stderr), "");
 }
 
 /// A nested record longer than the relay's channel carries has its program text cut, and says

@@ -180,3 +180,31 @@ fn codex_snapshot_capture_passes_a_read_only_audit() {
     let v = h.explain("0444", &["-c", "while read -r n; do declare -x \"$n\"; done < <(compgen -e)"]);
     assert_eq!(v["required"], "0005", "{v:#}");
 }
+
+/// The command's text in a denial cannot redraw the terminal: control characters, direction
+/// overrides and line separators are printed as escapes.
+#[test]
+fn a_denial_prints_no_control_characters() {
+    let h = Home::new();
+    let program = "cat /etc/shadow '\r\u{1b}[2K\u{1b}[1Asandbox-bash: allowed\u{1b}]52;c;eA==\u{7}\u{202e}\u{2028}'";
+    let out = Command::new(SANDBOX)
+        .args(["-c", program])
+        .current_dir(h.proj())
+        .env_clear()
+        .env("HOME", h.home())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "{stderr}");
+    assert!(
+        !stderr.chars().any(|c| (c.is_control() && c != '\n') || ('\u{2028}'..='\u{202e}').contains(&c)),
+        "{stderr:?}"
+    );
+    assert!(
+        stderr.contains(
+            r"in `cat /etc/shadow '\x0d\x1b[2K\x1b[1Asandbox-bash: allowed\x1b]52;c;eA==\x07\u{202e}\u{2028}'`"
+        ),
+        "{stderr}"
+    );
+}
