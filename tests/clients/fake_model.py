@@ -12,12 +12,15 @@ It listens on loopback and speaks the four wire formats the clients use:
 The conversation is scripted and stateless: a request that offers a shell tool is answered
 with the tool call for step N, where N is the number of tool results the request already
 carries; once every step has its result, the answer is the final text. A request that offers
-no shell tool (titles, summaries, checks a client makes on the side) gets a short text.
+no shell tool (titles, summaries, checks a client makes on the side) gets a short text, except
+in text mode (see TEXT_TRIGGER): a client that runs the commands proposed in a fenced bash
+block of the reply (aider) gets the steps in such a block, then the final text.
 Every request is appended to a JSON-lines log (method, path, wire format, step, body).
 
   fake_model.py serve --log FILE --port-file FILE [--host 127.0.0.1]
   fake_model.py report --log FILE     what the client sent back, as one JSON object
   fake_model.py check --log F --audit F --workspace D --mode M --readme TEXT --shell PATH
+                      [--denial kernel --outer WORD]
                                       one run judged (see check())
   fake_model.py lo-up                 bring loopback up in a new network namespace
 """
