@@ -208,3 +208,16 @@ fn a_denial_prints_no_control_characters() {
         "{stderr}"
     );
 }
+
+/// An option of a program the analysis does not know is not a file, even when its name looks
+/// like a credential's (aider's `--map-tokens`); its value may be one.
+#[test]
+fn an_option_named_like_a_credential_is_not_a_file() {
+    let h = Home::new();
+    for program in ["aider --map-tokens 0", "mytool --secret-file-name x"] {
+        let v = h.explain("0467", &["-c", program]);
+        assert_eq!(v["required"], "0004", "{v:#}");
+    }
+    let v = h.explain("0467", &["-c", "mytool --key-file=id_rsa"]);
+    assert_eq!(v["required"], "4004", "{v:#}");
+}

@@ -195,8 +195,10 @@ pub fn unknown(call: &Call) -> Effects {
                     Some((k, v)) if k.starts_with('-') => v.to_string(),
                     _ => text.clone(),
                 };
-                // A bare name of a credential (`deep.key`, `.env`) may be a file in the cwd too.
-                let credential = crate::scope::credential_name(&value) || crate::scope::home_credential_name(&value);
+                // A bare name of a credential (`deep.key`, `.env`) may be a file in the cwd too;
+                // an option is not one (`--map-tokens`, `--secret-file`: its value may be).
+                let credential = !value.starts_with('-')
+                    && (crate::scope::credential_name(&value) || crate::scope::home_credential_name(&value));
                 if (value.contains('/') || arg.raw.starts_with('~') || credential) && !super::is_url(&value) {
                     let sub = if value == text { arg.clone() } else { sub_arg(arg, &value) };
                     maybe.path(&sub, &[Perm::Read], "may read a path it is given");
