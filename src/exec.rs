@@ -257,6 +257,23 @@ pub(crate) fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
+/// Opens the directory at the absolute `path` one component at a time, following no symbolic
+/// link on the way: what it returns is the directory that path names without links, now.
+pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut dir = open_dir(Path::new("/"))?;
+    for part in path.components().skip(1) {
+        let std::path::Component::Normal(name) = part else {
+            return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+        };
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        dir = open_in(&dir, name, flags, 0)?;
+    }
+    Ok(dir)
+}
+
 /// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
 /// added) and, when it is created, `mode`.
 pub(crate) fn open_in(

@@ -375,7 +375,18 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         .into_iter()
         .chain(config.audit_log.as_ref().map(|l| l.path.clone()))
         .filter(|p| !p.is_empty() && channel.is_none())
-        .map(|p| scope::normalize(&cwd, &p))
+        .flat_map(|raw| {
+            // Where it really is too: a link on the way (`dir/link/../log`) leads elsewhere than
+            // the lexical path says.
+            let joined = std::path::Path::new(&cwd).join(&raw);
+            let real = joined.parent().and_then(|d| {
+                let name = joined.file_name()?.to_string_lossy().into_owned();
+                exec::canonicalize(&d.to_string_lossy()).ok().map(|d| format!("{}/{name}", d.trim_end_matches('/')))
+            });
+            let p = scope::normalize(&cwd, &raw);
+            let real = real.filter(|r| *r != p);
+            std::iter::once(p).chain(real)
+        })
         .collect();
     if !matches!(action, Action::Explain { .. }) {
         for n in &audit_paths {
@@ -383,6 +394,11 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
                 return Err(Error::Audit(format!(
                     "refusing to write the audit log to {n}: it is a protected or credential path, and the program \
                      text in the records would run later"
+                )));
+            }
+            if std::fs::symlink_metadata(n).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(Error::Audit(format!(
+                    "refusing to write the audit log to {n}: it is a symbolic link; name the file it leads to"
                 )));
             }
             if let Some(tree) = writable_tree(&layout, allowed, n) {
@@ -651,7 +667,7 @@ fn lock_and_exec(
         None
     };
     // The snapshot the program takes: created now, so that the kernel can grant that one file.
-    let snapshots = create_client_files(&decision.client_files);
+    let snapshots = create_client_files(layout, &decision.client_files);
     let with_snapshots;
     let layout = if snapshots.is_empty() {
         layout
@@ -805,6 +821,9 @@ fn lock_and_exec(
     Err(exec::exec(&bash, exec_args, &command_env))
 }
 
+/// How many new snapshot files one program may name (an agent's shell takes one).
+const MAX_SNAPSHOTS: usize = 4;
+
 /// The tree `log` lies in when the mode lets commands write it (scratch always), where it
 /// really is: a link on the way counts where it leads.
 fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<&'static str> {
@@ -819,16 +838,26 @@ fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<&'static s
     })
 }
 
-/// Creates the new files `files` (empty, mode 0600, never through a link at their end) and
-/// returns those it created: one that appeared meanwhile is not this run's and gets no rule.
-fn create_client_files(files: &[String]) -> Vec<String> {
-    let create = |file: &String| {
+/// Creates the new files `files` (empty, mode 0600), each in its agent's directory reached by
+/// no link and still the directory that was examined, and returns those it created with their
+/// device and inode: a file that appeared meanwhile, or a directory swapped since, is not this
+/// run's and gets no rule.
+fn create_client_files(layout: &Layout, files: &[String]) -> Vec<(String, (u64, u64))> {
+    use std::os::unix::fs::MetadataExt;
+    let create = |file: &String| -> Option<(String, (u64, u64))> {
         let path = std::path::Path::new(file);
-        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return false };
+        let (dir, name) = (path.parent()?, path.file_name()?);
+        let examined = layout.client_state.iter().find(|(d, _)| std::path::Path::new(d) == dir)?.1;
+        let d = exec::open_dir_no_links(dir).ok()?;
+        let m = d.metadata().ok()?;
+        if (m.dev(), m.ino()) != examined {
+            return None;
+        }
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
-        exec::open_dir(dir).and_then(|d| exec::open_in(&d, name, flags, 0o600)).is_ok()
+        let f = exec::open_in(&d, name, flags, 0o600).ok()?.metadata().ok()?;
+        Some((file.clone(), (f.dev(), f.ino())))
     };
-    files.iter().filter(|f| create(f)).cloned().collect()
+    files.iter().filter_map(create).collect()
 }
 
 /// Whether some possible access of `decision` needs a bit the mode does not allow.
@@ -1047,21 +1076,22 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
     // The agents' shell state is scratch only where it is a real directory of the caller's own,
     // reached by no link, and nothing else: a link there would lead the write rule anywhere.
     // Nor where it meets the workspace, whose bits govern it.
-    let client_state: Vec<String> = scope::client_state_dirs(layout.home.as_deref(), &var)
+    let client_state: Vec<(String, (u64, u64))> = scope::client_state_dirs(layout.home.as_deref(), &var)
         .into_iter()
-        .filter(|d| own_real_dir(d))
         .filter(|d| !scope::is_system_path(d) && !layout.is_credential(d) && !layout.is_protected(d))
         .filter(|d| !scope::is_within(d, &layout.workspace) && !scope::is_within(&layout.workspace, d))
+        .filter_map(|d| own_real_dir(&d).map(|node| (d, node)))
         .collect();
     layout.client_state = client_state;
     Ok(layout)
 }
 
-/// Whether `dir` is a directory the caller owns, reached by no symbolic link on the way.
-fn own_real_dir(dir: &str) -> bool {
+/// The device and inode of `dir` when it is a directory the caller owns, reached by no
+/// symbolic link on the way.
+fn own_real_dir(dir: &str) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == exec::uid())
-        && exec::canonicalize(dir).is_ok_and(|real| real == dir)
+    let m = exec::open_dir_no_links(std::path::Path::new(dir)).and_then(|d| d.metadata()).ok()?;
+    (m.is_dir() && m.uid() == exec::uid()).then_some((m.dev(), m.ino()))
 }
 
 /// The home directory of `uid` in `/etc/passwd`, when it is there and absolute (accounts
@@ -1392,7 +1422,9 @@ fn decide(
         let snapshot = a.perm == Perm::Write
             && a.scope == mode::Scope::External
             && a.certainty == analysis::Certainty::Known
+            && a.target.ends_with(".sh")
             && layout.is_client_state_entry(&a.target)
+            && (decision.client_files.contains(&a.target) || decision.client_files.len() < MAX_SNAPSHOTS)
             && std::fs::symlink_metadata(&a.target).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
         if snapshot {
             if !decision.client_files.contains(&a.target) {
@@ -1553,5 +1585,43 @@ fn network_allowlist(config: &config::Config, env: &Environ) -> Result<Option<al
             let narrowed = base.narrowed(allowlist::ALLOW_VAR, text);
             narrowed.map(Some).map_err(|e| Error::Config(format!("{}: {e}", allowlist::ALLOW_VAR)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The snapshot file is made only in the directory that was examined, reached by no link: a
+    /// directory swapped for a link, or for another directory, since then gets nothing.
+    #[test]
+    fn a_snapshot_is_made_only_in_the_directory_examined() {
+        // No sandbox here: only links and directories, so /tmp does.
+        let root = tempfile::tempdir().unwrap();
+        let real = exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        let dir = format!("{real}/shell-snapshots");
+        let elsewhere = format!("{real}/elsewhere");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::create_dir(&elsewhere).unwrap();
+        let node = own_real_dir(&dir).expect("a directory of the caller's own");
+        let layout = Layout { client_state: vec![(dir.clone(), node)], ..Default::default() };
+        let file = format!("{dir}/snapshot-bash-1-a.sh");
+
+        let made = create_client_files(&layout, std::slice::from_ref(&file));
+        assert_eq!(made.len(), 1);
+        assert!(std::path::Path::new(&file).exists());
+        // It exists now: not made again.
+        assert!(create_client_files(&layout, std::slice::from_ref(&file)).is_empty());
+
+        // Swapped for a link to another directory.
+        std::fs::rename(&dir, format!("{real}/moved")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let other = format!("{dir}/snapshot-bash-2-b.sh");
+        assert!(create_client_files(&layout, std::slice::from_ref(&other)).is_empty());
+        // Swapped for another real directory.
+        std::fs::remove_file(&dir).unwrap();
+        std::fs::rename(&elsewhere, &dir).unwrap();
+        assert!(create_client_files(&layout, std::slice::from_ref(&other)).is_empty());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing made in the directory put in its place");
     }
 }

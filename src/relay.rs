@@ -127,7 +127,9 @@ fn own_executable() -> std::io::Result<(u64, u64)> {
 /// The relay's loop: one record per message, until every end of the channel is closed.
 fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
     let mut buf = vec![0u8; MAX_RECORD + 1];
-    let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 4]);
+    // Room for the most descriptors one message can carry, so that none is received without
+    // being seen (and closed).
+    let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 253]);
     let mut refused = 0usize;
     let mut written = 0usize;
     loop {

@@ -65,8 +65,15 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
 /// overrides and line separators as `\xNN` or `\u{NNNN}`, so that what is printed is what
 /// the program says.
 fn told(text: &str) -> Cow<'_, str> {
+    // Controls, format characters and the code points that draw nothing (Unicode's default
+    // ignorables, tags and variation selectors included).
     let hidden = |c: char| {
-        c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        c.is_control()
+            || matches!(c,
+                '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
+                | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}' | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}')
     };
     let text = shown(text);
     if !text.chars().any(hidden) {

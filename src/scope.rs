@@ -19,11 +19,12 @@ pub struct Layout {
     /// Where toolchains are installed, each home where it really is (see
     /// [`toolchain_groups`]); `None`: the homes' defaults, as written.
     pub toolchains: Option<Vec<Toolchain>>,
-    /// The agents' shell-state directories that exist here (see [`CLIENT_STATE`]).
-    pub client_state: Vec<String>,
-    /// The new files in them that this run writes (its snapshot), created and granted for this
-    /// run alone.
-    pub client_files: Vec<String>,
+    /// The agents' shell-state directories that exist here (see [`CLIENT_STATE`]), each with
+    /// its device and inode when it was examined.
+    pub client_state: Vec<(String, (u64, u64))>,
+    /// The new files in them that this run writes (its snapshot), created for this run alone,
+    /// each with its device and inode: the rules that grant it must land on that very file.
+    pub client_files: Vec<(String, (u64, u64))>,
 }
 
 /// The directories where agents keep the state their own shell writes and later sources (the
@@ -479,7 +480,7 @@ impl Layout {
     /// Whether `path` names an entry right inside one of the agents' shell-state directories.
     pub fn is_client_state_entry(&self, path: &str) -> bool {
         path.rsplit_once('/').is_some_and(|(dir, name)| {
-            !name.is_empty() && name != "." && name != ".." && self.client_state.iter().any(|d| d == dir)
+            !name.is_empty() && name != "." && name != ".." && self.client_state.iter().any(|(d, _)| d == dir)
         })
     }
 

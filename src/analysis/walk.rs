@@ -462,9 +462,6 @@ pub struct Walker<'c> {
     unmodelled_program: bool,
     /// Position of the command being analysed, for words without a recorded location.
     here: Pos,
-    /// The text of the simple command being analysed, as written (its words and
-    /// redirections), for the explanation of each access it needs.
-    command_text: Option<Arc<str>>,
     /// What commands read when nothing more specific is known (the stdin of an enclosing
     /// compound command).
     stdin_ctx: Stdin,
@@ -737,7 +734,6 @@ impl<'c> Walker<'c> {
             written_unknown: false,
             unmodelled_program: false,
             here: Pos { line: 1, column: 1 },
-            command_text: None,
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
@@ -813,7 +809,7 @@ impl<'c> Walker<'c> {
             pos,
             certainty,
             file,
-            text: self.command_text.clone(),
+            text: None,
         });
     }
 
@@ -1553,14 +1549,7 @@ impl<'c> Walker<'c> {
 
     fn command(&mut self, c: &ast::Command, st: &mut State, stdin: Stdin) {
         match c {
-            ast::Command::Simple(s) => {
-                // Accesses name the command they belong to by its own text: inside a client's
-                // wrapper, the position alone points into the wrapper.
-                let text = Some(command_text(s));
-                let outer = std::mem::replace(&mut self.command_text, text);
-                self.simple(s, st, stdin);
-                self.command_text = outer;
-            }
+            ast::Command::Simple(s) => self.simple(s, st, stdin),
             ast::Command::Compound(cc, redirects) => {
                 let stdin = match redirects {
                     Some(r) => self.redirects(&r.0, "", st, stdin),
@@ -1905,6 +1894,7 @@ impl<'c> Walker<'c> {
         let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
 
         if args.is_empty() {
+            self.name_accesses(mark, c);
             // Assignments (and redirections) only: they stay in this shell.
             for (name, value) in assigns {
                 match value {
@@ -1934,6 +1924,7 @@ impl<'c> Walker<'c> {
         }
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
+        self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file.
         if self.fetched {
             for target in stdout_targets(&redirects) {
@@ -1957,6 +1948,20 @@ impl<'c> Walker<'c> {
                 "runs a program (every program needs workspace read)",
                 pos,
             );
+        }
+    }
+
+    /// Gives the accesses this simple command recorded since `mark` its own text: inside a
+    /// client's wrapper, the position alone points into the wrapper. Those of commands nested
+    /// in it have theirs already; a command that needs nothing gets no text made.
+    fn name_accesses(&mut self, mark: usize, c: &ast::SimpleCommand) {
+        let accesses = &mut self.sinks[self.sink].accesses;
+        if accesses.len() <= mark || accesses[mark..].iter().all(|a| a.text.is_some()) {
+            return;
+        }
+        let text = command_text(c);
+        for a in accesses[mark..].iter_mut().filter(|a| a.text.is_none()) {
+            a.text = Some(text.clone());
         }
     }
 
@@ -3194,6 +3199,9 @@ fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
 /// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.
 fn command_text(c: &ast::SimpleCommand) -> Arc<str> {
     let text = c.to_string();
+    if text.len() <= COMMAND_TEXT_MAX && !text.contains('\n') {
+        return text.into();
+    }
     let one_line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
     match one_line.char_indices().nth(COMMAND_TEXT_MAX) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]).into(),

@@ -474,7 +474,23 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<RulesetCreated, Error> {
 }
 
 fn add_rule(ruleset: &mut RulesetCreated, rule: &super::policy::PathRule, abi: i32) -> Result<(), Error> {
-    let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else { return Ok(()) };
+    let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else {
+        return match rule.node {
+            Some(_) => Err(Error::OpenRule { path: rule.path.clone(), source: gone_since_made() }),
+            None => Ok(()),
+        };
+    };
+    // A file made for this run: the rule lands on it or nowhere (a directory on the way swapped
+    // since would lead it to another file).
+    if let Some(node) = rule.node {
+        let m =
+            std::fs::File::from(fd.try_clone().map_err(|source| Error::OpenRule { path: rule.path.clone(), source })?)
+                .metadata()
+                .map_err(|source| Error::OpenRule { path: rule.path.clone(), source })?;
+        if (std::os::unix::fs::MetadataExt::dev(&m), std::os::unix::fs::MetadataExt::ino(&m)) != node {
+            return Err(Error::OpenRule { path: rule.path.clone(), source: gone_since_made() });
+        }
+    }
     let access = landlock_rights(rule.rights, abi, directory) & handled_fs(abi);
     if access.is_empty() {
         return Ok(());
@@ -485,6 +501,11 @@ fn add_rule(ruleset: &mut RulesetCreated, rule: &super::policy::PathRule, abi: i
         source,
     })?;
     Ok(())
+}
+
+/// Why a rule for a file made for this run is refused: its path names something else now.
+fn gone_since_made() -> std::io::Error {
+    std::io::Error::other("it no longer names the file made for this run (a directory on the way was swapped)")
 }
 
 /// The outcome of the irreversible steps.

@@ -630,6 +630,7 @@ fn enforce(
                 why: policy::Why::Program,
                 follow: true,
                 kind: policy::Kind::File,
+                node: None,
             });
         }
     }
@@ -728,7 +729,8 @@ pub fn macos_profile(
         extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
         extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
         toolchains: layout.toolchains.clone(),
-        client_state: layout.client_state.iter().map(|c| canonical(c)).collect(),
+        client_state: layout.client_state.iter().map(|(c, node)| (canonical(c), *node)).collect(),
+        client_files: layout.client_files.clone(),
     };
     let inputs = Inputs {
         mode,

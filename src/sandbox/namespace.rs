@@ -66,6 +66,8 @@ pub enum ViewError {
     Unsearchable(String),
     /// The new network namespace could not be set up for the proxy.
     Network(String),
+    /// A file made for this run is no longer what its path names.
+    NotMade(String),
 }
 
 impl std::fmt::Display for ViewError {
@@ -73,6 +75,12 @@ impl std::fmt::Display for ViewError {
         let (step, source) = match self {
             ViewError::Nul(path) => return write!(f, "{path:?} contains a NUL byte"),
             ViewError::StandInGone(path) => return write!(f, "the stand-in for {path} is gone"),
+            ViewError::NotMade(path) => {
+                return write!(
+                    f,
+                    "{path} no longer names the file made for this run (a directory on the way was swapped)"
+                );
+            }
             ViewError::ScriptChanged(path) => {
                 return write!(f, "the script {} changed while it was analysed; run it again", path.display());
             }
@@ -357,6 +365,16 @@ pub fn enter(
         clones.push(match point {
             Point::Writable { path, noexec } if view.read_only_base => {
                 let clone = clone_tree(libc::AT_FDCWD, path)?;
+                // A file made for this run is bound writable as that very file, or not at all.
+                if let Some((_, node)) = view.exact.iter().find(|(p, _)| p == path) {
+                    let made = clone.as_ref().and_then(|fd| {
+                        let m = std::fs::File::from(fd.try_clone().ok()?).metadata().ok()?;
+                        Some((std::os::unix::fs::MetadataExt::dev(&m), std::os::unix::fs::MetadataExt::ino(&m)))
+                    });
+                    if made != Some(*node) {
+                        return Err(ViewError::NotMade(path.clone()));
+                    }
+                }
                 if let Some(fd) = &clone
                     && *noexec
                 {

@@ -121,6 +121,9 @@ pub struct PathRule {
     /// as one only if it still is one; a file gets file rights only (if it has become a
     /// directory meanwhile, that grants less, never more).
     pub kind: Kind,
+    /// The device and inode the path must still name when the rule is applied (a file made
+    /// for this run): anything else there refuses the run.
+    pub node: Option<(u64, u64)>,
 }
 
 /// What a rule's path is known to be.
@@ -496,7 +499,7 @@ impl Planner<'_> {
 
     fn add_kind(&mut self, path: impl Into<String>, rights: Rights, why: Why, follow: bool, kind: Kind) {
         if !rights.is_empty() {
-            self.rules.push(PathRule { path: path.into(), rights, why, follow, kind });
+            self.rules.push(PathRule { path: path.into(), rights, why, follow, kind, node: None });
         }
     }
 
@@ -615,8 +618,11 @@ impl Planner<'_> {
         }
         // The snapshot this run takes in an agent's shell-state directory: that one new file,
         // never run as a program.
-        for file in self.layout().client_files.clone() {
+        for (file, node) in self.layout().client_files.clone() {
             self.add_file(&file, Rights::RW, Why::Scratch, false);
+            if let Some(rule) = self.rules.last_mut() {
+                rule.node = Some(node);
+            }
         }
         // Runtime paths from the configuration, each only as far as the ceiling allows in the
         // scope it lies in.
@@ -1115,7 +1121,14 @@ mod tests {
 
     #[test]
     fn merging_keeps_one_rule_per_path_in_first_order() {
-        let rule = |path: &str, rights, why, follow, kind| PathRule { path: path.into(), rights, why, follow, kind };
+        let rule = |path: &str, rights, why, follow, kind| PathRule {
+            path: path.into(),
+            rights,
+            why,
+            follow,
+            kind,
+            node: None,
+        };
         let merged = merge(vec![
             rule("/b", Rights::READ, Why::External, true, Kind::Dir),
             rule("/a", Rights::RX, Why::Runtime, true, Kind::File),

@@ -90,6 +90,9 @@ pub struct View {
     pub static_only: Vec<String>,
     /// The workspace cannot be listed, so its credentials cannot be found: nothing runs.
     pub unsearchable: Option<String>,
+    /// Files made for this run (an agent's snapshot), with the device and inode a writable
+    /// bind of them must carry: anything else at the path refuses the run.
+    pub exact: Vec<(String, (u64, u64))>,
 }
 
 impl View {
@@ -192,6 +195,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         writable.push((&r.path, !policy.granted(&r.path).contains(Rights::EXECUTE)));
     }
     view.read_only_base = !writable.iter().any(|(w, _)| *w == "/");
+    view.exact = policy.paths.iter().filter_map(|r| r.node.map(|n| (r.path.clone(), n))).collect();
     let in_writable = |p: &str| writable.iter().any(|(w, _)| scope::is_within(p, w));
     if view.read_only_base {
         for &(w, noexec) in &writable {

@@ -366,3 +366,26 @@ fn a_long_nested_record_is_shortened_and_kept() {
     assert!(long.starts_with(program.trim_end_matches('…')));
     assert!(nested["note"].as_str().unwrap().contains(&format!("{} bytes long", long.len())), "{nested}");
 }
+
+/// A log named through a link is judged where it really is: a link at its end is refused, and
+/// `link/..` that leads into the workspace is refused as the workspace.
+#[test]
+fn a_log_named_through_a_link_is_judged_where_it_is() {
+    let lab = Lab::new();
+    let logs = lab.outside.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::create_dir_all(lab.ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink(lab.ws.join("sub"), logs.join("into-ws")).unwrap();
+    std::os::unix::fs::symlink(lab.ws.join("real.jsonl"), logs.join("link.jsonl")).unwrap();
+    for (log, why) in [
+        (logs.join("into-ws/../dotdot.jsonl"), "which mode 0467 lets commands write"),
+        (logs.join("link.jsonl"), "it is a symbolic link"),
+    ] {
+        let out = lab.command("0467", "touch ran").env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{stderr}");
+        assert!(stderr.starts_with("sandbox-bash: error: refusing to write the audit log to "), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(!lab.ws.join("ran").exists() && !lab.ws.join("dotdot.jsonl").exists());
+    }
+}

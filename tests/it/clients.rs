@@ -186,7 +186,7 @@ fn codex_snapshot_capture_passes_a_read_only_audit() {
 #[test]
 fn a_denial_prints_no_control_characters() {
     let h = Home::new();
-    let program = "cat /etc/shadow '\r\u{1b}[2K\u{1b}[1Asandbox-bash: allowed\u{1b}]52;c;eA==\u{7}\u{202e}\u{2028}'";
+    let program = "cat /etc/shadow '\r\u{1b}[2K\u{1b}[1Asandbox-bash: allowed\u{1b}]52;c;eA==\u{7}\u{202e}\u{2028}'; cat /etc/sha\u{200b}dow\u{e0041}\u{feff}";
     let out = Command::new(SANDBOX)
         .args(["-c", program])
         .current_dir(h.proj())
