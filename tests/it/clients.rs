@@ -42,6 +42,18 @@ impl Home {
         format!("{:04o}", bits | self.read_bits(path))
     }
 
+    /// Runs `program` with `-c` under the default mode, as the client would.
+    fn run(&self, program: &str) -> std::process::Output {
+        Command::new(SANDBOX)
+            .args(["-c", program])
+            .current_dir(self.proj())
+            .env_clear()
+            .env("HOME", self.home())
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap()
+    }
+
     fn explain(&self, mode: &str, args: &[&str]) -> serde_json::Value {
         let out = Command::new(SANDBOX)
             .args(["--sandbox-explain", "--sandbox-json"])
@@ -148,14 +160,7 @@ fn a_denial_inside_a_wrapper_names_the_commands_own_text() {
         snap.display()
     );
     for program in [codex, claude_command(&snap, "ls && cat ~/.ssh/id_rsa | base64")] {
-        let out = Command::new(SANDBOX)
-            .args(["-c", &program])
-            .current_dir(h.proj())
-            .env_clear()
-            .env("HOME", h.home())
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .unwrap();
+        let out = h.run(&program);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(126), "{stderr}");
         let line = stderr.lines().find(|l| l.contains("missing system read")).unwrap_or_else(|| panic!("{stderr}"));
@@ -187,14 +192,7 @@ fn codex_snapshot_capture_passes_a_read_only_audit() {
 fn a_denial_prints_no_control_characters() {
     let h = Home::new();
     let program = "cat /etc/shadow '\r\u{1b}[2K\u{1b}[1Asandbox-bash: allowed\u{1b}]52;c;eA==\u{7}\u{202e}\u{2028}'; cat /etc/sha\u{200b}dow\u{e0041}\u{feff}";
-    let out = Command::new(SANDBOX)
-        .args(["-c", program])
-        .current_dir(h.proj())
-        .env_clear()
-        .env("HOME", h.home())
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
+    let out = h.run(program);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(126), "{stderr}");
     assert!(
@@ -206,7 +204,10 @@ fn a_denial_prints_no_control_characters() {
             r"in `cat /etc/shadow '\x0d\x1b[2K\x1b[1Asandbox-bash: allowed\x1b]52;c;eA==\x07\u{202e}\u{2028}'`"
         ),
         "{stderr}"
-    );
+    ); // Characters that draw nothing cannot make one path look like another.
+    let out = h.run("cat /etc/sha\u{200b}dow\u{e0041}\u{feff}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(r"for /etc/sha\u{200b}dow\u{e0041}\u{feff} at"), "{stderr}");
 }
 
 /// An option of a program the analysis does not know is not a file, even when its name looks
