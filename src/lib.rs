@@ -824,18 +824,12 @@ fn lock_and_exec(
 /// How many new snapshot files one program may name (an agent's shell takes one).
 const MAX_SNAPSHOTS: usize = 4;
 
-/// The tree `log` lies in when the mode lets commands write it (scratch always), where it
-/// really is: a link on the way counts where it leads.
+/// The tree `log` lies in when the mode lets commands write it (scratch always).
 fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<&'static str> {
-    let path = std::path::Path::new(log);
-    let real = match (path.parent().and_then(|p| p.to_str()), path.file_name()) {
-        (Some(dir), Some(name)) => exec::canonicalize(dir).ok().map(|d| format!("{d}/{}", name.to_string_lossy())),
-        _ => None,
-    };
-    [Some(log.to_string()), real].into_iter().flatten().find_map(|p| match layout.classify(&p, true) {
+    match layout.classify(log, true) {
         scope::Class::Scratch => Some("scratch"),
         class => class.scope().filter(|s| allowed.has(*s, Perm::Write)).map(|_| class.noun()),
-    })
+    }
 }
 
 /// Creates the new files `files` (empty, mode 0600), each in its agent's directory reached by
@@ -1073,9 +1067,9 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
         layout.tmpdir = None;
     }
-    // The agents' shell state is scratch only where it is a real directory of the caller's own,
-    // reached by no link, and nothing else: a link there would lead the write rule anywhere.
-    // Nor where it meets the workspace, whose bits govern it.
+    // An agent's shell-state directory counts only where it is a real directory of the caller's
+    // own, reached by no link (a link there would lead the snapshot's rule anywhere), and not
+    // where it meets the workspace, whose bits govern it.
     let client_state: Vec<(String, (u64, u64))> = scope::client_state_dirs(layout.home.as_deref(), &var)
         .into_iter()
         .filter(|d| !scope::is_system_path(d) && !layout.is_credential(d) && !layout.is_protected(d))
@@ -1416,8 +1410,8 @@ fn decide(
         });
     }
     // A new file the program writes right into an agent's shell-state directory is the snapshot
-    // it takes: it needs no bit, and the kernel grants that one file for this run alone. The
-    // snapshots that exist stay external (other sessions source them).
+    // it takes: it needs only workspace read, and the kernel grants that very file for this run.
+    // The snapshots that exist stay external (other sessions source them).
     for a in &mut analysis.accesses {
         let snapshot = a.perm == Perm::Write
             && a.scope == mode::Scope::External
