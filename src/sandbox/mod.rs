@@ -689,8 +689,8 @@ pub fn layer(
             marked: true,
             static_only: vec![format!(
                 "this level adds no namespace layer ({why}): the enclosing sandbox-bash's view holds its exceptions \
-                 as far as its own mode makes them; what this narrower mode adds inside it is held by Landlock, \
-                 seccomp and the static layer"
+                 as far as its own mode makes them; where this level's mode is narrower, the difference is held by \
+                 Landlock, seccomp and the static layer"
             )],
         }),
         other => {
