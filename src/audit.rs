@@ -185,24 +185,17 @@ impl Log {
         port: u16,
         reason: &str,
     ) -> Result<(), String> {
-        let record = NetworkRecord {
-            time: now_utc(),
-            version: env!("CARGO_PKG_VERSION"),
-            pid: command_pid,
-            uid: crate::exec::uid(),
-            event: "network",
-            verdict: "deny",
-            method,
-            host,
-            port,
-            reason,
-        };
-        self.append(&record)
+        self.append(&Event::new(
+            command_pid,
+            crate::exec::uid(),
+            "network",
+            "deny",
+            NetworkDenial { method, host, port, reason },
+        ))
     }
 
     fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
-        let line = serde_json::to_vec(record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
-        self.append_line(&line)
+        self.append_line(&encode(record)?)
     }
 
     /// Appends one record, already encoded (without its newline).
@@ -229,26 +222,11 @@ impl Log {
     pub fn channel_refusal(&mut self, pid: i32, uid: u32, reason: &str, last: bool) -> Result<(), String> {
         #[derive(Serialize)]
         struct Refusal<'a> {
-            time: String,
-            version: &'static str,
-            pid: i32,
-            uid: u32,
-            event: &'static str,
-            verdict: &'static str,
             reason: &'a str,
             #[serde(skip_serializing_if = "std::ops::Not::not")]
             more_not_kept: bool,
         }
-        self.append(&Refusal {
-            time: now_utc(),
-            version: env!("CARGO_PKG_VERSION"),
-            pid,
-            uid,
-            event: "audit-channel",
-            verdict: "refused",
-            reason,
-            more_not_kept: last,
-        })
+        self.append(&Event::new(pid, uid, "audit-channel", "refused", Refusal { reason, more_not_kept: last }))
     }
 
     /// Appends the record for `decision` with `verdict` and the enforcement status.
@@ -288,7 +266,7 @@ impl Log {
             error,
             note: None,
         };
-        let line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+        let line = encode(&record)?;
         // The relay's channel carries records of a bounded size: the program text is cut, then
         // the reasons, and the record says so.
         #[cfg(target_os = "linux")]
@@ -304,10 +282,10 @@ impl Log {
             );
             record.program = &program;
             record.note = Some(&shortened);
-            let mut line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+            let mut line = encode(&record)?;
             if line.len() > crate::relay::MAX_RECORD {
                 record.reasons.clear();
-                line = serde_json::to_vec(&record).map_err(|e| format!("cannot encode the audit record: {e}"))?;
+                line = encode(&record)?;
             }
             return self.append_line(&line);
         }
@@ -315,20 +293,39 @@ impl Log {
     }
 }
 
-/// One destination the network proxy refused.
+/// A record of something other than an invocation (a destination the proxy refused, a message
+/// the relay refused): who, when, what kind, the verdict, then what `detail` says.
 #[derive(Serialize)]
-struct NetworkRecord<'a> {
+struct Event<T: Serialize> {
     time: String,
     version: &'static str,
-    /// The command's process (the invocation's record has the same).
     pid: i32,
     uid: u32,
     event: &'static str,
     verdict: &'static str,
+    #[serde(flatten)]
+    detail: T,
+}
+
+impl<T: Serialize> Event<T> {
+    fn new(pid: i32, uid: u32, event: &'static str, verdict: &'static str, detail: T) -> Event<T> {
+        Event { time: now_utc(), version: env!("CARGO_PKG_VERSION"), pid, uid, event, verdict, detail }
+    }
+}
+
+/// One destination the network proxy refused (`pid` is the command's process: the invocation's
+/// record has the same).
+#[derive(Serialize)]
+struct NetworkDenial<'a> {
     method: &'a str,
     host: &'a str,
     port: u16,
     reason: &'a str,
+}
+
+/// A record as one JSON line, without its newline.
+fn encode(record: &impl Serialize) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(record).map_err(|e| format!("cannot encode the audit record: {e}"))
 }
 
 /// The current time in UTC as `YYYY-MM-DDTHH:MM:SS.mmmZ`.

@@ -257,6 +257,37 @@ pub(crate) fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
+/// Starts `run` in a process of its own that is not this one's child (forked twice: the middle
+/// process exits at once, so bash never sees it among its children), and returns once the middle
+/// process has. `what` names it in errors. In this process `run` is dropped unrun, and whatever
+/// it owns (the far end of a channel) with it. The process must be single-threaded.
+#[cfg(target_os = "linux")]
+pub(crate) fn spawn_detached(what: &str, run: impl FnOnce() -> i32) -> Result<(), String> {
+    // SAFETY: the process is single-threaded, so the child may run any code; the middle
+    // process only forks again and exits.
+    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start {what}: {e}"))? {
+        nix::unistd::ForkResult::Parent { child } => {
+            drop(run);
+            match nix::sys::wait::waitpid(child, None) {
+                // A caller that ignores SIGCHLD has its children reaped for it.
+                Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) | Err(nix::errno::Errno::ECHILD) => Ok(()),
+                other => Err(format!("cannot start {what}: {other:?}")),
+            }
+        }
+        nix::unistd::ForkResult::Child => {
+            // SAFETY: as above; the grandchild is reparented when the middle process exits.
+            let code = match unsafe { nix::unistd::fork() } {
+                Ok(nix::unistd::ForkResult::Child) => run(),
+                Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
+                Err(_) => 1,
+            };
+            // SAFETY: _exit ends the process without running this process's exit handlers,
+            // which belong to the command's process.
+            unsafe { libc::_exit(code) }
+        }
+    }
+}
+
 /// Opens the directory at the absolute `path` one component at a time, following no symbolic
 /// link on the way: what it returns is the directory that path names without links, now.
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {

@@ -9,7 +9,8 @@
 //! its own, and waits on that pair for the relay's answer before it runs anything. The relay
 //! takes the sender's pid and uid from the kernel (`SCM_CREDENTIALS`, which a process cannot
 //! choose for itself), accepts the record only from a process that runs this same sandbox-bash
-//! executable and is not being traced, writes it with `"nested": true` and the kernel's pid and
+//! executable, is not being traced and (a dynamically linked build) was not started with a
+//! preloaded library, writes it with its own time, `"nested": true` and the kernel's pid and
 //! uid, and answers. Whatever else arrives on the channel is written as a refusal, naming the
 //! program that sent it (at most [`MAX_REFUSED`] of them). The relay ends when every end of the
 //! channel the command had is closed.
@@ -44,34 +45,13 @@ pub fn spawn(log: audit::Log) -> Result<OwnedFd, String> {
         .map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
     setsockopt(&ours, sockopt::PassCred, &true).map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
     let own = own_executable().map_err(|e| format!("cannot start the audit relay: /proc/self/exe: {e}"))?;
-    // SAFETY: the process is single-threaded, so the child may run any code; the middle
-    // process only forks again and exits.
-    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start the audit relay: {e}"))? {
-        nix::unistd::ForkResult::Parent { child } => {
-            drop(ours);
-            match nix::sys::wait::waitpid(child, None) {
-                Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) | Err(nix::errno::Errno::ECHILD) => Ok(theirs),
-                other => Err(format!("cannot start the audit relay: {other:?}")),
-            }
-        }
-        nix::unistd::ForkResult::Child => {
-            drop(theirs);
-            // SAFETY: as above; the grandchild is reparented when the middle process exits, so
-            // bash never sees it among its children.
-            let code = match unsafe { nix::unistd::fork() } {
-                Ok(nix::unistd::ForkResult::Child) => {
-                    crate::proxy::detach(&ours, Some(log.raw_fd()));
-                    serve(&ours, log, own);
-                    0
-                }
-                Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
-                Err(_) => 1,
-            };
-            // SAFETY: _exit ends the process without running this process's exit handlers,
-            // which belong to the command's process.
-            unsafe { libc::_exit(code) }
-        }
-    }
+    // The relay's process closes the command's end with every other descriptor (`detach`).
+    crate::exec::spawn_detached("the audit relay", move || {
+        crate::proxy::detach(&ours, Some(log.raw_fd()));
+        serve(&ours, log, own);
+        0
+    })?;
+    Ok(theirs)
 }
 
 /// Lets the command inherit `fd` (clears close-on-exec).

@@ -101,42 +101,18 @@ pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Resu
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     let command_pid = std::process::id() as i32;
-    // SAFETY: the process is single-threaded, so the child may run any code; the middle
-    // process only forks again and exits.
-    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start the proxy: {e}"))? {
-        nix::unistd::ForkResult::Parent { child } => {
-            drop(theirs);
-            match nix::sys::wait::waitpid(child, None) {
-                Ok(nix::sys::wait::WaitStatus::Exited(_, 0)) => Ok(Spawned { channel: ours }),
-                // A caller that ignores SIGCHLD has its children reaped for it.
-                Err(nix::errno::Errno::ECHILD) => Ok(Spawned { channel: ours }),
-                other => Err(format!("cannot start the proxy: {other:?}")),
-            }
-        }
-        nix::unistd::ForkResult::Child => {
-            drop(ours);
-            // SAFETY: as above; the grandchild is reparented when the middle process exits,
-            // so bash never sees it among its children.
-            let code = match unsafe { nix::unistd::fork() } {
-                Ok(nix::unistd::ForkResult::Child) => {
-                    let cx = Context {
-                        list,
-                        access,
-                        resolve: &gate::system_resolve,
-                        audit: Mutex::new(audit),
-                        recorded: Mutex::new(HashSet::new()),
-                        command_pid,
-                    };
-                    serve(theirs, cx)
-                }
-                Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
-                Err(_) => 1,
-            };
-            // SAFETY: _exit ends the process without running this process's exit handlers,
-            // which belong to the command's process.
-            unsafe { libc::_exit(code) }
-        }
-    }
+    crate::exec::spawn_detached("the proxy", move || {
+        let cx = Context {
+            list,
+            access,
+            resolve: &gate::system_resolve,
+            audit: Mutex::new(audit),
+            recorded: Mutex::new(HashSet::new()),
+            command_pid,
+        };
+        serve(theirs, cx)
+    })?;
+    Ok(Spawned { channel: ours })
 }
 
 impl Spawned {
