@@ -74,6 +74,10 @@ struct Paths {
     #[serde(default)]
     credentials: Vec<String>,
     #[serde(default)]
+    credential_names: Vec<String>,
+    #[serde(default)]
+    credential_exempt: Vec<String>,
+    #[serde(default)]
     protected: Vec<String>,
     #[serde(default)]
     runtime_read: Vec<String>,
@@ -105,6 +109,10 @@ pub struct Config {
     /// Extra credential and protected paths (absolute, `~` expanded), added to the built-in ones.
     pub credentials: Vec<String>,
     pub protected: Vec<String>,
+    /// Name patterns that make a file or directory a credential wherever it is, added to the
+    /// built-in names; and built-in names exempted (the system file only).
+    pub credential_names: Vec<String>,
+    pub credential_exempt: Vec<String>,
     /// Extra runtime paths to read, or to read and execute (bounded by the ceiling).
     pub runtime_read: Vec<String>,
     pub runtime_execute: Vec<String>,
@@ -412,8 +420,15 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
             })
             .transpose()
     };
-    if !system && (file.max_mode.is_some() || file.allow_degraded.is_some() || file.require_namespaces.is_some()) {
-        let key = if file.max_mode.is_some() {
+    if !system
+        && (file.max_mode.is_some()
+            || file.allow_degraded.is_some()
+            || file.require_namespaces.is_some()
+            || !file.paths.credential_exempt.is_empty())
+    {
+        let key = if !file.paths.credential_exempt.is_empty() {
+            "paths.credential_exempt"
+        } else if file.max_mode.is_some() {
             "max_mode"
         } else if file.allow_degraded.is_some() {
             "allow_degraded"
@@ -460,6 +475,22 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
             let p = path_value(key, v)?;
             if !to.contains(&p) {
                 to.push(p);
+            }
+        }
+    }
+    for (key, from, to) in [
+        ("paths.credential_names", file.paths.credential_names, &mut config.credential_names),
+        ("paths.credential_exempt", file.paths.credential_exempt, &mut config.credential_exempt),
+    ] {
+        for v in from {
+            // One component: a pattern with a slash could never match a name.
+            if v.is_empty() || v.contains('/') {
+                return Err(format!(
+                    "invalid {key} = {v:?} in {shown}: expected a pattern for one name (like \"*.vault\"), without a slash"
+                ));
+            }
+            if !to.contains(&v) {
+                to.push(v);
             }
         }
     }
@@ -680,7 +711,7 @@ mod tests {
             ("/srv", "/srv/secrets"),
             ("/srv/secrets/db", "/srv/secrets/db"),
             ("/opt/app/.env", "/opt/app/.env"),
-            ("/opt/tokens", "/opt/tokens"),
+            ("/opt/secrets", "/opt/secrets"),
         ] {
             for key in ["runtime_read", "runtime_execute"] {
                 let user = format!("[paths]\ncredentials = [\"/srv/secrets\"]\n{key} = [\"{entry}\"]\n");

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod hygiene;
 pub mod invocation;
 pub mod mode;
+pub mod project;
 #[cfg(target_os = "linux")]
 pub mod proxy;
 #[cfg(target_os = "linux")]
@@ -1053,11 +1054,15 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         })
         .filter(|g| !g.homes.is_empty())
         .collect();
+    let committed = Some(project::Committed::new(&workspace));
     let mut layout = Layout {
         workspace,
         home,
         tmpdir,
         extra_credentials,
+        credential_names: config.credential_names.clone(),
+        credential_exempt: config.credential_exempt.clone(),
+        committed,
         extra_protected,
         toolchains: Some(toolchains),
         client_state: Vec::new(),

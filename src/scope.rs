@@ -14,6 +14,13 @@ pub struct Layout {
     pub tmpdir: Option<String>,
     /// Credential paths the configuration adds to the built-in ones.
     pub extra_credentials: Vec<String>,
+    /// Name patterns (`fnmatch`, one component) the configuration adds to the credential
+    /// names, and those it exempts from the built-in ones (the system file only).
+    pub credential_names: Vec<String>,
+    pub credential_exempt: Vec<String>,
+    /// Which credential-named files of the workspace are project content (their repository
+    /// stores them as they are); `None`: none is (a layout not read from this machine).
+    pub committed: Option<crate::project::Committed>,
     /// Protected paths (writes need system write) the configuration adds.
     pub extra_protected: Vec<String>,
     /// Where toolchains are installed, each home where it really is (see
@@ -499,7 +506,9 @@ impl Layout {
         best
     }
 
-    /// Credentials: the home-relative locations, and the name patterns anywhere.
+    /// Credentials: the configured paths, the home-relative locations, and names of key
+    /// material and secret stores anywhere, unless the file is project content (see
+    /// [`crate::project`]).
     pub fn is_credential(&self, path: &str) -> bool {
         if self.extra_credentials.iter().any(|c| is_within(path, c)) {
             return true;
@@ -517,7 +526,18 @@ impl Layout {
                 return true;
             }
         }
-        components(self.relative_part(path)).any(credential_bytes)
+        if !components(self.relative_part(path)).any(|c| self.credential_component(c)) {
+            return false;
+        }
+        !self.committed.as_ref().is_some_and(|c| c.holds(path))
+    }
+
+    /// Whether one component names a credential here: by the built-in rule unless the
+    /// configuration exempts it, or by a pattern the configuration adds.
+    pub fn credential_component(&self, c: &[u8]) -> bool {
+        let Ok(name) = std::str::from_utf8(c) else { return false };
+        let matches = |patterns: &[String]| patterns.iter().any(|p| crate::analysis::glob::fnmatch(p, name));
+        (credential_bytes(c) && !matches(&self.credential_exempt)) || matches(&self.credential_names)
     }
 
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
@@ -630,23 +650,93 @@ fn components(path: &str) -> impl Iterator<Item = &[u8]> {
     path.as_bytes().split(|&b| b == b'/')
 }
 
-/// Whether one path component names a secret.
+/// Whether one path component names a secret by its name: key material and the files and
+/// directories that are secret stores by convention, never a word inside the name of source
+/// code, documentation or data (`tokenizer.py`, `csrf_token.py`, `special_tokens_map.json`,
+/// `secret_santa.md` and `credentials.example.json` are ordinary files). The rule:
+///
+/// - `.env` and `.env.*`;
+/// - keys and keystores by extension ([`KEY_EXTENSIONS`]);
+/// - SSH private keys (`id_rsa`, `id_ed25519_sk`, … but not their `.pub`);
+/// - the stores whose names are fixed by the program that reads them ([`STORE_NAMES`]);
+/// - a name whose stem is a secret store's ([`STORE_STEMS`], or one of them after `_` or `-`:
+///   `aws_credentials`, `client_secret`, `github_token`) with no extension or a data file's
+///   ([`DATA_EXTENSIONS`]);
+/// - a `.token` file.
 pub fn credential_name(component: &str) -> bool {
     credential_bytes(component.as_bytes())
 }
 
+/// Extensions of key material and keystores.
+pub const KEY_EXTENSIONS: &[&str] = &["pem", "key", "p12", "pfx", "p8", "jks", "keystore", "ppk", "kdbx", "token"];
+
+/// Secret stores whose whole name is fixed by convention, wherever they are.
+pub const STORE_NAMES: &[&str] = &[
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".dockercfg",
+    ".htpasswd",
+    ".vault-token",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+];
+
+/// Stems of secret stores: a file or directory so named (with a data extension or none), or
+/// named with one of them at its end after `_` or `-`.
+pub const STORE_STEMS: &[&str] = &[
+    "credentials",
+    "credential",
+    "secrets",
+    "secret",
+    "token",
+    "passwords",
+    "password",
+    "service-account",
+    "service_account",
+];
+
+/// Extensions of data files: with a store's stem, the file is the store.
+pub const DATA_EXTENSIONS: &[&str] =
+    &["", "json", "yaml", "yml", "toml", "ini", "xml", "env", "txt", "cfg", "conf", "properties", "csv", "db", "gpg"];
+
 fn credential_bytes(c: &[u8]) -> bool {
-    if c.is_empty() {
+    if c.is_empty() || c.len() > 255 {
         return false;
     }
-    let starts = |p: &[u8]| c.len() >= p.len() && c[..p.len()].eq_ignore_ascii_case(p);
-    let ends = |p: &[u8]| c.len() > p.len() && c[c.len() - p.len()..].eq_ignore_ascii_case(p);
-    let contains = |w: &[u8]| c.windows(w.len()).any(|win| win.eq_ignore_ascii_case(w));
-    c.eq_ignore_ascii_case(b".env")
-        || starts(b".env.")
-        || [&b".pem"[..], b".key", b".p12", b".pfx"].iter().any(|p| ends(p))
-        || [&b"id_rsa"[..], b"id_ecdsa", b"id_ed25519"].iter().any(|p| starts(p))
-        || [&b"token"[..], b"secret", b"credential"].iter().any(|w| contains(w))
+    let Ok(name) = std::str::from_utf8(c) else { return false };
+    let lower = name.to_ascii_lowercase();
+    if lower == ".env" || lower.starts_with(".env.") {
+        return true;
+    }
+    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| lower.starts_with(k)) {
+        return !lower.ends_with(".pub");
+    }
+    if STORE_NAMES.contains(&lower.as_str()) {
+        return true;
+    }
+    let (stem, extension) = match lower.rsplit_once('.') {
+        // A leading dot is part of the name (`.secrets`), not an extension.
+        Some((stem, ext)) if !stem.is_empty() => (stem, ext),
+        _ => (lower.trim_start_matches('.'), ""),
+    };
+    if KEY_EXTENSIONS.contains(&extension) {
+        return true;
+    }
+    if !DATA_EXTENSIONS.contains(&extension) {
+        return false;
+    }
+    let stem = stem.trim_start_matches('.');
+    STORE_STEMS.iter().any(|s| {
+        stem == *s
+            || stem
+                .strip_suffix(s)
+                .is_some_and(|before| before.len() > 1 && (before.ends_with('_') || before.ends_with('-')))
+    })
 }
 
 #[cfg(test)]
@@ -698,6 +788,7 @@ mod tests {
         assert_eq!(c("/home/u/proj/.env.local"), Class::Credential);
         assert_eq!(c("/home/u/proj/server.pem"), Class::Credential);
         assert_eq!(c("/home/u/proj/api_token.txt"), Class::Credential);
+        assert_eq!(c("/home/u/proj/src/tokenizer.py"), Class::Workspace);
         assert_eq!(c("/home/u/.cargo/credentials.toml"), Class::Credential);
         assert_eq!(c("/home/u/.config/gcloud/x"), Class::Credential);
         assert_eq!(c("/home/u/.envrc"), Class::External);
@@ -726,6 +817,79 @@ mod tests {
         assert_eq!(c("/home/u/notes.txt"), Class::External);
         assert_eq!(c("/opt/thing"), Class::External);
         assert_eq!(c("/etcetera"), Class::External);
+    }
+
+    #[test]
+    fn credential_names_are_key_material_and_secret_stores_not_words() {
+        for name in [
+            ".env",
+            ".env.production",
+            ".env.example",
+            "deploy.key",
+            "server.pem",
+            "store.p12",
+            "release.jks",
+            "id_ed25519",
+            "id_ecdsa_sk",
+            "token",
+            ".token",
+            "ci.token",
+            "github_token.txt",
+            "token.json",
+            "client_secret.json",
+            "aws_credentials.json",
+            "gcp-service-account.json",
+            "secrets.yaml",
+            "Secrets.YML",
+            "credentials",
+            "secrets",
+            ".credentials",
+            ".secrets",
+            "passwords.txt",
+            ".netrc",
+            ".pgpass",
+            ".npmrc",
+            ".vault-token",
+        ] {
+            assert!(credential_name(name), "{name}");
+        }
+        for name in [
+            "tokenizer.py",
+            "tokenizer.json",
+            "csrf_token.py",
+            "token.rs",
+            "auth_token_test.go",
+            "special_tokens_map.json",
+            "credentials.example.json",
+            "js-tokens",
+            "tokens",
+            "tokens.json",
+            "tokenizers",
+            "secret_santa.md",
+            "SECRETS.md",
+            "secrets.py",
+            "credential_helper.go",
+            ".secrets.baseline",
+            "id_ed25519.pub",
+            ".envrc",
+            "environment.yml",
+            "keyboard.c",
+            "monkey.txt",
+            "-token",
+        ] {
+            assert!(!credential_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_configuration_adds_and_exempts_names() {
+        let l =
+            Layout { credential_names: vec!["*.vault".into()], credential_exempt: vec!["*.pem".into()], ..layout() };
+        assert_eq!(l.classify("/home/u/proj/db.vault", false), Class::Credential);
+        assert_eq!(l.classify("/home/u/proj/certs/ca.pem", false), Class::Workspace);
+        assert_eq!(l.classify("/home/u/proj/.env", false), Class::Credential);
+        // Never a home credential store.
+        assert_eq!(l.classify("/home/u/.ssh/x.pem", false), Class::Credential);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod bytes;
 mod commands;
 mod effects;
 pub mod files;
-mod glob;
+pub(crate) mod glob;
 pub mod oracle;
 mod parse;
 mod programs;

@@ -513,7 +513,7 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             let p = join(&dir, &e.name);
             if e.link {
                 // Not followed; a credential name is masked where it leads.
-                if layout.is_credential(&p) && maskable(&e.name, false) {
+                if layout.is_credential(&p) {
                     found.credentials.push((p, false));
                 }
                 continue;
@@ -534,10 +534,11 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
                 }
                 continue;
             }
+            // The one rule both layers use: a credential by name, unless it is project content
+            // (a directory holding committed files is searched, and what in it is not
+            // committed is masked one by one).
             if layout.is_credential(&p) {
-                if maskable(&e.name, e.dir) {
-                    found.credentials.push((p, e.dir));
-                }
+                found.credentials.push((p, e.dir));
                 continue;
             }
             if e.dir && !UNSEARCHED.contains(&e.name.as_str()) {
@@ -549,40 +550,6 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             }
         }
     }
-}
-
-/// Extensions of program source and documentation: a file of the workspace named `token.rs`,
-/// `secrets.py` or `credential_helper.go` is code that builds and tests read, not a secret.
-const SOURCE_EXTENSIONS: &[&str] = &[
-    "rs", "py", "pyi", "pyc", "go", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "vue", "svelte", "c", "h",
-    "cc", "cpp", "cxx", "hh", "hpp", "hxx", "java", "kt", "kts", "scala", "groovy", "rb", "php", "cs", "fs", "swift",
-    "m", "mm", "sh", "bash", "zsh", "fish", "pl", "pm", "lua", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj",
-    "el", "vim", "r", "jl", "dart", "nim", "zig", "sql", "proto", "graphql", "md", "rst", "adoc", "html", "css",
-    "scss", "svg", "snap", "golden", "tmpl", "j2",
-];
-
-/// Whether a credential name found in the workspace is masked by the kernel: `.env` files but
-/// their templates, keys and certificates, private keys, and files and directories named for
-/// secrets or credentials (a file named for a token too) unless they are source code.
-/// Everything the static layer counts as a credential stays one there.
-fn maskable(name: &str, dir: bool) -> bool {
-    let lower = name.to_ascii_lowercase();
-    if lower == ".env" || lower.starts_with(".env.") {
-        return ![".example", ".sample", ".template", ".dist", ".defaults"].iter().any(|t| lower.ends_with(t));
-    }
-    if ["id_rsa", "id_ecdsa", "id_ed25519"].iter().any(|k| lower.starts_with(k)) {
-        return !lower.ends_with(".pub");
-    }
-    if dir {
-        // `tokenizers/` and `tokens/` are code; `secrets/` and `credentials/` are kept for what
-        // their names say.
-        return lower.contains("secret") || lower.contains("credential");
-    }
-    let extension = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    if ["pem", "key", "p12", "pfx"].contains(&extension) {
-        return true;
-    }
-    !SOURCE_EXTENSIONS.contains(&extension)
 }
 
 /// The directory a `.git` file names (`gitdir: …`), relative to the directory it lies in.
@@ -922,39 +889,6 @@ mod tests {
         let mut found = Found::default();
         search_workspace(&layout, &m, &m, &mut found);
         assert!(!found.truncated);
-    }
-
-    #[test]
-    fn secrets_are_masked_and_code_named_for_them_is_not() {
-        for (name, dir) in [
-            (".env", false),
-            (".env.production", false),
-            ("deploy.key", false),
-            ("server.pem", false),
-            ("id_ed25519", false),
-            ("token", false),
-            ("github_token.txt", false),
-            ("token.json", false),
-            ("client_secret.json", false),
-            ("secrets.yaml", false),
-            ("credentials", false),
-            ("secrets", true),
-            (".credentials", true),
-        ] {
-            assert!(maskable(name, dir), "{name}");
-        }
-        for (name, dir) in [
-            (".env.example", false),
-            ("id_ed25519.pub", false),
-            ("token.rs", false),
-            ("tokenizer.py", false),
-            ("secrets.py", false),
-            ("credential_helper.go", false),
-            ("tokens", true),
-            ("tokenizers", true),
-        ] {
-            assert!(!maskable(name, dir), "{name}");
-        }
     }
 
     #[test]
