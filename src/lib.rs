@@ -6,6 +6,7 @@
 pub mod allowlist;
 pub mod analysis;
 pub mod audit;
+pub mod caches;
 pub mod config;
 pub mod environ;
 pub mod error;
@@ -308,7 +309,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let layout = || -> Result<Layout, Error> {
-        let layout = layout(&config, env, &cwd, &argv0)?;
+        let layout = layout(&config, env, &cwd, &argv0, allowed, action == Action::Run)?;
         // A configuration file the command may write would widen every later run: the kernel
         // cannot keep a file inside the writable workspace from being changed.
         if allowed.has(mode::Scope::Workspace, Perm::Write) {
@@ -984,7 +985,16 @@ fn canonical_or_normal(path: &str) -> String {
 }
 
 /// The places that decide scopes: workspace, home, temporary directory.
-fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> Result<Layout, Error> {
+/// The places that decide scopes for a run under `allowed`; with `run`, the directories the
+/// caches' layers need are made (explaining and describing change nothing).
+fn layout(
+    config: &config::Config,
+    env: &Environ,
+    cwd: &str,
+    argv0: &OsStr,
+    allowed: Mode,
+    run: bool,
+) -> Result<Layout, Error> {
     // An explicit setting, else the configuration's, else the workspace an enclosing
     // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
     let explicit = env
@@ -1044,6 +1054,8 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
     }
     let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    // sandbox-bash's own state (the caches' layers) wherever XDG_STATE_HOME puts it.
+    extra_protected.extend(caches::state_dir(home.as_deref(), &var));
     // Each home where it really is: a link on the way (`GOPATH=/x/link/.ssh`) must not lead the
     // checks one way and the rule another. A home that is not there grants nothing.
     let toolchains: Vec<scope::Toolchain> = scope::toolchain_groups(home.as_deref(), &var)
@@ -1051,6 +1063,7 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         .map(|g| scope::Toolchain {
             homes: g.homes.iter().filter_map(|h| exec::canonicalize(h).ok()).collect(),
             credentials: g.credentials,
+            named: g.named.iter().filter_map(|h| exec::canonicalize(h).ok()).collect(),
         })
         .filter(|g| !g.homes.is_empty())
         .collect();
@@ -1067,6 +1080,7 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         toolchains: Some(toolchains),
         client_state: Vec::new(),
         client_files: Vec::new(),
+        caches: Vec::new(),
     };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
@@ -1082,6 +1096,11 @@ fn layout(config: &config::Config, env: &Environ, cwd: &str, argv0: &OsStr) -> R
         .filter_map(|d| own_real_dir(&d).map(|node| (d, node)))
         .collect();
     layout.client_state = client_state;
+    // The package caches get a layer of their own when the run may write its workspace and
+    // the mode does not write the system (which would write the caches themselves).
+    if allowed.has(mode::Scope::Workspace, Perm::Write) && !allowed.has(mode::Scope::System, Perm::Write) {
+        layout.caches = caches::layers(&layout, &var, run);
+    }
     Ok(layout)
 }
 

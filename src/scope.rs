@@ -32,6 +32,9 @@ pub struct Layout {
     /// The new files in them that this run writes (its snapshot), created for this run alone,
     /// each with its device and inode: the rules that grant it must land on that very file.
     pub client_files: Vec<(String, (u64, u64))>,
+    /// The package caches a layer of sandbox-bash's own takes this run's writes to (see
+    /// [`crate::caches`]): a write there needs the workspace bits.
+    pub caches: Vec<crate::caches::Layer>,
 }
 
 /// The directories where agents keep the state their own shell writes and later sources (the
@@ -68,6 +71,9 @@ pub struct Toolchain {
     pub homes: Vec<String>,
     /// It is known to keep credentials in its home (Cargo's `credentials.toml`).
     pub credentials: bool,
+    /// The homes a set variable names (`RUSTUP_HOME=/opt/rustup`): granted whatever `PATH`
+    /// holds, since the toolchain's programs look there.
+    pub named: Vec<String>,
 }
 
 /// The variables that move a toolchain's home, with the home's place below `$HOME` when the
@@ -99,6 +105,7 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
     let mut groups = Vec::new();
     for row in TOOLCHAIN_HOMES {
         let mut homes = Vec::new();
+        let mut named = Vec::new();
         for (name, default) in *row {
             let value = if name.is_empty() { None } else { var(name) };
             let set: Vec<String> = match &value {
@@ -109,6 +116,7 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
                 _ => Vec::new(),
             };
             if !set.is_empty() {
+                named.extend(set.iter().cloned());
                 homes.extend(set);
             } else if !default.is_empty()
                 && let Some(h) = home
@@ -117,14 +125,15 @@ pub fn toolchain_groups(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>
             }
         }
         homes.retain(|h| h != "/");
+        named.retain(|h| h != "/");
         if !homes.is_empty() {
-            groups.push(Toolchain { homes, credentials: row[0].0 == "CARGO_HOME" });
+            groups.push(Toolchain { homes, credentials: row[0].0 == "CARGO_HOME", named });
         }
     }
     if let Some(exe) = var("CONDA_EXE").filter(|e| e.starts_with('/')) {
         let exe = normalize("/", &exe);
         if let Some(root) = exe.strip_suffix("/bin/conda").filter(|r| !r.is_empty()) {
-            groups.push(Toolchain { homes: vec![root.to_string()], credentials: false });
+            groups.push(Toolchain { homes: vec![root.to_string()], credentials: false, named: Vec::new() });
         }
     }
     groups
@@ -160,16 +169,14 @@ impl Layout {
 
     /// The toolchain homes the runtime baseline grants for these `PATH` directories (absolute,
     /// normal; each as written and where it leads): those of every group with a directory in it.
+    /// The homes a set variable names are granted too, whatever `PATH` holds.
     pub fn toolchains_on_path(&self, dirs: &[String]) -> Vec<String> {
         let groups = self.toolchain_groups();
         let mut out: Vec<String> = Vec::new();
-        for dir in dirs {
-            if let Some(group) = toolchain_of(&groups, dir) {
-                for top in &group.homes {
-                    if self.grantable_toolchain_home(top) && !out.contains(top) {
-                        out.push(top.clone());
-                    }
-                }
+        let on_path = dirs.iter().filter_map(|dir| toolchain_of(&groups, dir)).flat_map(|g| g.homes.iter());
+        for top in on_path.chain(groups.iter().flat_map(|g| g.named.iter())) {
+            if self.grantable_toolchain_home(top) && !out.contains(top) {
+                out.push(top.clone());
             }
         }
         out
@@ -191,6 +198,9 @@ pub enum Class {
     /// Places whose change runs code later (`.git/hooks`, `.git/config`, shell start-up files).
     /// Only writes are protected; reads of them fall through to the next row.
     Protected,
+    /// A package cache, written through sandbox-bash's own layer (only writes: reads fall
+    /// through to the next row).
+    Cache,
     Workspace,
     /// `/tmp`, `$TMPDIR` and the harmless devices: no bit needed.
     Scratch,
@@ -204,7 +214,7 @@ impl Class {
         match self {
             Class::Network => Some(Scope::Network),
             Class::Credential | Class::Protected | Class::System => Some(Scope::System),
-            Class::Workspace => Some(Scope::Workspace),
+            Class::Workspace | Class::Cache => Some(Scope::Workspace),
             Class::External => Some(Scope::External),
             Class::Scratch => None,
         }
@@ -217,6 +227,7 @@ impl Class {
             Class::Credential => "credential path",
             Class::Protected => "protected path",
             Class::Workspace => "workspace",
+            Class::Cache => "a package cache, written to sandbox-bash's own layer of it",
             Class::Scratch => "scratch",
             Class::System => "system path",
             Class::External => "outside the workspace",
@@ -310,6 +321,8 @@ pub const HOME_PROTECTED: &[&str] = &[
     ".config/direnv",
     ".ipython",
     ".config/Code/User",
+    // sandbox-bash's own state: the layers that hold what sandboxed runs write into caches.
+    ".local/state/sandbox-bash",
 ];
 
 /// Directories of the home that hold protected files among ordinary ones: a kernel rule must
@@ -467,6 +480,9 @@ impl Layout {
         }
         if is_within(path, &self.workspace) {
             return Class::Workspace;
+        }
+        if write && self.caches.iter().any(|c| is_within(path, &c.path)) {
+            return Class::Cache;
         }
         if self.is_scratch(path) {
             return Class::Scratch;
@@ -950,6 +966,11 @@ mod tests {
         let l = Layout { toolchains: Some(groups), ..layout() };
         let granted = l.toolchains_on_path(&["/srv/go/bin".to_string(), "/opt/rust/cargo/bin".to_string()]);
         assert_eq!(granted, ["/srv/go", "/opt/rust/cargo", "/opt/rust/rustup"], "not another user's home");
+        // A home a set variable names is granted whatever PATH holds (rustup's proxies in
+        // another cargo home still find RUSTUP_HOME); a default home is not.
+        let named = l.toolchains_on_path(&["/root/.cargo/bin".to_string()]);
+        assert_eq!(named, ["/opt/rust/cargo", "/opt/rust/rustup", "/srv/go"]);
+        assert!(!named.iter().any(|h| h.starts_with("/home/u")), "{named:?}");
         for bad in ["/home/other", "/root", "/home", "/home/u/.ssh", "/opt/x/.aws", "/home/u/proj/tools", "/usr/local"]
         {
             assert!(!l.grantable_toolchain_home(bad), "{bad}");

@@ -364,16 +364,18 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     }
     if seatbelt {
         credentials.kernel.push(
-            "credential names anywhere (.env, *.pem, id_rsa*, names with token, secret or credential) are denied by \
-             Seatbelt unless system bits allow them; so are writes to .git/hooks, .git/config and shell start-up files"
+            "credential names anywhere (.env, *.pem, *.key, id_rsa*, secret stores such as credentials.json or \
+             secrets.yaml) are denied by Seatbelt unless system bits allow them; so are writes to .git/hooks, \
+             .git/config and shell start-up files"
                 .into(),
         );
     } else if let Some(v) = view {
         let masks = v.masks().count();
         credentials.kernel.push(format!(
             "credential files and directories that exist at start inside trees the rules grant (the workspace's \
-             .env, *.pem, *.key, id_rsa*, names with token, secret or credential; every home's credential entries; \
-             agent sockets) are covered by a stand-in that cannot be opened (EACCES, for root too): {masks} here"
+             .env, *.pem, *.key, id_rsa*, secret stores such as credentials.json or secrets.yaml, unless their \
+             repository stores them as they are; every home's credential entries; agent sockets) are covered by a \
+             stand-in that cannot be opened (EACCES, for root too): {masks} here"
         ));
         credentials.static_only.extend(v.static_only.iter().cloned());
     } else {
@@ -515,6 +517,16 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
                     .into(),
             );
             process.kernel.push("a script bash runs is a frozen, read-only copy of the text that was analysed".into());
+            let layers: Vec<&str> =
+                v.points.iter().filter(|p| matches!(p, super::view::Point::Layer { .. })).map(|p| p.path()).collect();
+            if !layers.is_empty() {
+                filesystem.kernel.push(format!(
+                    "package caches are seen through a layer of sandbox-bash's own that takes every write ({}): \
+                     installs and builds fill them as usual, and the caches that programs outside the sandbox use \
+                     never change",
+                    layers.join(" ")
+                ));
+            }
             if v.read_only_base {
                 let writable: Vec<&str> = v.writable().collect();
                 filesystem.kernel.push(format!(

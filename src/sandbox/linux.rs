@@ -539,6 +539,23 @@ pub fn apply(
             {
                 return Err(Error::NoNetworkNamespace(why.clone()));
             }
+            // The caches' layers that were mounted get their rights, on the layer itself.
+            if let super::view::Entered::Held { layers, .. } = &entered {
+                for point in &view.points {
+                    if let super::view::Point::Layer { path, rights, .. } = point
+                        && layers.contains(path)
+                    {
+                        prepared.add_late(super::policy::PathRule {
+                            path: path.clone(),
+                            rights: *rights,
+                            why: super::policy::Why::Cache,
+                            follow: false,
+                            kind: super::policy::Kind::Dir,
+                            node: None,
+                        });
+                    }
+                }
+            }
             enforcement.namespaces = Some(entered);
             handover = h;
         }

@@ -681,8 +681,14 @@ pub fn layer(
     require: bool,
 ) -> Result<Layer, crate::error::Error> {
     match &outcome.enforcement.namespaces {
-        Some(view::Entered::Held { .. }) => {
-            Ok(Layer { held: true, marked: true, static_only: view.static_only.clone() })
+        Some(view::Entered::Held { unlayered, .. }) => {
+            let mut static_only = view.static_only.clone();
+            static_only.extend(unlayered.iter().map(|why| {
+                format!(
+                    "a package cache stays as the mode says, without a layer of its own (the kernel refused it): {why}"
+                )
+            }));
+            Ok(Layer { held: true, marked: true, static_only })
         }
         Some(view::Entered::Unavailable(why)) if outer_marked => Ok(Layer {
             held: false,

@@ -18,6 +18,7 @@ const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x04;
 const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
 const FSOPEN_CLOEXEC: libc::c_uint = 1;
 const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+const FSCONFIG_SET_FLAG: libc::c_uint = 0;
 const FSCONFIG_SET_STRING: libc::c_uint = 1;
 const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
 const MOUNT_ATTR_RDONLY: u64 = 0x01;
@@ -43,7 +44,7 @@ pub enum Step {
     Attach(String),
     Mask(String),
     CreateFs(&'static str),
-    SetOption { fstype: &'static str, key: &'static str, value: &'static str },
+    SetOption { fstype: &'static str, key: &'static str, value: String },
     MountFs(&'static str),
     StandIn(&'static str),
     FrozenCopy(&'static str),
@@ -212,19 +213,20 @@ fn attach_raw(fd: &OwnedFd, to: Option<&OwnedFd>, path: &str) -> std::io::Result
     Ok(())
 }
 
-/// A new, detached file system of `fstype`, with string options.
-fn new_fs(fstype: &'static str, options: &[(&'static str, &'static str)], attrs: u64) -> Result<OwnedFd, ViewError> {
+/// A new, detached file system of `fstype`, with string options (an empty value sets a flag).
+fn new_fs(fstype: &'static str, options: &[(&'static str, &str)], attrs: u64) -> Result<OwnedFd, ViewError> {
     let t = cstr(fstype)?;
     // SAFETY: `t` is NUL-terminated.
     let fs = owned(unsafe { libc::syscall(libc::SYS_fsopen, t.as_ptr(), FSOPEN_CLOEXEC) }, || Step::CreateFs(fstype))?;
     for (key, value) in options {
         let (k, v) = (cstr(key)?, cstr(value)?);
-        // SAFETY: key and value are NUL-terminated strings.
-        let rc = unsafe {
-            libc::syscall(libc::SYS_fsconfig, fs.as_raw_fd(), FSCONFIG_SET_STRING, k.as_ptr(), v.as_ptr(), 0)
-        };
+        // An empty value is a flag (`userxattr`).
+        let (command, v) =
+            if value.is_empty() { (FSCONFIG_SET_FLAG, std::ptr::null()) } else { (FSCONFIG_SET_STRING, v.as_ptr()) };
+        // SAFETY: the key is a NUL-terminated string, the value one or null for a flag.
+        let rc = unsafe { libc::syscall(libc::SYS_fsconfig, fs.as_raw_fd(), command, k.as_ptr(), v, 0) };
         if rc != 0 {
-            return Err(failed(Step::SetOption { fstype, key, value }));
+            return Err(failed(Step::SetOption { fstype, key, value: value.to_string() }));
         }
     }
     // SAFETY: no pointers; the context was configured above.
@@ -385,6 +387,31 @@ pub fn enter(
             _ => None,
         });
     }
+    // The caches' layers, made while the trees their upper directories lie in are writable
+    // still (an overlay takes its own copy of that mount). One the kernel refuses leaves its
+    // cache as the mode says: no rule grants anything there then.
+    let mut unlayered: Vec<String> = Vec::new();
+    let mut layer_fds: Vec<Option<OwnedFd>> = Vec::with_capacity(view.points.len());
+    for point in &view.points {
+        layer_fds.push(match point {
+            Point::Layer { path, lower, upper, work, noexec, .. } => {
+                let mut options: Vec<(&'static str, &str)> =
+                    vec![("lowerdir", lower.as_str()), ("upperdir", upper.as_str()), ("workdir", work.as_str())];
+                if user_namespace {
+                    options.push(("userxattr", ""));
+                }
+                let attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | if *noexec { MOUNT_ATTR_NOEXEC } else { 0 };
+                match new_fs("overlay", &options, attrs) {
+                    Ok(fd) => Some(fd),
+                    Err(e) => {
+                        unlayered.push(format!("{path}: {e}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        });
+    }
     if view.read_only_base {
         set_attr(libc::AT_FDCWD, "/", MOUNT_ATTR_RDONLY, true, 0)?;
     }
@@ -416,8 +443,17 @@ pub fn enter(
         None
     };
 
-    for (point, clone) in view.points.iter().zip(clones) {
+    let mut layers: Vec<String> = Vec::new();
+    for ((point, clone), layer) in view.points.iter().zip(clones).zip(layer_fds) {
         match point {
+            Point::Layer { path, .. } => {
+                if let Some(fd) = layer {
+                    match attach_raw(&fd, None, path) {
+                        Ok(()) => layers.push(path.clone()),
+                        Err(e) => unlayered.push(format!("{path}: {e}")),
+                    }
+                }
+            }
             Point::Writable { path, .. } => {
                 if let Some(fd) = clone {
                     attach_unless_gone(&fd, path)?;
@@ -477,7 +513,7 @@ pub fn enter(
         }
         _ => false,
     };
-    Ok((Entered::Held { user_namespace, frozen: frozen_done }, handover))
+    Ok((Entered::Held { user_namespace, frozen: frozen_done, layers, unlayered }, handover))
 }
 
 fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {

@@ -89,6 +89,8 @@ pub enum Why {
     External,
     System,
     Credential,
+    /// A package cache's layer of sandbox-bash's own (opened once the view has mounted it).
+    Cache,
 }
 
 impl Why {
@@ -102,6 +104,7 @@ impl Why {
             Why::Program => "program",
             Why::Workspace => "workspace",
             Why::External => "external",
+            Why::Cache => "package cache layer",
             Why::System => "system",
             Why::Credential => "credential",
         }
@@ -783,48 +786,55 @@ impl Planner<'_> {
             match scope::toolchain_of(&groups, &dir) {
                 Some(group) => {
                     for top in &group.homes {
-                        if homes_done.contains(top) {
-                            continue;
-                        }
-                        homes_done.push(top.clone());
-                        if !self.layout().grantable_toolchain_home(top) {
-                            continue;
-                        }
-                        let top = top.as_str();
-                        // Cargo keeps credentials in its home (`credentials.toml`), and a home
-                        // a variable moves could hold any: a home's entries are granted one by
-                        // one when it holds a credential or a link, and the home itself made
-                        // listable (nested invocations list it again). The fixed homes of the
-                        // others are granted whole without listing them.
-                        let fixed = home.as_deref().is_some_and(|h| {
-                            top.strip_prefix(h).and_then(|r| r.strip_prefix('/')).is_some_and(|r| !r.contains('/'))
-                        });
-                        let listing = if group.credentials || !fixed { self.world.list(top) } else { Some(Vec::new()) };
-                        match listing {
-                            // Nothing to leave out: one rule for the whole home.
-                            Some(entries)
-                                if entries
-                                    .iter()
-                                    .all(|e| !e.link && !self.layout().is_credential(&join(top, &e.name))) =>
-                            {
-                                self.add_dir(top, Rights::RX, Why::Toolchain, false);
-                            }
-                            Some(entries) => {
-                                self.add_dir(top, Rights::LIST, Why::Toolchain, false);
-                                for e in entries {
-                                    let p = join(top, &e.name);
-                                    if !e.link && !self.layout().is_credential(&p) {
-                                        self.add_entry(&p, Rights::RX, Why::Toolchain, &e);
-                                    }
-                                }
-                            }
-                            None if self.inputs.nested => self.add_dir(top, Rights::RX, Why::Toolchain, false),
-                            None => {}
-                        }
+                        self.toolchain_home(top, group, &mut homes_done);
                     }
                 }
                 None => self.add_dir(&dir, Rights::RX, Why::Toolchain, false),
             }
+        }
+        // A home a set variable names (`RUSTUP_HOME`) is where the toolchain's programs look,
+        // whatever PATH holds.
+        for group in &groups {
+            for top in &group.named {
+                self.toolchain_home(top, group, &mut homes_done);
+            }
+        }
+    }
+
+    /// Read and execute on the toolchain home `top` of `group`, once.
+    fn toolchain_home(&mut self, top: &str, group: &scope::Toolchain, homes_done: &mut Vec<String>) {
+        if homes_done.iter().any(|h| h == top) {
+            return;
+        }
+        homes_done.push(top.to_string());
+        if !self.layout().grantable_toolchain_home(top) {
+            return;
+        }
+        let home = self.layout().home.clone();
+        // Cargo keeps credentials in its home (`credentials.toml`), and a home a variable moves
+        // could hold any: a home's entries are granted one by one when it holds a credential or
+        // a link, and the home itself made listable (nested invocations list it again). The
+        // fixed homes of the others are granted whole without listing them.
+        let fixed = home
+            .as_deref()
+            .is_some_and(|h| top.strip_prefix(h).and_then(|r| r.strip_prefix('/')).is_some_and(|r| !r.contains('/')));
+        let listing = if group.credentials || !fixed { self.world.list(top) } else { Some(Vec::new()) };
+        match listing {
+            // Nothing to leave out: one rule for the whole home.
+            Some(entries) if entries.iter().all(|e| !e.link && !self.layout().is_credential(&join(top, &e.name))) => {
+                self.add_dir(top, Rights::RX, Why::Toolchain, false);
+            }
+            Some(entries) => {
+                self.add_dir(top, Rights::LIST, Why::Toolchain, false);
+                for e in entries {
+                    let p = join(top, &e.name);
+                    if !e.link && !self.layout().is_credential(&p) {
+                        self.add_entry(&p, Rights::RX, Why::Toolchain, &e);
+                    }
+                }
+            }
+            None if self.inputs.nested => self.add_dir(top, Rights::RX, Why::Toolchain, false),
+            None => {}
         }
     }
 
@@ -960,8 +970,8 @@ impl Planner<'_> {
         let layout = self.layout().clone();
         if !workspace.without(system).is_empty() || !external.without(system).is_empty() {
             self.static_only.push(
-                "credential files inside allowed trees (.env, *.pem, *.key, id_rsa*, names with token, secret or \
-                 credential) are protected by the static layer only"
+                "credential files inside allowed trees (.env, *.pem, *.key, id_rsa*, secret stores such as \
+                 credentials.json) are protected by the static layer only"
                     .into(),
             );
         }

@@ -31,6 +31,11 @@ pub enum Entered {
         user_namespace: bool,
         /// The script is frozen.
         frozen: bool,
+        /// The caches whose layers are mounted.
+        layers: Vec<String>,
+        /// The caches whose layers the kernel refused, with its answer: they stay as the mode
+        /// says.
+        unlayered: Vec<String>,
     },
     /// The kernel gives no namespaces here, for the reason given; nothing was changed.
     Unavailable(String),
@@ -63,12 +68,19 @@ pub enum Point {
     /// The file or directory is covered by an empty stand-in: a file that cannot be opened, a
     /// directory with nothing in it, neither writable.
     Mask { path: String, dir: bool },
+    /// A package cache seen through a layer of sandbox-bash's own that takes every write (an
+    /// overlay: `lower` is the cache itself when the mode may read it, else an empty
+    /// directory). Landlock gets `rights` on it once it is mounted.
+    Layer { path: String, lower: String, upper: String, work: String, rights: Rights, noexec: bool },
 }
 
 impl Point {
     pub fn path(&self) -> &str {
         match self {
-            Point::Writable { path, .. } | Point::ReadOnly { path, .. } | Point::Mask { path, .. } => path,
+            Point::Writable { path, .. }
+            | Point::ReadOnly { path, .. }
+            | Point::Mask { path, .. }
+            | Point::Layer { path, .. } => path,
         }
     }
 }
@@ -318,6 +330,25 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         }
     }
 
+    // The package caches, each through a layer of sandbox-bash's own that takes this run's
+    // writes (the layout lists them only when the mode writes the workspace but not the
+    // system): with the workspace's rights, and the cache itself beneath when the mode may
+    // read it.
+    for cache in &layout.caches {
+        if !world.exists(&cache.path) {
+            continue;
+        }
+        let lower = if policy.granted(&cache.path).contains(Rights::READ) { &cache.path } else { &cache.empty };
+        view.points.push(Point::Layer {
+            path: cache.path.clone(),
+            lower: lower.clone(),
+            upper: cache.upper.clone(),
+            work: cache.work.clone(),
+            rights: ws_mode,
+            noexec: ws_noexec,
+        });
+    }
+
     // Credentials inside trees Landlock lets read or write, unless the mode reads the system.
     if !system.contains(Rights::READ) {
         let mut credentials: Vec<(String, Option<bool>)> = Vec::new();
@@ -460,11 +491,15 @@ fn pin_home(
     }
 }
 
+/// Which point of one path is kept: a cache's layer over anything else there (a home's entry
+/// bound back writable must not make the cache itself writable), then a writable bind over
+/// what is read-only or masked.
 fn rank(p: &Point) -> u8 {
     match p {
-        Point::Writable { .. } => 0,
-        Point::ReadOnly { .. } => 1,
-        Point::Mask { .. } => 2,
+        Point::Layer { .. } => 0,
+        Point::Writable { .. } => 1,
+        Point::ReadOnly { .. } => 2,
+        Point::Mask { .. } => 3,
     }
 }
 

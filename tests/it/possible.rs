@@ -161,7 +161,9 @@ fn toolchain_homes_moved_by_their_variables_run_and_others_do_not() {
     }
     let with_path = |on_path: bool, program: &str| -> Output {
         let mut c = lab.command("0467", program);
-        c.env("CARGO_HOME", &cargo).env("RUSTUP_HOME", &rustup);
+        if on_path {
+            c.env("CARGO_HOME", &cargo).env("RUSTUP_HOME", &rustup);
+        }
         let path = if on_path {
             format!("{}:/usr/bin:/bin", cargo.join("bin").display())
         } else {
@@ -172,9 +174,14 @@ fn toolchain_homes_moved_by_their_variables_run_and_others_do_not() {
     };
     // Cargo's bin on PATH: its shim runs the toolchain in RUSTUP_HOME, outside the home.
     assert_eq!(ok(&with_path(true, "cargo build")), "toolchain cargo build\n");
-    // Without it, nothing grants the toolchain: running it (from a computed path, past the
-    // static layer) is refused by the kernel.
+    // A home a set variable names is granted whatever PATH holds: rustup's proxies found
+    // elsewhere (another cargo home's bin) still reach RUSTUP_HOME.
     std::fs::write(lab.ws.join("where"), format!("{}\n", real.display())).unwrap();
+    let mut c = lab.command("0467", "read -r p < where; \"$p\" build");
+    c.env("RUSTUP_HOME", &rustup).env("PATH", "/usr/bin:/bin");
+    assert_eq!(ok(&c.output().unwrap()), "toolchain cargo build\n");
+    // Without the variables and without it on PATH, nothing grants the toolchain: running it
+    // (from a computed path, past the static layer) is refused by the kernel.
     let out = with_path(false, "read -r p < where; \"$p\" build");
     kernel_refused(&out, &[]);
     assert!(!text(&out.stdout).contains("toolchain cargo"));

@@ -1,0 +1,253 @@
+//! Package managers' caches, layered: a sandboxed run sees each cache as it is, with a layer of
+//! sandbox-bash's own on top that takes everything the run writes there. `npm install`,
+//! `cargo add`, `pip install`, `go mod download` and `pre-commit run` fill their caches as under
+//! bash, while the caches that unsandboxed programs read never change: a poisoned crate, tarball
+//! or hook environment written by a sandboxed run is seen by later sandboxed runs only, never by
+//! the next build outside the sandbox.
+//!
+//! The layers live in `$XDG_STATE_HOME/sandbox-bash/caches` (by default
+//! `~/.local/state/sandbox-bash/caches`), one directory per cache, which no sandboxed run may
+//! write but through its layer. They are mounted by the namespace layer (an overlay whose
+//! lower layer is the cache, when the mode lets the cache be read); where no namespace can be
+//! had, the caches stay as the mode says (read-only below external write).
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+
+use crate::scope::{self, Layout, is_within, normalize};
+
+/// The caches, one row each: the variable that moves it (and the directory below the
+/// variable's value), its place below the home otherwise, and when sandbox-bash makes it if it
+/// is missing (so that the first run of a tool has a cache to fill).
+const TREES: &[(&str, &str, &str, Make)] = &[
+    // pip, uv, pre-commit, poetry, go's build cache, yarn 1, node-gyp, deno, Hugging Face models.
+    ("XDG_CACHE_HOME", "", ".cache", Make::Always),
+    // npm and npx.
+    ("npm_config_cache", "", ".npm", Make::WithProgram("npm")),
+    ("CARGO_HOME", "registry", ".cargo/registry", Make::InParent),
+    ("CARGO_HOME", "git", ".cargo/git", Make::InParent),
+    ("GOMODCACHE", "", "go/pkg/mod", Make::InParent),
+    ("GRADLE_USER_HOME", "caches", ".gradle/caches", Make::InParent),
+    ("GRADLE_USER_HOME", "wrapper", ".gradle/wrapper", Make::InParent),
+    ("", "", ".m2/repository", Make::InParent),
+    ("", "", ".yarn/berry/cache", Make::InParent),
+    ("", "", ".local/share/pnpm/store", Make::InParent),
+    ("BUN_INSTALL_CACHE_DIR", "", ".bun/install/cache", Make::InParent),
+    ("NUGET_PACKAGES", "", ".nuget/packages", Make::InParent),
+    ("", "", ".ivy2/cache", Make::InParent),
+    ("PIP_CACHE_DIR", "", "", Make::InParent),
+    ("UV_CACHE_DIR", "", "", Make::InParent),
+    ("PRE_COMMIT_HOME", "", "", Make::InParent),
+];
+
+/// When a missing cache is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Make {
+    /// Always, with the directories above it.
+    Always,
+    /// When the program is on `PATH` and the directory above the cache is there.
+    WithProgram(&'static str),
+    /// When the directory above it is there (the tool has its home).
+    InParent,
+}
+
+/// One cache and its layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layer {
+    /// The cache, where it really is.
+    pub path: String,
+    /// The layer's upper and work directories (on one file system).
+    pub upper: String,
+    pub work: String,
+    /// An empty directory, the lower layer when the mode may not read the cache itself.
+    pub empty: String,
+}
+
+/// Where the layers live: `$XDG_STATE_HOME/sandbox-bash` (absolute) or
+/// `~/.local/state/sandbox-bash`.
+pub fn state_dir(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    match var("XDG_STATE_HOME").filter(|v| v.starts_with('/')) {
+        Some(v) => Some(normalize("/", &format!("{v}/sandbox-bash"))),
+        None => home.filter(|h| *h != "/").map(|h| format!("{h}/.local/state/sandbox-bash")),
+    }
+}
+
+/// The caches of this environment, as written, each with whether it may be made.
+pub fn trees(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Vec<(String, Make)> {
+    let mut out: Vec<(String, Make)> = Vec::new();
+    for &(name, below_var, below_home, make) in TREES {
+        let from_var = if name.is_empty() { None } else { var(name).filter(|v| v.starts_with('/')) };
+        let path = match (from_var, name) {
+            (Some(v), "GOMODCACHE") => normalize("/", &v),
+            (Some(v), _) => normalize("/", &format!("{v}/{below_var}")),
+            // Go's module cache lies below the first GOPATH entry.
+            (None, "GOMODCACHE") => match var("GOPATH").and_then(|g| g.split(':').next().map(str::to_string)) {
+                Some(g) if g.starts_with('/') => normalize("/", &format!("{g}/pkg/mod")),
+                _ => match home {
+                    Some(h) => normalize(h, below_home),
+                    None => continue,
+                },
+            },
+            (None, _) if below_home.is_empty() => continue,
+            (None, _) => match home.filter(|h| *h != "/") {
+                Some(h) => normalize(h, below_home),
+                None => continue,
+            },
+        };
+        if !out.iter().any(|(p, _)| is_within(&path, p)) {
+            out.retain(|(p, _)| !is_within(p, &path));
+            out.push((path, make));
+        }
+    }
+    out
+}
+
+/// The layers for `layout`: each cache that exists (or is made now) where a layer can hold it,
+/// with its layer's directories made (owned by the caller, 0700, reached by no link). A cache
+/// inside the workspace or scratch is written as it is; one that is a system, credential or
+/// protected path, or holds the home or the workspace, gets no layer.
+///
+/// Without `make`, nothing is made: only caches whose layers exist already are listed (what a
+/// run would get, for explaining it).
+pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, make: bool) -> Vec<Layer> {
+    let home = layout.home.as_deref();
+    let Some(state) = state_dir(home, var) else { return Vec::new() };
+    // The layers' directory where it really is, made when missing.
+    let caches = format!("{state}/caches");
+    let there = own_dir(&caches) || (make && make_dir(&caches, true));
+    if !there {
+        return Vec::new();
+    }
+    let Ok(state) = crate::exec::canonicalize(&state) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (path, when) in trees(home, var) {
+        let usable = |p: &str| {
+            !(scope::is_system_path(p)
+                || is_within(p, "/tmp")
+                || layout.tmpdir.as_deref().is_some_and(|t| is_within(p, t))
+                || is_within(p, &layout.workspace)
+                || is_within(&layout.workspace, p)
+                || home.is_some_and(|h| is_within(h, p))
+                || layout.is_credential(p)
+                || layout.is_protected(p)
+                || is_within(p, &state)
+                || is_within(&state, p)
+                // The overlay's options cannot carry these.
+                || p.contains([':', ',', '\\']))
+        };
+        if !usable(&path) {
+            continue;
+        }
+        let made = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m.is_dir() && m.uid() == crate::exec::uid(),
+            Err(_) => {
+                let parent_there = path.rsplit_once('/').is_some_and(|(p, _)| !p.is_empty() && own_dir(p));
+                make && match when {
+                    Make::Always => make_dir(&path, true),
+                    Make::WithProgram(program) => parent_there && on_path(program, var) && make_dir(&path, false),
+                    Make::InParent => parent_there && make_dir(&path, false),
+                }
+            }
+        };
+        if !made {
+            continue;
+        }
+        // Where it really is (the view mounts there); a link on the way may not lead it into a
+        // place no layer may be.
+        let Ok(real) = crate::exec::canonicalize(&path) else { continue };
+        if !usable(&real) {
+            continue;
+        }
+        let Some(layer) = layer_dirs(&state, &real, make) else { continue };
+        out.push(layer);
+    }
+    out
+}
+
+/// Whether `program` is a file in one of `PATH`'s directories.
+fn on_path(program: &str, var: &dyn Fn(&str) -> Option<String>) -> bool {
+    let path = var("PATH").unwrap_or_default();
+    scope::path_dirs(Some(path.as_bytes()))
+        .any(|d| std::fs::metadata(format!("{d}/{program}")).is_ok_and(|m| m.is_file()))
+}
+
+/// Whether `dir` is a directory of the caller's own.
+fn own_dir(dir: &str) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
+}
+
+/// Makes the cache directory `path` (0700): with its parents when `parents`, else only when
+/// its parent is there.
+fn make_dir(path: &str, parents: bool) -> bool {
+    let mut b = std::fs::DirBuilder::new();
+    b.mode(0o700).recursive(parents);
+    b.create(path).is_ok() || own_dir(path)
+}
+
+/// The layer's directories for the cache `real`, made when missing, every one reached by no
+/// link and the caller's own.
+fn layer_dirs(state: &str, real: &str, make: bool) -> Option<Layer> {
+    let name: String = real
+        .rsplit('/')
+        .next()
+        .unwrap_or("cache")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    let digest = {
+        use sha1::Digest;
+        let d = sha1::Sha1::digest(real.as_bytes());
+        d.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let base = format!("{state}/caches/{}-{digest}", name.trim_start_matches('_'));
+    let layer = Layer {
+        path: real.to_string(),
+        upper: format!("{base}/upper"),
+        work: format!("{base}/work"),
+        empty: format!("{state}/caches/empty"),
+    };
+    for dir in [&layer.upper, &layer.work, &layer.empty] {
+        if !own_dir(dir) {
+            if !make {
+                return None;
+            }
+            let mut b = std::fs::DirBuilder::new();
+            b.mode(0o700).recursive(true);
+            b.create(dir).ok()?;
+        }
+        // Every component below the home reached by no link, and the directory the caller's.
+        let opened = crate::exec::open_dir_no_links(std::path::Path::new(dir)).ok()?;
+        let m = opened.metadata().ok()?;
+        if !m.is_dir() || m.uid() != crate::exec::uid() {
+            return None;
+        }
+    }
+    Some(layer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caches_follow_their_variables_and_nest_in_one_layer() {
+        let vars = |name: &str| match name {
+            "CARGO_HOME" => Some("/opt/cargo".to_string()),
+            "GOPATH" => Some("/srv/go:/other".to_string()),
+            "PIP_CACHE_DIR" => Some("/home/u/.cache/pip".to_string()),
+            "UV_CACHE_DIR" => Some("/data/uv".to_string()),
+            "XDG_CACHE_HOME" => Some("relative".to_string()),
+            _ => None,
+        };
+        let t: Vec<String> = trees(Some("/home/u"), &vars).into_iter().map(|(p, _)| p).collect();
+        assert!(t.contains(&"/home/u/.cache".to_string()), "a relative XDG_CACHE_HOME falls back: {t:?}");
+        assert!(t.contains(&"/opt/cargo/registry".to_string()) && t.contains(&"/opt/cargo/git".to_string()));
+        assert!(t.contains(&"/srv/go/pkg/mod".to_string()));
+        assert!(t.contains(&"/data/uv".to_string()));
+        assert!(!t.iter().any(|p| p == "/home/u/.cache/pip"), "inside ~/.cache: one layer: {t:?}");
+        assert_eq!(state_dir(Some("/home/u"), &vars).as_deref(), Some("/home/u/.local/state/sandbox-bash"));
+        assert_eq!(
+            state_dir(Some("/home/u"), &|n| (n == "XDG_STATE_HOME").then(|| "/s".to_string())).as_deref(),
+            Some("/s/sandbox-bash")
+        );
+    }
+}
