@@ -24,7 +24,7 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
         Some(Kind::Pure) => {}
         Some(Kind::Shell) => shell(w, program, args, env, &stdin, st),
         Some(Kind::Builtin(kind)) => builtin(w, program, kind, args, env, stdin, st),
-        _ => program_effects(w, program, entry, args, &stdin, st),
+        _ => program_effects(w, program, entry, args, env, &stdin, st),
     }
 }
 
@@ -35,10 +35,15 @@ fn program_effects(
     program: &str,
     entry: Option<&TableEntry>,
     args: &[Arg],
+    env: &[(String, Field)],
     stdin: &Stdin,
     st: &mut State,
 ) {
-    let var = |name: &str| w.var_value(name, st);
+    // An assignment before the command (`PATH=… pip install`) is what the program sees.
+    let var = |name: &str| match env.iter().rev().find(|(n, _)| n == name) {
+        Some((_, value)) => value.known(),
+        None => w.var_value(name, st),
+    };
     let read = |path: &str| script_text(w, path, st);
     let downloaded = |p: &str| st.downloaded.contains(p);
     let call = Call {
@@ -69,7 +74,7 @@ pub fn is_modelled(program: &str) -> bool {
 /// A program the table does not know (or one whose name is not known): the words it is given
 /// may be paths it reads.
 pub fn generic(w: &mut Walker, program: &str, args: &[Arg], st: &mut State) {
-    program_effects(w, program, None, args, &Stdin::Unknown, st);
+    program_effects(w, program, None, args, &[], &Stdin::Unknown, st);
 }
 
 /// Applies what a handler behind the seam (`programs/`) says the command does.

@@ -484,8 +484,7 @@ pub static TABLE: &[TableEntry] = &[
             "xcodebuild", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac", "tsc", "esbuild",
             "vite", "webpack", "rollup", "jest", "vitest", "mocha", "eslint", "prettier", "ruff", "mypy", "black",
             "flake8", "pylint", "isort", "coverage", "nodemon", "turbo", "nx", "lerna", "pre-commit", "twine", "maturin", "setup.py", "cargo-nextest", "ctest", "scons", "autoreconf", "configure",
-            "libtool", "ld", "as", "ar", "nasm", "zig", "dub", "nimble", "corepack", "volta", "nvm", "pyenv",
-            "rbenv", "asdf", "mise", "direnv", "hugo", "jekyll", "sphinx-build", "mkdocs", "terraform", "tofu",
+            "libtool", "ld", "as", "ar", "nasm", "zig", "dub", "nimble", "corepack", "volta", "nvm", "direnv", "hugo", "jekyll", "sphinx-build", "mkdocs", "terraform", "tofu",
             "pulumi", "ansible", "ansible-playbook", "vagrant", "packer"
         ],
         Kind::Program(super::programs::build::handle),
@@ -657,6 +656,17 @@ pub static TABLE: &[TableEntry] = &[
         "of",
         &["output", "format"],
         &[("time ls", "0004"), ("/usr/bin/time -o ~/t.txt ls", "0204")],
+    ),
+    entry(
+        &["pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "asdf", "mise", "rtx"],
+        Kind::Program(super::programs::wrappers::version_manager),
+        "",
+        &[],
+        &[
+            ("pyenv exec python3 -c 'print(open(\"x/id_rsa\"))'", "0001"),
+            ("mise exec python@3.12 -- cat /etc/shadow", "4000"),
+            ("asdf exec cat .env", "4000"),
+        ],
     ),
     entry(
         &["script"],

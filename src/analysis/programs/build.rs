@@ -139,23 +139,68 @@ pub fn handle(call: &Call) -> Effects {
             if let Some(h) = var("HOME") {
                 out.path(&literal(&format!("{h}/.local"), pos), &[Perm::Write], "installs packages for the user");
             }
-        } else if let Some(venv) = var("VIRTUAL_ENV") {
-            out.path(
-                &literal(&crate::scope::normalize("/", &venv), pos),
-                &[Perm::Write],
-                "installs packages into the virtual environment",
-            );
         } else {
-            out.need(
-                Scope::System,
-                Perm::Write,
-                program,
-                "installs packages into the interpreter's site-packages",
-                pos,
-            );
+            match environment(call, &var) {
+                Environment::Prefix(prefix) => out.path(
+                    &literal(&prefix, pos),
+                    &[Perm::Write],
+                    "installs packages into the environment its program belongs to",
+                ),
+                Environment::System => out.need(
+                    Scope::System,
+                    Perm::Write,
+                    program,
+                    "installs packages into the interpreter's site-packages",
+                    pos,
+                ),
+                Environment::Unknown => out.unresolved_text("the environment it installs into", pos),
+            }
         }
     }
     out
+}
+
+/// Where an installer that serves one interpreter (`pip`) puts packages.
+enum Environment {
+    /// The environment at this prefix (a virtual environment, a version manager's interpreter).
+    Prefix(String),
+    /// The system's interpreter.
+    System,
+    /// Not known here (`PATH` changed by code the analysis could not read).
+    Unknown,
+}
+
+/// The environment of the program `call` runs: the activated virtual environment
+/// (`VIRTUAL_ENV`) for a program found on `PATH`, else the directory the program is found in
+/// (named by path, or the first `PATH` entry that holds it; an entry that does not exist yet is
+/// taken to be a virtual environment the program is making), one level up from its `bin`.
+fn environment(call: &Call, var: &dyn Fn(&str) -> Option<String>) -> Environment {
+    let program = call.program;
+    let dir = if program.contains('/') {
+        match call.absolute(program) {
+            Some(p) => p.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default(),
+            None => return Environment::Unknown,
+        }
+    } else {
+        if let Some(venv) = var("VIRTUAL_ENV") {
+            return Environment::Prefix(crate::scope::normalize("/", &venv));
+        }
+        let Some(path) = var("PATH") else { return Environment::Unknown };
+        let found = crate::scope::path_dirs(Some(path.as_bytes())).find(|d| {
+            let candidate = std::path::Path::new(d).join(program);
+            candidate.is_file() || !std::path::Path::new(d).exists()
+        });
+        match found {
+            Some(d) => d,
+            None => return Environment::Unknown,
+        }
+    };
+    let prefix = dir.strip_suffix("/bin").filter(|p| !p.is_empty()).unwrap_or(&dir).to_string();
+    if crate::scope::is_system_path(&prefix) || crate::scope::is_system_path(&dir) {
+        Environment::System
+    } else {
+        Environment::Prefix(prefix)
+    }
 }
 
 /// The URL in `word` whose `://` is at `i`: the whole word, or what follows `--option=`.
@@ -166,7 +211,7 @@ fn url_start(word: &str, i: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, assert_once, bits_of as needs, effects_of};
+    use super::super::{Effect, assert_once, bits_of as needs, effects_of, effects_with};
     use super::FETCHES;
     use crate::mode::{Perm, Scope};
 
@@ -215,7 +260,40 @@ mod tests {
         assert_eq!(needs("npm install -g x"), vec![RUNS, FETCH, (Scope::System, Perm::Write)]);
         assert!(matches!(effects_of("npm install").last(), Some(Effect::Cwd { perms: [Perm::Write], .. })));
         // No venv, no --user, no target: the interpreter's own site-packages.
-        assert_eq!(needs("pip install requests"), vec![RUNS, FETCH, (Scope::System, Perm::Write)]);
+        // The system's pip: its site-packages.
+        let system_path = |n: &str| (n == "PATH").then(|| "/usr/local/bin:/usr/bin:/bin".to_string());
+        let needs_with = |line: &str, var: &dyn Fn(&str) -> Option<String>| -> Vec<(Scope, Perm)> {
+            effects_with(line, var)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Need { scope, perm, .. } => Some((scope, perm)),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(needs_with("pip install requests", &system_path), vec![RUNS, FETCH, (Scope::System, Perm::Write)]);
+        // A virtual environment's pip, by path or first on PATH (about to be made or there):
+        // that environment.
+        let venv_path = |n: &str| (n == "PATH").then(|| "/w/.venv-not-made-yet/bin:/usr/bin".to_string());
+        let activated = |n: &str| (n == "VIRTUAL_ENV").then(|| "/w/.venv".to_string());
+        for (line, var) in [
+            ("pip install -e . pytest", &venv_path as &dyn Fn(&str) -> Option<String>),
+            ("pip install requests", &activated),
+        ] {
+            let e = effects_with(line, var);
+            assert!(
+                e.iter().any(|e| matches!(e, Effect::Path { arg, perms: [Perm::Write], .. }
+                    if arg.known().is_some_and(|p| p.starts_with("/w/.venv")))),
+                "{line}: {e:?}"
+            );
+            assert!(!needs_with(line, var).contains(&(Scope::System, Perm::Write)), "{line}");
+        }
+        // PATH changed by code the analysis could not read: the kernel decides.
+        assert!(
+            matches!(effects_of("pip install requests").last(), Some(Effect::Unresolved { .. })),
+            "{:?}",
+            effects_of("pip install requests")
+        );
         let e = effects_of("pip install --target vendor requests");
         assert!(
             matches!(e.last(), Some(Effect::Path { arg, perms: [Perm::Write], .. }) if arg.raw == "vendor"),

@@ -312,6 +312,12 @@ pub fn is_url(s: &str) -> bool {
 /// row's grammar, run in `/w`.
 #[cfg(test)]
 pub fn effects_of(line: &str) -> Vec<Effect> {
+    effects_with(line, &|_| None)
+}
+
+/// [`effects_of`] with the variables `var` knows.
+#[cfg(test)]
+pub fn effects_with(line: &str, var: &dyn Fn(&str) -> Option<String>) -> Vec<Effect> {
     let mut words = Vec::new();
     let mut column = 1;
     for w in line.split(' ') {
@@ -340,7 +346,7 @@ pub fn effects_of(line: &str) -> Vec<Effect> {
         long_args: entry.long_args,
         stdin: &Stdin::Unknown,
         downloaded: &|_| false,
-        var: &no_vars,
+        var,
         read: &no_vars,
         cwd: Some("/w"),
     };

@@ -37,6 +37,27 @@ pub fn options(call: &Call) -> Effects {
     out
 }
 
+/// Version managers (`pyenv exec python3 -c CODE`, `asdf exec`, `mise exec python@3 --
+/// python …`): the command after `exec` (after `--` when there is one) is walked as if named
+/// directly, so that an interpreter's inline program is code, not a path. Their other
+/// subcommands are the manager's own code, whose words may be paths it reads.
+pub fn version_manager(call: &Call) -> Effects {
+    let Some(sub) = call.args.first().and_then(Arg::known) else { return super::generic::unknown(call) };
+    if !matches!(sub.as_str(), "exec" | "x") {
+        let mut out = super::generic::unknown(call);
+        out.need(Scope::Workspace, Perm::Execute, call.program, "runs a version manager's own code", call.pos);
+        return out;
+    }
+    let rest = &call.args[1..];
+    let inner = match rest.iter().position(|a| a.known().as_deref() == Some("--")) {
+        Some(i) => rest[i + 1..].to_vec(),
+        None => rest.to_vec(),
+    };
+    let mut out = Effects::default();
+    out.run_with(inner, Vec::new(), true);
+    out
+}
+
 /// `timeout [OPTION]… DURATION COMMAND…`: one operand (a duration, priority, mask, user)
 /// before the command.
 pub fn one_operand(call: &Call) -> Effects {
