@@ -949,15 +949,15 @@ pub static TABLE: &[TableEntry] = &[
     ),
     entry(
         &[
-            "apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "pacman", "apk", "brew", "snap", "flatpak",
+            "apt", "apt-get", "apt-cache", "aptitude", "yum", "dnf", "zypper", "pacman", "apk", "brew", "snap", "flatpak",
             "port", "emerge", "xbps-install", "nix-env", "pkg"
         ],
         Kind::Program(super::programs::packages::handle),
         "",
         &[],
-        &[("apt-get install -y curl", "2040"), ("apt list --installed", "4000"), ("apt-get update", "2040")],
+        &[("apt-get install -y curl", "2040"), ("apt list --installed", "0004"), ("dnf list installed", "4000"), ("apt-get update", "2040")],
     ),
-    entry(&["dpkg", "rpm"], Kind::Program(super::programs::packages::handle), "", &[], &[("dpkg -l", "4000"), ("dpkg -i pkg.deb", "2004")]),
+    entry(&["dpkg", "rpm"], Kind::Program(super::programs::packages::handle), "", &[], &[("dpkg -l", "0004"), ("dpkg -i pkg.deb", "2004")]),
     entry(
         &["gh", "glab", "hub", "tea"],
         Kind::Program(super::programs::services::handle),

@@ -366,6 +366,18 @@ pub const ETC_RUNTIME: &[&str] = &[
     "/etc/subuid",
     "/etc/subgid",
     "/etc/sandbox-bash",
+    // What the package managers read to list packages (not apt's auth.conf, which holds
+    // passwords).
+    "/etc/apt/apt.conf",
+    "/etc/apt/apt.conf.d",
+    "/etc/apt/sources.list",
+    "/etc/apt/sources.list.d",
+    "/etc/apt/preferences",
+    "/etc/apt/preferences.d",
+    "/etc/apt/trusted.gpg",
+    "/etc/apt/trusted.gpg.d",
+    "/etc/apt/keyrings",
+    "/etc/dpkg",
 ];
 
 /// The entries of [`ETC_RUNTIME`] that are directories (on the systems we know; on another, a
@@ -386,6 +398,12 @@ const ETC_RUNTIME_DIRS: &[&str] = &[
     "/etc/vim",
     "/etc/java-17-openjdk",
     "/etc/sandbox-bash",
+    "/etc/apt/apt.conf.d",
+    "/etc/apt/sources.list.d",
+    "/etc/apt/preferences.d",
+    "/etc/apt/trusted.gpg.d",
+    "/etc/apt/keyrings",
+    "/etc/dpkg",
 ];
 
 /// The entries of [`ETC_RUNTIME`] where private keys live next to what programs need (a
@@ -398,8 +416,10 @@ const ETC_KEY_DIRS: &[&str] = &["/etc/ssl", "/etc/pki"];
 const KEY_DIR_DEPTH: usize = 2;
 
 /// Other system locations programs read at run time: the resolver's files behind
-/// `/etc/resolv.conf`.
-const RUN_RUNTIME: &[&str] = &["/run/systemd/resolve"];
+/// `/etc/resolv.conf`, and the package databases (what is installed is no secret: `dpkg -l`,
+/// `apt list --installed` and `rpm -qa` list it at every mode).
+const RUN_RUNTIME: &[&str] =
+    &["/run/systemd/resolve", "/var/lib/dpkg", "/var/lib/apt/lists", "/var/cache/apt", "/var/lib/rpm"];
 
 /// Where programs live: read and execute for everyone.
 const PROGRAM_ROOTS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];

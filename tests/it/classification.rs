@@ -542,7 +542,7 @@ const CASES: &[(&str, &str)] = &[
     ("git clean -fd", "0006"),
     ("rsync -n -a src/ dst/", "0004"),
     ("rsync --dry-run -a src/ ~/backup/", "0404"),
-    ("apt-get -s install foo", "4000"),
+    ("apt-get -s install foo", "0004"),
     ("apt-get install foo", "2040"),
     // --- not understood is not invalid: nested code bash rejects when it runs it, and
     // expansions the parser cannot follow, are code the analysis cannot see ---------------

@@ -71,18 +71,37 @@ const INTO_PROJECT: &[&str] = &[
 /// the system's).
 const INTO_ENVIRONMENT: &[&str] = &["pip", "pipx", "gem", "conda", "mamba", "micromamba"];
 
+/// Subcommands that only report what is installed or published, running no project code.
+const REPORTS: &[(&[&str], &[&str])] = &[
+    (
+        &["npm", "pnpm", "yarn", "yarnpkg"],
+        &[
+            "ls", "list", "ll", "la", "view", "info", "show", "v", "explain", "why", "outdated", "root", "prefix",
+            "help",
+        ],
+    ),
+    (&["pip", "pip3"], &["list", "show", "freeze", "check", "help", "debug"]),
+    (&["gem"], &["list", "info", "help"]),
+];
+
 /// The family's entry.
 pub fn handle(call: &Call) -> Effects {
     let mut out = Effects::default();
     let (program, pos) = (call.program, call.pos);
     let parsed = call.options_first();
-    out.need(
-        Scope::Workspace,
-        Perm::Execute,
-        program,
-        "runs a build tool or package manager, which runs project code",
-        pos,
-    );
+    let first = parsed.operands.first().and_then(Arg::known).unwrap_or_default();
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let reports = REPORTS.iter().any(|(tools, subs)| tools.contains(&base) && subs.contains(&first.as_str()))
+        || (parsed.operands.is_empty() && call.args.iter().any(|a| a.known().is_some_and(|t| t == "--version")));
+    if !reports {
+        out.need(
+            Scope::Workspace,
+            Perm::Execute,
+            program,
+            "runs a build tool or package manager, which runs project code",
+            pos,
+        );
+    }
     for d in parsed.values(&["C", "directory"]) {
         out.path(&d, &[Perm::Read], "works in a directory");
     }
@@ -92,7 +111,6 @@ pub fn handle(call: &Call) -> Effects {
     let words: Vec<String> = call.args.iter().filter_map(Arg::known).collect();
     let sub = parsed.operands.first().and_then(Arg::known).unwrap_or_default();
     let sub2 = parsed.operands.get(1).and_then(Arg::known).unwrap_or_default();
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let fetch_subs = FETCHES.iter().find(|(tools, _)| tools.contains(&base)).map_or(&[][..], |(_, subs)| *subs);
     let fetches = fetch_subs.contains(&"*")
         || fetch_subs.contains(&sub.as_str())
@@ -303,6 +321,16 @@ mod tests {
         assert!(
             matches!(effects_of("cargo install ripgrep").last(), Some(Effect::Unresolved { text, .. }) if text == "$CARGO_HOME")
         );
+    }
+
+    #[test]
+    fn reports_run_no_project_code() {
+        assert_eq!(needs("npm ls"), vec![]);
+        assert_eq!(needs("npm view left-pad"), vec![FETCH]);
+        assert_eq!(needs("pip list"), vec![]);
+        assert_eq!(needs("npm --version"), vec![]);
+        assert_eq!(needs("npm test"), vec![RUNS]);
+        assert_eq!(needs("npm run ls"), vec![RUNS]);
     }
 
     #[test]

@@ -380,6 +380,9 @@ impl Git<'_> {
                 // A dry run lists what it would remove.
                 self.repo_access(&[Perm::Read], "reads the repository (dry run)");
             }
+            Does::Changes | Does::RunsHooks if lists_only(name, &words) => {
+                self.repo_access(&[Perm::Read], "lists what the repository holds");
+            }
             Does::Changes => {
                 self.repo_access(&[Perm::Read, Perm::Write], "changes the work tree or the repository");
                 if name == "worktree"
@@ -655,6 +658,116 @@ fn runs_programs(key: &str) -> bool {
         )
 }
 
+/// Whether a subcommand that can change the repository only lists here: `git branch` with no
+/// name and no changing option (`-a`, `-vv`, `--list`), `git tag` without one (`-l`),
+/// `git stash list|show`, `git worktree list`, `git notes list|show`, `git submodule
+/// status|summary` (and plain `git submodule`).
+fn lists_only(name: &str, words: &[String]) -> bool {
+    let first = words.iter().find(|w| !w.starts_with('-')).map(String::as_str);
+    match name {
+        "branch" | "tag" => {
+            // Options that change, and those whose value is a commit or pattern (not a name to
+            // create).
+            let changes: &[&str] = if name == "branch" {
+                &[
+                    "-d",
+                    "-D",
+                    "--delete",
+                    "-m",
+                    "-M",
+                    "--move",
+                    "-c",
+                    "-C",
+                    "--copy",
+                    "-u",
+                    "--set-upstream-to",
+                    "--unset-upstream",
+                    "--edit-description",
+                    "-f",
+                    "--force",
+                    "-t",
+                    "--track",
+                    "--no-track",
+                    "--create-reflog",
+                ]
+            } else {
+                &[
+                    "-d",
+                    "--delete",
+                    "-a",
+                    "--annotate",
+                    "-s",
+                    "--sign",
+                    "-u",
+                    "--local-user",
+                    "-m",
+                    "--message",
+                    "-F",
+                    "--file",
+                    "-f",
+                    "--force",
+                    "-e",
+                    "--edit",
+                    "--create-reflog",
+                ]
+            };
+            let takes: &[&str] = &[
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--format",
+                "--color",
+                "--column",
+                "--abbrev",
+            ];
+            if words.iter().any(|w| {
+                changes.contains(&w.as_str())
+                    || changes.iter().any(|c| c.starts_with("--") && w.starts_with(&format!("{c}=")))
+            }) {
+                return false;
+            }
+            // A short cluster with a changing letter (`-vd`).
+            let letters = if name == "branch" { "dDmMcCuft" } else { "dasumFfe" };
+            if words
+                .iter()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].chars().any(|c| letters.contains(c)))
+            {
+                return false;
+            }
+            let listing = words.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "-l" | "--list" | "-a" | "--all" | "-r" | "--remotes" | "-v" | "-vv" | "-n" | "--show-current"
+                )
+            }) || words.iter().any(|w| w.starts_with("-n"));
+            // Operands are names to create, unless listing (then they are patterns) or they are
+            // the value of an option.
+            let mut operands = 0;
+            let mut skip = false;
+            for w in words {
+                if skip {
+                    skip = false;
+                    continue;
+                }
+                if takes.contains(&w.as_str()) {
+                    skip = true;
+                } else if !w.starts_with('-') {
+                    operands += 1;
+                }
+            }
+            listing || operands == 0
+        }
+        "stash" => matches!(first, Some("list" | "show")),
+        "worktree" => first == Some("list"),
+        "notes" => matches!(first, Some("list" | "show")),
+        "submodule" => matches!(first, None | Some("status" | "summary")),
+        _ => false,
+    }
+}
+
 /// `git clean -n`, `-nd`, `--dry-run`: lists what it would remove.
 fn dry_run(words: &[String]) -> bool {
     let cluster = |w: &str| {
@@ -678,6 +791,45 @@ mod tests {
     #[test]
     fn each_subcommand_is_in_one_line() {
         assert_once("git subcommand", SUBCOMMANDS.iter().map(|s| s.names));
+    }
+
+    #[test]
+    fn listings_are_reads_and_changes_are_not() {
+        for line in [
+            "git branch",
+            "git branch -a",
+            "git branch -vv",
+            "git branch --list feat*",
+            "git branch --contains HEAD",
+            "git branch --show-current",
+            "git tag",
+            "git tag -l v1*",
+            "git tag -n5",
+            "git stash list",
+            "git stash show -p",
+            "git worktree list",
+            "git notes list",
+            "git submodule",
+            "git submodule status",
+        ] {
+            assert_eq!(paths(line), vec![("/w".to_string(), &[Perm::Read][..])], "{line}");
+        }
+        for line in [
+            "git branch new",
+            "git branch -d old",
+            "git branch -vd old",
+            "git branch -u origin/main",
+            "git branch --set-upstream-to=origin/main",
+            "git tag v1",
+            "git tag -a v1 -m x",
+            "git stash",
+            "git stash pop",
+            "git worktree add ../x",
+            "git notes add -m x",
+            "git submodule update",
+        ] {
+            assert!(paths(line).iter().any(|(_, p)| p.contains(&Perm::Write)), "{line}");
+        }
     }
 
     #[test]
