@@ -14,6 +14,7 @@ pub mod exec;
 pub mod hygiene;
 pub mod invocation;
 pub mod mode;
+pub mod plain;
 pub mod project;
 #[cfg(target_os = "linux")]
 pub mod proxy;
@@ -452,6 +453,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         program: String::new(),
         hosts_refused: Vec::new(),
         client_files: Vec::new(),
+        relaxed: plain::Relaxed::default(),
     });
 
     // Hosts the program names that the list refuses are denied before anything runs, in the
@@ -669,12 +671,13 @@ fn lock_and_exec(
         None
     };
     // The snapshot the program takes: created now, so that the kernel can grant that one file.
+    // What a plain program earns goes to the view with it.
     let snapshots = create_client_files(layout, &decision.client_files);
     let with_snapshots;
-    let layout = if snapshots.is_empty() {
+    let layout = if snapshots.is_empty() && decision.relaxed == plain::Relaxed::default() {
         layout
     } else {
-        with_snapshots = Layout { client_files: snapshots, ..layout.clone() };
+        with_snapshots = Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() };
         &with_snapshots
     };
     // The audit relay, like the proxy, is started before anything is locked.
@@ -1081,6 +1084,7 @@ fn layout(
         client_state: Vec::new(),
         client_files: Vec::new(),
         caches: Vec::new(),
+        relaxed: plain::Relaxed::default(),
     };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
     if layout.tmpdir.as_deref().is_some_and(|t| layout.is_credential(t)) {
@@ -1291,6 +1295,7 @@ fn decide(
         program: String::new(),
         hosts_refused: Vec::new(),
         client_files: Vec::new(),
+        relaxed: plain::Relaxed::default(),
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
@@ -1454,11 +1459,108 @@ fn decide(
             a.reason = "takes an agent's shell snapshot: this new file alone is writable for this run".into();
         }
     }
+    let program_text = match &inv.source {
+        Source::Command { text, .. } if !inv.noexec => text.to_str(),
+        _ => None,
+    };
+    decision.relaxed = relax_pins(&mut analysis, program_text, &ctx.cwd, layout, env);
     decision.required = analysis.required();
     decision.verdict =
         if analysis.failure.is_some() || !allowed.covers(decision.required) { Verdict::Deny } else { Verdict::Allow };
     decision.analysis = analysis;
     Ok(decision)
+}
+
+/// What a plain program earns from the kernel layer (see [`plain`]): the configuration files it
+/// writes with keys that run no program, and the nested repositories it deletes first, are not
+/// pinned in its run. A configuration write that earns nothing is denied here, with why, rather
+/// than left for the kernel to refuse (git would go on as if it had written it).
+fn relax_pins(
+    analysis: &mut Analysis,
+    text: Option<&str>,
+    cwd: &str,
+    layout: &Layout,
+    env: &Environ,
+) -> plain::Relaxed {
+    // The analysis names a write of a repository's configuration with safe keys as a
+    // workspace write of its `.git/config`; every other write there is a protected one.
+    let configured: Vec<(usize, Option<String>)> = analysis
+        .accesses
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| {
+            a.perm == Perm::Write && a.scope == mode::Scope::Workspace && a.target.ends_with("/.git/config")
+        })
+        .map(|(i, a)| (i, repository_config(&a.target, &layout.workspace)))
+        .collect();
+    let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    let names: Vec<String> = env.vars().map(|v| String::from_utf8_lossy(v.name).into_owned()).collect();
+    let files: Vec<String> = configured.iter().filter_map(|(_, f)| f.clone()).collect();
+    let mut relaxed = match text {
+        Some(text) => plain::relax(text, cwd, &files, layout.home.as_deref(), &var, &names),
+        None => plain::Relaxed::default(),
+    };
+    // Never the workspace's own repository, nor a tree holding it: the next git command there
+    // would find whatever the run put in its place.
+    let own = format!("{}/.git", layout.workspace);
+    relaxed
+        .deleted
+        .retain(|t| scope::is_within(t, &layout.workspace) && t != &layout.workspace && !scope::is_within(&own, t));
+    let mut denied = Vec::new();
+    // A tree with a repository in it that the program deletes without earning the relaxation:
+    // the kernel keeps that repository's hooks and configuration, so the deletion would fail
+    // half done. Said before anything runs.
+    for a in analysis.accesses.iter().filter(|a| {
+        a.command == "rm"
+            && a.perm == Perm::Write
+            && a.scope == mode::Scope::Workspace
+            && a.certainty == analysis::Certainty::Known
+    }) {
+        if relaxed.deleted.iter().any(|t| scope::is_within(&a.target, t)) {
+            continue;
+        }
+        if let Some(repo) = plain::repository_below(&a.target) {
+            denied.push(Access {
+                scope: mode::Scope::System,
+                perm: Perm::Write,
+                reason: format!("deletes the repository {repo}, {}", plain::DELETE_NEEDS),
+                ..a.clone()
+            });
+        }
+    }
+    for (i, file) in configured {
+        if file.as_ref().is_none_or(|f| !relaxed.config.contains(f)) {
+            let a = &analysis.accesses[i];
+            denied.push(Access {
+                scope: mode::Scope::System,
+                perm: Perm::Write,
+                reason: format!("{} ({})", a.reason, plain::CONFIG_NEEDS),
+                certainty: analysis::Certainty::Known,
+                ..a.clone()
+            });
+        }
+    }
+    analysis.accesses.extend(denied);
+    relaxed
+}
+
+/// The configuration file of the repository `{dir}/.git/config` names: the nearest `.git`
+/// directory at or above `dir`, in the workspace. A `.git` file (a worktree, a submodule) is
+/// not followed: its configuration lies elsewhere and stays pinned.
+fn repository_config(target: &str, workspace: &str) -> Option<String> {
+    let mut dir = target.strip_suffix("/.git/config")?.to_string();
+    loop {
+        let git = format!("{dir}/.git");
+        match std::fs::symlink_metadata(&git) {
+            Ok(m) if m.is_dir() => return Some(format!("{git}/config")),
+            Ok(_) => return None,
+            Err(_) => {}
+        }
+        if dir == workspace || !scope::is_within(&dir, workspace) {
+            return None;
+        }
+        dir = dir.rsplit_once('/').map(|(d, _)| d.to_string()).filter(|d| !d.is_empty())?;
+    }
 }
 
 /// `--sandbox-connect HOST PORT`.

@@ -178,6 +178,8 @@ pub struct Decision {
     /// New files the program writes right into an agents' shell-state directory (the snapshot
     /// it takes): created before the lock and granted for this run alone.
     pub client_files: Vec<String>,
+    /// What the kernel layer lifts for this plain program (see [`crate::plain`]).
+    pub relaxed: crate::plain::Relaxed,
 }
 
 impl Decision {

@@ -35,6 +35,10 @@ pub struct Layout {
     /// The package caches a layer of sandbox-bash's own takes this run's writes to (see
     /// [`crate::caches`]): a write there needs the workspace bits.
     pub caches: Vec<crate::caches::Layer>,
+    /// What the kernel layer does not pin for this plain program (see [`crate::plain`]): the
+    /// repository configurations it writes with keys that run no program, and the trees it
+    /// deletes first.
+    pub relaxed: crate::plain::Relaxed,
 }
 
 /// The directories where agents keep the state their own shell writes and later sources (the

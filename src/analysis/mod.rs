@@ -16,7 +16,7 @@ pub mod files;
 pub(crate) mod glob;
 pub mod oracle;
 mod parse;
-mod programs;
+pub(crate) mod programs;
 mod table;
 mod walk;
 mod word;

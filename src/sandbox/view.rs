@@ -260,7 +260,14 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     }
 
     // Persistence points: where a write runs code later. Kept read-only inside writable trees
-    // unless the mode writes the system.
+    // unless the mode writes the system. A plain program's relaxations (see `crate::plain`)
+    // leave out the configuration files it writes with keys that run no program, and the
+    // repositories inside trees it deletes before anything else runs.
+    let relaxed = &layout.relaxed;
+    let lifted =
+        |p: &str| relaxed.config.iter().any(|c| c == p) || relaxed.deleted.iter().any(|t| scope::is_within(p, t));
+    found.protected.retain(|p| !lifted(p));
+    found.repositories.retain(|r| !relaxed.deleted.iter().any(|t| scope::is_within(r, t)));
     if !system.contains(Rights::WRITE) {
         let mut protected: Vec<String> = found.protected.clone();
         if let Some(home) = layout.home.as_deref().filter(|h| *h != "/") {

@@ -385,6 +385,9 @@ impl Git<'_> {
             }
             Does::Changes => {
                 self.repo_access(&[Perm::Read, Perm::Write], "changes the work tree or the repository");
+                if name == "branch" && sets_upstream(name, &words) {
+                    self.safe_config_write();
+                }
                 if name == "worktree"
                     && words.first().is_some_and(|x| x == "add")
                     && let Some(p) = args.iter().skip(1).find(|a| a.known().is_some_and(|t| !t.starts_with('-')))
@@ -404,6 +407,9 @@ impl Git<'_> {
             }
             Does::RunsHooks => {
                 self.repo_access(&[Perm::Read, Perm::Write], "changes the work tree or the repository");
+                if sets_upstream(name, &words) {
+                    self.safe_config_write();
+                }
                 self.need(
                     Scope::Workspace,
                     Perm::Execute,
@@ -428,7 +434,10 @@ impl Git<'_> {
                 if name == "remote" && !has(&["update", "prune", "show"]) {
                     self.repo_access(&[Perm::Read], "reads the repository");
                     if has(&["add", "remove", "rm", "rename", "set-url", "set-head", "set-branches"]) {
-                        self.config_write();
+                        // A URL that names a remote helper (`ext::sh -c …`) runs a program.
+                        let urls_safe = words.iter().filter(|w| !w.starts_with('-')).skip(2).all(|u| safe_url(u))
+                            && args.iter().all(|a| a.known().is_some());
+                        if urls_safe { self.safe_config_write() } else { self.config_write() }
                     }
                     return;
                 }
@@ -465,6 +474,22 @@ impl Git<'_> {
     /// Changing `.git/config` changes which programs git runs: a protected path.
     fn config_write(&mut self) {
         self.repo_path(".git/config", &[Perm::Write], "changes the repository configuration");
+    }
+
+    /// Changing `.git/config` with keys that run no program: a workspace write of that file.
+    /// The kernel layer keeps it read-only but in a run that earns the relaxation (see
+    /// [`crate::plain`]); the decision denies it before anything runs otherwise.
+    fn safe_config_write(&mut self) {
+        match self.repo_dir() {
+            Some(dir) => self.need(
+                Scope::Workspace,
+                Perm::Write,
+                &format!("{}/.git/config", dir.trim_end_matches('/')),
+                SAFE_CONFIG,
+                self.call.pos,
+            ),
+            None => self.config_write(),
+        }
     }
 
     fn clone(&mut self, parsed: &Args) {
@@ -534,6 +559,27 @@ impl Git<'_> {
             self.config_value(&sub_arg(v, &format!("{key}={}", v.known().unwrap_or_default())));
         }
         if reads_only {
+            self.repo_access(&[Perm::Read], "reads the configuration");
+            return;
+        }
+        // The repository's own configuration, with a key that runs no program (`user.email`,
+        // `remote.origin.url`), or a section of them removed or renamed.
+        let local = parsed.values(&["f", "file"]).is_empty()
+            && !has(&["--global", "--system", "--worktree", "-e", "--edit", "edit"]);
+        let words: Vec<String> = parsed.operands.iter().filter_map(Arg::known).collect();
+        let safe = match (named.as_deref(), kv) {
+            (_, Some([key, value])) => match (key.known(), value.known()) {
+                (Some(k), Some(v)) => safe_key(&k, Some(&v)),
+                _ => false,
+            },
+            (Some("unset"), _) => words.get(1).is_some_and(|k| safe_key(k, None)),
+            (Some("rename-section" | "remove-section"), _) => words.get(1).is_some_and(|k| safe_section(k)),
+            _ if has(&["--unset", "--unset-all"]) => words.first().is_some_and(|k| safe_key(k, None)),
+            _ if has(&["--remove-section", "--rename-section"]) => words.first().is_some_and(|k| safe_section(k)),
+            _ => false,
+        };
+        if local && safe && parsed.operands.iter().all(|a| a.known().is_some()) {
+            self.safe_config_write();
             self.repo_access(&[Perm::Read], "reads the configuration");
             return;
         }
@@ -629,7 +675,7 @@ impl Git<'_> {
 }
 
 /// Configuration keys whose value is a program git runs, or a file that sets such keys.
-fn runs_programs(key: &str) -> bool {
+pub(crate) fn runs_programs(key: &str) -> bool {
     key.starts_with("alias.")
         || key.ends_with(".textconv")
         || key.starts_with("filter.")
@@ -656,6 +702,93 @@ fn runs_programs(key: &str) -> bool {
                 | "protocol.ext.allow"
                 | "include.path"
         )
+}
+
+/// The reason a safe configuration write gives (the decision finds those writes by their
+/// scope, permission and target).
+pub const SAFE_CONFIG: &str = "changes the repository configuration with keys that run no program";
+
+/// Keys of a repository's configuration that make git run no program and name no other
+/// configuration, directory or hook: who the user is, where remotes are and which branch
+/// tracks which, and how git formats and merges.
+const SAFE_KEYS: &[&str] = &[
+    "user.name",
+    "user.email",
+    "user.signingkey",
+    "init.defaultbranch",
+    "pull.rebase",
+    "pull.ff",
+    "push.default",
+    "push.autosetupremote",
+    "push.followtags",
+    "fetch.prune",
+    "fetch.prunetags",
+    "merge.ff",
+    "rebase.autostash",
+    "rebase.autosquash",
+    "core.autocrlf",
+    "core.eol",
+    "core.filemode",
+    "core.ignorecase",
+    "core.quotepath",
+    "core.safecrlf",
+    "color.ui",
+    "advice.detachedhead",
+    "log.date",
+    "commit.verbose",
+    "status.showuntrackedfiles",
+    "branch.autosetupmerge",
+    "branch.autosetuprebase",
+];
+
+/// The same for keys of a named remote or branch (`remote.origin.url`).
+const SAFE_SUBKEYS: &[(&str, &[&str])] = &[
+    ("remote", &["url", "pushurl", "fetch", "push", "tagopt", "prune", "mirror"]),
+    ("branch", &["remote", "merge", "rebase", "pushremote", "description"]),
+];
+
+/// Whether `key` (with `value`, when one is set) is one of [`SAFE_KEYS`] or [`SAFE_SUBKEYS`];
+/// a remote's URL must name no remote helper either.
+fn safe_key(key: &str, value: Option<&str>) -> bool {
+    let lower = key.to_ascii_lowercase();
+    if SAFE_KEYS.contains(&lower.as_str()) {
+        return value.is_none_or(|v| !v.contains(['\n', '\r']));
+    }
+    let Some((section, rest)) = lower.split_once('.') else { return false };
+    let Some((_, last)) = rest.rsplit_once('.') else { return false };
+    let safe = SAFE_SUBKEYS.iter().any(|(s, keys)| *s == section && keys.contains(&last));
+    safe && match (last, value) {
+        ("url" | "pushurl", Some(v)) => safe_url(v),
+        (_, Some(v)) => !v.contains(['\n', '\r']),
+        (_, None) => true,
+    }
+}
+
+/// A section of a remote or a branch (`remote.origin`), which `--remove-section` and
+/// `--rename-section` change whole.
+fn safe_section(section: &str) -> bool {
+    section
+        .split_once('.')
+        .is_some_and(|(s, name)| matches!(s.to_ascii_lowercase().as_str(), "remote" | "branch") && !name.is_empty())
+}
+
+/// A remote's URL that names no remote helper (`ext::`, `fd::`, `anything::`) and is no option.
+fn safe_url(url: &str) -> bool {
+    !(url.contains("::") || url.starts_with('-') || url.contains(['\n', '\r']))
+}
+
+/// Whether the command sets a branch's upstream in the configuration: `git branch -u`,
+/// `--set-upstream-to`, `--unset-upstream`, `git switch`/`checkout` with `-t`/`--track`, and
+/// `git push -u`/`--set-upstream`.
+fn sets_upstream(name: &str, words: &[String]) -> bool {
+    let short =
+        |letter: char| words.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].contains(letter));
+    match name {
+        "branch" => short('u') || words.iter().any(|w| w.starts_with("--set-upstream-to") || w == "--unset-upstream"),
+        "switch" | "checkout" => short('t') || words.iter().any(|w| w == "--track" || w.starts_with("--track=")),
+        "push" => short('u') || words.iter().any(|w| w == "--set-upstream"),
+        _ => false,
+    }
 }
 
 /// Whether a subcommand that can change the repository only lists here: `git branch` with no
@@ -843,10 +976,54 @@ mod tests {
     fn minus_c_moves_the_repository_and_chains() {
         assert_eq!(paths("git -C /etc status"), vec![("/etc".to_string(), &[Perm::Read][..])]);
         assert_eq!(paths("git -C /srv -C repo status"), vec![("/srv/repo".to_string(), &[Perm::Read][..])]);
+        // A remote added with a plain URL is a safe configuration write of that repository;
+        // one that names a remote helper is a protected one.
+        assert_eq!(paths("git -C /srv remote add o x"), vec![("/srv".to_string(), &[Perm::Read][..])]);
+        assert!(needs("git -C /srv remote add o x").contains(&(
+            Scope::Workspace,
+            Perm::Write,
+            "/srv/.git/config".into()
+        )));
         assert_eq!(
-            paths("git -C /srv remote add o x"),
+            paths("git -C /srv remote add o ext::sh"),
             vec![("/srv".to_string(), &[Perm::Read][..]), ("/srv/.git/config".to_string(), &[Perm::Write][..])]
         );
+    }
+
+    #[test]
+    fn configuration_keys_that_run_no_program_are_safe_writes() {
+        let safe = |line: &str| {
+            needs(line).iter().any(|(s, p, t)| *s == Scope::Workspace && *p == Perm::Write && t == "/w/.git/config")
+        };
+        for line in [
+            "git config user.name A",
+            "git config set user.email a@b",
+            "git config --unset remote.origin.url",
+            "git config remote.origin.url https://x.test/r.git",
+            "git config --remove-section branch.old",
+            "git remote add origin https://x.test/r.git",
+            "git remote set-url origin git@x.test:r.git",
+            "git branch -u origin/main",
+            "git branch --set-upstream-to=origin/main",
+            "git switch --track origin/feat",
+            "git checkout -t origin/feat",
+            "git push -u origin main",
+        ] {
+            assert!(safe(line), "{line}: {:?}", effects_of(line));
+        }
+        for line in [
+            "git config core.hooksPath .h",
+            "git config core.fsmonitor x",
+            "git config alias.x !sh",
+            "git config include.path x",
+            "git config remote.origin.url ext::sh",
+            "git config --global user.name A",
+            "git config -f other user.name A",
+            "git config --remove-section core",
+            "git remote add o ext::sh",
+        ] {
+            assert!(!safe(line), "{line}");
+        }
     }
 
     #[test]
