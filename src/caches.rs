@@ -62,6 +62,11 @@ pub struct Layer {
     pub empty: String,
 }
 
+/// The directory below the state directory that is the workspace when a run starts in the
+/// home (which is never the workspace unless a setting says so): empty, and read-only to
+/// commands like the rest of the state.
+pub const NO_WORKSPACE: &str = "no-workspace";
+
 /// Where the layers live: `$XDG_STATE_HOME/sandbox-bash` (absolute) or
 /// `~/.local/state/sandbox-bash`.
 pub fn state_dir(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Option<String> {

@@ -391,6 +391,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             std::iter::once(p).chain(real)
         })
         .collect();
+    let mut log_writable: Option<String> = None;
     if !matches!(action, Action::Explain { .. }) {
         for n in &audit_paths {
             if layout.is_protected(n) || layout.is_credential(n) {
@@ -404,11 +405,24 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
                     "refusing to write the audit log to {n}: it is a symbolic link; name the file it leads to"
                 )));
             }
-            if let Some(tree) = writable_tree(&layout, allowed, n) {
+            // A mode that writes the system writes every tree: no place is left that a log
+            // could be kept from commands in, and the records say so instead.
+            if allowed.has(mode::Scope::System, Perm::Write) {
+                log_writable = Some(format!(
+                    "the audit log {n} lies where mode {allowed} lets commands write (a mode with system write \
+                     leaves no place they cannot): these records can be changed by the commands they record"
+                ));
+            } else if let Some(tree) = writable_tree(&layout, allowed, n) {
+                let place = match tree {
+                    scope::Class::Scratch => "scratch (/tmp or $TMPDIR)".to_string(),
+                    scope::Class::Workspace => format!("the workspace {}", layout.workspace),
+                    class => format!("the {} scope", class.scope().map_or("scratch", |s| s.name())),
+                };
                 return Err(Error::Audit(format!(
-                    "refusing to write the audit log to {n}: it lies in {tree}, which mode {allowed} lets commands \
-                     write, so a command could move it away and put another in its place; name a log where commands \
-                     cannot write (outside the workspace and /tmp)"
+                    "refusing to write the audit log to {n}: it lies in {place}, which mode {allowed} lets commands \
+                     write, so a command could move it away and put another in its place; name a log where mode \
+                     {allowed} gives commands no write (a system directory such as /var/log, unless the mode writes \
+                     the system)"
                 )));
             }
         }
@@ -523,6 +537,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     };
     let mut log =
         |verdict: &str, enforcement: &str, error: Option<&str>, static_only: &[String]| -> Result<(), Error> {
+            let with_log: Vec<String>;
+            let static_only = match &log_writable {
+                Some(note) => {
+                    with_log = static_only.iter().cloned().chain([note.clone()]).collect();
+                    &with_log[..]
+                }
+                None => static_only,
+            };
             match audit.as_mut() {
                 Some(log) => log.record(&decision, verdict, enforcement, error, static_only).map_err(Error::Audit),
                 None => Ok(()),
@@ -830,10 +852,10 @@ fn lock_and_exec(
 const MAX_SNAPSHOTS: usize = 4;
 
 /// The tree `log` lies in when the mode lets commands write it (scratch always).
-fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<&'static str> {
+fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<scope::Class> {
     match layout.classify(log, true) {
-        scope::Class::Scratch => Some("scratch"),
-        class => class.scope().filter(|s| allowed.has(*s, Perm::Write)).map(|_| class.noun()),
+        scope::Class::Scratch => Some(scope::Class::Scratch),
+        class => class.scope().filter(|s| allowed.has(*s, Perm::Write)).map(|_| class),
     }
 }
 
@@ -1005,8 +1027,34 @@ fn layout(
         .map(OsStr::to_os_string)
         .or_else(|| config.workspace.as_ref().map(OsString::from))
         .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
-    let workspace = find_workspace(cwd, explicit.as_deref())?;
+    let mut workspace = find_workspace(cwd, explicit.as_deref())?;
+    let mut no_workspace = false;
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
+    // The home is never the workspace unless a setting says so (a start in the home, or in a
+    // directory of it with no repository of its own below a home that is one): the workspace is
+    // then an empty directory of sandbox-bash's own, which commands may not write, and the home
+    // keeps the external bits.
+    let state =
+        caches::state_dir(home.as_deref(), &|name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned()));
+    let none = state.as_ref().map(|s| format!("{s}/{}", caches::NO_WORKSPACE));
+    // A nested level is given the stand-in as its workspace.
+    if none.as_deref().is_some_and(|n| canonical_or_normal(n) == workspace) {
+        no_workspace = true;
+    }
+    if explicit.is_none()
+        && [home.clone(), account_home(exec::uid())].iter().flatten().any(|h| scope::is_within(h, &workspace))
+    {
+        if let Some(none) = none {
+            if run {
+                let mut b = std::fs::DirBuilder::new();
+                std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+                // Made when missing; a failure shows where the view needs it.
+                let _ = b.recursive(true).create(&none);
+            }
+            workspace = canonical_or_normal(&none);
+            no_workspace = true;
+        }
+    }
     let path_dirs: Vec<String> = scope::path_dirs(env.get("PATH").map(OsStr::as_bytes)).collect();
     let tmpdir = env
         .get("TMPDIR")
@@ -1073,6 +1121,7 @@ fn layout(
     let committed = Some(project::Committed::new(&workspace));
     let mut layout = Layout {
         workspace,
+        no_workspace,
         home,
         tmpdir,
         extra_credentials,

@@ -8,6 +8,9 @@ use crate::mode::Scope;
 pub struct Layout {
     /// The workspace root W.
     pub workspace: String,
+    /// The run starts in the home, which is never the workspace unless a setting says so: W is
+    /// an empty directory of sandbox-bash's own that commands may not write.
+    pub no_workspace: bool,
     /// `$HOME`, when known.
     pub home: Option<String>,
     /// `$TMPDIR`, only when it is a sane scratch directory (see [`acceptable_tmpdir`]).
@@ -483,7 +486,8 @@ impl Layout {
             return Class::Protected;
         }
         if is_within(path, &self.workspace) {
-            return Class::Workspace;
+            // The empty stand-in is sandbox-bash's own state (protected above for writes).
+            return if self.no_workspace && write { Class::Protected } else { Class::Workspace };
         }
         if write && self.caches.iter().any(|c| is_within(path, &c.path)) {
             return Class::Cache;

@@ -565,6 +565,9 @@ impl Planner<'_> {
                  workspace bits one by one, so nothing new can be created directly in it, and credential names \
                  inside it can be listed"
             ));
+        } else if self.layout().no_workspace {
+            // A start in the home: the empty stand-in gets nothing to write or run.
+            self.add_dir(&w, workspace.intersect(Rights::READ), Why::Workspace, false);
         } else {
             self.add_dir(&w, workspace, Why::Workspace, false);
         }

@@ -239,7 +239,9 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     // What the workspace holds: credentials by name, repositories with their hooks and
     // configuration.
     let mut found = Found::default();
-    if ws_rights.contains(Rights::READ) || ws_rights.contains(Rights::WRITE) {
+    // A workspace that is not there (the stand-in for a start in the home, where it cannot be
+    // made) holds nothing to search.
+    if (ws_rights.contains(Rights::READ) || ws_rights.contains(Rights::WRITE)) && world.exists(w) {
         search_workspace(layout, world, reader, &mut found);
         if found.unsearchable {
             view.unsearchable = Some(w.to_string());
