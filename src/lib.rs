@@ -779,6 +779,19 @@ fn lock_and_exec(
             missing.join("; ")
         );
     }
+    // Secrets are removed from the command's environment; the outermost level names them once,
+    // so that an empty variable is not a mystery (and the record says so too).
+    let removed = if outer.is_none() { hygiene::removed_names(env, &config.keep_env) } else { Vec::new() };
+    let mut static_only = static_only;
+    if !removed.is_empty() {
+        let line = format!(
+            "removed from the command's environment because their names or values look secret: {} (keep one with \
+             [environment] keep in the configuration)",
+            removed.join(" ")
+        );
+        let _ = writeln!(std::io::stderr(), "sandbox-bash: note: {line}");
+        static_only.push(line);
+    }
     log("allow", enforcement, None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
