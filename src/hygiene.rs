@@ -51,7 +51,7 @@ const PLACE_WORDS: &[&[u8]] = &[b"DIR", b"FILE", b"PATH"];
 const WELL_KNOWN: &[&[u8]] = &[b"AWS_SESSION"];
 
 /// The prefix of sandbox-bash's own control variables.
-const CONTROL_PREFIX: &str = "SANDBOX_BASH_";
+pub const CONTROL_PREFIX: &str = "SANDBOX_BASH_";
 
 /// Whether `word` ends with `ending`, in any case.
 fn ends_with(word: &[u8], ending: &[u8]) -> bool {

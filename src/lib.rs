@@ -781,7 +781,14 @@ fn lock_and_exec(
     }
     // Secrets are removed from the command's environment; the outermost level names them once,
     // so that an empty variable is not a mystery (and the record says so too).
-    let removed = if outer.is_none() { hygiene::removed_names(env, &config.keep_env) } else { Vec::new() };
+    let removed: Vec<String> = if outer.is_none() {
+        hygiene::removed_names(env, &config.keep_env)
+            .into_iter()
+            .filter(|n| !n.starts_with(hygiene::CONTROL_PREFIX))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut static_only = static_only;
     if !removed.is_empty() {
         let line = format!(
@@ -974,7 +981,9 @@ fn sandbox_info(
 
 /// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
 /// holds the cwd (a `.git` entry, looked for upwards without running git), else the cwd.
-pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Error> {
+/// The workspace root: `explicit` (a setting), else the top of the git work tree that holds
+/// `cwd` below any of `homes`, else `cwd`.
+pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>, homes: &[String]) -> Result<String, Error> {
     let chosen = match explicit {
         Some(value) => {
             let text = value.to_string_lossy().into_owned();
@@ -990,7 +999,9 @@ pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>) -> Result<String, Err
             let mut dir = cwd.to_string();
             let mut found = None;
             loop {
-                if dir == "/" {
+                // A repository at the home or above it (a home kept in git) is not the
+                // workspace of the directories below: the home is never one by default.
+                if dir == "/" || homes.iter().any(|h| scope::is_within(h, &dir)) {
                     break;
                 }
                 if std::fs::symlink_metadata(format!("{dir}/.git")).is_ok() {
@@ -1040,9 +1051,10 @@ fn layout(
         .map(OsStr::to_os_string)
         .or_else(|| config.workspace.as_ref().map(OsString::from))
         .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
-    let mut workspace = find_workspace(cwd, explicit.as_deref())?;
-    let mut no_workspace = false;
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
+    let homes: Vec<String> = [home.clone(), account_home(exec::uid())].into_iter().flatten().collect();
+    let mut workspace = find_workspace(cwd, explicit.as_deref(), &homes)?;
+    let mut no_workspace = false;
     // The home is never the workspace unless a setting says so (a start in the home, or in a
     // directory of it with no repository of its own below a home that is one): the workspace is
     // then an empty directory of sandbox-bash's own, which commands may not write, and the home
@@ -1054,9 +1066,7 @@ fn layout(
     if none.as_deref().is_some_and(|n| canonical_or_normal(n) == workspace) {
         no_workspace = true;
     }
-    if explicit.is_none()
-        && [home.clone(), account_home(exec::uid())].iter().flatten().any(|h| scope::is_within(h, &workspace))
-    {
+    if explicit.is_none() && homes.iter().any(|h| scope::is_within(h, &workspace)) {
         if let Some(none) = none {
             if run {
                 let mut b = std::fs::DirBuilder::new();

@@ -17,6 +17,7 @@ mod docs;
 mod enforcement;
 mod errors;
 mod escapes;
+mod everyday;
 mod fuzz_stable;
 mod hygiene;
 mod invocation;

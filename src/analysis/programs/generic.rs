@@ -188,7 +188,15 @@ fn copy_like(call: &Call, parsed: &Args, out: &mut Effects) {
 /// credential, may be a path it reads. Those accesses are only possible.
 pub fn unknown(call: &Call) -> Effects {
     let mut maybe = Effects::default();
+    let mut previous: Option<String> = None;
     for arg in call.args {
+        let after = std::mem::replace(&mut previous, arg.known());
+        // An inline program (`-c CODE`, `-e CODE`: an interpreter reached through a shim or a
+        // version manager), or a word that reads as code rather than a name, is no path.
+        if after.as_deref().is_some_and(|p| INLINE_CODE.contains(&p)) || arg.known().is_some_and(|t| reads_as_code(&t))
+        {
+            continue;
+        }
         match arg.known() {
             Some(text) => {
                 let value = match text.split_once('=') {
@@ -216,6 +224,15 @@ pub fn unknown(call: &Call) -> Effects {
     out
 }
 
+/// The options interpreters take an inline program with.
+const INLINE_CODE: &[&str] = &["-c", "-e", "-E", "--eval", "--command", "-r"];
+
+/// A word that is code, not a file name: several lines, or spaces beside the punctuation of a
+/// statement.
+fn reads_as_code(text: &str) -> bool {
+    text.contains('\n') || (text.contains(' ') && text.contains(['(', ';', '{', '=']))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Effect, effects_of, paths_in};
@@ -224,6 +241,35 @@ mod tests {
     /// The effects of `line` through the generic kind of its row.
     fn generic(line: &str) -> Vec<Effect> {
         effects_of(line)
+    }
+
+    #[test]
+    fn an_unknown_programs_inline_code_is_no_path() {
+        let possible = |args: &[&str]| -> usize {
+            let words: Vec<crate::analysis::word::Arg> =
+                args.iter().map(|a| super::super::literal(a, crate::analysis::Pos { line: 1, column: 1 })).collect();
+            let call = super::super::Call {
+                program: "frob",
+                pos: crate::analysis::Pos { line: 1, column: 1 },
+                args: &words,
+                short_args: "",
+                long_args: &[],
+                stdin: &crate::analysis::walk::Stdin::Unknown,
+                downloaded: &|_| false,
+                var: &|_| None,
+                read: &|_| None,
+                cwd: Some("/w"),
+            };
+            match super::unknown(&call).0.as_slice() {
+                [Effect::Possibly(inner)] => inner.len(),
+                other => other.len(),
+            }
+        };
+        assert_eq!(possible(&["-c", "open('keys/id_rsa')"]), 0);
+        assert_eq!(possible(&["import os; os.path.exists('a/.env')"]), 0);
+        assert_eq!(possible(&["x\ny/.env"]), 0);
+        assert_eq!(possible(&["keys/id_rsa"]), 1, "a path is still a path");
+        assert_eq!(possible(&["-o", "out/file.txt", "My Files/a b.txt"]), 2);
     }
 
     #[test]

@@ -1,0 +1,609 @@
+//! Everyday agent work at the default mode, as a new user meets it: each workflow runs step by
+//! step (one shell call per step, as agents make them) with bash and with sandbox-bash started
+//! as `bash` first on `PATH`, each on a fresh copy of its fixture outside `/tmp`, and what every
+//! step printed and its status are compared. pip, npm and cargo install from registries the test
+//! serves on loopback, so nothing leaves the machine. Each relaxation the workflows rely on has
+//! its kernel test beside them: what must stay forbidden (an untracked `.env`, `~/.ssh`, a hook,
+//! the user's own caches) still is, through paths the static layer does not see.
+#![cfg(target_os = "linux")]
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::lab::{self, SB, text};
+
+/// The registries of `net/registries.py` on a port of their own, stopped when dropped.
+struct Registries {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Registries {
+    fn start() -> Registries {
+        let dir = tempfile::Builder::new().prefix("sbx-registries-").tempdir_in(base()).unwrap();
+        let script = dir.path().join("registries.py");
+        std::fs::write(&script, include_str!("net/registries.py")).unwrap();
+        let mut child = Command::new("python3").arg(&script).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().parse().unwrap_or_else(|_| panic!("the registries did not start: {line:?}"));
+        Registries { child, port, _dir: dir }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{path}", self.port)
+    }
+}
+
+impl Drop for Registries {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where fixtures live: the build's own temporary directory, never `/tmp`.
+fn base() -> PathBuf {
+    let t = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    assert!(!t.starts_with("/tmp"), "the fixtures must live outside /tmp: {}", t.display());
+    t
+}
+
+/// The toolchain the machine has (rustup's proxies and their home), for the cargo steps.
+fn cargo_dir() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find(|d| d.join("cargo").is_file())
+}
+
+fn rustup_home() -> Option<String> {
+    std::env::var("RUSTUP_HOME").ok().or_else(|| std::env::var("HOME").ok().map(|h| format!("{h}/.rustup")))
+}
+
+/// One fresh fixture: a workspace and a home of its own, and a directory whose `bash` is a
+/// link to sandbox-bash.
+struct Fixture {
+    root: tempfile::TempDir,
+    ws: PathBuf,
+    home: PathBuf,
+    bin: PathBuf,
+    /// Directories put first on `PATH` by the caller (a version manager's shims).
+    path_first: Vec<PathBuf>,
+}
+
+impl Fixture {
+    fn new(build: &dyn Fn(&Path, &Path)) -> Fixture {
+        lab::require_landlock();
+        let root = tempfile::Builder::new().prefix("sbx-everyday-").tempdir_in(base()).unwrap();
+        let (ws, home, bin) = (root.path().join("ws"), root.path().join("home"), root.path().join("bin"));
+        for d in [&ws, &home.join(".ssh"), &bin] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink(SB, bin.join("bash")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY CANARY\n").unwrap();
+        std::fs::write(
+            home.join(".gitconfig"),
+            "[user]\n\tname = Agent\n\temail = agent@example.test\n[init]\n\tdefaultBranch = main\n",
+        )
+        .unwrap();
+        build(&ws, &home);
+        Fixture { root, ws, home, bin, path_first: Vec::new() }
+    }
+
+    /// `script` fed on standard input (`bash -s`) sandboxed at `mode`: the static layer does not
+    /// read it, so only the kernel stands in the way.
+    fn feed(&self, mode: &'static str, script: &str) -> Output {
+        use std::io::Write;
+        let mut c = self.command(Shell::Sandboxed(mode));
+        c.arg("-s").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// `program` run as one step, with bash or sandboxed at `mode` (sandbox-bash started as
+    /// `bash`, first on PATH, so every nested `bash` is sandbox-bash too).
+    fn step(&self, shell: Shell, program: &str) -> Output {
+        let mut c = self.command(shell);
+        c.arg("-c").arg(program).stdin(Stdio::null());
+        c.output().unwrap()
+    }
+
+    /// The shell, its environment and working directory, without arguments.
+    fn command(&self, shell: Shell) -> Command {
+        let mut path: String = self.path_first.iter().map(|d| format!("{}:", d.display())).collect();
+        let mut c = match shell {
+            Shell::Bash => Command::new("/bin/bash"),
+            Shell::Sandboxed(_) => {
+                path.push_str(&format!("{}:", self.bin.display()));
+                Command::new(self.bin.join("bash"))
+            }
+        };
+        if let Some(d) = cargo_dir() {
+            path.push_str(&format!("{}:", d.display()));
+        }
+        path.push_str("/usr/local/bin:/usr/bin:/bin");
+        c.current_dir(&self.ws).env_clear();
+        if let Shell::Sandboxed(mode) = shell {
+            c.env("BASH_AGENT_BASH_MODE", mode);
+        }
+        c.env("HOME", &self.home).env("PATH", path).env("LANG", "C.UTF-8").env("USER", "agent");
+        c.env("CARGO_HOME", self.home.join(".cargo")).env("CARGO_TERM_COLOR", "never");
+        if let Some(r) = rustup_home() {
+            c.env("RUSTUP_HOME", r);
+        }
+        // The same commits in both copies.
+        for v in ["GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"] {
+            c.env(v, "2026-01-01T00:00:00Z");
+        }
+        c.env("npm_config_update_notifier", "false").env("npm_config_fund", "false").env("npm_config_audit", "false");
+        c.env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+        c
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.ws.join(rel)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shell {
+    Bash,
+    Sandboxed(&'static str),
+}
+
+/// What a step said, comparable between two fixtures: the status and the output, with the
+/// fixture's own paths replaced.
+fn seen(f: &Fixture, out: &Output) -> (Option<i32>, String, String) {
+    let root = f.root.path().display().to_string();
+    let clean = |b: &[u8]| text(b).replace(&root, "<root>");
+    (out.status.code(), clean(&out.stdout), clean(&out.stderr))
+}
+
+/// Runs `steps` one by one with bash in one copy of the fixture and sandboxed at `mode` in
+/// another, and asserts that each printed the same and ended the same.
+fn same_as_bash(build: &dyn Fn(&Path, &Path), mode: &'static str, steps: &[String]) -> (Fixture, Fixture) {
+    let (bash, sandboxed) = (Fixture::new(build), Fixture::new(build));
+    for program in steps {
+        let want = seen(&bash, &bash.step(Shell::Bash, program));
+        let got = seen(&sandboxed, &sandboxed.step(Shell::Sandboxed(mode), program));
+        assert_eq!(got, want, "at {mode}, `{program}` differs from bash (left: sandbox-bash, right: bash)");
+    }
+    (bash, sandboxed)
+}
+
+/// The step was denied by the static layer before anything ran: status 126 and the marker.
+#[track_caller]
+fn denied(out: &Output, says: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "expected a denial\n{err}");
+    assert!(err.starts_with("sandbox-bash: denied:"), "{err}");
+    assert!(err.contains(says), "the denial should say {says:?}:\n{err}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .args::<[&str; 0], &str>([])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+fn write(p: &Path, content: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+// ----- 1 and 2: a repository that tracks keys and files named like secrets --------------------
+
+/// A Vite-style project: a committed `.env`, a test certificate, a tokenizer, source and
+/// documentation named with words of secrets, and an untracked `.env.local` with a secret.
+fn project(ws: &Path, _home: &Path) {
+    write(&ws.join(".env"), "VITE_API=http://localhost:5173\n");
+    write(&ws.join("certs/server.pem"), "-----BEGIN CERTIFICATE-----\nTEST CERT\n-----END CERTIFICATE-----\n");
+    write(&ws.join("tokenizer.json"), "{\"model\": \"bpe\"}\n");
+    write(&ws.join("special_tokens_map.json"), "{\"pad\": \"<pad>\"}\n");
+    write(&ws.join("credentials.example.json"), "{\"key\": \"REPLACE_ME\"}\n");
+    write(&ws.join("docs/secret_santa.md"), "# Secret Santa\n");
+    write(&ws.join("src/tokenizer.py"), "def tokenize(s):\n    return s.split()\n");
+    write(&ws.join("src/csrf_token.py"), "TOKEN_LENGTH = 32\n");
+    write(&ws.join("src/token.rs"), "pub struct Token;\n");
+    write(&ws.join("src/auth_token_test.go"), "package auth\n");
+    write(&ws.join("node_modules/js-tokens/index.js"), "module.exports = /x/;\n");
+    write(&ws.join(".gitignore"), "node_modules/\n*.local\n");
+    git(ws, &["init", "-q", "-b", "main"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "add", "-A"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "init"]);
+    write(&ws.join(".env.local"), "API_SECRET=LOCAL SECRET CANARY\n");
+}
+
+fn project_steps() -> Vec<String> {
+    [
+        "git status --short",
+        "git diff --stat && echo clean",
+        "cat .env certs/server.pem tokenizer.json src/tokenizer.py",
+        "cat special_tokens_map.json credentials.example.json docs/secret_santa.md node_modules/js-tokens/index.js",
+        "cat src/token.rs src/auth_token_test.go",
+        "sed -i s/32/64/ src/csrf_token.py && git diff --stat",
+        "git stash -q && git stash list | wc -l && git stash pop -q && git status --short",
+        "git add -A && git commit -qm work && git log --oneline | wc -l",
+        "echo VITE_API=elsewhere > .env && git diff --stat && git checkout -- .env && cat .env",
+        "git show HEAD:certs/server.pem | head -1",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn a_repository_that_tracks_keys_works_as_under_bash() {
+    let (_, sandboxed) = same_as_bash(&project, "0467", &project_steps());
+    // The secrets stay secret: the untracked .env.local and the home's keys, refused by the
+    // static layer when named and by the kernel when read from Python.
+    denied(&sandboxed.step(Shell::Sandboxed("0467"), "cat .env.local"), "missing system read (4000)");
+    for target in [sandboxed.path(".env.local"), sandboxed.home.join(".ssh/id_ed25519")] {
+        let out =
+            sandboxed.step(Shell::Sandboxed("0467"), &lab::py(&format!("print(open({:?}).read())", target.display())));
+        lab::kernel_refused(&out, &[]);
+        assert!(!text(&out.stdout).contains("CANARY"));
+    }
+    // Positive control: with system read both are readable.
+    let out = sandboxed.step(Shell::Sandboxed("4467"), "cat .env.local");
+    assert_eq!(text(&out.stdout), "API_SECRET=LOCAL SECRET CANARY\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn reads_of_a_repository_that_tracks_keys_work_read_only() {
+    let reads: Vec<String> = project_steps()
+        .into_iter()
+        .filter(|s| !s.contains("sed") && !s.contains("git add") && !s.contains(">"))
+        .collect();
+    let reads: Vec<String> = reads.into_iter().filter(|s| !s.contains("stash")).collect();
+    let (_, sandboxed) = same_as_bash(&project, "0444", &reads);
+    denied(&sandboxed.step(Shell::Sandboxed("0444"), "git stash"), "missing workspace write (0002)");
+}
+
+/// Being tracked is not enough: a working copy changed from what the repository stores (a
+/// committed template filled with a real secret), and a file marked tracked without its content
+/// ever being stored, stay masked.
+#[test]
+fn a_tracked_name_with_content_the_repository_does_not_hold_stays_masked() {
+    let f = Fixture::new(&project);
+    write(&f.path(".env"), "VITE_API=http://localhost:5173\nREAL_SECRET=FILLED IN CANARY\n");
+    write(&f.path("forged.key"), "UNREAD KEY CANARY\n");
+    // Marked tracked with a blob id the command could name without reading the file.
+    git(&f.ws, &["update-index", "--add", "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,forged.key"]);
+    for name in [".env", "forged.key"] {
+        let out =
+            f.step(Shell::Sandboxed("0467"), &lab::py(&format!("print(open({:?}).read())", f.path(name).display())));
+        lab::kernel_refused(&out, &[]);
+        assert!(!text(&out.stdout).contains("CANARY"), "{name}");
+        denied(&f.step(Shell::Sandboxed("0467"), &format!("cat {name}")), "credential path");
+    }
+    // The committed content is readable again once the working copy is what was committed.
+    git(&f.ws, &["checkout", "--", ".env"]);
+    let out =
+        f.step(Shell::Sandboxed("0467"), &lab::py(&format!("print(open({:?}).read())", f.path(".env").display())));
+    assert_eq!(text(&out.stdout), "VITE_API=http://localhost:5173\n\n");
+}
+
+// ----- 3: package managers --------------------------------------------------------------------
+
+fn registry_steps(r: &Registries) -> Vec<String> {
+    let mut steps = vec![
+        "npm init -y >/dev/null && echo ok".to_string(),
+        format!(
+            "npm install --silent --registry {} tinynpm && node -e \"console.log(require('tinynpm'))\"",
+            r.url("npm/")
+        ),
+        format!("npx --yes --registry {} tinynpm", r.url("npm/")),
+        "npm ls --depth=0 | tail -1".to_string(),
+        format!(
+            "python3 -m venv .venv && . .venv/bin/activate && pip install -q --index-url {} tinypkg && python -c \
+             'import tinypkg; print(tinypkg.VALUE)'",
+            r.url("simple/")
+        ),
+        format!("PATH=$PWD/.venv/bin:$PATH pip install -q --index-url {} tinypkg && echo again", r.url("simple/")),
+    ];
+    if cargo_dir().is_some() {
+        steps.push(format!(
+            "cargo new -q app && mkdir app/.cargo && printf '[source.crates-io]\\nreplace-with = \"local\"\\n\
+             [source.local]\\nregistry = \"sparse+{}\"\\n' > app/.cargo/config.toml && echo ok",
+            r.url("cargo/index/")
+        ));
+        steps.push("cd app && cargo add -q tinycrate && cargo build -q && echo built".into());
+    }
+    steps
+}
+
+/// A home where cargo lives (its cache is made below it), as a user of cargo has.
+fn tool_home(_ws: &Path, home: &Path) {
+    std::fs::create_dir_all(home.join(".cargo")).unwrap();
+}
+
+#[test]
+fn package_managers_install_and_fill_only_sandbox_bashs_layer_of_their_caches() {
+    let r = Registries::start();
+    let (bash, sandboxed) = same_as_bash(&tool_home, "0467", &registry_steps(&r));
+    // Under bash the user's caches were filled; under sandbox-bash they stayed empty, and what
+    // was fetched is in sandbox-bash's layers.
+    assert!(bash.home.join(".npm/_cacache").is_dir());
+    let real = |p: &str| sandboxed.home.join(p);
+    for cache in [".npm", ".cache"] {
+        let names: Vec<_> = std::fs::read_dir(real(cache)).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(names.is_empty(), "the real {cache} got {names:?}");
+    }
+    if cargo_dir().is_some() {
+        assert!(!real(".cargo/registry/cache").exists(), "the real cargo registry was written");
+    }
+    let layers = real(".local/state/sandbox-bash/caches");
+    let found =
+        Command::new("find").arg(&layers).args(["-path", "*/upper/_cacache/index-v5", "-type", "d"]).output().unwrap();
+    assert!(!text(&found.stdout).is_empty(), "npm's index is in sandbox-bash's layer of ~/.npm");
+    let found = Command::new("find").arg(&layers).args(["-name", "tinycrate-0.1.0.crate"]).output().unwrap();
+    assert_eq!(cargo_dir().is_some(), !text(&found.stdout).is_empty(), "cargo's download is in its layer");
+}
+
+/// What a sandboxed run writes into a cache is never seen outside: a poisoned entry written
+/// from Python lands in sandbox-bash's layer, later sandboxed runs see it, and the cache that
+/// programs outside the sandbox use never does.
+#[test]
+fn a_poisoned_cache_is_never_read_outside() {
+    let f = Fixture::new(&tool_home);
+    let poison = |p: &Path| {
+        lab::py(&format!(
+            "import os; os.makedirs(os.path.dirname({0:?}), exist_ok=True); open({0:?}, 'w').write('POISON')",
+            p.display()
+        ))
+    };
+    let targets = [
+        f.home.join(".npm/_cacache/poison"),
+        f.home.join(".cache/pip/poison"),
+        f.home.join(".cargo/registry/cache/x/poison-1.0.crate"),
+    ];
+    for t in &targets {
+        let out = f.step(Shell::Sandboxed("0467"), &poison(t));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        // Seen by the next sandboxed run, never by a program outside.
+        let again = f.step(Shell::Sandboxed("0467"), &format!("cat {}", t.display()));
+        assert_eq!(text(&again.stdout), "POISON");
+        assert!(!t.exists(), "{} reached the real cache", t.display());
+    }
+    // The layers themselves cannot be written but through the caches.
+    let upper = f.home.join(".local/state/sandbox-bash/caches");
+    let out = f.step(Shell::Sandboxed("0467"), &lab::py(&format!("open({:?}, 'w')", upper.join("x").display())));
+    lab::kernel_refused(&out, &[]);
+    denied(&f.step(Shell::Sandboxed("0467"), &format!("echo x > {}", upper.join("x").display())), "protected path");
+    // A read-only audit writes no cache, not even where the static layer does not look.
+    let out = f.feed("0444", &format!("echo x > {}\n", f.home.join(".npm/y").display()));
+    lab::kernel_refused(&out, &[]);
+    assert!(!f.home.join(".npm/y").exists());
+}
+
+// ----- 5: removable repositories --------------------------------------------------------------
+
+fn with_clones(ws: &Path, _home: &Path) {
+    write(&ws.join("README"), "project\n");
+    git(ws, &["init", "-q", "-b", "main"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "add", "-A"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "init"]);
+    for dest in ["sub-clone", "tests/fixtures/repo", "dist/pkg-1.0"] {
+        git(ws, &["clone", "-q", ".", dest]);
+    }
+}
+
+#[test]
+fn a_repository_deleted_first_is_removed_as_under_bash() {
+    let steps = [
+        "rm -rf sub-clone && echo gone",
+        "cd tests/fixtures && rm -rf repo && ls",
+        "rm -rf dist/pkg-1.0 && ls dist",
+        "ls",
+    ]
+    .map(String::from);
+    same_as_bash(&with_clones, "0467", &steps);
+}
+
+#[test]
+fn a_repository_is_still_held_where_code_runs_before_or_beside_its_deletion() {
+    let f = Fixture::new(&with_clones);
+    let hook = f.path("sub-clone/.git/hooks/post-checkout");
+    // Code the analysis cannot see: the hook and the configuration stay out of reach, and a
+    // deletion from there fails on them.
+    let out =
+        f.step(Shell::Sandboxed("0467"), &lab::py(&format!("open({:?}, 'w').write('touch PWNED')", hook.display())));
+    lab::kernel_refused(&out, &[]);
+    assert!(!hook.exists());
+    let out = f.feed("0467", "rm -rf sub-clone\n");
+    lab::kernel_refused(&out, &["Device or resource busy"]);
+    assert!(f.path("sub-clone/.git/config").exists());
+    // A deletion whatever follows it runs (`;`) is said before anything runs.
+    denied(&f.step(Shell::Sandboxed("0467"), "rm -rf sub-clone; echo next"), "deletes the repository");
+    assert!(f.path("sub-clone/.git").is_dir());
+}
+
+// ----- 6: git as agents use it ----------------------------------------------------------------
+
+fn with_history(ws: &Path, _home: &Path) {
+    write(&ws.join("README"), "project\n");
+    git(ws, &["init", "-q", "-b", "main"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "add", "-A"]);
+    git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "init"]);
+    git(ws, &["tag", "v1"]);
+    git(ws, &["branch", "feature"]);
+    git(ws, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+}
+
+#[test]
+fn listings_are_reads_at_0444() {
+    let steps = [
+        "git branch",
+        "git branch -a",
+        "git branch -vv",
+        "git tag -l",
+        "git stash list",
+        "git worktree list",
+        "git notes list",
+        "git submodule status",
+        "dpkg -l dpkg | tail -1 | cut -c1-20",
+    ]
+    .map(String::from);
+    same_as_bash(&with_history, "0444", &steps);
+}
+
+#[test]
+fn configuration_that_runs_no_program_is_a_workspace_write() {
+    let steps = [
+        "git config user.name Someone && git config user.email someone@example.test && git config user.name",
+        "git remote add origin ./remote.git && git remote -v",
+        "git push -q -u origin main && git branch -vv",
+        "git push -q origin feature && git branch -u origin/feature feature && git branch -vv",
+        "git remote set-url origin ./remote.git && git config --get remote.origin.url",
+        "git switch -q -c topic && git push -q -u origin topic && git switch -q main && git branch -D -q topic && \
+         git switch -q --track origin/topic && git branch -vv",
+    ]
+    .map(String::from);
+    let (_, f) = same_as_bash(&with_history, "0467", &steps);
+    // Keys that run programs stay protected, in words and at the kernel.
+    let config = std::fs::read_to_string(f.path(".git/config")).unwrap();
+    denied(&f.step(Shell::Sandboxed("0467"), "git config core.fsmonitor 'touch PWNED'"), "protected path");
+    let out = f.step(
+        Shell::Sandboxed("0467"),
+        &lab::py(&format!(
+            "open({:?}, 'a').write('[core]\\n\\tfsmonitor = touch PWNED\\n')",
+            f.path(".git/config").display()
+        )),
+    );
+    lab::kernel_refused(&out, &[]);
+    // A safe key beside code the analysis cannot see is refused before anything runs, not
+    // left to fail silently in the kernel.
+    denied(
+        &f.step(Shell::Sandboxed("0467"), "git config user.name X && python3 -c pass"),
+        "run the git commands that configure it on their own",
+    );
+    denied(
+        &f.step(Shell::Sandboxed("0467"), "git branch -u origin/main main; npm test"),
+        "run the git commands that configure it on their own",
+    );
+    assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
+}
+
+/// A repository with a hook installed runs code of its own at every git command: its
+/// configuration stays read-only, and a write is refused before anything runs.
+#[test]
+fn a_repository_with_hooks_keeps_its_configuration_read_only() {
+    let f = Fixture::new(&with_history);
+    write(&f.path(".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+    denied(&f.step(Shell::Sandboxed("0467"), "git config user.name X"), "no hooks");
+}
+
+// ----- 7: toolchains and virtual environments ------------------------------------------------
+
+/// A version manager's shim (pyenv's: a bash script that hands its arguments to `pyenv exec`),
+/// first on PATH.
+fn with_shim(ws: &Path, home: &Path) {
+    let root = home.join(".pyenv");
+    write(
+        &root.join("libexec/pyenv"),
+        "#!/usr/bin/env bash\n[ \"$1\" = exec ] || exit 2\nshift\nprogram=$1\nshift\nexec \"/usr/bin/$program\" \"$@\"\n",
+    );
+    write(
+        &root.join("shims/python3"),
+        "#!/usr/bin/env bash\nset -e\nexport PYENV_ROOT=\"$HOME/.pyenv\"\nprogram=\"${0##*/}\"\nexec \"$PYENV_ROOT/libexec/pyenv\" exec \"$program\" \"$@\"\n",
+    );
+    for p in ["libexec/pyenv", "shims/python3"] {
+        std::fs::set_permissions(root.join(p), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    write(&ws.join("app.py"), "print('app')\n");
+}
+
+#[test]
+fn an_inline_program_through_a_shim_is_code_not_a_path() {
+    let mut f = Fixture::new(&with_shim);
+    // The shims are on the caller's PATH, as pyenv's installer puts them.
+    f.path_first.push(f.home.join(".pyenv/shims"));
+    let program = "python3 -c \"import secrets, os; print(len(secrets.token_hex(4)), os.path.exists('keys/id_rsa'))\"";
+    let out = f.step(Shell::Sandboxed("0467"), program);
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), "8 False\n".to_string()), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_virtual_environment_the_program_makes_takes_its_installs() {
+    let r = Registries::start();
+    let steps = [format!(
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -q --index-url {} tinypkg && pip list | grep -c tinypkg",
+        r.url("simple/")
+    )];
+    same_as_bash(&|_, _| {}, "0467", &steps);
+}
+
+// ----- 8: the small ones ----------------------------------------------------------------------
+
+#[test]
+fn a_start_in_the_home_with_the_user_configuration_runs_and_writes_nothing_there() {
+    let f = Fixture::new(&|_, home| {
+        write(&home.join(".config/sandbox-bash/config.toml"), "default_mode = \"0467\"\n");
+    });
+    let mut c = Command::new(SB);
+    c.args(["-c", "pwd; ls ~/.config; echo x > notes.txt"]).current_dir(&f.home).env("HOME", &f.home);
+    c.env("PATH", "/usr/bin:/bin").env_remove("SANDBOX_BASH_WORKSPACE").env_remove("BASH_AGENT_BASH_MODE");
+    let out = c.output().unwrap();
+    // The write to the home is refused in words (the home keeps the external bits).
+    denied(&out, "missing external write (0200)");
+    let mut c = Command::new(SB);
+    c.args(["-c", "pwd; ls ~/.config"]).current_dir(&f.home).env("HOME", &f.home).env("PATH", "/usr/bin:/bin");
+    c.env_remove("SANDBOX_BASH_WORKSPACE").env_remove("BASH_AGENT_BASH_MODE");
+    let out = c.output().unwrap();
+    assert_eq!(text(&out.stdout), format!("{}\nsandbox-bash\n", f.home.display()), "{}", text(&out.stderr));
+    // Hidden writes to the home are the kernel's.
+    let mut c = Command::new(SB);
+    c.args(["-c", &lab::py(&format!("open({:?}, 'w')", f.home.join("notes.txt").display()))]).current_dir(&f.home);
+    c.env("HOME", &f.home).env("PATH", "/usr/bin:/bin").env_remove("SANDBOX_BASH_WORKSPACE");
+    lab::kernel_refused(&c.output().unwrap(), &[]);
+    assert!(!f.home.join("notes.txt").exists());
+}
+
+#[test]
+fn everything_allowed_runs_with_an_audit_log_whose_records_say_it_is_writable() {
+    let f = Fixture::new(&|_, _| {});
+    let log = f.root.path().join("audit.jsonl");
+    let mut c = Command::new(SB);
+    c.args(["-c", "echo ran"]).current_dir(&f.ws).env("HOME", &f.home).env("BASH_AGENT_BASH_MODE", "7777");
+    c.env("SANDBOX_BASH_AUDIT_LOG", &log).env("SANDBOX_BASH_WORKSPACE", &f.ws);
+    let out = c.output().unwrap();
+    assert_eq!(text(&out.stdout), "ran\n", "{}", text(&out.stderr));
+    assert!(
+        std::fs::read_to_string(&log).unwrap().contains("these records can be changed by the commands they record")
+    );
+    // Below system write the same log is refused, saying where commands may not write.
+    c.env("BASH_AGENT_BASH_MODE", "0667");
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(
+        text(&out.stderr).contains("it lies in the external scope, which mode 0667 lets commands write"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_removed_secret_is_named_once() {
+    let f = Fixture::new(&|_, _| {});
+    let mut c = Command::new(SB);
+    c.args(["-c", "echo \"${GITHUB_TOKEN:-unset}\"; bash -c true"]).current_dir(&f.ws).env("HOME", &f.home);
+    c.env("GITHUB_TOKEN", "ghp_CANARY")
+        .env("SANDBOX_BASH_WORKSPACE", &f.ws)
+        .env("PATH", format!("{}:/usr/bin:/bin", f.bin.display()));
+    let out = c.output().unwrap();
+    assert_eq!(text(&out.stdout), "unset\n");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("GITHUB_TOKEN").count(), 1, "{err}");
+    assert!(err.starts_with("sandbox-bash: note: removed from the command's environment"), "{err}");
+    assert!(!err.contains("ghp_CANARY"));
+}
