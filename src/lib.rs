@@ -1066,17 +1066,18 @@ fn layout(
     if none.as_deref().is_some_and(|n| canonical_or_normal(n) == workspace) {
         no_workspace = true;
     }
-    if explicit.is_none() && homes.iter().any(|h| scope::is_within(h, &workspace)) {
-        if let Some(none) = none {
-            if run {
-                let mut b = std::fs::DirBuilder::new();
-                std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-                // Made when missing; a failure shows where the view needs it.
-                let _ = b.recursive(true).create(&none);
-            }
-            workspace = canonical_or_normal(&none);
-            no_workspace = true;
+    if explicit.is_none()
+        && homes.iter().any(|h| scope::is_within(h, &workspace))
+        && let Some(none) = none
+    {
+        if run {
+            let mut b = std::fs::DirBuilder::new();
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            // Made when missing; where it cannot be (an enclosing view), nothing is there to search.
+            let _ = b.recursive(true).create(&none);
         }
+        workspace = canonical_or_normal(&none);
+        no_workspace = true;
     }
     let path_dirs: Vec<String> = scope::path_dirs(env.get("PATH").map(OsStr::as_bytes)).collect();
     let tmpdir = env
