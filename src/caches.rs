@@ -113,7 +113,11 @@ pub fn trees(home: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Vec<(S
 ///
 /// Without `make`, nothing is made: only caches whose layers exist already are listed (what a
 /// run would get, for explaining it).
-pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, make: bool) -> Vec<Layer> {
+///
+/// `key` keeps layers apart (the mode and network list of the run): a cache written by a run is
+/// seen only by runs that may do no more than it could, so a narrower run cannot leave code
+/// there for a wider one to run.
+pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, make: bool) -> Vec<Layer> {
     let home = layout.home.as_deref();
     let Some(state) = state_dir(home, var) else { return Vec::new() };
     // The layers' directory where it really is, made when missing.
@@ -162,7 +166,7 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, make: bool)
         if !usable(&real) {
             continue;
         }
-        let Some(layer) = layer_dirs(&state, &real, make) else { continue };
+        let Some(layer) = layer_dirs(&state, &real, key, make) else { continue };
         out.push(layer);
     }
     out
@@ -190,7 +194,7 @@ fn make_dir(path: &str, parents: bool) -> bool {
 
 /// The layer's directories for the cache `real`, made when missing, every one reached by no
 /// link and the caller's own.
-fn layer_dirs(state: &str, real: &str, make: bool) -> Option<Layer> {
+fn layer_dirs(state: &str, real: &str, key: &str, make: bool) -> Option<Layer> {
     let name: String = real
         .rsplit('/')
         .next()
@@ -203,7 +207,8 @@ fn layer_dirs(state: &str, real: &str, make: bool) -> Option<Layer> {
         let d = sha1::Sha1::digest(real.as_bytes());
         d.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>()
     };
-    let base = format!("{state}/caches/{}-{digest}", name.trim_start_matches('_'));
+    let key: String = key.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    let base = format!("{state}/caches/{}-{digest}/{key}", name.trim_start_matches('_'));
     let layer = Layer {
         path: real.to_string(),
         upper: format!("{base}/upper"),

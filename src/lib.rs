@@ -310,7 +310,13 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // The cwd is read once: the layout and the analysis both start from it.
     let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
     let layout = || -> Result<Layout, Error> {
-        let layout = layout(&config, env, &cwd, &argv0, allowed, action == Action::Run)?;
+        // The caches' layers are kept apart by mode and network list: what a run wrote there
+        // is found only by runs that may do no more than it could.
+        let layers_for = match &net {
+            NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) => format!("{allowed}-{}", fingerprint(list)),
+            _ => allowed.to_string(),
+        };
+        let layout = layout(&config, env, &cwd, &argv0, allowed, &layers_for, action == Action::Run)?;
         // A configuration file the command may write would widen every later run: the kernel
         // cannot keep a file inside the writable workspace from being changed.
         if allowed.has(mode::Scope::Workspace, Perm::Write) {
@@ -1042,6 +1048,7 @@ fn layout(
     cwd: &str,
     argv0: &OsStr,
     allowed: Mode,
+    layers_for: &str,
     run: bool,
 ) -> Result<Layout, Error> {
     // An explicit setting, else the configuration's, else the workspace an enclosing
@@ -1176,7 +1183,7 @@ fn layout(
     // The package caches get a layer of their own when the run may write its workspace and
     // the mode does not write the system (which would write the caches themselves).
     if allowed.has(mode::Scope::Workspace, Perm::Write) && !allowed.has(mode::Scope::System, Perm::Write) {
-        layout.caches = caches::layers(&layout, &var, run);
+        layout.caches = caches::layers(&layout, &var, layers_for, run);
     }
     Ok(layout)
 }

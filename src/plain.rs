@@ -145,25 +145,14 @@ pub fn read(text: &str) -> Option<Vec<Command>> {
 const INERT: &[&str] = &["cd", "echo", "true", ":", "pwd", "ls", "mkdir", "rm", "rmdir", "git"];
 
 /// git's subcommands a relaxed program may use: none runs a program of the repository's when
-/// the repository has no hooks and no configured programs.
-const GIT_INERT: &[&str] = &[
-    "config",
-    "remote",
-    "branch",
-    "switch",
-    "checkout",
-    "push",
-    "fetch",
-    "status",
-    "log",
-    "diff",
-    "show",
-    "rev-parse",
-    "tag",
-    "add",
-    "commit",
-    "init",
-];
+/// the repository has no hooks and no configured programs, and none takes a program to run
+/// from its options but those of [`GIT_RUNS`].
+const GIT_INERT: &[&str] =
+    &["config", "remote", "branch", "switch", "checkout", "push", "status", "log", "diff", "show", "rev-parse", "tag"];
+
+/// Options by which git runs a program of the caller's choosing, or reads options from a file.
+const GIT_RUNS: &[&str] =
+    &["--upload-pack", "--receive-pack", "--exec", "--config", "--template", "--ext-diff", "-e", "--edit"];
 
 /// What the environment must not hold for a relaxation: code bash runs before the program
 /// (`BASH_ENV`, exported functions), a `cd` that goes elsewhere (`CDPATH`), and git settings
@@ -228,9 +217,72 @@ fn inert(command: &Command, path: &str) -> bool {
                 _ => return false,
             }
         }
-        return command.words.get(i).is_some_and(|s| GIT_INERT.contains(&s.as_str()));
+        let runs = command.words[i..].iter().any(|w| GIT_RUNS.contains(&w.split('=').next().unwrap_or("")));
+        return !runs && command.words.get(i).is_some_and(|s| GIT_INERT.contains(&s.as_str()));
+    }
+    if name == "rm" {
+        // `rm --help` and `--version` delete nothing; `-i` asks.
+        return !command.words.iter().any(|w| {
+            matches!(w.as_str(), "--help" | "--version" | "--interactive" | "-I")
+                || w.starts_with("--interactive=")
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains('i'))
+        });
     }
     true
+}
+
+/// The directory each git command of `commands` works in (`-C` after the cwd the `cd`s before it
+/// lead to), starting in `cwd`; `None` when a `cd` or `-C` goes through a link (the lexical path
+/// and the real one may differ).
+fn git_dirs(commands: &[Command], cwd: &str) -> Option<Vec<String>> {
+    let mut dir = cwd.to_string();
+    let mut out = Vec::new();
+    for c in commands {
+        match c.words[0].as_str() {
+            "cd" => {
+                dir = scope::normalize(&dir, &c.words[1]);
+                real_as_written(&dir)?;
+            }
+            "git" => {
+                let mut here = dir.clone();
+                let mut i = 1;
+                while i + 1 < c.words.len() && c.words[i] == "-C" {
+                    here = scope::normalize(&here, &c.words[i + 1]);
+                    i += 2;
+                }
+                real_as_written(&here)?;
+                out.push(here);
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+/// `Some` when `path` is where it really is (no link on the way), or is not there.
+fn real_as_written(path: &str) -> Option<()> {
+    match crate::exec::canonicalize(path) {
+        Ok(real) if real == path => Some(()),
+        Ok(_) => None,
+        Err(_) => (!std::path::Path::new(path).exists()).then_some(()),
+    }
+}
+
+/// The git directory of the repository that holds `dir` (`…/.git`, a directory), when there is
+/// one below `/`.
+fn git_dir_of(dir: &str) -> Option<String> {
+    let mut d = dir.to_string();
+    loop {
+        let git = format!("{d}/.git");
+        if let Ok(m) = std::fs::symlink_metadata(&git) {
+            return m.is_dir().then_some(git);
+        }
+        let (up, _) = d.rsplit_once('/')?;
+        if up.is_empty() {
+            return None;
+        }
+        d = up.to_string();
+    }
 }
 
 /// Whether the repository whose git directory is `git_dir` runs nothing of its own: its hooks
@@ -369,7 +421,11 @@ pub fn relax(
         return out;
     }
     let path = env("PATH").unwrap_or_default();
-    let all_inert = commands.iter().all(|c| inert(c, &path));
+    // Every git command works in a repository that runs nothing of its own (a hook of another
+    // repository could write this one's configuration while it is writable).
+    let repositories_inert = git_dirs(&commands, cwd)
+        .is_some_and(|dirs| dirs.iter().all(|d| git_dir_of(d).is_some_and(|g| repository_inert(&g, home))));
+    let all_inert = commands.iter().all(|c| inert(c, &path)) && repositories_inert;
     if all_inert {
         for file in configured {
             let Some(git_dir) = file.strip_suffix("/config") else { continue };
@@ -389,16 +445,27 @@ pub fn relax(
             break;
         }
         match c.words[0].as_str() {
-            "cd" => dir = scope::normalize(&dir, &c.words[1]),
+            "cd" => {
+                dir = scope::normalize(&dir, &c.words[1]);
+                if real_as_written(&dir).is_none() {
+                    break;
+                }
+            }
             "rm" if matches!(c.then, Then::And | Then::End) => {
                 let (options, operands): (Vec<&String>, Vec<&String>) =
                     c.words[1..].iter().partition(|w| w.starts_with('-') && w.len() > 1);
                 let recursive = options
                     .iter()
                     .any(|o| o.as_str() == "--recursive" || (!o.starts_with("--") && o.contains(['r', 'R'])));
-                if recursive {
-                    for o in operands {
-                        let target = scope::normalize(&dir, o);
+                // Each tree where it really is (a link on the way would make rm delete elsewhere),
+                // and never one inside a git directory (a submodule's, whose work tree would
+                // find whatever is put in its place).
+                let targets: Vec<String> = operands.iter().map(|o| scope::normalize(&dir, o)).collect();
+                let sound = targets.iter().all(|t| {
+                    real_as_written(t).is_some() && !t.split('/').any(|part| part == ".git") && !t.ends_with("/.")
+                });
+                if recursive && sound {
+                    for target in targets {
                         if !out.deleted.contains(&target) {
                             out.deleted.push(target);
                         }

@@ -16,7 +16,7 @@
 //! process outside the run is not masked again until the next run.
 
 use std::io::Read;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::sync::{Arc, Mutex};
 
 use crate::scope::is_within;
@@ -33,6 +33,9 @@ pub struct Committed {
     workspace: String,
     real_workspace: String,
     seen: Arc<Mutex<rustc_hash::FxHashMap<String, bool>>>,
+    /// The device and inode of each file whose content was judged (found to be project content
+    /// or not), as hashed: the view binds its decision to that very file.
+    nodes: Arc<Mutex<rustc_hash::FxHashMap<String, (u64, u64)>>>,
 }
 
 impl std::fmt::Debug for Committed {
@@ -57,7 +60,17 @@ impl Committed {
             .ok()
             .and_then(|p| p.to_str().map(str::to_string))
             .unwrap_or_else(|| workspace.to_string());
-        Committed { workspace: workspace.to_string(), real_workspace, seen: Default::default() }
+        Committed {
+            workspace: workspace.to_string(),
+            real_workspace,
+            seen: Default::default(),
+            nodes: Default::default(),
+        }
+    }
+
+    /// The device and inode of the file at `path` whose content was judged.
+    pub fn node(&self, path: &str) -> Option<(u64, u64)> {
+        self.nodes.lock().ok()?.get(path).copied()
     }
 
     /// Whether `path` (absolute, normal) is project content: a regular file of the workspace
@@ -86,6 +99,13 @@ impl Committed {
         meta.is_file() && meta.len() <= LARGEST && self.stored(path)
     }
 
+    /// Records the node of a file whose content was judged.
+    fn remember(&self, path: &str, node: (u64, u64)) {
+        if let Ok(mut nodes) = self.nodes.lock() {
+            nodes.insert(path.to_string(), node);
+        }
+    }
+
     fn holds_committed_file(&self, dir: &str, depth: usize) -> bool {
         let Ok(entries) = std::fs::read_dir(dir) else { return false };
         entries
@@ -107,7 +127,8 @@ impl Committed {
             return false;
         }
         let Some(store) = self.object_store(real_parent) else { return false };
-        let Some(id) = blob_id(path, store.format) else { return false };
+        let Some((id, node)) = blob_id(path, store.format) else { return false };
+        self.remember(path, node);
         store.has(&id)
     }
 
@@ -199,8 +220,9 @@ fn object_format(config: &str) -> Format {
 }
 
 /// The blob id git gives the content of the regular file `path` (opened without following a
-/// link at its end): the hash of `blob LEN\0` and the bytes.
-pub fn blob_id(path: &str, format: Format) -> Option<Vec<u8>> {
+/// link at its end): the hash of `blob LEN\0` and the bytes; with the device and inode of the
+/// file that was read.
+pub fn blob_id(path: &str, format: Format) -> Option<(Vec<u8>, (u64, u64))> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -217,7 +239,8 @@ pub fn blob_id(path: &str, format: Format) -> Option<Vec<u8>> {
         return None;
     }
     let head = format!("blob {}\0", bytes.len());
-    Some(match format {
+    let node = (meta.dev(), meta.ino());
+    let id = match format {
         Format::Sha1 => {
             use sha1::Digest;
             let mut h = sha1::Sha1::new();
@@ -232,7 +255,8 @@ pub fn blob_id(path: &str, format: Format) -> Option<Vec<u8>> {
             h.update(&bytes);
             h.finalize().to_vec()
         }
-    })
+    };
+    Some((id, node))
 }
 
 /// A repository's object store (its own; objects only an alternate holds are not looked at).
@@ -241,59 +265,94 @@ struct Store {
     format: Format,
 }
 
+/// How much of a store's pack indexes one lookup reads at most: past it, the answer is no (the
+/// file stays masked).
+const PACK_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+
 impl Store {
-    /// Whether the object `id` is stored, loose or in a pack.
+    /// Whether the object `id` is stored, loose or in a pack. The object store may have been
+    /// written by a sandboxed run, so the lookup reads nothing that depends on `id` beyond
+    /// its own answer: a loose object is looked up by name (no file is opened), and every pack
+    /// index is read whole before it is searched, so which pages were read says nothing of the
+    /// id that was looked for.
     fn has(&self, id: &[u8]) -> bool {
         if id.len() != self.format.len() {
             return false;
         }
         let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let loose = format!("{}/{}/{}", self.objects, &hex[..2], &hex[2..]);
-        if std::fs::symlink_metadata(&loose).is_ok_and(|m| m.is_file() && m.len() > 0) {
+        let dir = format!("{}/{}", self.objects, &hex[..2]);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+            && std::fs::symlink_metadata(format!("{dir}/{}", &hex[2..])).is_ok_and(|m| m.is_file() && m.len() > 0)
+        {
             return true;
         }
         let Ok(packs) = std::fs::read_dir(format!("{}/pack", self.objects)) else { return false };
-        packs
+        let mut budget = PACK_INDEX_BYTES;
+        let mut found = false;
+        let mut names: Vec<std::path::PathBuf> = packs
             .filter_map(Result::ok)
             .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("pack-") && n.ends_with(".idx")))
-            .any(|e| pack_index_has(&e.path(), id))
+            .map(|e| e.path())
+            .collect();
+        names.sort();
+        for path in names {
+            match read_index(&path, &mut budget) {
+                Some(bytes) => found |= pack_index_has(&bytes, id),
+                None if budget == 0 => return false,
+                None => {}
+            }
+        }
+        found
     }
 }
 
-/// Whether the pack index at `path` (version 2: a magic number, the version, 256 cumulative
+/// The whole of the pack index at `path`, a regular file opened without following a link or
+/// waiting, when it fits in what is left of `budget`.
+fn read_index(path: &std::path::Path, budget: &mut u64) -> Option<Vec<u8>> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if meta.len() > *budget {
+        *budget = 0;
+        return None;
+    }
+    *budget -= meta.len();
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(meta.len()).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Whether the pack index `bytes` (version 2: a magic number, the version, 256 cumulative
 /// counts by first byte, then the sorted ids) lists `id`. Anything else answers no.
-fn pack_index_has(path: &std::path::Path, id: &[u8]) -> bool {
-    let Ok(file) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
-    else {
-        return false;
-    };
-    let Ok(size) = file.metadata().map(|m| m.len()) else { return false };
-    let mut head = [0u8; 8];
-    if file.read_exact_at(&mut head, 0).is_err() || head != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
+fn pack_index_has(bytes: &[u8], id: &[u8]) -> bool {
+    if bytes.len() < 8 + 1024 || bytes[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
         return false;
     }
-    let count_at = |i: usize| -> Option<u64> {
-        let mut b = [0u8; 4];
-        file.read_exact_at(&mut b, 8 + 4 * i as u64).ok()?;
-        Some(u64::from(u32::from_be_bytes(b)))
+    let count_at = |i: usize| -> u64 {
+        let at = 8 + 4 * i;
+        u64::from(u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]))
     };
     let first = usize::from(id[0]);
-    let Some(end) = count_at(first) else { return false };
-    let start = if first == 0 { Some(0) } else { count_at(first - 1) };
-    let (Some(total), Some(start)) = (count_at(255), start) else { return false };
+    let end = count_at(first);
+    let start = if first == 0 { 0 } else { count_at(first - 1) };
+    let total = count_at(255);
     let len = id.len() as u64;
     // The ids must fit in the file as its counts say, or the index is not believed.
-    if start > end || end > total || 8 + 1024 + total.saturating_mul(len) > size {
+    if start > end || end > total || 8 + 1024 + total.saturating_mul(len) > bytes.len() as u64 {
         return false;
     }
-    let (mut lo, mut hi) = (start, end);
-    let mut here = vec![0u8; id.len()];
+    let ids = &bytes[8 + 1024..];
+    let (mut lo, mut hi) = (start as usize, end as usize);
+    let len = id.len();
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if file.read_exact_at(&mut here, 8 + 1024 + mid * len).is_err() {
-            return false;
-        }
-        match here.as_slice().cmp(id) {
+        match ids[mid * len..(mid + 1) * len].cmp(id) {
             std::cmp::Ordering::Equal => return true,
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Greater => hi = mid,
@@ -337,7 +396,7 @@ mod tests {
         std::fs::write(d.path().join("f"), "hello\n").unwrap();
         git(d.path(), &["init", "-q"]);
         let theirs = git(d.path(), &["hash-object", "f"]);
-        let ours = blob_id(&d.path().join("f").to_string_lossy(), Format::Sha1).unwrap();
+        let (ours, _) = blob_id(&d.path().join("f").to_string_lossy(), Format::Sha1).unwrap();
         assert_eq!(hex(&ours), theirs);
     }
 
@@ -417,15 +476,26 @@ mod tests {
     }
 
     #[test]
-    fn a_forged_pack_index_is_not_believed() {
-        let d = scratch();
-        let idx = d.path().join("pack-x.idx");
+    fn a_forged_pack_index_is_not_believed_and_no_file_is_waited_for() {
         // Counts that claim more ids than the file holds.
         let mut bytes = vec![0xff, b't', b'O', b'c', 0, 0, 0, 2];
         for _ in 0..256 {
             bytes.extend_from_slice(&1000u32.to_be_bytes());
         }
-        std::fs::write(&idx, &bytes).unwrap();
-        assert!(!pack_index_has(&idx, &[0u8; 20]));
+        assert!(!pack_index_has(&bytes, &[0u8; 20]));
+        // A pipe named like an index is not read (it would block the start).
+        let d = scratch();
+        let fifo = d.path().join("pack-x.idx");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let mut budget = PACK_INDEX_BYTES;
+        assert!(read_index(&fifo, &mut budget).is_none());
+        // An index larger than what is left is not read, and ends the lookup.
+        let mut small = 10;
+        let big = d.path().join("pack-y.idx");
+        std::fs::write(&big, [0u8; 100]).unwrap();
+        assert!(read_index(&big, &mut small).is_none());
+        assert_eq!(small, 0);
     }
 }

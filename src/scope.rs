@@ -277,6 +277,18 @@ pub const HOME_CREDENTIALS: &[&str] = &[
     ".git-credentials",
     ".npmrc",
     ".pypirc",
+    ".pgpass",
+    ".vault-token",
+    ".password-store",
+    ".local/share/keyrings",
+    ".config/gh",
+    ".config/hub",
+    ".config/op",
+    ".terraform.d/credentials.tfrc.json",
+    ".gem/credentials",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".m2/settings-security.xml",
 ];
 
 /// Shell start-up files: writing one runs code in every later shell.
@@ -530,6 +542,18 @@ impl Layout {
         best
     }
 
+    /// Whether `path` is named like a credential (by the rule of [`credential_name`] and the
+    /// configuration's patterns) though it is project content, so no credential.
+    pub fn named_credential(&self, path: &str) -> bool {
+        !self.is_credential(path) && components(self.relative_part(path)).any(|c| self.credential_component(c))
+    }
+
+    /// The device and inode of the file at `path` whose content was judged (project content or
+    /// not).
+    pub fn committed_node(&self, path: &str) -> Option<(u64, u64)> {
+        self.committed.as_ref()?.node(path)
+    }
+
     /// Credentials: the configured paths, the home-relative locations, and names of key
     /// material and secret stores anywhere, unless the file is project content (see
     /// [`crate::project`]).
@@ -692,7 +716,22 @@ pub fn credential_name(component: &str) -> bool {
 }
 
 /// Extensions of key material and keystores.
-pub const KEY_EXTENSIONS: &[&str] = &["pem", "key", "p12", "pfx", "p8", "jks", "keystore", "ppk", "kdbx", "token"];
+pub const KEY_EXTENSIONS: &[&str] = &[
+    "pem",
+    "key",
+    "p12",
+    "pfx",
+    "p8",
+    "jks",
+    "keystore",
+    "ppk",
+    "kdbx",
+    "token",
+    "keytab",
+    "env",
+    "tfstate",
+    "kubeconfig",
+];
 
 /// Secret stores whose whole name is fixed by convention, wherever they are.
 pub const STORE_NAMES: &[&str] = &[
@@ -708,6 +747,8 @@ pub const STORE_NAMES: &[&str] = &[
     ".my.cnf",
     ".s3cfg",
     ".boto",
+    "kubeconfig",
+    "terraform.tfstate.backup",
 ];
 
 /// Stems of secret stores: a file or directory so named (with a data extension or none), or
@@ -722,6 +763,11 @@ pub const STORE_STEMS: &[&str] = &[
     "password",
     "service-account",
     "service_account",
+    "serviceaccount",
+    "serviceaccountkey",
+    "key",
+    "apikey",
+    "privatekey",
 ];
 
 /// Extensions of data files: with a store's stem, the file is the store.
@@ -755,6 +801,10 @@ fn credential_bytes(c: &[u8]) -> bool {
         return false;
     }
     let stem = stem.trim_start_matches('.');
+    // Google's OAuth client files: `client_secret_….apps.googleusercontent.com.json`.
+    if stem.starts_with("client_secret") && extension == "json" {
+        return true;
+    }
     STORE_STEMS.iter().any(|s| {
         stem == *s
             || stem
@@ -870,6 +920,15 @@ mod tests {
             ".credentials",
             ".secrets",
             "passwords.txt",
+            "api_key.txt",
+            "private_key.json",
+            "sa-key.json",
+            "serviceAccountKey.json",
+            "client_secret_12-ab.apps.googleusercontent.com.json",
+            "prod.env",
+            "krb5.keytab",
+            "terraform.tfstate",
+            "kubeconfig",
             ".netrc",
             ".pgpass",
             ".npmrc",
@@ -899,6 +958,10 @@ mod tests {
             "environment.yml",
             "keyboard.c",
             "monkey.txt",
+            "hotkey.json",
+            "keys.json",
+            "key.rs",
+            "environment.py",
             "-token",
         ] {
             assert!(!credential_name(name), "{name}");

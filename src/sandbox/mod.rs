@@ -57,6 +57,11 @@ pub struct Enforcement {
 pub struct RealWorld;
 
 impl World for RealWorld {
+    fn node(&self, path: &str) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+
     #[cfg(target_os = "linux")]
     fn list(&self, dir: &str) -> Option<Vec<Entry>> {
         linux::list_dir(dir)

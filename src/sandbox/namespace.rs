@@ -69,6 +69,9 @@ pub enum ViewError {
     Network(String),
     /// A file made for this run is no longer what its path names.
     NotMade(String),
+    /// A credential, or a file left unmasked as project content, is no longer the file the
+    /// plan examined.
+    Moved(String),
 }
 
 impl std::fmt::Display for ViewError {
@@ -80,6 +83,13 @@ impl std::fmt::Display for ViewError {
                 return write!(
                     f,
                     "{path} no longer names the file made for this run (a directory on the way was swapped)"
+                );
+            }
+            ViewError::Moved(path) => {
+                return write!(
+                    f,
+                    "{path} changed while the view was being built (another process moved or replaced it); run the \
+                     command again"
                 );
             }
             ViewError::ScriptChanged(path) => {
@@ -181,6 +191,31 @@ fn set_attr(fd: RawFd, path: &str, set: u64, recursive: bool, propagation: u64) 
         return Err(failed(Step::SetAttributes((!path.is_empty()).then(|| path.to_string()))));
     }
     Ok(())
+}
+
+/// `path` opened as a location (no link followed at its end) when it names the file with
+/// device and inode `node`.
+fn open_node(path: &str, node: (u64, u64)) -> Option<OwnedFd> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: `c` is NUL-terminated; O_PATH opens nothing for reading.
+    let fd = owned(
+        unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) as libc::c_long },
+        || Step::Mask(path.to_string()),
+    )
+    .ok()?;
+    // SAFETY: an all-zero stat is valid to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open and `st` a valid out-pointer.
+    let same = unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 && (st.st_dev, st.st_ino) == node;
+    same.then_some(fd)
+}
+
+/// How many names the file open as `fd` has.
+fn links(fd: &OwnedFd) -> u64 {
+    // SAFETY: an all-zero stat is valid to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open and `st` a valid out-pointer.
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0 { st.st_nlink } else { 0 }
 }
 
 /// Attaches the detached tree `fd` at `path` (or at the descriptor `to`).
@@ -444,6 +479,9 @@ pub fn enter(
     };
 
     let mut layers: Vec<String> = Vec::new();
+    // The files stand-ins went on: one file met at two paths (but through a hard link) was
+    // moved between two looks, and a credential may have gone unseen.
+    let mut covered: Vec<(u64, u64)> = Vec::new();
     for ((point, clone), layer) in view.points.iter().zip(clones).zip(layer_fds) {
         match point {
             Point::Layer { path, .. } => {
@@ -465,12 +503,25 @@ pub fn enter(
                 set_attr(fd.as_raw_fd(), "", attrs, true, 0)?;
                 attach_unless_gone(&fd, path)?;
             }
-            Point::Mask { path, dir } => {
+            Point::Mask { path, dir, node } => {
                 let Some(stand_ins) = &stand_ins else { continue };
                 let name = if *dir { "dir" } else { "file" };
                 let Some(fd) = clone_tree(stand_ins.as_raw_fd(), name)? else {
                     return Err(ViewError::StandInGone(path.clone()));
                 };
+                // A credential the plan examined gets its stand-in on that very file, which
+                // then stays covered wherever it is moved; anything else at its path now (a
+                // swap in between) refuses the run.
+                if let Some(node) = node {
+                    let target = open_node(path, *node).ok_or_else(|| ViewError::Moved(path.clone()))?;
+                    if covered.contains(node) && links(&target) < 2 {
+                        return Err(ViewError::Moved(path.clone()));
+                    }
+                    covered.push(*node);
+                    attach_raw(&fd, Some(&target), path)
+                        .map_err(|source| ViewError::Failed { step: Step::Mask(path.clone()), source })?;
+                    continue;
+                }
                 match attach_raw(&fd, None, path) {
                     Ok(()) => {}
                     // Gone since the view was planned, or become a directory: nothing of the
@@ -501,6 +552,20 @@ pub fn enter(
     if view.private_mqueue {
         let mq = new_fs("mqueue", &[], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)?;
         attach(&mq, None, "/dev/mqueue")?;
+    }
+
+    // What was left unmasked as project content must still be the file whose content the
+    // repository stores, and a file judged at two paths (but through a hard link) was moved
+    // between two looks: something else may have gone unjudged.
+    for (path, node) in &view.verify {
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            let here = (m.dev(), m.ino());
+            if here != *node || (covered.contains(node) && m.nlink() < 2) {
+                return Err(ViewError::Moved(path.clone()));
+            }
+            covered.push(here);
+        }
     }
 
     // The current directory was the old tree's: enter it again, through the view.

@@ -270,6 +270,10 @@ pub trait World {
         };
         self.list(parent).is_some_and(|entries| entries.iter().any(|e| e.name == name))
     }
+    /// The device and inode of the path itself (a link not followed), when known.
+    fn node(&self, _path: &str) -> Option<(u64, u64)> {
+        None
+    }
     /// Whether the path is a directory (`Some(true)`), something else (`Some(false)`), or
     /// absent or a link (`None`). Asked of the path itself, so a parent that cannot be listed
     /// does not hide it.

@@ -56,6 +56,9 @@ const UNSEARCHED: &[&str] = &["node_modules", "target", "__pycache__", ".venv", 
 /// entries are masked, not only the caller's.
 const HOME_ROOTS: &[&str] = &["/home"];
 
+/// A file's device and inode.
+pub type Node = (u64, u64);
+
 /// One change to the mount view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Point {
@@ -66,8 +69,9 @@ pub enum Point {
     /// a tree that loses execute.
     ReadOnly { path: String, noexec: bool },
     /// The file or directory is covered by an empty stand-in: a file that cannot be opened, a
-    /// directory with nothing in it, neither writable.
-    Mask { path: String, dir: bool },
+    /// directory with nothing in it, neither writable. With `node`, the stand-in goes on that
+    /// very file (the path must still name it), so that it stays covered wherever it is moved.
+    Mask { path: String, dir: bool, node: Option<(u64, u64)> },
     /// A package cache seen through a layer of sandbox-bash's own that takes every write (an
     /// overlay: `lower` is the cache itself when the mode may read it, else an empty
     /// directory). Landlock gets `rights` on it once it is mounted.
@@ -105,6 +109,10 @@ pub struct View {
     /// Files made for this run (an agent's snapshot), with the device and inode a writable
     /// bind of them must carry: anything else at the path refuses the run.
     pub exact: Vec<(String, (u64, u64))>,
+    /// Files named like credentials left unmasked as project content, with the device and
+    /// inode whose content was found in the repository: once the view is built, each path must
+    /// still name that file, or the run is refused (something was swapped in meanwhile).
+    pub verify: Vec<(String, (u64, u64))>,
 }
 
 impl View {
@@ -360,7 +368,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
 
     // Credentials inside trees Landlock lets read or write, unless the mode reads the system.
     if !system.contains(Rights::READ) {
-        let mut credentials: Vec<(String, Option<bool>)> = Vec::new();
+        let mut credentials: Vec<(String, Option<bool>, Option<Node>)> = Vec::new();
         let mut homes: Vec<String> = Vec::new();
         if let Some(home) = layout.home.as_deref().filter(|h| *h != "/") {
             homes.push(home.to_string());
@@ -377,44 +385,45 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         homes.dedup();
         for home in &homes {
             for entry in scope::HOME_CREDENTIALS {
-                credentials.push((join(home, entry), None));
+                credentials.push((join(home, entry), None, None));
             }
             let cargo = join(home, ".cargo");
             if policy.granted(&cargo).contains(Rights::READ) {
                 for e in world.list(&cargo).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
-                        credentials.push((join(&cargo, &e.name), Some(e.dir)));
+                        credentials.push((join(&cargo, &e.name), Some(e.dir), None));
                     }
                 }
             }
         }
-        credentials.extend(layout.extra_credentials.iter().map(|c| (c.clone(), None)));
-        credentials.extend(found.credentials.iter().map(|(p, dir)| (p.clone(), Some(*dir))));
-        for (path, dir) in credentials {
+        credentials.extend(layout.extra_credentials.iter().map(|c| (c.clone(), None, None)));
+        credentials.extend(found.credentials.iter().map(|(p, dir, node)| (p.clone(), Some(*dir), *node)));
+        for (path, dir, node) in credentials {
             // A credential name that is a link (`.env` → a file elsewhere) is masked where it
             // leads: a mount cannot cover the link itself.
-            let (path, dir) = if world.is_link(&path) {
+            let (path, dir, node) = if world.is_link(&path) {
                 match world.canonical(&path) {
                     // Never a system path: a link planted to one would hide what every program
                     // needs (and the system is not readable that way without system read).
-                    Some(target) if !scope::is_system_path(&target) => (target, None),
+                    Some(target) if !scope::is_system_path(&target) => (target, None, None),
                     _ => continue,
                 }
             } else {
-                (path, dir)
+                (path, dir, node)
             };
             let granted = policy.granted(&path);
             if !(granted.contains(Rights::READ) || granted.contains(Rights::WRITE) || in_writable(&path)) {
                 continue;
             }
             let Some(dir) = dir.or_else(|| world.is_dir(&path)) else { continue };
-            view.points.push(Point::Mask { path, dir });
+            view.points.push(Point::Mask { path, dir, node });
         }
         for socket in &inputs.sockets {
             if world.exists(socket) && !world.is_link(socket) {
-                view.points.push(Point::Mask { path: socket.clone(), dir: false });
+                view.points.push(Point::Mask { path: socket.clone(), dir: false, node: None });
             }
         }
+        view.verify = found.exempt.clone();
         view.static_only.push(
             "a credential file created after the command started (a new .env, a key written by it), or one the \
              workspace search does not reach (moved deeper, past its first directories, or under a name that is \
@@ -423,7 +432,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         );
     } else if !system.contains(Rights::WRITE) {
         // Credentials may be read but not written: inside a writable tree they stay read-only.
-        for (path, _) in &found.credentials {
+        for (path, _, _) in &found.credentials {
             if view_writes(path) {
                 view.points.push(Point::ReadOnly { path: path.clone(), noexec: false });
             }
@@ -519,7 +528,10 @@ fn order(a: &str, b: &str) -> std::cmp::Ordering {
 
 #[derive(Default)]
 struct Found {
-    credentials: Vec<(String, bool)>,
+    /// Credentials: the path, whether it is a directory, and its device and inode when known.
+    credentials: Vec<(String, bool, Option<Node>)>,
+    /// Files named like credentials that are project content, with the node that was hashed.
+    exempt: Vec<(String, (u64, u64))>,
     /// The `.git` directories of the repositories found.
     repositories: Vec<String>,
     /// Their hooks and configuration, and the hooks directories their configuration names.
@@ -548,7 +560,8 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             if dir == layout.workspace {
                 found.unsearchable = true;
             } else if world.exists(&dir) {
-                found.credentials.push((dir, true));
+                let node = world.node(&dir);
+                found.credentials.push((dir, true, node));
                 found.blind += 1;
             }
             continue;
@@ -558,7 +571,7 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             if e.link {
                 // Not followed; a credential name is masked where it leads.
                 if layout.is_credential(&p) {
-                    found.credentials.push((p, false));
+                    found.credentials.push((p, false, None));
                 }
                 continue;
             }
@@ -578,11 +591,26 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
                 }
                 continue;
             }
-            // The one rule both layers use: a credential by name, unless it is project content
-            // (a directory holding committed files is searched, and what in it is not
-            // committed is masked one by one).
+            // The one rule both layers use: a credential by name, unless it is project content.
             if layout.is_credential(&p) {
-                found.credentials.push((p, e.dir));
+                // Bound to the file whose content was judged, when it was.
+                let node = layout.committed_node(&p).or_else(|| world.node(&p));
+                found.credentials.push((p, e.dir, node));
+                continue;
+            }
+            if layout.named_credential(&p) {
+                // Project content: a committed file is checked again once the view is built; a
+                // directory holding committed files is walked whole, apart from the search's
+                // bounds, and masked whole when it cannot be.
+                if !e.dir {
+                    match layout.committed_node(&p) {
+                        Some(node) => found.exempt.push((p, node)),
+                        None => found.credentials.push((p.clone(), false, world.node(&p))),
+                    }
+                } else if !credential_dir(&p, layout, world, found) {
+                    let node = world.node(&p);
+                    found.credentials.push((p, true, node));
+                }
                 continue;
             }
             if e.dir && !UNSEARCHED.contains(&e.name.as_str()) {
@@ -594,6 +622,47 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             }
         }
     }
+}
+
+/// How many entries of a credential-named directory that holds committed files are looked at
+/// (all its levels together): one that holds more is masked whole.
+const CREDENTIAL_DIR_ENTRIES: usize = 512;
+
+/// Walks the credential-named directory `dir` (it holds project content) whole: each committed
+/// file to be checked again, every other entry masked. `false` when it cannot be walked whole
+/// (too many entries, too deep, or a directory that cannot be listed): then it is masked whole,
+/// and nothing found in it is kept.
+fn credential_dir(dir: &str, layout: &Layout, world: &dyn World, found: &mut Found) -> bool {
+    let mut credentials = Vec::new();
+    let mut exempt = Vec::new();
+    let mut budget = CREDENTIAL_DIR_ENTRIES;
+    let mut stack = vec![(dir.to_string(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Some(entries) = world.list(&d) else { return false };
+        for e in entries {
+            if budget == 0 || depth > 8 {
+                return false;
+            }
+            budget -= 1;
+            let p = join(&d, &e.name);
+            if e.link {
+                credentials.push((p, false, None));
+            } else if !layout.is_credential(&p) && !e.dir {
+                match layout.committed_node(&p) {
+                    Some(node) => exempt.push((p, node)),
+                    None => credentials.push((p.clone(), false, world.node(&p))),
+                }
+            } else if !layout.is_credential(&p) {
+                stack.push((p, depth + 1));
+            } else {
+                let node = layout.committed_node(&p).or_else(|| world.node(&p));
+                credentials.push((p, e.dir, node));
+            }
+        }
+    }
+    found.credentials.extend(credentials);
+    found.exempt.extend(exempt);
+    true
 }
 
 /// The directory a `.git` file names (`gitdir: …`), relative to the directory it lies in.
@@ -733,7 +802,7 @@ mod tests {
         dirs.insert("/home/u", vec![".ssh/", ".bashrc", ".gitconfig", "proj/"]);
         dirs.insert("/home/bob", vec![".ssh/", ".aws/", "notes"]);
         dirs.insert("/root", vec![".ssh/", ".bashrc"]);
-        dirs.insert("/home/u/proj", vec![".git/", ".env", "src/", "deploy/", "node_modules/", "vendored/", "key@"]);
+        dirs.insert("/home/u/proj", vec![".git/", ".env", "src/", "deploy/", "node_modules/", "vendored/", "notes@"]);
         dirs.insert("/home/u/proj/.git", vec!["hooks/", "config", "HEAD", "modules/"]);
         dirs.insert("/home/u/proj/.git/modules", vec!["lib/"]);
         dirs.insert("/home/u/proj/.git/modules/lib", vec!["hooks/", "config", "HEAD"]);
@@ -795,7 +864,7 @@ mod tests {
     }
 
     fn mask(path: &str, dir: bool) -> Point {
-        Point::Mask { path: path.into(), dir }
+        Point::Mask { path: path.into(), dir, node: None }
     }
 
     #[test]
@@ -830,7 +899,7 @@ mod tests {
         // The caller's own are left out by Landlock already; dependency trees are not searched;
         // a link is not followed.
         assert!(!v.masks().any(|m| m == "/home/u/.ssh"), "{v:#?}");
-        assert!(!v.masks().any(|m| m.contains("node_modules") || m.ends_with("/key")), "{v:#?}");
+        assert!(!v.masks().any(|m| m.contains("node_modules") || m.ends_with("/notes")), "{v:#?}");
         // The agent socket is masked whatever Landlock grants (absent here: not planned).
         assert!(!v.masks().any(|m| m.ends_with("agent.sock")));
         assert_eq!(v.private_shm, Some(false));
@@ -928,7 +997,7 @@ mod tests {
         let mut found = Found::default();
         search_workspace(&layout, &m, &m, &mut found);
         assert!(found.truncated);
-        assert_eq!(found.credentials, vec![("/home/u/proj/a/b/.env".to_string(), false)]);
+        assert_eq!(found.credentials, vec![("/home/u/proj/a/b/.env".to_string(), false, None)]);
         m.dirs.insert("/home/u/proj/a/b/c", vec![]);
         let mut found = Found::default();
         search_workspace(&layout, &m, &m, &mut found);

@@ -607,3 +607,134 @@ fn a_removed_secret_is_named_once() {
     assert!(err.starts_with("sandbox-bash: note: removed from the command's environment"), "{err}");
     assert!(!err.contains("ghp_CANARY"));
 }
+
+// ----- what attacks on the relaxations found ------------------------------------------------
+
+/// A plain program that earns a writable configuration still runs nothing that could write it:
+/// git options that name a program, another repository's hooks, a value read as an option, and
+/// a deletion that deletes nothing or deletes elsewhere earn nothing.
+#[test]
+fn the_relaxations_earn_nothing_for_programs_that_run_more_than_they_say() {
+    let f = Fixture::new(&with_history);
+    let config = std::fs::read_to_string(f.path(".git/config")).unwrap();
+    // A transport that runs a program of the command's choosing.
+    let fetch = "git config user.email a@b.c && git fetch '--upload-pack=sh -c \"git config core.fsmonitor x\" #' .";
+    let out = f.step(Shell::Sandboxed("0467"), fetch);
+    denied(&out, "missing system write (2000)");
+    // A hook of another repository, in a git command of the same program.
+    write(&f.path("other/.git/hooks/pre-commit"), "#!/bin/sh\necho hook\n");
+    git(&f.path("other"), &["init", "-q"]);
+    let out = f.step(Shell::Sandboxed("0467"), "git config user.name m && git -C other status --short");
+    denied(&out, "run the git commands that configure it on their own");
+    // `git config KEY -VALUE`: git reads the value as a value, and so does the analysis.
+    let out = f.step(Shell::Sandboxed("0467"), "git config user.name x && git config core.hooksPath -hooks");
+    denied(&out, "protected");
+    assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
+    // Deletions that delete nothing, or delete through a link, release nothing.
+    git(&f.ws, &["clone", "-q", ".", "a/b/sub"]);
+    std::os::unix::fs::symlink(f.path("a/b"), f.path("link")).unwrap();
+    git(&f.ws, &["clone", "-q", ".", "sub"]);
+    for program in
+        ["rm -rf --version sub && echo next", "cd link && rm -rf ../sub && echo next", "rm -rfi sub && echo next"]
+    {
+        denied(&f.step(Shell::Sandboxed("0467"), program), "deletes the repository");
+        assert!(f.path("sub/.git/config").exists(), "{program}");
+    }
+}
+
+/// A credential swapped with a committed file of the same name while the view is being built
+/// (a process left from an earlier run exchanging two directories in a loop) is never shown:
+/// each run reads the committed file, or is refused, or sees the stand-in.
+#[test]
+fn a_secret_swapped_with_project_content_is_never_shown() {
+    let f = Fixture::new(&|ws, _| {
+        write(&ws.join("decoy/.env"), "DECOY=1\n");
+        git(ws, &["init", "-q", "-b", "main"]);
+        git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "add", "-A"]);
+        git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "decoy"]);
+        write(&ws.join("config/.env"), "REAL SECRET CANARY\n");
+    });
+    let swapper = format!(
+        "import ctypes, os, time\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         a, b = {:?}, {:?}\n\
+         end = time.time() + 8\n\
+         while time.time() < end:\n    libc.renameat2(-100, a.encode(), -100, b.encode(), 2)\n",
+        f.path("config").display().to_string(),
+        f.path("decoy").display().to_string()
+    );
+    let mut child =
+        Command::new("python3").args(["-c", &swapper]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let reader = lab::py(&format!(
+        "import sys\nfor d in ('config', 'decoy'):\n    try: print(open({:?} + '/' + d + '/.env').read().strip())\n    except OSError as e: print(e.strerror)",
+        f.ws.display().to_string()
+    ));
+    let mut outcomes = std::collections::BTreeSet::new();
+    for _ in 0..30 {
+        let out = f.step(Shell::Sandboxed("0467"), &reader);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!all.contains("REAL SECRET"), "the secret was shown:\n{all}");
+        outcomes.insert(if all.contains("changed while the view was being built") { "refused" } else { "ran" });
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(outcomes.contains("ran"), "{outcomes:?}");
+}
+
+/// A credential-named directory that holds a committed file is walked whole, whatever the
+/// search's bounds: what in it is not committed stays masked, however deep or far it lies.
+#[test]
+fn a_credential_directory_with_committed_files_masks_the_rest() {
+    let f = Fixture::new(&|ws, _| {
+        write(&ws.join("deploy/k8s/prod/secrets/README.md"), "how the secrets are made\n");
+        write(&ws.join("secrets/README.md"), "here\n");
+        git(ws, &["init", "-q", "-b", "main"]);
+        git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "add", "-A"]);
+        git(ws, &["-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "docs"]);
+        write(&ws.join("deploy/k8s/prod/secrets/tls.key"), "DEEP KEY CANARY\n");
+        write(&ws.join("secrets/prod.key"), "NEAR KEY CANARY\n");
+    });
+    for (shown, hidden) in [
+        ("deploy/k8s/prod/secrets/README.md", "deploy/k8s/prod/secrets/tls.key"),
+        ("secrets/README.md", "secrets/prod.key"),
+    ] {
+        let out =
+            f.step(Shell::Sandboxed("0467"), &lab::py(&format!("print(open({:?}).read())", f.path(shown).display())));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let out =
+            f.step(Shell::Sandboxed("0467"), &lab::py(&format!("print(open({:?}).read())", f.path(hidden).display())));
+        assert!(!text(&out.stdout).contains("CANARY"), "{hidden}");
+        lab::kernel_refused(&out, &["No such file or directory"]);
+    }
+    // Many directories beside the near one: it is walked where it is found, not queued behind
+    // them past the search's bounds.
+    for i in 0..200 {
+        std::fs::create_dir_all(f.path(&format!("d{i:03}"))).unwrap();
+    }
+    let out = f.step(
+        Shell::Sandboxed("0467"),
+        &lab::py(&format!("print(open({:?}).read())", f.path("secrets/prod.key").display())),
+    );
+    assert!(!text(&out.stdout).contains("CANARY"));
+    lab::kernel_refused(&out, &[]);
+}
+
+/// What a run writes into a cache is seen only by runs that may do no more: a layer written at
+/// `0467` is not the layer of a run that may read the system.
+#[test]
+fn a_cache_written_by_a_narrower_run_is_not_a_wider_runs() {
+    let f = Fixture::new(&tool_home);
+    let hook = f.home.join(".cache/pre-commit/hook.sh");
+    let out = f.step(
+        Shell::Sandboxed("0467"),
+        &lab::py(&format!(
+            "import os; os.makedirs({0:?}, exist_ok=True); open({1:?}, 'w').write('echo poisoned')",
+            hook.parent().unwrap().display(),
+            hook.display()
+        )),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&f.step(Shell::Sandboxed("0467"), &format!("cat {}", hook.display())).stdout), "echo poisoned");
+    let wider = f.step(Shell::Sandboxed("4467"), &format!("cat {} 2>&1 || echo absent", hook.display()));
+    assert!(text(&wider.stdout).contains("absent"), "{}", text(&wider.stdout));
+}

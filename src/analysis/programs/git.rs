@@ -365,6 +365,17 @@ impl Git<'_> {
         let words: Vec<String> = args.iter().filter_map(Arg::known).collect();
         let has = |names: &[&str]| words.iter().any(|w| names.contains(&w.as_str()));
         let target = format!("git {name}");
+        // Options that name a program git runs (for the transport's other end, or an editor).
+        for a in args {
+            let Some(w) = a.known() else { continue };
+            let option = w.split('=').next().unwrap_or("");
+            let runs = matches!(option, "--upload-pack" | "--receive-pack" | "--exec")
+                || (name == "ls-remote" && option == "-u");
+            if runs {
+                self.need(Scope::Workspace, Perm::Execute, &a.raw, "names a program git runs", a.pos);
+                self.out.unknown_code(&a.raw, a.pos);
+            }
+        }
         // A remote named by its URL (not by a remote's name) is the network access's target,
         // which an allowlist can check before anything runs.
         let remote = options().operands.first().and_then(Arg::known).filter(|w| is_url(w)).unwrap_or(target.clone());
@@ -447,7 +458,8 @@ impl Git<'_> {
                 }
             }
             Does::Clone => self.clone(&options()),
-            Does::Config => self.config(&options(), &has),
+            // git config stops reading options at its first operand (`git config KEY -VALUE`).
+            Does::Config => self.config(&getopt(args, sub.short_args, sub.long_args, false), &has),
             Does::Archive => {
                 self.repo_access(&[Perm::Read], "reads the repository");
                 for o in options().values(&["o", "output"]) {
@@ -702,6 +714,8 @@ pub(crate) fn runs_programs(key: &str) -> bool {
                 | "protocol.ext.allow"
                 | "include.path"
         )
+        || key.starts_with("remote.")
+            && (key.ends_with(".uploadpack") || key.ends_with(".receivepack") || key.ends_with(".proxy"))
 }
 
 /// The reason a safe configuration write gives (the decision finds those writes by their
