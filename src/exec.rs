@@ -262,7 +262,10 @@ pub(crate) fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
 /// process has. `what` names it in errors. In this process `run` is dropped unrun, and whatever
 /// it owns (the far end of a channel) with it. The process must be single-threaded.
 #[cfg(target_os = "linux")]
-pub(crate) fn spawn_detached(what: &str, run: impl FnOnce() -> i32) -> Result<(), String> {
+///
+/// The process is named `name` (what `ps` and `/proc/PID/comm` show), so that a user can tell
+/// it from the command.
+pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce() -> i32) -> Result<(), String> {
     // SAFETY: the process is single-threaded, so the child may run any code; the middle
     // process only forks again and exits.
     match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot start {what}: {e}"))? {
@@ -277,7 +280,11 @@ pub(crate) fn spawn_detached(what: &str, run: impl FnOnce() -> i32) -> Result<()
         nix::unistd::ForkResult::Child => {
             // SAFETY: as above; the grandchild is reparented when the middle process exits.
             let code = match unsafe { nix::unistd::fork() } {
-                Ok(nix::unistd::ForkResult::Child) => run(),
+                Ok(nix::unistd::ForkResult::Child) => {
+                    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+                    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr(), 0, 0, 0) };
+                    run()
+                }
                 Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
                 Err(_) => 1,
             };

@@ -14,6 +14,8 @@ pub mod exec;
 pub mod hygiene;
 pub mod invocation;
 pub mod mode;
+#[cfg(target_os = "linux")]
+pub mod outside;
 pub mod plain;
 pub mod project;
 #[cfg(target_os = "linux")]
@@ -721,7 +723,45 @@ fn lock_and_exec(
     };
     #[cfg(not(target_os = "linux"))]
     let _ = nested;
-    let locked = sandbox::lock(sandbox::Lock {
+    // The agent session this run belongs to, and the supervisor that reaches its processes for
+    // it: started by the outermost level before anything is locked.
+    #[cfg(target_os = "linux")]
+    let session = match outer {
+        Some(_) => None,
+        None => {
+            let list = match net {
+                NetPlan::Proxy(list) => Some(fingerprint(list)),
+                _ => None,
+            };
+            let name = env.get(outside::session::NAME_VAR).map(|v| v.to_string_lossy().into_owned());
+            Some(outside::session::Session::of(
+                name.as_deref(),
+                exec::ppid(),
+                exec::uid(),
+                &layout.workspace,
+                &allowed.to_string(),
+                list.as_deref(),
+            ))
+        }
+    };
+    // Without it the run is as bounded, only the calls of its session cannot stop each other's
+    // processes: said in the record, and the run goes on.
+    #[cfg(target_os = "linux")]
+    let mut supervisor_missing: Option<String> = None;
+    #[cfg(target_os = "linux")]
+    let supervisor = match &session {
+        Some(s) => match outside::spawn(outside::Jobs { session: Some(s.clone()) }) {
+            Ok(sup) => Some(sup),
+            Err(why) => {
+                supervisor_missing =
+                    Some(format!("the calls of this agent session cannot signal each other's processes: {why}"));
+                None
+            }
+        },
+        None => None,
+    };
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
+    let mut locked = sandbox::lock(sandbox::Lock {
         allowed,
         requested,
         outer,
@@ -734,7 +774,15 @@ fn lock_and_exec(
         require_namespaces: config.require_namespaces,
         frozen,
         network: loopback.as_deref(),
+        #[cfg(target_os = "linux")]
+        signals: supervisor.is_some(),
+        #[cfg(not(target_os = "linux"))]
+        signals: false,
     })?;
+    #[cfg(target_os = "linux")]
+    if let Some(supervisor) = supervisor {
+        supervisor.hand_over(outside::Handover { signals: locked.signals.take() }).map_err(Error::Refused)?;
+    }
     // No network namespace: no network at all.
     match &locked.network {
         sandbox::NetworkLayer::NotAsked => {}
@@ -796,6 +844,8 @@ fn lock_and_exec(
         Vec::new()
     };
     let mut static_only = static_only;
+    #[cfg(target_os = "linux")]
+    static_only.extend(supervisor_missing);
     if !removed.is_empty() {
         let line = format!(
             "removed from the command's environment because their names or values look secret: {} (keep one with \
@@ -871,6 +921,18 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     command_env.extend(channel_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
+    // The session's id goes to every process of the run: this level's, or the enclosing one's.
+    #[cfg(target_os = "linux")]
+    let marker = match &session {
+        Some(s) => std::ffi::CString::new(format!("{}={}", outside::session::MARKER_VAR, s.id)).ok(),
+        None => env.get(outside::session::MARKER_VAR).and_then(|v| {
+            let mut entry = format!("{}=", outside::session::MARKER_VAR).into_bytes();
+            entry.extend_from_slice(v.as_bytes());
+            std::ffi::CString::new(entry).ok()
+        }),
+    };
+    #[cfg(target_os = "linux")]
+    command_env.extend(marker.as_deref());
     Err(exec::exec(&bash, exec_args, &command_env))
 }
 

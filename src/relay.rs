@@ -46,8 +46,8 @@ pub fn spawn(log: audit::Log) -> Result<OwnedFd, String> {
     setsockopt(&ours, sockopt::PassCred, &true).map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
     let own = own_executable().map_err(|e| format!("cannot start the audit relay: /proc/self/exe: {e}"))?;
     // The relay's process closes the command's end with every other descriptor (`detach`).
-    crate::exec::spawn_detached("the audit relay", move || {
-        crate::proxy::detach(&ours, Some(log.raw_fd()));
+    crate::exec::spawn_detached("the audit relay", c"sb-relay", move || {
+        crate::outside::detach(&[ours.as_raw_fd(), log.raw_fd()]);
         serve(&ours, log, own);
         0
     })?;

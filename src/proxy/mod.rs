@@ -101,7 +101,7 @@ pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Resu
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     let command_pid = std::process::id() as i32;
-    crate::exec::spawn_detached("the proxy", move || {
+    crate::exec::spawn_detached("the proxy", c"sb-proxy", move || {
         let cx = Context {
             list,
             access,
@@ -160,7 +160,8 @@ impl Spawned {
 /// The proxy process: detaches, takes its listeners, serves until no one is left. Returns the
 /// exit status.
 fn serve(channel: OwnedFd, cx: Context) -> i32 {
-    detach(&channel, cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd())));
+    let log = cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd()));
+    crate::outside::detach(&[Some(channel.as_raw_fd()), log].into_iter().flatten().collect::<Vec<_>>());
     let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
     raise_descriptor_limit();
     if nix::sys::socket::send(channel.as_raw_fd(), b"k", nix::sys::socket::MsgFlags::empty()).is_err() {
@@ -226,37 +227,6 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
                 OPEN.fetch_sub(1, Ordering::Relaxed);
             }
         }
-    }
-}
-
-/// A new session (no terminal's signals), standard descriptors on /dev/null (a caller reading
-/// the command's output to its end must not wait for the proxy), every other descriptor closed
-/// but the channel and the audit log, SIGPIPE ignored, and not dumpable.
-pub(crate) fn detach(channel: &OwnedFd, audit: Option<RawFd>) {
-    // SAFETY: plain system calls on this process and descriptors it owns.
-    unsafe {
-        libc::setsid();
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 {
-            for fd in 0..3 {
-                libc::dup2(null, fd);
-            }
-            if null > 2 {
-                libc::close(null);
-            }
-        }
-        let mut keep: Vec<u32> = [Some(channel.as_raw_fd()), audit].into_iter().flatten().map(|f| f as u32).collect();
-        keep.sort_unstable();
-        let mut from = 3u32;
-        for k in keep {
-            if k > from {
-                libc::syscall(libc::SYS_close_range, from, k - 1, 0);
-            }
-            from = from.max(k + 1);
-        }
-        libc::syscall(libc::SYS_close_range, from, u32::MAX, 0);
     }
 }
 

@@ -523,11 +523,16 @@ pub enum Applied {
 /// With `network` (a network namespace of the command's own for the proxy, with these host
 /// loopback ports forwarded), the namespace layer must be had: when it cannot, this returns
 /// [`Error::NoNetworkNamespace`] having changed nothing, and the caller plans without network.
+///
+/// With `signals`, a second filter hands every signal the run sends to a listener, which is
+/// returned for the supervisor (none where the kernel has no such filters, or Landlock does
+/// not scope signals: then nothing needs a supervisor's say).
 pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
     network: Option<&[u16]>,
-) -> Result<(Applied, Option<crate::proxy::Handover>), Error> {
+    signals: bool,
+) -> Result<(Applied, Option<crate::proxy::Handover>, Option<OwnedFd>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     let mut handover = None;
     // Mounts first: Landlock refuses them once it is in force.
@@ -590,6 +595,12 @@ pub fn apply(
     if let Some(filter) = &prepared.filter {
         install_filter(filter)?;
     }
+    let listener = match (signals, seccomp::native(), prepared.abi) {
+        (true, Some(arch), Some(abi)) if abi >= 6 && prepared.filter.is_some() => {
+            signals_listener(&seccomp::signals_program(arch))
+        }
+        _ => None,
+    };
 
     // Read back what holds.
     enforcement.no_new_privs = nix::sys::prctl::get_no_new_privs() == Ok(true);
@@ -609,7 +620,31 @@ pub fn apply(
         }
     }
     enforcement.capabilities_dropped = prepared.drop.len();
-    Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover))
+    Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover, listener))
+}
+
+/// Installs `filter` with a listener for its notifications and returns the listener, or `None`
+/// where the kernel gives none (the filter is then not installed).
+fn signals_listener(filter: &[Insn]) -> Option<OwnedFd> {
+    #[repr(C)]
+    struct SockFprog {
+        len: libc::c_ushort,
+        filter: *const Insn,
+    }
+    let len = libc::c_ushort::try_from(filter.len()).ok()?;
+    let prog = SockFprog { len, filter: filter.as_ptr() };
+    // SAFETY: `prog` points at `len` valid instructions laid out as struct sock_filter, alive for
+    // the call; the kernel copies them and returns a new descriptor or -1.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            &prog as *const SockFprog,
+        )
+    };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
 fn install_filter(filter: &[Insn]) -> Result<(), Error> {

@@ -354,6 +354,9 @@ pub struct Lock<'a> {
     /// A network namespace of the command's own for the allowlist's proxy, with these ports of
     /// the host's loopback forwarded into it.
     pub network: Option<&'a [u16]>,
+    /// Every signal the run sends goes to the supervisor outside first (a filter with a
+    /// listener; see [`crate::outside`]).
+    pub signals: bool,
 }
 
 /// What became of the network namespace [`Lock::network`] asked for.
@@ -379,6 +382,9 @@ pub struct Locked {
     /// The Landlock rules in force (Linux).
     pub policy: Option<Policy>,
     pub network: NetworkLayer,
+    /// The listener of the filter that hands the run's signals to the supervisor, when
+    /// [`Lock::signals`] asked for one and the kernel gave it.
+    pub signals: Option<std::os::fd::OwnedFd>,
 }
 
 /// What holds the possible accesses a mode does not allow: the rules in force after
@@ -478,7 +484,15 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             Some(_) => NetworkLayer::Unavailable("this platform has no network namespaces".into()),
             None => NetworkLayer::NotAsked,
         };
-        Ok(Locked { outcome, static_only: Vec::new(), namespaces: false, view: None, policy: None, network })
+        Ok(Locked {
+            outcome,
+            static_only: Vec::new(),
+            namespaces: false,
+            view: None,
+            policy: None,
+            network,
+            signals: None,
+        })
     }
     #[cfg(not(target_os = "macos"))]
     {
@@ -513,8 +527,9 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             lock.degraded_ok,
             lock.requested,
             outer,
+            lock.signals,
         );
-        let (mut outcome, handover) = match first {
+        let (mut outcome, handover, signals) = match first {
             // Nothing was changed: the command gets no network at all, never every host.
             Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
                 network = NetworkLayer::Unavailable(why);
@@ -526,6 +541,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
                     lock.degraded_ok,
                     lock.requested,
                     outer,
+                    lock.signals,
                 )?
             }
             other => other?,
@@ -547,6 +563,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             view: if entered { Some(view) } else { None },
             policy: Some(policy),
             network,
+            signals,
         })
     }
 }
@@ -617,7 +634,8 @@ fn enforce(
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
-) -> Result<(Outcome, Option<crate::proxy::Handover>), crate::error::Error> {
+    signals: bool,
+) -> Result<(Outcome, Option<crate::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
     use crate::error::Error as RunError;
     let mut prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     // The frozen copy of the script hides the file that had the rule, when the rule was on the
@@ -643,8 +661,8 @@ fn enforce(
     if !shortfalls.is_empty() && !degraded_ok {
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
-    let (applied, handover) =
-        linux::apply(prepared, layer, network).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    let (applied, handover, listener) =
+        linux::apply(prepared, layer, network, signals).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let outcome = match applied {
         linux::Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
         linux::Applied::LayerLimit(enforcement) => match outer {
@@ -652,7 +670,7 @@ fn enforce(
             _ => return Err(RunError::LayerLimit { requested, outer }),
         },
     };
-    Ok((outcome, handover))
+    Ok((outcome, handover, listener))
 }
 
 /// What the namespace layer holds here, once it was tried.
@@ -742,6 +760,7 @@ pub fn macos_profile(
         toolchains: layout.toolchains.clone(),
         client_state: layout.client_state.iter().map(|(c, node)| (canonical(c), *node)).collect(),
         client_files: layout.client_files.clone(),
+        ..layout.clone()
     };
     let inputs = Inputs {
         mode,

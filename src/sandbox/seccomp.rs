@@ -128,6 +128,9 @@ pub struct Arch {
     pub execveat: u32,
     pub memfd_create: u32,
     pub setns: u32,
+    /// The calls that send a signal: kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
+    /// pidfd_send_signal.
+    pub signals: [u32; 6],
 }
 
 pub const X86_64: Arch = Arch {
@@ -163,6 +166,7 @@ pub const X86_64: Arch = Arch {
     execveat: 322,
     memfd_create: 319,
     setns: 308,
+    signals: [62, 200, 234, 129, 297, 424],
 };
 
 pub const AARCH64: Arch = Arch {
@@ -198,6 +202,7 @@ pub const AARCH64: Arch = Arch {
     execveat: 281,
     memfd_create: 279,
     setns: 268,
+    signals: [129, 130, 131, 138, 240, 424],
 };
 
 /// The architecture this binary runs on, if the filter knows its numbers.
@@ -231,6 +236,25 @@ fn stmt(code: u16, k: u32) -> Insn {
 
 fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
     Insn { code, jt, jf, k }
+}
+
+pub const RET_USER_NOTIF: u32 = 0x7fc0_0000;
+
+/// The filter that hands every signal a process of the run sends to the supervisor outside
+/// (see [`crate::outside`]), which lets the kernel's own rules judge it, or sends it itself to
+/// a process of the same agent session. Installed after the main filter, which ends the
+/// process on a call of another architecture.
+pub fn signals_program(arch: Arch) -> Vec<Insn> {
+    let mut p = vec![stmt(LD_W_ABS, OFFSET_ARCH), jump(JEQ_K, arch.audit, 1, 0), stmt(RET_K, RET_ALLOW)];
+    p.push(stmt(LD_W_ABS, OFFSET_NR));
+    let n = arch.signals.len() as u8;
+    for (i, nr) in arch.signals.iter().enumerate() {
+        // To the notification when it matches, else on to the next test.
+        p.push(jump(JEQ_K, *nr, n - i as u8, 0));
+    }
+    p.push(stmt(RET_K, RET_ALLOW));
+    p.push(stmt(RET_K, RET_USER_NOTIF));
+    p
 }
 
 /// Where a test sends a call.
@@ -641,6 +665,21 @@ pub fn run_counting(program: &[Insn], arch: u32, nr: u32, args: [u64; 6]) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_signal_goes_to_the_supervisor_and_nothing_else() {
+        for arch in [X86_64, AARCH64] {
+            let p = signals_program(arch);
+            for nr in arch.signals {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {nr}", arch.name);
+            }
+            for nr in [0, 1, 59, arch.setns, arch.openat] {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_ALLOW), "{} {nr}", arch.name);
+            }
+            // Another architecture is the main filter's to end.
+            assert_eq!(run(&p, 0x4000_0003, arch.signals[0], [0; 6]), Ok(RET_ALLOW));
+        }
+    }
 
     const AF_INET: u64 = super::AF_INET as u64;
     const AF_INET6: u64 = super::AF_INET6 as u64;

@@ -273,6 +273,10 @@ fn proxies(tag: &str) -> Vec<(u32, char)> {
         if std::fs::read_link(p.join("exe")).ok().as_deref() != Some(sb.as_path()) {
             continue;
         }
+        // The proxy names itself (the run's supervisor is another process of the same program).
+        if std::fs::read_to_string(p.join("comm")).unwrap_or_default().trim() != "sb-proxy" {
+            continue;
+        }
         let Ok(environ) = std::fs::read(p.join("environ")) else { continue };
         if !environ.split(|&b| b == 0).any(|v| v == tag.as_bytes()) {
             continue;

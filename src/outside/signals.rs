@@ -1,0 +1,185 @@
+//! The signals job: every signal a process of the run sends comes here first (a seccomp filter
+//! with a listener, installed last by the outermost level). A signal to a process of the same
+//! agent session (see [`super::session`]) is sent by the supervisor for the caller, past
+//! Landlock's scoping, which keeps each call to its own processes; every other signal goes on
+//! as if nothing had looked at it, and the kernel's own rules judge it (EPERM for a process
+//! outside the run).
+//!
+//! What is judged is numbers the caller passed (a pid, a process group, a pidfd's process),
+//! read once; the signal is then sent through a pidfd opened before the check and found still
+//! alive after it, so a pid reused in between cannot be hit.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use super::session::Session;
+
+/// What to answer one notification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    /// Let the call go on: the kernel's own rules judge it.
+    Continue,
+    /// The call returns this value (0), or fails with this errno.
+    Done(Result<i64, i32>),
+}
+
+/// Serves the listener until no process is left that could send a signal through the filter.
+pub fn serve(listener: &OwnedFd, session: &Session) {
+    let Some(arch) = crate::sandbox::seccomp::native() else { return };
+    loop {
+        let mut poll = [libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(poll.as_mut_ptr(), 1, -1) };
+        if n < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return;
+        }
+        if poll[0].revents & libc::POLLIN == 0 {
+            // Hung up: the filter has no process left.
+            return;
+        }
+        // SAFETY: an all-zero notification is valid to be overwritten by the kernel.
+        let mut note: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: the listener is a seccomp notification descriptor, `note` a valid out-pointer.
+        if unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_RECV, &mut note) } != 0 {
+            // The caller was gone before its notification could be read (ENOENT), or an
+            // interruption: the next one.
+            continue;
+        }
+        let answer = judge(&note, &arch, session, listener);
+        // SAFETY: an all-zero response is valid; its fields are set below.
+        let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
+        resp.id = note.id;
+        match answer {
+            Answer::Continue => resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
+            Answer::Done(Ok(v)) => resp.val = v,
+            Answer::Done(Err(errno)) => resp.error = -errno,
+        }
+        // SAFETY: the listener is a seccomp notification descriptor, `resp` a valid response.
+        unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) };
+    }
+}
+
+/// What to do with one signal.
+fn judge(
+    note: &libc::seccomp_notif,
+    arch: &crate::sandbox::seccomp::Arch,
+    session: &Session,
+    listener: &OwnedFd,
+) -> Answer {
+    let nr = note.data.nr as u32;
+    let arg = |i: usize| note.data.args[i];
+    // The numbers of kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal.
+    let [kill, tkill, tgkill, _, _, pidfd_send_signal] = arch.signals;
+    let sig = |i: usize| arg(i) as i32;
+    if nr == kill {
+        let pid = arg(0) as i32;
+        if pid > 0 {
+            return to_process(pid, sig(1), session);
+        }
+        if pid < -1 {
+            return to_group(-pid, sig(1), session);
+        }
+    } else if nr == tgkill {
+        let (tgid, tid) = (arg(0) as i32, arg(1) as i32);
+        if tgid > 0 && tid > 0 && session.holds(tgid) && thread_of(tid) == Some(tgid) {
+            // SAFETY: tgkill takes integers.
+            return done(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig(2)) });
+        }
+    } else if nr == tkill {
+        let tid = arg(0) as i32;
+        if let Some(tgid) = thread_of(tid).filter(|t| *t > 0 && session.holds(*t)) {
+            // SAFETY: tgkill takes integers.
+            return done(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig(1)) });
+        }
+    } else if nr == pidfd_send_signal && arg(2) == 0 {
+        // The process the caller's pidfd names, read from its descriptor's information.
+        let fdinfo =
+            std::fs::read_to_string(format!("/proc/{}/fdinfo/{}", note.pid, arg(0) as i32)).unwrap_or_default();
+        // The caller may have gone and its pid been reused while that was read.
+        // SAFETY: the listener is a seccomp notification descriptor, the id a valid u64.
+        let valid = unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &note.id) } == 0;
+        let target = fdinfo.lines().find_map(|l| l.strip_prefix("Pid:")).and_then(|p| p.trim().parse::<i32>().ok());
+        if let (true, Some(pid)) = (valid, target.filter(|p| *p > 0)) {
+            return to_process(pid, sig(1), session);
+        }
+    }
+    Answer::Continue
+}
+
+/// A signal for the process `pid`: sent here when it belongs to the session.
+fn to_process(pid: i32, sig: i32, session: &Session) -> Answer {
+    let Some(pidfd) = pidfd(pid) else { return Answer::Continue };
+    if !session.holds(pid) || !alive(&pidfd) {
+        return Answer::Continue;
+    }
+    Answer::Done(send(&pidfd, sig))
+}
+
+/// A signal for the process group `pgid`: sent here to each of its processes that belongs to
+/// the session, when its leader does.
+fn to_group(pgid: i32, sig: i32, session: &Session) -> Answer {
+    if !session.holds(pgid) {
+        return Answer::Continue;
+    }
+    let mut sent = false;
+    let mut last = Ok(0);
+    for pid in processes().into_iter().filter(|p| group_of(*p) == Some(pgid)) {
+        let Some(fd) = pidfd(pid) else { continue };
+        if session.holds(pid) && alive(&fd) {
+            last = send(&fd, sig);
+            sent |= last.is_ok();
+        }
+    }
+    Answer::Done(if sent { Ok(0) } else { last.and(Err(libc::ESRCH)) })
+}
+
+fn done(rc: libc::c_long) -> Answer {
+    if rc < 0 {
+        Answer::Done(Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)))
+    } else {
+        Answer::Done(Ok(rc))
+    }
+}
+
+/// A pidfd of `pid`, opened before anything of it is read.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags; it returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Whether the process of `pidfd` has not been reaped: then what was read of its pid was read
+/// of it.
+fn alive(pidfd: &OwnedFd) -> bool {
+    // SAFETY: signal 0 checks only; null info, no flags.
+    unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), 0, std::ptr::null::<u8>(), 0) == 0 }
+}
+
+fn send(pidfd: &OwnedFd, sig: i32) -> Result<i64, i32> {
+    // SAFETY: as in `alive`, with the caller's signal.
+    let rc = unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), sig, std::ptr::null::<u8>(), 0) };
+    if rc < 0 { Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)) } else { Ok(0) }
+}
+
+/// The process (thread group) a thread belongs to.
+fn thread_of(tid: i32) -> Option<i32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("Tgid:"))?.trim().parse().ok()
+}
+
+/// The process group of `pid`.
+fn group_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// Every process's pid.
+fn processes() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default()
+}
