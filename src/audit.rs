@@ -27,6 +27,8 @@ pub const AUDIT_VAR: &str = "SANDBOX_BASH_AUDIT_LOG";
 pub struct Log {
     sink: Sink,
     path: String,
+    /// The agent session the records' runs belong to (see [`crate::outside::session`]).
+    session: Option<String>,
 }
 
 enum Sink {
@@ -61,6 +63,9 @@ struct Record<'a> {
     /// What was left out of a record the audit relay carried.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
+    /// The agent session of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
 }
 
 impl Log {
@@ -77,13 +82,13 @@ impl Log {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(|e| format!("cannot open the audit log {shown}: {e}"))?;
-        Ok(Log { sink: Sink::File(file), path: shown })
+        Ok(Log { sink: Sink::File(file), path: shown, session: None })
     }
 
     /// The log an enclosing level writes for this one, through its relay's channel `fd`.
     #[cfg(target_os = "linux")]
     pub fn relayed(fd: std::os::fd::RawFd) -> Log {
-        Log { sink: Sink::Relay(fd), path: format!("(the enclosing level's, through descriptor {fd})") }
+        Log { sink: Sink::Relay(fd), path: format!("(the enclosing level's, through descriptor {fd})"), session: None }
     }
 
     /// Whether the records go through an enclosing level's relay.
@@ -118,7 +123,7 @@ impl Log {
                     if meta.uid() != uid {
                         return Err(refuse(format!("is owned by uid {}, not by you (uid {uid})", meta.uid())));
                     }
-                    return Ok(Log { sink: Sink::File(file), path: path.to_string() });
+                    return Ok(Log { sink: Sink::File(file), path: path.to_string(), session: None });
                 }
                 Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                     return Err(refuse("is a symbolic link".into()));
@@ -138,7 +143,7 @@ impl Log {
                         )));
                     }
                     match crate::exec::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
-                        Ok(file) => return Ok(Log { sink: Sink::File(file), path: path.to_string() }),
+                        Ok(file) => return Ok(Log { sink: Sink::File(file), path: path.to_string(), session: None }),
                         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                         Err(e) => return Err(format!("cannot create the audit log {path}: {e}")),
                     }
@@ -160,6 +165,11 @@ impl Log {
     }
 
     /// A second descriptor of the same log, for the network proxy's records and the relay.
+    /// Names the agent session of the runs recorded.
+    pub fn set_session(&mut self, id: Option<String>) {
+        self.session = id;
+    }
+
     pub fn try_clone(&self) -> Result<Log, String> {
         let again = |e: std::io::Error| format!("cannot open the audit log {} again: {e}", self.path);
         let sink = match &self.sink {
@@ -172,7 +182,7 @@ impl Log {
                 Sink::Relay(std::os::fd::IntoRawFd::into_raw_fd(dup))
             }
         };
-        Ok(Log { sink, path: self.path.clone() })
+        Ok(Log { sink, path: self.path.clone(), session: self.session.clone() })
     }
 
     /// Appends the record of a destination the network proxy refused to the command whose
@@ -265,6 +275,7 @@ impl Log {
             static_only,
             error,
             note: None,
+            session: self.session.as_deref(),
         };
         let line = encode(&record)?;
         // The relay's channel carries records of a bounded size: the program text is cut, then

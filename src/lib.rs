@@ -535,6 +535,15 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         (None, None, Some(log)) => Some(audit::Log::open_owned(&log.path, &log.named_by).map_err(Error::Audit)?),
         (None, None, None) => None,
     };
+    // The agent session of the run (see `outside::session`): this outermost level's, or the
+    // enclosing level's, whose id it was given.
+    #[cfg(target_os = "linux")]
+    let session = outer.is_none().then(|| session_of(env, &layout, allowed, &net));
+    #[cfg(target_os = "linux")]
+    if let Some(log) = audit.as_mut() {
+        let id = session.as_ref().map(|s| s.id.clone());
+        log.set_session(id.or_else(|| env.get(outside::session::MARKER_VAR).map(|v| v.to_string_lossy().into_owned())));
+    }
     let audit_for_proxy = audit.as_ref().map(|l| l.try_clone().map_err(Error::Audit));
     // The records of nested invocations: a relay of this level's own for a log it writes, or
     // the enclosing level's channel passed on.
@@ -598,6 +607,8 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         config: &config,
         env,
         net: &net,
+        #[cfg(target_os = "linux")]
+        session: session.as_ref(),
     };
     let result = lock_and_exec(&to_run, bash, proxy_log, audit_for_nested, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
@@ -636,6 +647,9 @@ struct ToRun<'a> {
     config: &'a config::Config,
     env: &'a Environ,
     net: &'a NetPlan,
+    /// The agent session of an outermost level.
+    #[cfg(target_os = "linux")]
+    session: Option<&'a outside::session::Session>,
 }
 
 /// How the records of nested invocations reach the log.
@@ -657,7 +671,9 @@ fn lock_and_exec(
     nested: Option<Nested>,
     log: &mut AuditWriter<'_>,
 ) -> Result<Outcome, Error> {
-    let ToRun { decision, layout, exec_args, modes, config, env, net } = *to_run;
+    let ToRun { decision, layout, exec_args, modes, config, env, net, .. } = *to_run;
+    #[cfg(target_os = "linux")]
+    let session = to_run.session;
     let Modes { requested, mut allowed, outer, degraded_ok } = modes;
     let bash = bash?;
     // bash reads the script again: it must still be the file that was analysed.
@@ -725,31 +741,13 @@ fn lock_and_exec(
     let _ = nested;
     // The agent session this run belongs to, and the supervisor that reaches its processes for
     // it: started by the outermost level before anything is locked.
-    #[cfg(target_os = "linux")]
-    let session = match outer {
-        Some(_) => None,
-        None => {
-            let list = match net {
-                NetPlan::Proxy(list) => Some(fingerprint(list)),
-                _ => None,
-            };
-            let name = env.get(outside::session::NAME_VAR).map(|v| v.to_string_lossy().into_owned());
-            Some(outside::session::Session::of(
-                name.as_deref(),
-                exec::ppid(),
-                exec::uid(),
-                &layout.workspace,
-                &allowed.to_string(),
-                list.as_deref(),
-            ))
-        }
-    };
-    // Without it the run is as bounded, only the calls of its session cannot stop each other's
+    // A program that sends no signal to a process it did not start needs no supervisor for them
+    // (most commands an agent runs: `ls`, `cat`, `git status`): none is started. Without it the run is as bounded, only the calls of its session cannot stop each other's
     // processes: said in the record, and the run goes on.
     #[cfg(target_os = "linux")]
     let mut supervisor_missing: Option<String> = None;
     #[cfg(target_os = "linux")]
-    let supervisor = match &session {
+    let supervisor = match session.filter(|_| sends_signals(decision)) {
         Some(s) => match outside::spawn(outside::Jobs { session: Some(s.clone()) }) {
             Ok(sup) => Some(sup),
             Err(why) => {
@@ -923,7 +921,7 @@ fn lock_and_exec(
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     // The session's id goes to every process of the run: this level's, or the enclosing one's.
     #[cfg(target_os = "linux")]
-    let marker = match &session {
+    let marker = match session {
         Some(s) => std::ffi::CString::new(format!("{}={}", outside::session::MARKER_VAR, s.id)).ok(),
         None => env.get(outside::session::MARKER_VAR).and_then(|v| {
             let mut entry = format!("{}=", outside::session::MARKER_VAR).into_bytes();
@@ -934,6 +932,19 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     command_env.extend(marker.as_deref());
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// Programs that send signals to processes they name.
+const SIGNAL_SENDERS: &[&str] = &["kill", "pkill", "killall", "fuser", "skill", "pidof", "killpg"];
+
+/// Whether the program may signal a process it did not start: it names a program that sends
+/// signals, or runs code the analysis cannot see (workspace execute: an interpreter, a build
+/// tool, a script, a name that is not static), or comes on standard input or interactively.
+#[cfg(target_os = "linux")]
+fn sends_signals(decision: &Decision) -> bool {
+    decision.source != "command" && decision.source != "script"
+        || decision.required.has(mode::Scope::Workspace, Perm::Execute)
+        || decision.analysis.commands.iter().any(|c| c.name.as_deref().is_none_or(|n| SIGNAL_SENDERS.contains(&n)))
 }
 
 /// How many new snapshot files one program may name (an agent's shell takes one).
@@ -1013,6 +1024,24 @@ fn extra(config: &config::Config) -> sandbox::policy::Extra {
 }
 
 /// The declaration `--sandbox-info` prints.
+/// The agent session of an outermost level's run (see [`outside::session`]).
+#[cfg(target_os = "linux")]
+fn session_of(env: &Environ, layout: &Layout, allowed: Mode, net: &NetPlan) -> outside::session::Session {
+    let list = match net {
+        NetPlan::Proxy(list) => Some(fingerprint(list)),
+        _ => None,
+    };
+    let name = env.get(outside::session::NAME_VAR).map(|v| v.to_string_lossy().into_owned());
+    outside::session::Session::of(
+        name.as_deref(),
+        exec::ppid(),
+        exec::uid(),
+        &layout.workspace,
+        &allowed.to_string(),
+        list.as_deref(),
+    )
+}
+
 fn sandbox_info(
     policy: &sandbox::policy::Policy,
     layout: &Layout,
@@ -1021,7 +1050,14 @@ fn sandbox_info(
     net: &NetPlan,
     env: &Environ,
 ) -> sandbox::info::Info {
-    let Modes { requested, outer, degraded_ok, .. } = *modes;
+    let Modes { requested, allowed, outer, degraded_ok } = *modes;
+    #[cfg(target_os = "linux")]
+    let session = outer.is_none().then(|| session_of(env, layout, allowed, net)).map(|s| (s.id, s.client));
+    #[cfg(not(target_os = "linux"))]
+    let session = {
+        let _ = allowed;
+        None
+    };
     let (abi, shortfalls) = sandbox::kernel_facts(policy);
     let layer = sandbox::namespace_facts(policy, layout, env, &config.keep_env, outer.is_some());
     let caller_is_root = exec::euid() == 0;
@@ -1043,14 +1079,14 @@ fn sandbox_info(
             NetPlan::Enclosed(..) => Some(Ok(vec!["the enclosing sandbox-bash's".into()])),
             NetPlan::Off(why) => Some(Err(why.clone())),
         },
+        session,
     };
     sandbox::info::build(policy, layout, &facts)
 }
 
-/// Finds the workspace root: `SANDBOX_BASH_WORKSPACE`, else the top of the git work tree that
-/// holds the cwd (a `.git` entry, looked for upwards without running git), else the cwd.
-/// The workspace root: `explicit` (a setting), else the top of the git work tree that holds
-/// `cwd` below any of `homes`, else `cwd`.
+/// The workspace root: `explicit` (`SANDBOX_BASH_WORKSPACE`, the configuration's, or an
+/// enclosing level's), else the top of the git work tree that holds `cwd` (a `.git` entry,
+/// looked for upwards without running git) below any of `homes`, else `cwd`.
 pub fn find_workspace(cwd: &str, explicit: Option<&OsStr>, homes: &[String]) -> Result<String, Error> {
     let chosen = match explicit {
         Some(value) => {

@@ -80,6 +80,8 @@ pub struct Facts<'a> {
     /// A network allowlist in force: where it comes from, when the proxy holds it; why the
     /// command gets no network at all, when nothing can.
     pub network_list: Option<Result<Vec<String>, String>>,
+    /// The agent session (its id, and whose it is), at an outermost level.
+    pub session: Option<(String, String)>,
 }
 
 /// What the rules grant on the locations the mode keeps closed.
@@ -394,6 +396,14 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     });
 
     process.kernel.push("no_new_privs: setuid and file capabilities cannot raise privileges".into());
+    if let Some((id, client)) = &facts.session {
+        let line = format!(
+            "agent session {id} (the calls of {client}, in this workspace under this mode and network list): a \
+             signal to a process one of its calls started (a server left running) is sent for the command by the \
+             supervisor outside the sandbox; every other process outside this call stays out of reach"
+        );
+        if facts.landlock_abi.is_some_and(|a| a >= 6) { process.kernel.push(line) } else { process.none.push(line) }
+    }
     let keeps_ptrace = facts.caller_is_root && !policy.drop_capabilities.iter().any(|c| c.name == "CAP_SYS_PTRACE");
     if keeps_ptrace {
         process.none.push(
