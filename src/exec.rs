@@ -283,6 +283,7 @@ pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce
                 Ok(nix::unistd::ForkResult::Child) => {
                     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
                     unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr(), 0, 0, 0) };
+                    retitle(name);
                     run()
                 }
                 Ok(nix::unistd::ForkResult::Parent { .. }) => 0,
@@ -292,6 +293,32 @@ pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce
             // which belong to the command's process.
             unsafe { libc::_exit(code) }
         }
+    }
+}
+
+/// Writes `name` over this process's command line (the memory `/proc/self/cmdline` shows), so
+/// that a process forked to run outside the sandbox does not carry the command it was forked
+/// from: `pkill -f PATTERN` in the command would find it and fail on it.
+fn retitle(name: &std::ffi::CStr) {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return };
+    let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return };
+    // arg_start and arg_end are the 48th and 49th fields, the 46th and 47th after the name.
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let (Some(start), Some(end)) =
+        (fields.get(45).and_then(|f| f.parse::<usize>().ok()), fields.get(46).and_then(|f| f.parse::<usize>().ok()))
+    else {
+        return;
+    };
+    if end <= start || end - start > 1 << 20 {
+        return;
+    }
+    let bytes = name.to_bytes();
+    let n = bytes.len().min(end - start - 1);
+    // SAFETY: [start, end) is this process's own argument area (its stack, writable), as the
+    // kernel reports it; the name and the zeros after it stay inside it.
+    unsafe {
+        std::ptr::write_bytes(start as *mut u8, 0, end - start);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, n);
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use crate::lab::{self, SB, text};
+use sandbox_bash::outside::session::NAME_VAR;
 
 /// The registries of `net/registries.py` on a port of their own, stopped when dropped.
 struct Registries {
@@ -70,6 +71,8 @@ struct Fixture {
     bin: PathBuf,
     /// Directories put first on `PATH` by the caller (a version manager's shims).
     path_first: Vec<PathBuf>,
+    /// The steps run as the unprivileged user nobody (the fixture is theirs).
+    as_nobody: bool,
 }
 
 impl Fixture {
@@ -88,7 +91,7 @@ impl Fixture {
         )
         .unwrap();
         build(&ws, &home);
-        Fixture { root, ws, home, bin, path_first: Vec::new() }
+        Fixture { root, ws, home, bin, path_first: Vec::new(), as_nobody: false }
     }
 
     /// `script` fed on standard input (`bash -s`) sandboxed at `mode`: the static layer does not
@@ -139,6 +142,10 @@ impl Fixture {
         }
         c.env("npm_config_update_notifier", "false").env("npm_config_fund", "false").env("npm_config_audit", "false");
         c.env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+        if self.as_nobody {
+            std::os::unix::process::CommandExt::uid(&mut c, 65534);
+            std::os::unix::process::CommandExt::gid(&mut c, 65534);
+        }
         c
     }
 
@@ -737,4 +744,102 @@ fn a_cache_written_by_a_narrower_run_is_not_a_wider_runs() {
     assert_eq!(text(&f.step(Shell::Sandboxed("0467"), &format!("cat {}", hook.display())).stdout), "echo poisoned");
     let wider = f.step(Shell::Sandboxed("4467"), &format!("cat {} 2>&1 || echo absent", hook.display()));
     assert!(text(&wider.stdout).contains("absent"), "{}", text(&wider.stdout));
+}
+
+// ----- 4: one agent session, one set of processes --------------------------------------------
+
+/// Whether the process `pid` is still there (a zombie counts as gone).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
+fn wait_gone(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !running(pid) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+/// A server started in one call is stopped by a later call of the same session (`kill`,
+/// `kill -0`, `pkill -f`); a process outside the session (the user's own, another session's)
+/// stays out of reach. As root and as nobody.
+#[test]
+fn a_later_call_of_the_session_stops_what_an_earlier_one_started() {
+    for nobody in [false, true] {
+        let mut f = Fixture::new(&|_, _| {});
+        if nobody {
+            let status = Command::new("chown").arg("-R").arg("65534:65534").arg(f.root.path()).status().unwrap();
+            assert!(status.success());
+            f.as_nobody = true;
+        }
+        let start = |seconds: u32| {
+            let out = f.step(Shell::Sandboxed("0467"), &format!("nohup sleep {seconds} >/dev/null 2>&1 & echo $!"));
+            text(&out.stdout).trim().parse::<u32>().unwrap_or_else(|_| panic!("{}", text(&out.stderr)))
+        };
+        // Each sleep's command line is its own, for pkill.
+        let first = start(3001);
+        assert!(running(first));
+        let out = f.step(Shell::Sandboxed("0467"), &format!("kill -0 {first} && kill {first} && echo stopped"));
+        assert_eq!(text(&out.stdout), "stopped\n", "nobody={nobody}: {}", text(&out.stderr));
+        assert!(wait_gone(first), "nobody={nobody}");
+        let second = start(3002);
+        let out = f.step(Shell::Sandboxed("0467"), "pkill -f 'sleep 300[2]' && echo stopped");
+        assert_eq!(text(&out.stdout), "stopped\n", "nobody={nobody}: {}", text(&out.stderr));
+        assert!(wait_gone(second), "nobody={nobody}");
+        // Outside the session: the test's own process, and another session's.
+        let mut own = Command::new("sleep");
+        own.arg("300");
+        if nobody {
+            std::os::unix::process::CommandExt::uid(&mut own, 65534);
+        }
+        let mut own = own.spawn().unwrap();
+        let mut other = f.command(Shell::Sandboxed("0467"));
+        other.args(["-c", "nohup sleep 3003 >/dev/null 2>&1 & echo $!"]).env(NAME_VAR, "another agent");
+        let other = text(&other.output().unwrap().stdout).trim().parse::<u32>().unwrap();
+        for pid in [own.id(), other] {
+            let out = f.step(Shell::Sandboxed("0467"), &format!("kill {pid}"));
+            assert!(
+                text(&out.stderr).contains("Operation not permitted"),
+                "nobody={nobody} {pid}: {}",
+                text(&out.stderr)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(running(pid), "nobody={nobody}: {pid} was stopped from another session");
+        }
+        let _ = own.kill();
+        let _ = own.wait();
+        // SAFETY: a signal to a process this test started through sandbox-bash.
+        unsafe { libc::kill(other as i32, libc::SIGKILL) };
+    }
+}
+
+/// A server one call starts is reached by the next: a page served on loopback.
+#[test]
+fn a_server_started_in_one_call_is_reached_and_stopped_by_the_next() {
+    let f = Fixture::new(&|ws, _| write(&ws.join("index.html"), "served\n"));
+    let out = f.step(
+        Shell::Sandboxed("0467"),
+        "nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut port = None;
+    for _ in 0..100 {
+        let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
+        port = log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
+        if port.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let port = port.expect("the server said its port");
+    let out = f.step(Shell::Sandboxed("0467"), &format!("curl -s http://127.0.0.1:{port}/index.html"));
+    assert_eq!(text(&out.stdout), "served\n", "{}", text(&out.stderr));
+    let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
+    let out = f.step(Shell::Sandboxed("0467"), "kill $(cat server.pid) && echo stopped");
+    assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
+    assert!(wait_gone(pid));
 }
