@@ -690,7 +690,21 @@ fn lock_and_exec(
         }
         _ => None,
     };
-    // The proxy is started before anything is locked, so that it is outside all of it.
+    // The proxy is started before anything is locked, so that it is outside all of it. A later
+    // call of an agent session joins the session's namespace and proxy instead, when they live.
+    #[cfg(target_os = "linux")]
+    let registry = session.and_then(|s| {
+        let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+        let state = caches::state_dir(layout.home.as_deref(), &var)?;
+        let dir = format!("{state}/sessions");
+        let mut b = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.recursive(true).create(&dir).ok()?;
+        let state = exec::canonicalize(&state).ok()?;
+        proxy::registry::path(&state, &s.id)
+    });
+    #[cfg(target_os = "linux")]
+    let mut joined: Option<(std::os::fd::OwnedFd, u16)> = None;
     #[cfg(target_os = "linux")]
     let (proxy, loopback) = match net {
         NetPlan::Proxy(list) => {
@@ -704,10 +718,18 @@ fn lock_and_exec(
                     fds.join(", ")
                 )));
             }
-            let access =
-                if allowed.has(mode::Scope::Network, Perm::Write) { proxy::Access::Write } else { proxy::Access::Read };
-            let spawned = proxy::spawn(list.clone(), access, proxy_log).map_err(Error::Refused)?;
-            (Some(spawned), Some(list.loopback()))
+            joined = registry.as_deref().and_then(proxy::registry::join);
+            if joined.is_some() {
+                (None, Some(list.loopback()))
+            } else {
+                let access = if allowed.has(mode::Scope::Network, Perm::Write) {
+                    proxy::Access::Write
+                } else {
+                    proxy::Access::Read
+                };
+                let spawned = proxy::spawn(list.clone(), access, proxy_log, registry).map_err(Error::Refused)?;
+                (Some(spawned), Some(list.loopback()))
+            }
         }
         _ => (None, None),
     };
@@ -773,6 +795,8 @@ fn lock_and_exec(
         frozen,
         network: loopback.as_deref(),
         #[cfg(target_os = "linux")]
+        join: joined.as_ref().map(|(fd, _)| fd),
+        #[cfg(target_os = "linux")]
         signals: supervisor.is_some(),
         #[cfg(not(target_os = "linux"))]
         signals: false,
@@ -785,7 +809,7 @@ fn lock_and_exec(
     match &locked.network {
         sandbox::NetworkLayer::NotAsked => {}
         #[cfg(target_os = "linux")]
-        sandbox::NetworkLayer::Held(_) => {}
+        sandbox::NetworkLayer::Held(_) | sandbox::NetworkLayer::Joined => {}
         sandbox::NetworkLayer::Unavailable(why) => {
             allowed = Mode(allowed.0 & !NETWORK_BITS.0);
             if let Some(message) = network_refusal(decision, requested, &NetPlan::Off(why.clone())) {
@@ -802,12 +826,14 @@ fn lock_and_exec(
     let sandbox::Locked { outcome, static_only, namespaces, network, .. } = locked;
     // The proxy gets its listeners; its port goes to the command.
     #[cfg(target_os = "linux")]
-    let proxy_port = match (proxy, network) {
-        (Some(spawned), sandbox::NetworkLayer::Held(handover)) => {
+    let proxy_port = match (proxy, network, &joined) {
+        (Some(spawned), sandbox::NetworkLayer::Held(handover), _) => {
             let port = handover.port;
             spawned.hand_over(handover).map_err(Error::Refused)?;
             Some(port)
         }
+        // The session's namespace, joined: its proxy's port.
+        (None, sandbox::NetworkLayer::Joined, Some((_, port))) => Some(*port),
         _ => None,
     };
     #[cfg(not(target_os = "linux"))]

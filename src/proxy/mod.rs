@@ -13,6 +13,7 @@
 pub mod connect;
 mod gate;
 mod http;
+pub mod registry;
 mod socks;
 mod tunnel;
 
@@ -96,7 +97,15 @@ pub struct Spawned {
 /// Forks the proxy for `list`. The process must be single-threaded (it is: the namespace
 /// layer's `unshare` needs that too). The proxy waits for [`Spawned::hand_over`]; if this
 /// process drops the `Spawned` instead (no network namespace could be had), it exits.
-pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Result<Spawned, String> {
+///
+/// With `registry` (the agent session's socket, see [`registry`]), the proxy answers the
+/// session's later calls there with its namespace, so that they join it.
+pub fn spawn(
+    list: Allowlist,
+    access: Access,
+    audit: Option<audit::Log>,
+    registry: Option<String>,
+) -> Result<Spawned, String> {
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
@@ -110,7 +119,7 @@ pub fn spawn(list: Allowlist, access: Access, audit: Option<audit::Log>) -> Resu
             recorded: Mutex::new(HashSet::new()),
             command_pid,
         };
-        serve(theirs, cx)
+        serve(theirs, cx, registry)
     })?;
     Ok(Spawned { channel: ours })
 }
@@ -159,7 +168,7 @@ impl Spawned {
 
 /// The proxy process: detaches, takes its listeners, serves until no one is left. Returns the
 /// exit status.
-fn serve(channel: OwnedFd, cx: Context) -> i32 {
+fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
     let log = cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd()));
     crate::outside::detach(&[Some(channel.as_raw_fd()), log].into_iter().flatten().collect::<Vec<_>>());
     let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
@@ -169,10 +178,15 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
     }
     drop(channel);
     let Some(netns_inode) = inode(netns.as_raw_fd()) else { return 1 };
-    drop(netns);
+    // The session's later calls join this namespace: it is kept, and handed to them.
+    let port =
+        listeners.iter().find(|(r, _)| *r == Role::Proxy).and_then(|(_, l)| l.local_addr().ok()).map(|a| a.port());
+    let registry = registry.zip(port).and_then(|(path, port)| Some((registry::Registry::bind(&path)?, port)));
+    let netns = registry.as_ref().map(|_| netns);
     let cx = Arc::new(cx);
     let mut polled: Vec<libc::pollfd> = std::iter::once(pidfd.as_raw_fd())
         .chain(listeners.iter().map(|(_, l)| l.as_raw_fd()))
+        .chain(registry.iter().map(|(r, _)| r.fd()))
         .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
         .collect();
     let mut command_gone = false;
@@ -190,6 +204,11 @@ fn serve(channel: OwnedFd, cx: Context) -> i32 {
         }
         if command_gone && !anyone_in(netns_inode) {
             return 0;
+        }
+        if let (Some((r, port)), Some(netns)) = (&registry, &netns)
+            && polled.last().is_some_and(|p| p.revents & libc::POLLIN != 0)
+        {
+            r.answer(netns, *port);
         }
         for (i, (role, listener)) in listeners.iter().enumerate() {
             if polled[i + 1].revents & libc::POLLIN == 0 {

@@ -530,7 +530,7 @@ pub enum Applied {
 pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
-    network: Option<&[u16]>,
+    network: Option<(&[u16], Option<&OwnedFd>)>,
     signals: bool,
 ) -> Result<(Applied, Option<crate::proxy::Handover>, Option<OwnedFd>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };

@@ -357,6 +357,10 @@ pub struct Lock<'a> {
     /// Every signal the run sends goes to the supervisor outside first (a filter with a
     /// listener; see [`crate::outside`]).
     pub signals: bool,
+    /// With [`Lock::network`]: the agent session's network namespace to join instead of making
+    /// one (see [`crate::proxy::registry`]).
+    #[cfg(target_os = "linux")]
+    pub join: Option<&'a std::os::fd::OwnedFd>,
 }
 
 /// What became of the network namespace [`Lock::network`] asked for.
@@ -366,6 +370,9 @@ pub enum NetworkLayer {
     /// The namespace holds; the proxy is to be handed these listeners.
     #[cfg(target_os = "linux")]
     Held(crate::proxy::Handover),
+    /// The agent session's namespace was joined: its proxy serves it already.
+    #[cfg(target_os = "linux")]
+    Joined,
     /// None can be had here, for the reason given: the rules were planned without network.
     Unavailable(String),
 }
@@ -523,7 +530,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         let first = enforce(
             &policy,
             mounts(&view, lock.frozen.as_ref(), outer),
-            lock.network,
+            lock.network.map(|ports| (ports, lock.join)),
             lock.degraded_ok,
             lock.requested,
             outer,
@@ -548,6 +555,8 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         };
         if let Some(h) = handover {
             network = NetworkLayer::Held(h);
+        } else if lock.join.is_some() && matches!(network, NetworkLayer::NotAsked) {
+            network = NetworkLayer::Joined;
         }
         if outer.is_some() {
             outcome.enforcement.namespaces =
@@ -630,7 +639,7 @@ fn no_backend() -> Shortfall {
 fn enforce(
     policy: &Policy,
     layer: Option<(&view::View, Option<&view::Frozen>)>,
-    network: Option<&[u16]>,
+    network: Option<(&[u16], Option<&std::os::fd::OwnedFd>)>,
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,

@@ -21,6 +21,8 @@ const FSMOUNT_CLOEXEC: libc::c_uint = 1;
 const FSCONFIG_SET_FLAG: libc::c_uint = 0;
 const FSCONFIG_SET_STRING: libc::c_uint = 1;
 const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+/// `ioctl` on a namespace: the user namespace that owns it (`_IO(0xb7, 0x1)`).
+const NS_GET_USERNS: libc::c_ulong = 0xb701;
 const MOUNT_ATTR_RDONLY: u64 = 0x01;
 const MOUNT_ATTR_NOSUID: u64 = 0x02;
 const MOUNT_ATTR_NODEV: u64 = 0x04;
@@ -343,10 +345,13 @@ fn proc_read_only() -> bool {
 ///
 /// With `network` (the host's loopback ports to forward), the process also gets a network
 /// namespace of its own with only loopback, and the listeners the proxy serves are made in it.
+///
+/// With a namespace to join beside the ports, the process enters that one (an agent session's,
+/// whose proxy serves it already) instead of making one: no listener is made.
 pub fn enter(
     view: &View,
     frozen: Option<&Frozen>,
-    network: Option<&[u16]>,
+    network: Option<(&[u16], Option<&OwnedFd>)>,
 ) -> Result<(Entered, Option<crate::proxy::Handover>), ViewError> {
     if let Some(w) = &view.unsearchable {
         return Err(ViewError::Unsearchable(w.clone()));
@@ -367,25 +372,52 @@ pub fn enter(
     }
     use nix::sched::CloneFlags;
     let mut flags = CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
-    if user_namespace {
-        flags |= CloneFlags::CLONE_NEWUSER;
+    let mut new_user_namespace = user_namespace;
+    match network {
+        // The session's namespace, entered before anything else changes. A caller that may not
+        // administer mounts first enters the user namespace that owns it, which the session's
+        // first call made and this user owns (mapped as it maps this one), and makes no other.
+        Some((_, Some(netns))) => {
+            let joined = if user_namespace {
+                // SAFETY: NS_GET_USERNS takes no argument and returns a new descriptor or -1.
+                let owner = unsafe { libc::ioctl(netns.as_raw_fd(), NS_GET_USERNS) };
+                if owner < 0 {
+                    Err(nix::errno::Errno::last())
+                } else {
+                    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+                    let owner = unsafe { OwnedFd::from_raw_fd(owner) };
+                    nix::sched::setns(&owner, CloneFlags::CLONE_NEWUSER)
+                }
+            } else {
+                Ok(())
+            };
+            if let Err(errno) = joined.and_then(|()| nix::sched::setns(netns, CloneFlags::CLONE_NEWNET)) {
+                return Ok((
+                    Entered::Unavailable(format!("cannot join the agent session's network namespace: {errno}")),
+                    None,
+                ));
+            }
+            new_user_namespace = false;
+        }
+        Some((_, None)) => flags |= CloneFlags::CLONE_NEWNET,
+        None => {}
     }
-    if network.is_some() {
-        flags |= CloneFlags::CLONE_NEWNET;
+    if new_user_namespace {
+        flags |= CloneFlags::CLONE_NEWUSER;
     }
     // The process is single-threaded, as CLONE_NEWUSER needs.
     if let Err(errno) = nix::sched::unshare(flags) {
         return Ok((Entered::Unavailable(unshare_refused(errno as i32, user_namespace)), None));
     }
-    if user_namespace {
+    if new_user_namespace {
         // Mapped to itself: programs see the same uid and gid.
         write_file("/proc/self/setgroups", "deny")?;
         write_file("/proc/self/uid_map", &format!("{uid} {uid} 1"))?;
         write_file("/proc/self/gid_map", &format!("{gid} {gid} 1"))?;
     }
     let handover = match network {
-        Some(ports) => Some(super::netns::set_up(ports).map_err(ViewError::Network)?),
-        None => None,
+        Some((ports, None)) => Some(super::netns::set_up(ports).map_err(ViewError::Network)?),
+        _ => None,
     };
     // Nothing done here reaches the namespace the caller is in. An enclosing Landlock domain
     // (a nested sandbox-bash) refuses every mount: this first one tells, before anything changes.

@@ -843,3 +843,55 @@ fn a_server_started_in_one_call_is_reached_and_stopped_by_the_next() {
     assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
     assert!(wait_gone(pid));
 }
+
+/// With a network allowlist, each call runs in a network namespace with only loopback: the
+/// calls of one session share one, so a server one starts is reached by the next, through the
+/// same proxy; the namespace and the proxy end with the last process in it. As root and nobody.
+#[test]
+fn with_an_allowlist_the_calls_of_a_session_share_one_network_namespace() {
+    for nobody in [false, true] {
+        let mut f = Fixture::new(&|ws, _| write(&ws.join("index.html"), "served\n"));
+        if nobody {
+            let status = Command::new("chown").arg("-R").arg("65534:65534").arg(f.root.path()).status().unwrap();
+            assert!(status.success());
+            f.as_nobody = true;
+        }
+        let step = |program: &str| {
+            let mut c = f.command(Shell::Sandboxed("0467"));
+            c.args(["-c", program]).env("SANDBOX_BASH_NETWORK_ALLOW", "example.test").stdin(Stdio::null());
+            c.output().unwrap()
+        };
+        let out = step("nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid");
+        assert_eq!(out.status.code(), Some(0), "nobody={nobody}: {}", text(&out.stderr));
+        let mut port = None;
+        for _ in 0..100 {
+            let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
+            port =
+                log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
+            if port.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let port = port.unwrap_or_else(|| panic!("nobody={nobody}: the server said no port"));
+        let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
+        assert_eq!(text(&out.stdout), "served\n", "nobody={nobody}: {}", text(&out.stderr));
+        // The user's own loopback is still not theirs: outside the namespace nothing listens.
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err() || port == 0);
+        let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
+        let out = step("kill $(cat server.pid) && echo stopped");
+        assert_eq!(text(&out.stdout), "stopped\n", "nobody={nobody}: {}", text(&out.stderr));
+        assert!(wait_gone(pid));
+        // The session's socket goes with its proxy.
+        let sessions = f.home.join(".local/state/sandbox-bash/sessions");
+        let mut gone = false;
+        for _ in 0..60 {
+            if std::fs::read_dir(&sessions).map(|d| d.count() == 0).unwrap_or(true) {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(gone, "nobody={nobody}: the session's socket outlived its proxy");
+    }
+}

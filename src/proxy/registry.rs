@@ -1,0 +1,147 @@
+//! The network namespace of an agent session, shared by its calls: with a network allowlist in
+//! force, the first call of a session makes the namespace and its proxy; the proxy then answers
+//! at a unix socket of the session (in sandbox-bash's state directory, which commands may not
+//! write) with that namespace and its port, and the session's later calls join it instead of
+//! making their own. A server one call starts on loopback is then reached by the next, through
+//! the same proxy and the same list, and the namespace lives as long as a process of any of
+//! them is in it.
+//!
+//! Who may join: a process of the same uid that runs this same sandbox-bash executable, is not
+//! traced and has no seccomp filter yet (an outermost level before it locks itself; a command
+//! inside a sandbox has one). The answer is a descriptor of the namespace, which by itself lets
+//! no one reach anything: entering it takes privileges over it, which only the user's own
+//! unsandboxed processes have.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt;
+
+use nix::sys::socket::{
+    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, UnixAddr, recvmsg, sendmsg,
+    socket,
+};
+
+/// The version of the join request and its answer.
+const VERSION: u8 = 1;
+
+/// The longest path a unix socket address holds.
+const MAX_PATH: usize = 107;
+
+/// The registry socket of session `id` below `state` (sandbox-bash's state directory), when
+/// the path fits in a socket address.
+pub fn path(state: &str, id: &str) -> Option<String> {
+    let p = format!("{state}/sessions/{}", &id[..id.len().min(24)]);
+    (p.len() <= MAX_PATH).then_some(p)
+}
+
+/// Joins the session registered at `path`: its network namespace and the proxy's port, or
+/// `None` when no live proxy answers there.
+pub fn join(path: &str) -> Option<(OwnedFd, u16)> {
+    let addr = UnixAddr::new(path).ok()?;
+    let sock = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
+    nix::sys::socket::setsockopt(&sock, nix::sys::socket::sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(2, 0))
+        .ok()?;
+    nix::sys::socket::connect(sock.as_raw_fd(), &addr).ok()?;
+    nix::sys::socket::send(sock.as_raw_fd(), &[VERSION, b'J'], MsgFlags::empty()).ok()?;
+    let mut buf = [0u8; 8];
+    let mut cmsg = nix::cmsg_space!([RawFd; 2]);
+    let mut iov = [std::io::IoSliceMut::new(&mut buf)];
+    let msg = recvmsg::<()>(sock.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC).ok()?;
+    let mut fds: Vec<OwnedFd> = Vec::new();
+    for c in msg.cmsgs().ok()? {
+        if let ControlMessageOwned::ScmRights(r) = c {
+            // SAFETY: descriptors just received, owned by nothing else here.
+            fds.extend(r.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+        }
+    }
+    if msg.bytes != 4 || buf[0] != VERSION || buf[1] != b'Y' || fds.len() != 1 {
+        return None;
+    }
+    Some((fds.pop()?, u16::from_be_bytes([buf[2], buf[3]])))
+}
+
+/// The registry socket a proxy serves, removed when it is dropped.
+pub struct Registry {
+    listener: OwnedFd,
+    path: String,
+    node: (u64, u64),
+}
+
+impl Registry {
+    /// Listens at `path` for joins, unless a live proxy already does (two first calls of one
+    /// session at once: the second keeps its namespace to itself). A socket left by a proxy
+    /// that is gone is replaced.
+    pub fn bind(path: &str) -> Option<Registry> {
+        if let Some((_, _)) = join(path) {
+            return None;
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
+            let _ = std::fs::remove_file(path);
+        }
+        let addr = UnixAddr::new(path).ok()?;
+        let listener = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
+        nix::sys::socket::bind(listener.as_raw_fd(), &addr).ok()?;
+        nix::sys::socket::listen(&listener, nix::sys::socket::Backlog::new(16).ok()?).ok()?;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        Some(Registry { listener, path: path.to_string(), node: (m.dev(), m.ino()) })
+    }
+
+    /// The descriptor to poll for joins.
+    pub fn fd(&self) -> RawFd {
+        self.listener.as_raw_fd()
+    }
+
+    /// Answers one join: the namespace `netns` and the proxy's `port`, to a peer that may have
+    /// them (see the module's comment); nothing to anyone else.
+    pub fn answer(&self, netns: &OwnedFd, port: u16) {
+        let Ok(conn) = nix::sys::socket::accept(&self.listener) else { return };
+        let _ = nix::sys::socket::setsockopt(
+            &conn,
+            nix::sys::socket::sockopt::ReceiveTimeout,
+            &nix::sys::time::TimeVal::new(2, 0),
+        );
+        let mut buf = [0u8; 4];
+        let Ok(n) = nix::sys::socket::recv(conn.as_raw_fd(), &mut buf, MsgFlags::empty()) else { return };
+        let Ok(peer) = nix::sys::socket::getsockopt(&conn, nix::sys::socket::sockopt::PeerCredentials) else { return };
+        if n != 2 || buf[0] != VERSION || buf[1] != b'J' || !may_join(peer.pid(), peer.uid()) {
+            let _ = nix::sys::socket::send(conn.as_raw_fd(), &[VERSION, b'N'], MsgFlags::MSG_DONTWAIT);
+            return;
+        }
+        let [hi, lo] = port.to_be_bytes();
+        let fds = [netns.as_raw_fd()];
+        let _ = sendmsg::<()>(
+            conn.as_raw_fd(),
+            &[std::io::IoSlice::new(&[VERSION, b'Y', hi, lo])],
+            &[ControlMessage::ScmRights(&fds)],
+            MsgFlags::MSG_DONTWAIT,
+            None,
+        );
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        // Only the socket this proxy made: another may have replaced it meanwhile.
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.node) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Whether the process `pid` of user `uid` may join: the same user, this same executable, no
+/// tracer and no seccomp filter (an outermost sandbox-bash that has not locked itself yet).
+fn may_join(pid: i32, uid: u32) -> bool {
+    // SAFETY: getuid only reads the caller's identity.
+    if uid != unsafe { libc::getuid() } {
+        return false;
+    }
+    let same = |a: &str, b: &str| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    };
+    if !same(&format!("/proc/{pid}/exe"), "/proc/self/exe") {
+        return false;
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).map(str::trim).map(str::to_string);
+    field("TracerPid:").as_deref() == Some("0") && field("Seccomp:").as_deref() == Some("0")
+}
