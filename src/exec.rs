@@ -299,6 +299,7 @@ pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce
 /// Writes `name` over this process's command line (the memory `/proc/self/cmdline` shows), so
 /// that a process forked to run outside the sandbox does not carry the command it was forked
 /// from: `pkill -f PATTERN` in the command would find it and fail on it.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn retitle(name: &std::ffi::CStr) {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return };
     let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return };

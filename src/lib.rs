@@ -961,6 +961,7 @@ fn lock_and_exec(
 }
 
 /// Programs that send signals to processes they name.
+#[cfg(target_os = "linux")]
 const SIGNAL_SENDERS: &[&str] = &["kill", "pkill", "killall", "fuser", "skill", "pidof", "killpg"];
 
 /// Whether the program may signal a process it did not start: it names a program that sends
