@@ -261,10 +261,10 @@ pub(crate) fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
 /// process exits at once, so bash never sees it among its children), and returns once the middle
 /// process has. `what` names it in errors. In this process `run` is dropped unrun, and whatever
 /// it owns (the far end of a channel) with it. The process must be single-threaded.
-#[cfg(target_os = "linux")]
 ///
 /// The process is named `name` (what `ps` and `/proc/PID/comm` show), so that a user can tell
 /// it from the command.
+#[cfg(target_os = "linux")]
 pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce() -> i32) -> Result<(), String> {
     // SAFETY: the process is single-threaded, so the child may run any code; the middle
     // process only forks again and exits.
@@ -299,7 +299,7 @@ pub(crate) fn spawn_detached(what: &str, name: &std::ffi::CStr, run: impl FnOnce
 /// Writes `name` over this process's command line (the memory `/proc/self/cmdline` shows), so
 /// that a process forked to run outside the sandbox does not carry the command it was forked
 /// from: `pkill -f PATTERN` in the command would find it and fail on it.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[cfg(target_os = "linux")]
 fn retitle(name: &std::ffi::CStr) {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return };
     let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return };
