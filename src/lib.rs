@@ -436,6 +436,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         }
     }
     layout.extra_credentials.extend(audit_paths);
+    // The agents' sessions' sockets: no command reaches another session's proxy (connecting
+    // to a socket by path is beyond Landlock). The directory is made now, so that it is
+    // masked even when the first proxy comes after this run started.
+    #[cfg(target_os = "linux")]
+    {
+        layout.sessions = sessions_dirs(env, &layout);
+        layout.extra_credentials.extend(layout.sessions.iter().cloned());
+    }
 
     let bash = find_bash();
     let mut exec_args: Vec<OsString> = vec![argv0.clone()];
@@ -718,7 +726,7 @@ fn lock_and_exec(
                     fds.join(", ")
                 )));
             }
-            joined = registry.as_deref().and_then(proxy::registry::join);
+            joined = registry.as_deref().and_then(|p| proxy::registry::join(p).ok());
             if joined.is_some() {
                 (None, Some(list.loopback()))
             } else {
@@ -1050,7 +1058,30 @@ fn extra(config: &config::Config) -> sandbox::policy::Extra {
     }
 }
 
-/// The declaration `--sandbox-info` prints.
+/// The directories where agent sessions' proxies listen (see [`proxy::registry`]): this
+/// environment's, made when missing, and the home's default when it is another.
+#[cfg(target_os = "linux")]
+fn sessions_dirs(env: &Environ, layout: &Layout) -> Vec<String> {
+    let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    let none = |_: &str| None;
+    let mut out: Vec<String> = Vec::new();
+    for state in [caches::state_dir(layout.home.as_deref(), &var), caches::state_dir(layout.home.as_deref(), &none)]
+        .into_iter()
+        .flatten()
+    {
+        let dir = format!("{state}/sessions");
+        if out.is_empty() {
+            let mut b = std::fs::DirBuilder::new();
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            let _ = b.recursive(true).create(&dir);
+        }
+        if !out.contains(&dir) && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            out.push(dir);
+        }
+    }
+    out
+}
+
 /// The agent session of an outermost level's run (see [`outside::session`]).
 #[cfg(target_os = "linux")]
 fn session_of(env: &Environ, layout: &Layout, allowed: Mode, net: &NetPlan) -> outside::session::Session {
@@ -1069,6 +1100,7 @@ fn session_of(env: &Environ, layout: &Layout, allowed: Mode, net: &NetPlan) -> o
     )
 }
 
+/// The declaration `--sandbox-info` prints.
 fn sandbox_info(
     policy: &sandbox::policy::Policy,
     layout: &Layout,
@@ -1289,6 +1321,7 @@ fn layout(
         client_state: Vec::new(),
         client_files: Vec::new(),
         caches: Vec::new(),
+        sessions: Vec::new(),
         relaxed: plain::Relaxed::default(),
     };
     // A temporary directory among credentials is not scratch: it keeps being a credential.

@@ -1,7 +1,9 @@
 //! The agent session a run belongs to: the calls one client process starts (its pid and start
 //! time: Claude Code's, Codex's or make's process, whatever starts `bash -c` again for every
 //! command), or the calls a launcher names with [`NAME_VAR`], with the same uid, workspace,
-//! mode and network list. A server one call starts (`npm run dev &`) is reached and stopped by
+//! mode and network list. A parent that is no client (pid 0, outside the pid namespace: what
+//! `docker exec` and `kubectl exec` start; or the machine's init, which adopted the call)
+//! gives every call a session of its own. A server one call starts (`npm run dev &`) is reached and stopped by
 //! the later calls of its session; processes outside it stay out of reach.
 //!
 //! Every process of a session carries the session's id in its environment ([`MARKER_VAR`]):
@@ -29,9 +31,15 @@ impl Session {
     /// The session of a run started by the process `parent` (or named `name` by a launcher),
     /// as `uid`, in `workspace`, under `mode` and the network list `list` (its fingerprint).
     pub fn of(name: Option<&str>, parent: i32, uid: u32, workspace: &str, mode: &str, list: Option<&str>) -> Session {
+        let alone = parent == 0 || (parent == 1 && initial_pid_namespace());
         let client = match name.filter(|n| !n.is_empty()) {
             Some(n) => format!("named {n:?}"),
             None => {
+                let (parent, what) = if alone {
+                    (std::process::id() as i32, "no client: this call")
+                } else {
+                    (parent, "client process")
+                };
                 let stat = std::fs::read_to_string(format!("/proc/{parent}/stat")).unwrap_or_default();
                 // The command name is in parentheses and may hold spaces; the start time is the
                 // 22nd field, the 20th after them.
@@ -40,7 +48,7 @@ impl Session {
                     _ => ("?", ""),
                 };
                 let start = rest.split_whitespace().nth(19).unwrap_or("0");
-                format!("client process {parent} ({comm}) started at {start}")
+                format!("{what} {parent} ({comm}) started at {start}")
             }
         };
         let key = format!("{uid}\0{client}\0{workspace}\0{mode}\0{}", list.unwrap_or(""));
@@ -58,6 +66,13 @@ impl Session {
         let want = format!("{MARKER_VAR}={}", self.id);
         environ.split(|&b| b == 0).any(|v| v == want.as_bytes())
     }
+}
+
+/// Whether this process is in the machine's first pid namespace, whose pid 1 is its init.
+fn initial_pid_namespace() -> bool {
+    // The first pid namespace's fixed inode number.
+    const INITIAL: u64 = 0xEFFF_FFFC;
+    std::fs::metadata("/proc/self/ns/pid").is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == INITIAL)
 }
 
 #[cfg(test)]
@@ -84,5 +99,9 @@ mod tests {
         assert_eq!(Session::of(Some("x"), me, 0, "/w", "0467", None), Session::of(Some("x"), 1, 0, "/w", "0467", None));
         // This process carries no marker.
         assert!(!a.holds(me));
+        // A parent outside the pid namespace is no client: the call is alone.
+        let alone = Session::of(None, 0, 0, "/w", "0467", None);
+        assert!(alone.client.starts_with(&format!("no client: this call {me} (")), "{}", alone.client);
+        assert_ne!(alone.id, Session::of(None, 0, 0, "/v", "0467", None).id);
     }
 }

@@ -5,9 +5,14 @@
 //! as if nothing had looked at it, and the kernel's own rules judge it (EPERM for a process
 //! outside the run).
 //!
-//! What is judged is numbers the caller passed (a pid, a process group, a pidfd's process),
-//! read once; the signal is then sent through a pidfd opened before the check and found still
-//! alive after it, so a pid reused in between cannot be hit.
+//! Any process under the filter may ask, a nested sandbox-bash's included: its commands carry
+//! the session's id too, so a script run through `bash` stops what an earlier call started. A
+//! nested level stricter than its call is thus not kept from the session's processes (it may
+//! signal them, nothing more).
+//!
+//! What is judged is numbers the caller passed (a pid, a thread, a process group, a pidfd's
+//! process), read once; the signal is then sent through a pidfd opened before the check and
+//! found still alive after it, so a pid reused in between cannot be hit.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
@@ -81,17 +86,17 @@ fn judge(
         if pid < -1 {
             return to_group(-pid, sig(1), session);
         }
-    } else if nr == tgkill {
-        let (tgid, tid) = (arg(0) as i32, arg(1) as i32);
-        if tgid > 0 && tid > 0 && session.holds(tgid) && thread_of(tid) == Some(tgid) {
-            // SAFETY: tgkill takes integers.
-            return done(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig(2)) });
-        }
-    } else if nr == tkill {
-        let tid = arg(0) as i32;
-        if let Some(tgid) = thread_of(tid).filter(|t| *t > 0 && session.holds(*t)) {
-            // SAFETY: tgkill takes integers.
-            return done(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig(1)) });
+    } else if nr == tgkill || nr == tkill {
+        let (tgid, tid, sig) =
+            if nr == tgkill { (arg(0) as i32, arg(1) as i32, sig(2)) } else { (0, arg(0) as i32, sig(1)) };
+        if tid > 0
+            && tgid >= 0
+            && let Some(fd) = thread_pidfd(tid)
+            && let Some(group) = thread_of(tid).filter(|g| *g > 0 && (tgid == 0 || *g == tgid))
+            && session.holds(group)
+            && alive(&fd)
+        {
+            return Answer::Done(send(&fd, sig));
         }
     } else if nr == pidfd_send_signal && arg(2) == 0 {
         // The process the caller's pidfd names, read from its descriptor's information.
@@ -135,12 +140,15 @@ fn to_group(pgid: i32, sig: i32, session: &Session) -> Answer {
     Answer::Done(if sent { Ok(0) } else { last.and(Err(libc::ESRCH)) })
 }
 
-fn done(rc: libc::c_long) -> Answer {
-    if rc < 0 {
-        Answer::Done(Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)))
-    } else {
-        Answer::Done(Ok(rc))
-    }
+/// A pidfd of the thread `tid` (of any thread, the leader's included), whose signals go to
+/// that thread alone; none on kernels before 6.9, where a thread's signals are then left to
+/// the kernel's rules.
+fn thread_pidfd(tid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags (PIDFD_THREAD is O_EXCL); it returns a new
+    // descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, libc::O_EXCL) };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
 /// A pidfd of `pid`, opened before anything of it is read.

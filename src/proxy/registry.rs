@@ -11,6 +11,11 @@
 //! inside a sandbox has one). The answer is a descriptor of the namespace, which by itself lets
 //! no one reach anything: entering it takes privileges over it, which only the user's own
 //! unsandboxed processes have.
+//!
+//! Nobody else gets to hold the proxy up either: the sessions directory is masked in every
+//! sandbox's view (see `lib.rs`), the peer is judged by its credentials from the moment it
+//! connected before anything is read from it, and a peer that may join has a quarter of a
+//! second to ask. A socket is replaced only when the kernel says nothing listens at it.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
@@ -33,14 +38,33 @@ pub fn path(state: &str, id: &str) -> Option<String> {
     (p.len() <= MAX_PATH).then_some(p)
 }
 
-/// Joins the session registered at `path`: its network namespace and the proxy's port, or
-/// `None` when no live proxy answers there.
-pub fn join(path: &str) -> Option<(OwnedFd, u16)> {
-    let addr = UnixAddr::new(path).ok()?;
-    let sock = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
-    nix::sys::socket::setsockopt(&sock, nix::sys::socket::sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(2, 0))
+/// Why no session could be joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotJoined {
+    /// Nothing listens at the path (no socket, or one whose proxy is gone).
+    Absent,
+    /// Something listens but gave no namespace (refused, too slow, another answer).
+    NoAnswer,
+}
+
+/// Joins the session registered at `path`: its network namespace and the proxy's port.
+pub fn join(path: &str) -> Result<(OwnedFd, u16), NotJoined> {
+    use nix::errno::Errno;
+    let addr = UnixAddr::new(path).map_err(|_| NotJoined::NoAnswer)?;
+    let sock = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None)
+        .map_err(|_| NotJoined::NoAnswer)?;
+    match nix::sys::socket::connect(sock.as_raw_fd(), &addr) {
+        Ok(()) => {}
+        Err(Errno::ENOENT | Errno::ECONNREFUSED) => return Err(NotJoined::Absent),
+        Err(_) => return Err(NotJoined::NoAnswer),
+    }
+    answer_of(&sock).ok_or(NotJoined::NoAnswer)
+}
+
+/// The proxy's answer on a connected socket.
+fn answer_of(sock: &OwnedFd) -> Option<(OwnedFd, u16)> {
+    nix::sys::socket::setsockopt(sock, nix::sys::socket::sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(2, 0))
         .ok()?;
-    nix::sys::socket::connect(sock.as_raw_fd(), &addr).ok()?;
     nix::sys::socket::send(sock.as_raw_fd(), &[VERSION, b'J'], MsgFlags::empty()).ok()?;
     let mut buf = [0u8; 8];
     let mut cmsg = nix::cmsg_space!([RawFd; 2]);
@@ -67,11 +91,11 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Listens at `path` for joins, unless a live proxy already does (two first calls of one
-    /// session at once: the second keeps its namespace to itself). A socket left by a proxy
-    /// that is gone is replaced.
+    /// Listens at `path` for joins, unless something listens there already (two first calls
+    /// of one session at once: the second keeps its namespace to itself). A socket left by a
+    /// proxy that is gone (the kernel refuses the connection) is replaced.
     pub fn bind(path: &str) -> Option<Registry> {
-        if let Some((_, _)) = join(path) {
+        if !matches!(join(path), Err(NotJoined::Absent)) {
             return None;
         }
         if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
@@ -93,18 +117,26 @@ impl Registry {
     /// Answers one join: the namespace `netns` and the proxy's `port`, to a peer that may have
     /// them (see the module's comment); nothing to anyone else.
     pub fn answer(&self, netns: &OwnedFd, port: u16) {
-        let Ok(conn) = nix::sys::socket::accept(&self.listener) else { return };
+        let Ok(conn) = nix::sys::socket::accept4(&self.listener, SockFlag::SOCK_CLOEXEC) else { return };
+        let refuse = || {
+            let _ = nix::sys::socket::send(conn.as_raw_fd(), &[VERSION, b'N'], MsgFlags::MSG_DONTWAIT);
+        };
+        // Who connected, as the kernel recorded it then; the process is held by a pidfd, so
+        // that what is read of its pid is read of it.
+        let Ok(peer) = nix::sys::socket::getsockopt(&conn, nix::sys::socket::sockopt::PeerCredentials) else { return };
+        let Some(pidfd) = peer_pidfd(&conn) else { return refuse() };
+        if !may_join(peer.pid(), peer.uid()) || !alive(&pidfd) {
+            return refuse();
+        }
         let _ = nix::sys::socket::setsockopt(
             &conn,
             nix::sys::socket::sockopt::ReceiveTimeout,
-            &nix::sys::time::TimeVal::new(2, 0),
+            &nix::sys::time::TimeVal::new(0, 250_000),
         );
         let mut buf = [0u8; 4];
         let Ok(n) = nix::sys::socket::recv(conn.as_raw_fd(), &mut buf, MsgFlags::empty()) else { return };
-        let Ok(peer) = nix::sys::socket::getsockopt(&conn, nix::sys::socket::sockopt::PeerCredentials) else { return };
-        if n != 2 || buf[0] != VERSION || buf[1] != b'J' || !may_join(peer.pid(), peer.uid()) {
-            let _ = nix::sys::socket::send(conn.as_raw_fd(), &[VERSION, b'N'], MsgFlags::MSG_DONTWAIT);
-            return;
+        if n != 2 || buf[0] != VERSION || buf[1] != b'J' {
+            return refuse();
         }
         let [hi, lo] = port.to_be_bytes();
         let fds = [netns.as_raw_fd()];
@@ -125,6 +157,25 @@ impl Drop for Registry {
             let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// The peer's pidfd, taken by the kernel when it connected (Linux 6.5 and later).
+fn peer_pidfd(conn: &OwnedFd) -> Option<OwnedFd> {
+    // SO_PEERPIDFD, the same number on the architectures sandbox-bash is built for.
+    const SO_PEERPIDFD: libc::c_int = 77;
+    let mut fd: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `fd`.
+    let rc =
+        unsafe { libc::getsockopt(conn.as_raw_fd(), libc::SOL_SOCKET, SO_PEERPIDFD, (&raw mut fd).cast(), &mut len) };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    (rc == 0 && fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Whether the process of `pidfd` has not exited.
+fn alive(pidfd: &OwnedFd) -> bool {
+    // SAFETY: signal 0 checks only; null info, no flags.
+    unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), 0, std::ptr::null::<u8>(), 0) == 0 }
 }
 
 /// Whether the process `pid` of user `uid` may join: the same user, this same executable, no

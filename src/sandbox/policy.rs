@@ -169,6 +169,7 @@ pub const ADMIN_CAPABILITIES: &[Capability] = &[
     Capability { number: 25, name: "CAP_SYS_TIME" },
     Capability { number: 26, name: "CAP_SYS_TTY_CONFIG" },
     Capability { number: 27, name: "CAP_MKNOD" },
+    Capability { number: 28, name: "CAP_LEASE" },
     Capability { number: 30, name: "CAP_AUDIT_CONTROL" },
     Capability { number: 32, name: "CAP_MAC_OVERRIDE" },
     Capability { number: 33, name: "CAP_MAC_ADMIN" },

@@ -8,7 +8,10 @@
 //!   `sched_set*`, `ioprio_set`, `migrate_pages`, `move_pages`), and the real-time classes;
 //!   pushing input into a terminal (`TIOCSTI`, and `TIOCLINUX`, which can do the same on a
 //!   virtual console: typed into the caller's terminal, that input would run in the caller's
-//!   shell, outside the sandbox, once the command ends); and the two calls whose arguments lie
+//!   shell, outside the sandbox, once the command ends); file leases (`fcntl(F_SETLEASE)`
+//!   with anything but `F_UNLCK`: a lease makes every other process that opens the file for
+//!   writing, the agent and the user's editor included, wait for the holder, and a command
+//!   that takes it again at each break hangs them for good); and the two calls whose arguments lie
 //!   in memory the filter cannot read, so that they could do all of the above unchecked:
 //!   io_uring (files and sockets without their system calls) and `openat2`. Both answer "not
 //!   supported", and programs fall back to the calls the filter checks; and `mount_setattr`,
@@ -68,6 +71,9 @@ pub const fn arg_high(i: u8) -> u32 {
 /// ioctl requests that push input into a terminal.
 pub const TIOCSTI: u32 = 0x5412;
 pub const TIOCLINUX: u32 = 0x541C;
+/// The `fcntl` command that takes a file lease, and the lease type that gives one up.
+pub const F_SETLEASE: u32 = 1024;
+pub const F_UNLCK: u32 = 2;
 
 pub const AF_UNIX: u32 = 1;
 pub const AF_INET: u32 = 2;
@@ -100,6 +106,7 @@ pub struct Arch {
     /// Numbers at or above this are another ABI on the same architecture (x32), if any.
     pub foreign_from: Option<u32>,
     pub ioctl: u32,
+    pub fcntl: u32,
     pub socket: u32,
     pub io_uring_setup: u32,
     pub openat2: u32,
@@ -138,6 +145,7 @@ pub const X86_64: Arch = Arch {
     audit: 0xC000_003E,
     foreign_from: Some(0x4000_0000),
     ioctl: 16,
+    fcntl: 72,
     socket: 41,
     io_uring_setup: 425,
     openat2: 437,
@@ -174,6 +182,7 @@ pub const AARCH64: Arch = Arch {
     audit: 0xC000_00B7,
     foreign_from: None,
     ioctl: 29,
+    fcntl: 25,
     socket: 198,
     io_uring_setup: 425,
     openat2: 437,
@@ -295,6 +304,8 @@ enum Rule {
     UnixSocketsOnly,
     /// `ioctl`: no `TIOCSTI` or `TIOCLINUX`, and with `namespace` no `SIOCGSKNS`.
     NoTerminalInput { namespace: bool },
+    /// `fcntl`: no lease taken (`F_SETLEASE` only to give one up).
+    NoLease,
     /// `socket`: the families a network namespace bounds.
     BoundedFamiliesOnly,
     /// The mode in argument `arg` has no setuid or setgid bit.
@@ -354,6 +365,11 @@ impl Rule {
                     test(arg_low(1), Eq(SIOCGSKNS), Refuse),
                 ],
                 Allow,
+                EPERM,
+            ),
+            Rule::NoLease => Tests::new(
+                &[test(arg_low(1), Ne(F_SETLEASE), Allow), test(arg_low(2), Eq(F_UNLCK), Allow)],
+                Refuse,
                 EPERM,
             ),
             Rule::BoundedFamiliesOnly => Tests::new(
@@ -469,6 +485,7 @@ fn rules_for(arch: Arch, rules: Rules) -> Vec<(u32, Rule)> {
     let mut special: Vec<(u32, Rule)> = Vec::with_capacity(32);
     special.extend([
         (arch.ioctl, Rule::NoTerminalInput { namespace: rules.enclosed_network }),
+        (arch.fcntl, Rule::NoLease),
         (arch.io_uring_setup, Rule::Errno(ENOSYS)),
         (arch.openat2, Rule::Errno(ENOSYS)),
         (arch.fchmod, Rule::NoSetId { arg: 1 }),
@@ -722,6 +739,9 @@ mod tests {
         if rules.enclosed_network && nr == arch.setns {
             return refuse;
         }
+        if nr == arch.fcntl {
+            return verdict(low(1) != 1024 || low(2) == 2);
+        }
         if nr == arch.io_uring_setup || nr == arch.openat2 {
             return RET_ERRNO | ENOSYS;
         }
@@ -773,7 +793,7 @@ mod tests {
     /// Arguments that reach every branch of every rule: each position takes values around
     /// the ones the rules compare with, and the high halves that must not matter (or must).
     fn argument_sets() -> Vec<[u64; 6]> {
-        let values: [u64; 19] = [
+        let values: [u64; 20] = [
             0,
             1,
             2,
@@ -790,6 +810,7 @@ mod tests {
             0x2000 | 4,
             0x4000_0001,
             (1 << 32) | 0x5412,
+            1024,
             0x894C,
             40,
             16,
@@ -890,6 +911,12 @@ mod tests {
             // The calls the filter cannot see into.
             assert_eq!(go(p, 425, &[]), RET_ERRNO | ENOSYS);
             assert_eq!(go(p, 437, &[]), RET_ERRNO | ENOSYS);
+            // Leases: none taken, one given up; other fcntl commands as they are.
+            assert_eq!(go(p, 72, &[3, 1024, 0]), eperm, "F_RDLCK lease");
+            assert_eq!(go(p, 72, &[3, 1024, 1]), eperm, "F_WRLCK lease");
+            assert_eq!(go(p, 72, &[3, 1024, 2]), RET_ALLOW, "F_UNLCK");
+            assert_eq!(go(p, 72, &[3, 1025, 0]), RET_ALLOW, "F_GETLEASE");
+            assert_eq!(go(p, 72, &[3, 2, 1]), RET_ALLOW, "F_SETFD");
             // Terminal input.
             assert_eq!(go(p, 16, &[0, u64::from(TIOCSTI)]), eperm);
             assert_eq!(go(p, 16, &[0, 0x5401]), RET_ALLOW);
@@ -954,6 +981,7 @@ mod tests {
         use libc::*;
         for (ours, theirs) in [
             (a.ioctl, SYS_ioctl),
+            (a.fcntl, SYS_fcntl),
             (a.socket, SYS_socket),
             (a.io_uring_setup, SYS_io_uring_setup),
             (a.openat2, SYS_openat2),

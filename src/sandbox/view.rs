@@ -423,6 +423,12 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 view.points.push(Point::Mask { path: socket.clone(), dir: false, node: None });
             }
         }
+        // Whether Landlock lets them be read or not: a socket is reached by its path alone.
+        for dir in &layout.sessions {
+            if world.is_dir(dir) == Some(true) && !world.is_link(dir) {
+                view.points.push(Point::Mask { path: dir.clone(), dir: true, node: None });
+            }
+        }
         view.verify = found.exempt.clone();
         view.static_only.push(
             "a credential file created after the command started (a new .env, a key written by it), or one the \
@@ -951,6 +957,30 @@ mod tests {
         // The home's read-only point comes after /tmp is bound back, its entries after it.
         let at = |p: &str| v.points.iter().position(|x| x.path() == p).unwrap();
         assert!(at("/tmp") < at("/tmp/h") && at("/tmp/h") < at("/tmp/h/notes"));
+    }
+
+    #[test]
+    fn the_sessions_directory_is_masked_though_no_rule_lets_it_be_read() {
+        let mut m = machine();
+        m.dirs.insert("/home/u/.local", vec!["state/"]);
+        m.dirs.insert("/home/u/.local/state", vec!["sandbox-bash/"]);
+        m.dirs.insert("/home/u/.local/state/sandbox-bash", vec!["sessions/"]);
+        m.dirs.insert("/home/u/.local/state/sandbox-bash/sessions", vec!["0123abcd"]);
+        let sessions = "/home/u/.local/state/sandbox-bash/sessions".to_string();
+        let layout = Layout {
+            workspace: "/home/u/proj".into(),
+            home: Some("/home/u".into()),
+            extra_credentials: vec![sessions.clone()],
+            sessions: vec![sessions.clone()],
+            ..Default::default()
+        };
+        for mode in [0o0000, 0o0467, 0o0447] {
+            let v = view_for(&m, mode, &layout, vec![]);
+            assert!(has(&v, mask(&sessions, true)), "{mode:o}: {v:#?}");
+        }
+        // Without it, a credential no rule lets be read needs no mask: the socket would stay.
+        let v = view_for(&m, 0o0467, &Layout { sessions: vec![], ..layout.clone() }, vec![]);
+        assert!(!has(&v, mask(&sessions, true)), "{v:#?}");
     }
 
     #[test]

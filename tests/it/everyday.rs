@@ -878,12 +878,39 @@ fn with_an_allowlist_the_calls_of_a_session_share_one_network_namespace() {
         assert_eq!(text(&out.stdout), "served\n", "nobody={nobody}: {}", text(&out.stderr));
         // The user's own loopback is still not theirs: outside the namespace nothing listens.
         assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err() || port == 0);
+        // The session's socket is out of every other sandbox's reach (connecting to a socket by
+        // path is beyond Landlock): another agent's call neither lists nor reaches it, whether
+        // it has an allowlist or not.
+        let sessions = f.home.join(".local/state/sandbox-bash/sessions");
+        let sockets: Vec<PathBuf> = std::fs::read_dir(&sessions).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(sockets.len(), 1, "nobody={nobody}: one session socket");
+        let probe = lab::py(&format!(
+            "import os, socket\n\
+             try:\n    print(os.listdir({0:?}))\n\
+             except OSError as e:\n    print('list', e.errno)\n\
+             s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+             try:\n    s.connect({1:?}); print('connected')\n\
+             except OSError as e:\n    print('connect', e.errno)",
+            sessions.display(),
+            sockets[0].display()
+        ));
+        for allow in [None, Some("example.test")] {
+            let mut c = f.command(Shell::Sandboxed("0467"));
+            c.args(["-c", &probe]).env(NAME_VAR, "another agent").stdin(Stdio::null());
+            if let Some(a) = allow {
+                c.env("SANDBOX_BASH_NETWORK_ALLOW", a);
+            }
+            let out = c.output().unwrap();
+            let said = text(&out.stdout);
+            assert!(!said.contains("connected"), "nobody={nobody} allow={allow:?}: {said}{}", text(&out.stderr));
+            let want = if nobody { ["list 13", "connect 13"] } else { ["[]", "connect 2"] };
+            assert_eq!(said, format!("{}\n{}\n", want[0], want[1]), "nobody={nobody} allow={allow:?}");
+        }
         let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
         let out = step("kill $(cat server.pid) && echo stopped");
         assert_eq!(text(&out.stdout), "stopped\n", "nobody={nobody}: {}", text(&out.stderr));
         assert!(wait_gone(pid));
         // The session's socket goes with its proxy.
-        let sessions = f.home.join(".local/state/sandbox-bash/sessions");
         let mut gone = false;
         for _ in 0..60 {
             if std::fs::read_dir(&sessions).map(|d| d.count() == 0).unwrap_or(true) {

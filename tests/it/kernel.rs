@@ -501,3 +501,33 @@ fn no_input_can_be_pushed_into_the_terminal() {
         assert!(!out.contains("pushed"), "mode {mode}:\n{out}");
     }
 }
+
+/// A file lease makes every other process that opens the file for writing wait for its holder
+/// (45 seconds at each break, and the holder may take it again): refused in every mode, as root
+/// too; giving one up and asking which one is held still reach the kernel (which answers EAGAIN
+/// to giving up a lease not held).
+#[test]
+fn no_command_takes_a_file_lease() {
+    let lab = Lab::new();
+    let file = lab.ws.join("leased.txt");
+    std::fs::write(&file, "x\n").unwrap();
+    let code = format!(
+        "import fcntl, os\n\
+         fd = os.open({:?}, os.O_RDONLY)\n\
+         print('held', fcntl.fcntl(fd, fcntl.F_GETLEASE))\n\
+         try:\n    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)\n    print('leased')\n\
+         except OSError as e:\n    print('refused', e.errno)\n\
+         try:\n    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)\n    print('given up')\n\
+         except OSError as e:\n    print('none to give up', e.errno)",
+        file.display()
+    );
+    let take = py(&code);
+    // Positive control: the same program outside the sandbox takes the lease.
+    let control = std::process::Command::new("python3").arg("-c").arg(&code).output();
+    let control = text(&control.unwrap().stdout);
+    assert_eq!(control, "held 2\nleased\ngiven up\n", "a lease outside the sandbox");
+    for mode in ["0467", "0005", "7777"] {
+        let out = ok(&lab.run_stdin(mode, &take));
+        assert_eq!(out, "held 2\nrefused 1\nnone to give up 11\n", "mode {mode}");
+    }
+}
