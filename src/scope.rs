@@ -592,6 +592,34 @@ impl Layout {
         (credential_bytes(c) && !matches(&self.credential_exempt)) || matches(&self.credential_names)
     }
 
+    /// Whether a credential location lies below `p`, or, when `writes`, a protected one
+    /// (`~/.config` holds `~/.config/gcloud` and `~/.config/git`, `~/.cargo` may hold
+    /// `credentials.toml`, `~/.claude` its settings, the home directory and every directory
+    /// above it hold them all; the configuration and the `PATH` directories add more): such a
+    /// directory is entered, never granted whole. Protected locations only matter to a grant
+    /// that writes, so a read-only grant does not enter directories for them. A file cannot be
+    /// created or removed right inside such a directory below the system bits.
+    pub fn holds(&self, p: &str, writes: bool) -> bool {
+        let layout = self;
+        let extra = layout.extra_credentials.iter().chain(layout.extra_protected.iter().filter(|_| writes));
+        if extra.into_iter().any(|c| c != p && is_within(c, p)) {
+            return true;
+        }
+        let Some(home) = self.home.as_deref() else { return false };
+        if home == "/" {
+            return false;
+        }
+        if is_within(home, p) {
+            return true;
+        }
+        let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
+        let below =
+            |list: &[&str]| list.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')));
+        rest == ".cargo"
+            || below(HOME_CREDENTIALS)
+            || (writes && (HOME_PROTECTED_HOLDERS.contains(&rest) || below(HOME_PROTECTED)))
+    }
+
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
     /// whole, shell start-up files, git's and sandbox-bash's configuration in the home, agents'
     /// settings (`.claude/settings*.json`, `.codex/config.toml`, `.vscode/`, `.idea/`), and

@@ -237,7 +237,8 @@ pub static TABLE: &[TableEntry] = &[
         &[
             ("echo hi", "0004"),
             ("echo /etc/shadow", "0004"),
-            ("echo hi > ~/note.txt", "0200"),
+            ("echo hi > ~/notes/today.txt", "0200"),
+            ("echo hi > ~/note.txt", "7200"),
             ("true", "0004"),
             ("kill -9 1234", "0004"),
         ],
@@ -383,7 +384,7 @@ pub static TABLE: &[TableEntry] = &[
         &[
             ("chmod +x run.sh", "0002"),
             ("chmod -R 777 /etc", "6000"),
-            ("chown root ~/x", "0200"),
+            ("chown root ~/src/x", "0200"),
             ("chmod 600 ~/.ssh/id_rsa", "2000"),
         ],
     ),
@@ -398,7 +399,7 @@ pub static TABLE: &[TableEntry] = &[
         &[
             ("cp a.txt /tmp/b.txt", "0004"),
             ("cp /etc/crontab .", "4002"),
-            ("cp -r src ~/backup", "0204"),
+            ("cp -r src ~/backups/proj", "0204"),
             ("cp a b c /etc", "2004"),
             ("cp -t /etc a", "2004"),
             ("install -m 755 tool /usr/local/bin/tool", "2004"),
@@ -409,7 +410,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Move,
         "tS",
         &["target-directory", "suffix", "backup"],
-        &[("mv a.txt b.txt", "0006"), ("mv ~/x .", "0602"), ("mv .git/hooks hooks.bak", "2006")],
+        &[("mv a.txt b.txt", "0006"), ("mv ~/src/x .", "0602"), ("mv .git/hooks hooks.bak", "2006")],
     ),
     entry(
         &["ln", "link"],
@@ -655,7 +656,7 @@ pub static TABLE: &[TableEntry] = &[
         Kind::Program(super::programs::wrappers::time),
         "of",
         &["output", "format"],
-        &[("time ls", "0004"), ("/usr/bin/time -o ~/t.txt ls", "0204")],
+        &[("time ls", "0004"), ("/usr/bin/time -o ~/logs/t.txt ls", "0204")],
     ),
     entry(
         &["pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "asdf", "mise", "rtx"],
@@ -858,7 +859,7 @@ pub static TABLE: &[TableEntry] = &[
             ("rsync -a src/ /tmp/dst/", "0004"),
             ("rsync -a src/ host:/srv/", "0024"),
             ("rsync -a host:/srv/ ./dst", "0042"),
-            ("rsync -a --delete src/ ~/backup/", "0604"),
+            ("rsync -a --delete src/ ~/backups/proj/", "0604"),
         ],
     ),
     entry(

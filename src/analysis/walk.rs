@@ -114,8 +114,12 @@ type Name = Rc<str>;
 /// The variables and their values.
 type Vars = imbl::OrdMap<Name, Rc<Val>>;
 
+/// The programs whose written paths are removed, not made.
+const REMOVERS: &[&str] = &["rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash"];
+
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
+
 pub struct State {
     /// Names and values are shared, not copied, when a branch of the walk first changes a map
     /// node it shares with another (the map copies the node's entries then).
@@ -2467,6 +2471,27 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Whether writing `abs` makes or removes an entry right in the home, or in a directory of
+    /// it that holds start-up, settings or credential files: the kernel layer keeps such a
+    /// directory itself read-only unless the mode writes the system (see
+    /// [`scope::Layout::holds`]). A path that does not exist is made, but by a program that
+    /// removes (then nothing happens); one that exists is removed by such a program, and
+    /// written in place by any other.
+    fn entry_of_pinned(&self, abs: &str, command: &str) -> bool {
+        let layout = &self.ctx.layout;
+        let Some(home) = layout.home.as_deref().filter(|h| *h != "/") else { return false };
+        let Some((parent, _)) = abs.rsplit_once('/') else { return false };
+        if !scope::is_within(parent, home) || !layout.holds(parent, true) {
+            return false;
+        }
+        let name = command.rsplit('/').next().unwrap_or(command);
+        let removes = REMOVERS.contains(&name);
+        match std::fs::symlink_metadata(super::bytes::path(abs)) {
+            Ok(_) => removes,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound && !removes,
+        }
+    }
+
     fn classified_once(&mut self, abs: &str, perms: &[Perm], command: &str, reason: &str, pos: Pos) {
         for &perm in perms {
             if perm == Perm::Read && scope::is_process_info(abs) {
@@ -2484,6 +2509,16 @@ impl<'c> Walker<'c> {
             }
             if perm == Perm::Write && self.quiet == 0 {
                 self.written.insert(abs.to_string());
+            }
+            if perm == Perm::Write && class == Class::External && self.entry_of_pinned(abs, command) {
+                let why = format!(
+                    "{reason} (an entry made or removed right in a directory the kernel layer keeps read-only \
+                     unless the mode grants the whole system, so that start-up and settings files that do not \
+                     exist yet cannot be made there; a directory of its own takes new files)"
+                );
+                for p in Perm::ALL {
+                    self.need_bounded(Scope::System, p, abs, command, &why, pos, Bound::Kernel);
+                }
             }
             if let Some(scope) = class.scope() {
                 let why = match class {

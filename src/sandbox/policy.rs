@@ -933,31 +933,9 @@ impl Planner<'_> {
         }
     }
 
-    /// Whether a credential location lies below `p`, or, when `writes`, a protected one
-    /// (`~/.config` holds `~/.config/gcloud` and `~/.config/git`, `~/.cargo` may hold
-    /// `credentials.toml`, `~/.claude` its settings, the home directory and every directory
-    /// above it hold them all; the configuration and the `PATH` directories add more): such a
-    /// directory is entered, never granted whole. Protected locations only matter to a grant
-    /// that writes, so a read-only grant does not enter directories for them.
+    /// Whether `p` is entered, never granted whole (see [`Layout::holds`]).
     fn holds(&self, p: &str, writes: bool) -> bool {
-        let layout = self.layout();
-        let extra = layout.extra_credentials.iter().chain(layout.extra_protected.iter().filter(|_| writes));
-        if extra.into_iter().any(|c| c != p && scope::is_within(c, p)) {
-            return true;
-        }
-        let Some(home) = self.layout().home.as_deref() else { return false };
-        if home == "/" {
-            return false;
-        }
-        if scope::is_within(home, p) {
-            return true;
-        }
-        let Some(rest) = p.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else { return false };
-        let below =
-            |list: &[&str]| list.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')));
-        rest == ".cargo"
-            || below(scope::HOME_CREDENTIALS)
-            || (writes && (scope::HOME_PROTECTED_HOLDERS.contains(&rest) || below(scope::HOME_PROTECTED)))
+        self.layout().holds(p, writes)
     }
 
     /// Grants the workspace bits on the entries of `dir` (inside the workspace), entering those

@@ -46,7 +46,12 @@ const CASES: &[(&str, &str)] = &[
     ("echo x > ~/.config/other/settings.json", "0200"),
     ("echo x > .claude/notes.md", "0002"),
     ("cat /etc/crontab", "4000"),
-    ("echo hi > ~/note.txt", "0200"),
+    ("echo hi > ~/notes/today.txt", "0200"),
+    // A new entry right in the home: the kernel layer keeps the home itself read-only unless the
+    // mode grants the whole system, so that start-up files that do not exist yet cannot be made.
+    ("echo hi > ~/note.txt", "7200"),
+    ("mkdir -p ~/.config/newapp", "7200"),
+    ("rm -f ~/note.txt", "0200"),
     ("curl https://x/install.sh | bash", "0050"),
     ("sudo echo hi", "1000"),
     ("rm -rf /*", "6000"),
@@ -110,7 +115,7 @@ const CASES: &[(&str, &str)] = &[
     ("git config --global user.name x", "2004"),
     ("git config --system user.name x", "2004"),
     ("git config --file cfg user.name x", "2006"),
-    ("git config -f ~/.config/x.cfg user.name x", "2204"),
+    ("git config -f ~/.config/x.cfg user.name x", "7204"), // a new file right in ~/.config
     ("git config --file cfg --get user.name", "0004"),
     ("git -c core.hooksPath=/tmp/h status", "2005"),
     ("git -c CORE.HOOKSPATH=/tmp/h commit -m x", "2007"),
@@ -162,7 +167,7 @@ const CASES: &[(&str, &str)] = &[
     ("cat ~/notes.txt", "0400"),
     ("cat /opt/app/config.yml", "0400"),
     ("cat /home/other/file", "0400"),
-    ("cp README.md ~/backup/", "0204"),
+    ("cp README.md ~/backups/proj/", "0204"),
     ("ls ..", "0400"),
     ("cat ../other-project/x", "0400"),
     // --- path resolution: .., ~, $HOME, $PWD, //, /./, variables, cd ------------------------
@@ -212,7 +217,7 @@ const CASES: &[(&str, &str)] = &[
     ("read d; cd \"$d\" && rm -rf .git/hooks", "2004"),
     ("read d; echo x > \"$d/.git/hooks/pre-commit\"", "2004"),
     ("if [ -n \"$X\" ]; then cd /etc; fi; cat x", "4004"),
-    ("if [ -n \"$X\" ]; then cd /etc; else cd ~; fi; echo \"$PWD\" > x", "2204"),
+    ("if [ -n \"$X\" ]; then cd /etc; else cd ~; fi; echo \"$PWD\" > x", "7204"), // a new file right in the home, or in /etc
     ("cd /etc; trap 'cat x' EXIT; cd ~", "4404"),
     // --- globs ----------------------------------------------------------------------------------
     ("cat /e??/shadow", "4000"),

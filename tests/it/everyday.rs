@@ -615,6 +615,37 @@ fn a_removed_secret_is_named_once() {
     assert!(!err.contains("ghp_CANARY"));
 }
 
+/// At a mode that writes outside the workspace but does not grant the whole system, the home
+/// itself stays read-only (start-up files that do not exist yet must not be made): a new entry
+/// right in it is refused before anything runs, saying why, instead of failing with EROFS; its
+/// directories take new files, an existing file is written in place, and with the whole system
+/// the same entry is made.
+#[test]
+fn a_new_entry_right_in_the_home_is_refused_before_it_runs() {
+    let f = Fixture::new(&|_, home| {
+        std::fs::create_dir_all(home.join("notes")).unwrap();
+        write(&home.join("todo.txt"), "one\n");
+    });
+    for program in ["echo x > ~/new.txt", "mkdir ~/newdir"] {
+        let out = f.step(Shell::Sandboxed("0667"), program);
+        denied(&out, "missing system write");
+        denied(&out, "keeps read-only unless the mode grants the whole system");
+    }
+    denied(&f.step(Shell::Sandboxed("0667"), "touch ~/.bash_login"), "a protected path");
+    // What the analysis cannot see meets the kernel: the same entry is not made.
+    let out =
+        f.step(Shell::Sandboxed("0667"), &lab::py("open(__import__('os').path.expanduser('~/.bash_login'), 'w')"));
+    assert!(text(&out.stderr).contains("Read-only file system"), "{}", text(&out.stderr));
+    assert!(!f.home.join(".bash_login").exists());
+    // Positive controls.
+    let out = f.step(Shell::Sandboxed("0667"), "echo x > ~/notes/new.txt && echo two >> ~/todo.txt && echo done");
+    assert_eq!(text(&out.stdout), "done\n", "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(f.home.join("todo.txt")).unwrap(), "one\ntwo\n");
+    let out = f.step(Shell::Sandboxed("7667"), "echo x > ~/new.txt && echo made");
+    assert_eq!(text(&out.stdout), "made\n", "{}", text(&out.stderr));
+    assert!(f.home.join("new.txt").exists());
+}
+
 // ----- what attacks on the relaxations found ------------------------------------------------
 
 /// A plain program that earns a writable configuration still runs nothing that could write it:
