@@ -361,10 +361,14 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // may write could be moved away and another put in its place. Inside readable trees it is
     // held like a credential: a command neither reads the commands recorded before it nor
     // holds the log's lock.
+    // A program on the way may have closed the descriptors it inherited (Python's subprocess
+    // does): the relay's socket is reached again by its path.
     #[cfg(target_os = "linux")]
-    let channel = relay::inherited(env.get(relay::CHANNEL_VAR));
-    // An enclosing level asked for a trail that this run cannot reach: a program on the way
-    // closed the descriptors it inherited (Python's subprocess does). Say so; it still runs.
+    let channel = relay::inherited(env.get(relay::CHANNEL_VAR)).or_else(|| {
+        env.get(relay::CHANNEL_VAR)?;
+        relay::reconnect(env.get(relay::RELAY_VAR))
+    });
+    // An enclosing level asked for a trail that this run cannot reach. Say so; it still runs.
     #[cfg(target_os = "linux")]
     if channel.is_none()
         && let Some(named) = env.get(relay::CHANNEL_VAR)
@@ -758,13 +762,23 @@ fn lock_and_exec(
     };
     // The audit relay, like the proxy, is started before anything is locked.
     #[cfg(target_os = "linux")]
+    #[cfg(target_os = "linux")]
+    let mut relay_path: Option<String> = None;
+    #[cfg(target_os = "linux")]
     let channel: Option<(Option<std::os::fd::OwnedFd>, i32)> = match nested {
         Some(Nested::Relay(l)) => {
-            let fd = relay::spawn(l).map_err(Error::Audit)?;
+            let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+            let state = caches::state_dir(layout.home.as_deref(), &var).and_then(|s| exec::canonicalize(&s).ok());
+            let (fd, path) = relay::spawn(l, state.as_deref()).map_err(Error::Audit)?;
+            relay_path = path;
             let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
             Some((Some(fd), raw))
         }
-        Some(Nested::PassOn(raw)) => Some((None, raw)),
+        Some(Nested::PassOn(raw)) => {
+            relay_path =
+                env.get(relay::RELAY_VAR).map(|p| p.to_string_lossy().into_owned()).filter(|p| p.starts_with('/'));
+            Some((None, raw))
+        }
         None => None,
     };
     #[cfg(not(target_os = "linux"))]
@@ -952,6 +966,10 @@ fn lock_and_exec(
     };
     #[cfg(target_os = "linux")]
     command_env.extend(channel_var.as_deref());
+    #[cfg(target_os = "linux")]
+    let relay_var = relay_path.and_then(|p| std::ffi::CString::new(format!("{}={p}", relay::RELAY_VAR)).ok());
+    #[cfg(target_os = "linux")]
+    command_env.extend(relay_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
     // The session's id goes to every process of the run: this level's, or the enclosing one's.
     #[cfg(target_os = "linux")]

@@ -14,6 +14,14 @@
 //! uid, and answers. Whatever else arrives on the channel is written as a refusal, naming the
 //! program that sent it (at most [`MAX_REFUSED`] of them). The relay ends when every end of the
 //! channel the command had is closed.
+//!
+//! A program on the way may close the descriptors it inherited (Python's `subprocess` does by
+//! default), and a nested level below it finds no channel. The relay therefore also listens at
+//! a socket in sandbox-bash's state directory, named by [`RELAY_VAR`]: such a level connects
+//! there and uses the connection as its channel (passing it on in turn), judged the same way.
+//! Like the channel's number, the variable is the command's to change: what a nested level
+//! reaches is only as trustworthy as the environment it got, and no record already written
+//! can be changed through it.
 
 use std::io::IoSliceMut;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -28,6 +36,12 @@ use crate::audit;
 /// The variable that names the command's end of the channel (a descriptor number).
 pub const CHANNEL_VAR: &str = "SANDBOX_BASH_AUDIT_CHANNEL";
 
+/// The variable that names the relay's socket (see the module's comment).
+pub const RELAY_VAR: &str = "SANDBOX_BASH_AUDIT_RELAY";
+
+/// How many connections the relay serves at once; past them it closes new ones.
+const MAX_CONNECTIONS: usize = 64;
+
 /// The longest record the channel carries; a sender shortens a longer one.
 pub const MAX_RECORD: usize = 128 * 1024;
 
@@ -38,20 +52,88 @@ const MAX_REFUSED: usize = 100;
 /// runs with them), so a command cannot fill the disk through it.
 const MAX_BYTES: usize = 64 * 1024 * 1024;
 
+/// The relay's socket below `state` (sandbox-bash's state directory), listening.
+struct Listener {
+    fd: OwnedFd,
+    path: String,
+    node: (u64, u64),
+}
+
+impl Listener {
+    /// Listens at a new socket in `{state}/relays` (made 0700 when missing); `None` when it
+    /// cannot (the path is too long for a socket address, the directory cannot be made).
+    fn new(state: &str) -> Option<Listener> {
+        let dir = format!("{state}/relays");
+        let mut b = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.recursive(true).create(&dir).ok()?;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.subsec_nanos();
+        let path = format!("{dir}/{}-{nanos:08x}", std::process::id());
+        let addr = nix::sys::socket::UnixAddr::new(path.as_str()).ok()?;
+        let fd =
+            nix::sys::socket::socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
+        setsockopt(&fd, sockopt::PassCred, &true).ok()?;
+        nix::sys::socket::bind(fd.as_raw_fd(), &addr).ok()?;
+        let m = std::fs::symlink_metadata(&path).ok()?;
+        let listener = Listener { fd, path, node: (m.dev(), m.ino()) };
+        let backlog = nix::sys::socket::Backlog::new(16).ok()?;
+        if nix::sys::socket::listen(&listener.fd, backlog).is_err() {
+            listener.remove();
+            return None;
+        }
+        Some(listener)
+    }
+
+    /// Removes the socket, only the one this relay made (called by the relay when it ends;
+    /// the process that forked it keeps the socket).
+    fn remove(&self) {
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.node) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// Starts the relay with `log` (a descriptor of its own) and returns the command's end of the
-/// channel, close-on-exec until [`inherit`] clears it right before exec.
-pub fn spawn(log: audit::Log) -> Result<OwnedFd, String> {
+/// channel, close-on-exec until [`inherit`] clears it right before exec, and the path of the
+/// relay's socket when it listens at one below `state`.
+pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<String>), String> {
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
     setsockopt(&ours, sockopt::PassCred, &true).map_err(|e| format!("cannot make the audit relay's channel: {e}"))?;
     let own = own_executable().map_err(|e| format!("cannot start the audit relay: /proc/self/exe: {e}"))?;
+    let listener = state.and_then(Listener::new);
+    let path = listener.as_ref().map(|l| l.path.clone());
+    let listener_fd = listener.as_ref().map(|l| l.fd.as_raw_fd());
     // The relay's process closes the command's end with every other descriptor (`detach`).
-    crate::exec::spawn_detached("the audit relay", c"sb-relay", move || {
-        crate::outside::detach(&[ours.as_raw_fd(), log.raw_fd()]);
-        serve(&ours, log, own);
+    let spawned = crate::exec::spawn_detached("the audit relay", c"sb-relay", move || {
+        let keep: Vec<RawFd> = [ours.as_raw_fd(), log.raw_fd()].into_iter().chain(listener_fd).collect();
+        crate::outside::detach(&keep);
+        serve(&ours, listener.as_ref(), log, own);
+        if let Some(l) = &listener {
+            l.remove();
+        }
         0
-    })?;
-    Ok(theirs)
+    });
+    if spawned.is_err()
+        && let Some(p) = &path
+    {
+        let _ = std::fs::remove_file(p);
+    }
+    spawned?;
+    Ok((theirs, path))
+}
+
+/// A channel to the relay at `path` (a nested level whose inherited channel was closed on the
+/// way): a connected socket, inherited by the command (no close-on-exec).
+pub fn reconnect(path: Option<&std::ffi::OsStr>) -> Option<RawFd> {
+    let path = path?.to_str()?;
+    if !path.starts_with('/') {
+        return None;
+    }
+    let addr = nix::sys::socket::UnixAddr::new(path).ok()?;
+    let fd = nix::sys::socket::socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::empty(), None).ok()?;
+    nix::sys::socket::connect(fd.as_raw_fd(), &addr).ok()?;
+    Some(std::os::fd::IntoRawFd::into_raw_fd(fd))
 }
 
 /// Lets the command inherit `fd` (clears close-on-exec).
@@ -104,21 +186,71 @@ fn own_executable() -> std::io::Result<(u64, u64)> {
     Ok((m.dev(), m.ino()))
 }
 
-/// The relay's loop: one record per message, until every end of the channel is closed.
-fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
-    let mut buf = vec![0u8; MAX_RECORD + 1];
-    // Room for the most descriptors one message can carry, so that none is received without
-    // being seen (and closed).
-    let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 253]);
-    let mut refused = 0usize;
-    let mut written = 0usize;
+/// The relay's loop: one record per message, on the channel and on each connection to its
+/// socket, until every end of the channel is closed.
+fn serve(channel: &OwnedFd, listener: Option<&Listener>, mut log: audit::Log, own: (u64, u64)) {
+    let mut state = Served { buf: vec![0u8; MAX_RECORD + 1], refused: 0, written: 0 };
+    let mut connections: Vec<OwnedFd> = Vec::new();
     loop {
-        let mut iov = [IoSliceMut::new(&mut buf)];
-        let msg = match recvmsg::<()>(channel.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC) {
-            Ok(m) => m,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return,
-        };
+        let watched: Vec<RawFd> = [channel.as_raw_fd()]
+            .into_iter()
+            .chain(listener.map(|l| l.fd.as_raw_fd()))
+            .chain(connections.iter().map(|c| c.as_raw_fd()))
+            .collect();
+        let mut polls: Vec<libc::pollfd> =
+            watched.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+        // SAFETY: `polls` is a valid array of pollfd of the given length.
+        if unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, -1) } < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return;
+        }
+        let ready = |i: usize| polls[i].revents != 0;
+        if ready(0) && !state.one(channel.as_raw_fd(), &mut log, own) {
+            return;
+        }
+        let first = if listener.is_some() { 2 } else { 1 };
+        // Connections that hung up, last first so the indexes stay right.
+        for i in (first..polls.len()).rev() {
+            if ready(i) && !state.one(polls[i].fd, &mut log, own) {
+                connections.remove(i - first);
+            }
+        }
+        if let Some(l) = listener
+            && ready(1)
+            && let Ok(conn) = nix::sys::socket::accept4(&l.fd, SockFlag::SOCK_CLOEXEC)
+        {
+            // Every message carries its sender's credentials (the kernel records them at
+            // send time; the receiving socket decides whether they are passed on), never the
+            // peer's of connection time: a connection can be handed to another process.
+            if connections.len() < MAX_CONNECTIONS && setsockopt(&conn, sockopt::PassCred, &true).is_ok() {
+                connections.push(conn);
+            }
+        }
+    }
+}
+
+/// What one relay has received so far.
+struct Served {
+    buf: Vec<u8>,
+    refused: usize,
+    written: usize,
+}
+
+impl Served {
+    /// Reads and answers one message on `fd`; `false` when every end of it is closed.
+    fn one(&mut self, fd: RawFd, log: &mut audit::Log, own: (u64, u64)) -> bool {
+        // Room for the most descriptors one message can carry, so that none is received
+        // without being seen (and closed).
+        let mut cmsg = nix::cmsg_space!(libc::ucred, [RawFd; 253]);
+        let mut iov = [IoSliceMut::new(&mut self.buf)];
+        let msg =
+            match recvmsg::<()>(fd, &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC | MsgFlags::MSG_DONTWAIT) {
+                Ok(m) => m,
+                Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => return true,
+                Err(_) => return false,
+            };
         let (len, truncated) = (msg.bytes, msg.flags.contains(MsgFlags::MSG_TRUNC));
         let mut creds: Option<(i32, u32)> = None;
         let mut reply: Option<OwnedFd> = None;
@@ -138,30 +270,30 @@ fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
             }
         }
         if len == 0 && creds.is_none() && reply.is_none() {
-            // Every end of the channel is closed (an empty message would carry credentials).
-            return;
+            // Every end is closed (an empty message would carry credentials).
+            return false;
         }
-        let Some((pid, uid)) = creds else { continue };
+        let Some((pid, uid)) = creds else { return true };
         let verdict = match sender_problem(pid, own) {
             Some(why) => Err(why),
             None if truncated => Err("sent a record longer than the channel carries".to_string()),
-            None if written >= MAX_BYTES => {
+            None if self.written >= MAX_BYTES => {
                 Err(format!("sent a record after the relay had written {MAX_BYTES} bytes of nested records"))
             }
-            None => accept(&buf[..len], pid, uid),
+            None => accept(&self.buf[..len], pid, uid),
         };
         let answer: Vec<u8> = match verdict {
             Ok(record) => match log.append_line(&record) {
                 Ok(()) => {
-                    written += record.len() + 1;
+                    self.written += record.len() + 1;
                     b"Y".to_vec()
                 }
                 Err(e) => format!("N{e}").into_bytes(),
             },
             Err(why) => {
-                refused += 1;
-                if refused <= MAX_REFUSED {
-                    let _ = log.channel_refusal(pid, uid, &why, refused == MAX_REFUSED);
+                self.refused += 1;
+                if self.refused <= MAX_REFUSED {
+                    let _ = log.channel_refusal(pid, uid, &why, self.refused == MAX_REFUSED);
                 }
                 format!("N{why}").into_bytes()
             }
@@ -169,6 +301,7 @@ fn serve(channel: &OwnedFd, mut log: audit::Log, own: (u64, u64)) {
         if let Some(reply) = reply {
             let _ = nix::sys::socket::send(reply.as_raw_fd(), &answer, MsgFlags::MSG_DONTWAIT);
         }
+        true
     }
 }
 

@@ -329,6 +329,42 @@ fn a_nested_run_under_a_preloaded_library_is_refused_by_a_dynamic_build() {
     }
 }
 
+/// Python's subprocess closes the descriptors it inherited, the audit channel among them: a
+/// nested run below it reaches the relay again at its socket, is recorded and says nothing on
+/// the command's stderr. What is not sandbox-bash and connects there is refused and recorded;
+/// the socket goes with the relay.
+#[test]
+fn a_nested_run_below_a_program_that_closed_the_channel_is_still_recorded() {
+    let lab = Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let program = format!(
+        "python3 -c 'import subprocess; r = subprocess.run([\"{sb}\", \"-c\", \"echo nested-ran\"], capture_output=True); \
+         print(r.stdout.decode(), end=\"\"); print(\"stderr=\" + repr(r.stderr.decode()))'; \
+         python3 -c 'import os, socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+         s.connect(os.environ[\"SANDBOX_BASH_AUDIT_RELAY\"]); s.send(b\"{{}}\"); print(\"sent\")'",
+        sb = lab::SB
+    );
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    assert_eq!(text(&out.stdout), "nested-ran\nstderr=''\nsent\n", "{}", text(&out.stderr));
+    let records = lines(&log);
+    let nested: Vec<_> = records.iter().filter(|r| r["nested"] == true).collect();
+    assert_eq!(nested.len(), 1, "{records:#?}");
+    assert_eq!(nested[0]["program"], "echo nested-ran");
+    let refused: Vec<_> = records.iter().filter(|r| r["event"] == "audit-channel").collect();
+    assert_eq!(refused.len(), 1, "{records:#?}");
+    assert!(refused[0]["reason"].as_str().unwrap_or_default().contains("not sandbox-bash"), "{records:#?}");
+    let relays = lab.home.join(".local/state/sandbox-bash/relays");
+    let mut left = 1;
+    for _ in 0..60 {
+        left = std::fs::read_dir(&relays).map(|d| d.count()).unwrap_or(0);
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(left, 0, "the relay's socket outlived it");
+}
+
 /// Without a log, the command gets no channel; a channel the caller names that is not one is
 /// said (a program on the way closed it) and not passed on.
 #[test]
