@@ -1,4 +1,4 @@
-//! Plain programs: simple commands of literal words joined by `&&`, `||`, `;` or newlines, read
+//! Plain programs: simple commands of literal words joined by `&&`, `||`, `|`, `;` or newlines, read
 //! here without the parser. The kernel layer keeps a repository's configuration and a nested
 //! repository's hooks read-only because code the analysis cannot see could change them. A plain
 //! program of inert commands (`cd`, `rm`, `git config user.name …`) runs no such code, and the
@@ -27,6 +27,8 @@ pub enum Then {
     Or,
     /// `;` or a newline: the next runs whatever this one did.
     Always,
+    /// `|`: the next runs beside this one and reads its output.
+    Pipe,
     /// The end of the program.
     End,
 }
@@ -40,12 +42,13 @@ pub struct Command {
 
 /// Characters a word may hold outside quotes.
 fn word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-_./:@%+=,^".contains(&b)
+    b.is_ascii_alphanumeric() || b"-_./:@%+=,^{}".contains(&b)
 }
 
 /// The commands of `text` when it is plain, else `None`. Anything beyond literal words (an
-/// expansion, a glob, a tilde, a redirection, a pipe, a background job, a compound command, an
-/// assignment, a reserved word, a byte that is not printable ASCII) makes it not plain.
+/// expansion, a glob, a tilde, braces that expand, a redirection, `|&`, a background job, a
+/// compound command, an assignment, a reserved word, a byte that is not printable ASCII) makes
+/// it not plain.
 pub fn read(text: &str) -> Option<Vec<Command>> {
     let b = text.as_bytes();
     let mut commands = Vec::new();
@@ -82,6 +85,11 @@ pub fn read(text: &str) -> Option<Vec<Command>> {
                 end_command(&mut words, &mut commands, Then::Or)?;
                 i += 2;
             }
+            // `|&` also sends the standard error: not plain.
+            b'|' if b.get(i + 1) != Some(&b'&') => {
+                end_command(&mut words, &mut commands, Then::Pipe)?;
+                i += 1;
+            }
             b'#' => {
                 // A comment, to the end of the line.
                 while i < b.len() && b[i] != b'\n' {
@@ -90,6 +98,7 @@ pub fn read(text: &str) -> Option<Vec<Command>> {
             }
             _ => {
                 let mut word = String::new();
+                let start = i;
                 while i < b.len() {
                     let c = b[i];
                     if word_byte(c) {
@@ -111,18 +120,26 @@ pub fn read(text: &str) -> Option<Vec<Command>> {
                         }
                         word.push_str(inner);
                         i = close + 1;
-                    } else if matches!(c, b' ' | b'\t' | b'\n' | b';')
+                    } else if matches!(c, b' ' | b'\t' | b'\n' | b';' | b'|')
                         || (c == b'&' && b.get(i + 1) == Some(&b'&'))
-                        || (c == b'|' && b.get(i + 1) == Some(&b'|'))
                     {
                         break;
                     } else {
                         return None;
                     }
                 }
+                // Nothing read (`|&`, a lone `&`): not plain.
+                if i == start {
+                    return None;
+                }
                 // `~` and `=` are only literal where bash does not expand them; `-` alone
                 // is `cd -`'s.
                 if word.starts_with('~') {
+                    return None;
+                }
+                // Braces are literal (`@{u}`, `HEAD@{1}`) unless they could expand: a comma or
+                // a sequence between them.
+                if word.contains('{') && (word.contains(',') || word.contains("..")) {
                     return None;
                 }
                 words.push(word);
@@ -141,14 +158,31 @@ pub fn read(text: &str) -> Option<Vec<Command>> {
     Some(commands)
 }
 
-/// Programs that run no code but their own, with nothing to configure them from the project.
-const INERT: &[&str] = &["cd", "echo", "true", ":", "pwd", "ls", "mkdir", "rm", "rmdir", "git"];
+/// Programs that run no code but their own, with nothing to configure them from the project;
+/// the filters among them (`wc` to `grep`) write no file either.
+const INERT: &[&str] = &[
+    "cd", "echo", "true", ":", "pwd", "ls", "mkdir", "rm", "rmdir", "git", "wc", "head", "tail", "cut", "cat", "grep",
+];
 
 /// git's subcommands a relaxed program may use: none runs a program of the repository's when
 /// the repository has no hooks and no configured programs, and none takes a program to run
 /// from its options but those of [`GIT_RUNS`].
-const GIT_INERT: &[&str] =
-    &["config", "remote", "branch", "switch", "checkout", "push", "status", "log", "diff", "show", "rev-parse", "tag"];
+const GIT_INERT: &[&str] = &[
+    "config",
+    "remote",
+    "branch",
+    "switch",
+    "checkout",
+    "push",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "rev-parse",
+    "tag",
+    "update-ref",
+    "symbolic-ref",
+];
 
 /// Options by which git runs a program of the caller's choosing, or reads options from a file.
 const GIT_RUNS: &[&str] =
@@ -365,9 +399,9 @@ pub struct Relaxed {
 
 /// Why a configuration write cannot be had in this run, for the denial.
 pub const CONFIG_NEEDS: &str = "the kernel keeps a repository's configuration read-only unless the whole program \
-    is plain (literal words, commands joined by &&, || or ;), runs only cd, echo, true, pwd, ls, mkdir, rm, \
-    rmdir and the system's git, and the repository has no hooks and no configured programs; run the git \
-    commands that configure it on their own";
+    is plain (literal words, commands joined by &&, ||, | or ;), runs only cd, echo, true, pwd, ls, mkdir, \
+    rm, rmdir, wc, head, tail, cut, cat, grep and the system's git, and the repository has no hooks and no \
+    configured programs; run the git commands that configure it on their own";
 
 /// Why deleting a tree with a repository in it cannot be had in this run, for the denial.
 pub const DELETE_NEEDS: &str = "whose hooks and configuration the kernel keeps read-only unless the deletion comes \
@@ -501,6 +535,9 @@ mod tests {
         assert_eq!(words("cd sub; rm -rf x # gone\n\n").map(|c| c.len()), Some(2));
         let cs = read("a && b || c; d").unwrap();
         assert_eq!(cs.iter().map(|c| c.then).collect::<Vec<_>>(), [Then::And, Then::Or, Then::Always, Then::End]);
+        let cs = read("git remote -v | wc -l && git rev-parse --abbrev-ref @{u}").unwrap();
+        assert_eq!(cs.iter().map(|c| c.then).collect::<Vec<_>>(), [Then::Pipe, Then::And, Then::End]);
+        assert_eq!(cs[2].words[3], "@{u}");
         for not_plain in [
             "echo $HOME",
             "echo \"$x\"",
@@ -508,7 +545,11 @@ mod tests {
             "echo $(id)",
             "cat < f",
             "echo x > f",
-            "a | b",
+            "a |& b",
+            "a |",
+            "| a",
+            "echo {a,b}",
+            "echo x{1..3}",
             "a & b",
             "rm -rf *",
             "rm -rf ~/x",
@@ -548,6 +589,8 @@ mod tests {
         assert!(deleted("cd sub; rm -rf a").is_empty(), "a failed cd would delete elsewhere");
         assert!(deleted("python3 x.py && rm -rf a").is_empty(), "code runs before");
         assert!(deleted("rm a").is_empty(), "not recursive");
+        assert!(deleted("rm -rf a | cat").is_empty(), "what reads its output runs beside it");
+        assert!(deleted("ls | wc -l && rm -rf a").is_empty(), "a pipeline is not joined by &&");
         // Not in an environment that runs code first or moves cd.
         let with_bash_env = |n: &str| match n {
             "PATH" => Some("/usr/bin:/bin".to_string()),

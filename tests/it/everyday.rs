@@ -472,6 +472,9 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
         "git push -q -u origin main && git branch -vv",
         "git push -q origin feature && git branch -u origin/feature feature && git branch -vv",
         "git remote set-url origin ./remote.git && git config --get remote.origin.url",
+        // Literal filters on a pipe, and braces that cannot expand, are still plain.
+        "git remote add mirror ./remote.git && git remote -v | grep mirror | wc -l",
+        "git update-ref refs/remotes/origin/side main && git branch -q -u origin/side && git rev-parse --abbrev-ref @{u}",
         "git switch -q -c topic && git push -q -u origin topic && git switch -q main && git branch -D -q topic && \
          git switch -q --track origin/topic && git branch -vv",
     ]
@@ -496,6 +499,11 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
     );
     denied(
         &f.step(Shell::Sandboxed("0467"), "git branch -u origin/main main; npm test"),
+        "run the git commands that configure it on their own",
+    );
+    // A pipe into a program that runs code is not plain either.
+    denied(
+        &f.step(Shell::Sandboxed("0467"), "git config user.name X | xargs -0 true"),
         "run the git commands that configure it on their own",
     );
     assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
