@@ -7,8 +7,9 @@
 //! them is in it.
 //!
 //! Who may join: a process of the same uid that runs this same sandbox-bash executable, is not
-//! traced and has no seccomp filter yet (an outermost level before it locks itself; a command
-//! inside a sandbox has one). The answer is a descriptor of the namespace, which by itself lets
+//! traced and has no seccomp filter but those the proxy has too (an outermost level before it
+//! locks itself, under whatever filter the container gives every process; a command inside a
+//! sandbox has one more). The answer is a descriptor of the namespace, which by itself lets
 //! no one reach anything: entering it takes privileges over it, which only the user's own
 //! unsandboxed processes have.
 //!
@@ -179,7 +180,9 @@ fn alive(pidfd: &OwnedFd) -> bool {
 }
 
 /// Whether the process `pid` of user `uid` may join: the same user, this same executable, no
-/// tracer and no seccomp filter (an outermost sandbox-bash that has not locked itself yet).
+/// tracer and no seccomp filter but those this process has too (an outermost sandbox-bash that
+/// has not locked itself yet; a container's own filter is everyone's, and a process can only
+/// add filters, never drop one).
 fn may_join(pid: i32, uid: u32) -> bool {
     // SAFETY: getuid only reads the caller's identity.
     if uid != unsafe { libc::getuid() } {
@@ -193,6 +196,14 @@ fn may_join(pid: i32, uid: u32) -> bool {
         return false;
     }
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).map(str::trim).map(str::to_string);
-    field("TracerPid:").as_deref() == Some("0") && field("Seccomp:").as_deref() == Some("0")
+    let own = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field =
+        |text: &str, name: &str| text.lines().find_map(|l| l.strip_prefix(name)).map(str::trim).map(str::to_string);
+    let filters = |text: &str| match field(text, "Seccomp:").as_deref() {
+        Some("0") => Some("0".to_string()),
+        // Filters, counted since Linux 5.9; without the count, filters cannot be compared.
+        Some("2") => field(text, "Seccomp_filters:"),
+        _ => None,
+    };
+    field(&status, "TracerPid:").as_deref() == Some("0") && filters(&status).is_some_and(|n| Some(n) == filters(&own))
 }
