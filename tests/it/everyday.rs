@@ -961,3 +961,49 @@ fn with_an_allowlist_the_calls_of_a_session_share_one_network_namespace() {
         assert!(gone, "nobody={nobody}: the session's socket outlived its proxy");
     }
 }
+
+/// Where every process runs under a seccomp filter of its own (a container's default profile),
+/// the calls of a session still share one network namespace: a peer is judged by the filters it
+/// has beyond the proxy's. Each call installs an allow-everything filter and then becomes
+/// sandbox-bash, keeping its pid, so this test process stays the client of every call.
+#[test]
+fn under_a_filter_every_process_has_the_calls_of_a_session_share_the_network() {
+    let f = Fixture::new(&|ws, _| write(&ws.join("index.html"), "served\n"));
+    // A filter of one instruction: SECCOMP_RET_ALLOW. Root may install it without no_new_privs.
+    let wrap = "import ctypes, os, struct, sys\n\
+                insn = ctypes.create_string_buffer(struct.pack('HBBI', 0x06, 0, 0, 0x7fff0000))\n\
+                class Prog(ctypes.Structure):\n    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n\
+                prog = Prog(1, ctypes.cast(insn, ctypes.c_void_p))\n\
+                libc = ctypes.CDLL(None, use_errno=True)\n\
+                assert libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0, ctypes.get_errno()\n\
+                os.execv(sys.argv[1], sys.argv[1:])";
+    let step = |program: &str| {
+        let inner = f.command(Shell::Sandboxed("0467"));
+        let mut c = Command::new("python3");
+        c.args(["-c", wrap]).arg(inner.get_program()).args(["-c", program]);
+        c.env_clear().envs(inner.get_envs().filter_map(|(n, v)| v.map(|v| (n, v))));
+        c.current_dir(&f.ws).env("SANDBOX_BASH_NETWORK_ALLOW", "example.test").stdin(Stdio::null());
+        c.output().unwrap()
+    };
+    let out = step(
+        "grep Seccomp: /proc/self/status | head -1; nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Seccomp:\t2\n", "the filter is in place");
+    let mut port = None;
+    for _ in 0..100 {
+        let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
+        port = log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
+        if port.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let port = port.expect("the server said its port");
+    let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
+    assert_eq!(text(&out.stdout), "served\n", "{}", text(&out.stderr));
+    let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
+    let out = step("kill $(cat server.pid) && echo stopped");
+    assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
+    assert!(wait_gone(pid));
+}
