@@ -857,6 +857,20 @@ fn a_later_call_of_the_session_stops_what_an_earlier_one_started() {
 }
 
 /// A server one call starts is reached by the next: a page served on loopback.
+/// The port the fixture's server (`python3 -m http.server 0`, logging to `server.log`) said it
+/// listens on, waited for up to five seconds.
+fn server_port(f: &Fixture) -> Option<u16> {
+    for _ in 0..100 {
+        let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
+        let port = log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse().ok());
+        if port.is_some() {
+            return port;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    None
+}
+
 #[test]
 fn a_server_started_in_one_call_is_reached_and_stopped_by_the_next() {
     let f = Fixture::new(&|ws, _| write(&ws.join("index.html"), "served\n"));
@@ -865,16 +879,7 @@ fn a_server_started_in_one_call_is_reached_and_stopped_by_the_next() {
         "nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let mut port = None;
-    for _ in 0..100 {
-        let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
-        port = log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
-        if port.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let port = port.expect("the server said its port");
+    let port = server_port(&f).expect("the server said its port");
     let out = f.step(Shell::Sandboxed("0467"), &format!("curl -s http://127.0.0.1:{port}/index.html"));
     assert_eq!(text(&out.stdout), "served\n", "{}", text(&out.stderr));
     let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
@@ -902,17 +907,7 @@ fn with_an_allowlist_the_calls_of_a_session_share_one_network_namespace() {
         };
         let out = step("nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid");
         assert_eq!(out.status.code(), Some(0), "nobody={nobody}: {}", text(&out.stderr));
-        let mut port = None;
-        for _ in 0..100 {
-            let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
-            port =
-                log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
-            if port.is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let port = port.unwrap_or_else(|| panic!("nobody={nobody}: the server said no port"));
+        let port = server_port(&f).unwrap_or_else(|| panic!("nobody={nobody}: the server said no port"));
         let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
         assert_eq!(text(&out.stdout), "served\n", "nobody={nobody}: {}", text(&out.stderr));
         // The user's own loopback is still not theirs: outside the namespace nothing listens.
@@ -990,16 +985,7 @@ fn under_a_filter_every_process_has_the_calls_of_a_session_share_the_network() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "Seccomp:\t2\n", "the filter is in place");
-    let mut port = None;
-    for _ in 0..100 {
-        let log = std::fs::read_to_string(f.path("server.log")).unwrap_or_default();
-        port = log.split("port ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse::<u16>().ok());
-        if port.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let port = port.expect("the server said its port");
+    let port = server_port(&f).expect("the server said its port");
     let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
     assert_eq!(text(&out.stdout), "served\n", "{}", text(&out.stderr));
     let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
