@@ -544,7 +544,7 @@ pub static TABLE: &[TableEntry] = &[
             "groupmod", "passwd", "chpasswd", "chsh", "chfn", "visudo", "vipw", "update-alternatives",
             "update-grub", "grub-install", "ldconfig", "setenforce", "tc", "brctl", "ethtool", "ifconfig", "route",
             "ifup", "ifdown", "dmsetup", "blkdiscard", "hdparm", "tune2fs", "e2fsck", "fsck", "xfs_repair",
-            "btrfs", "zpool", "zfs", "crontab", "at", "batch", "locale-gen",
+            "btrfs", "zpool", "zfs", "at", "batch", "locale-gen",
             "update-ca-certificates", "adduser", "deluser", "addgroup", "delgroup", "service", "rc-service",
             "rc-update", "update-rc.d", "chkconfig", "launchctl"
         ],
@@ -556,7 +556,6 @@ pub static TABLE: &[TableEntry] = &[
             ("modprobe nbd", "2000"),
             ("iptables -F", "2000"),
             ("mkfs.ext4 /dev/sdb1", "2000"),
-            ("crontab -l", "2000"),
         ],
     ),
     entry(
@@ -941,6 +940,13 @@ pub static TABLE: &[TableEntry] = &[
         "",
         &[],
         &[("ip addr show", "4000"), ("ip link set eth0 down", "2000"), ("ip route add default via 10.0.0.1", "2000")],
+    ),
+    entry(
+        &["crontab"],
+        Kind::Program(super::programs::admin::handle),
+        "",
+        &[],
+        &[("crontab -l", "4000"), ("crontab -u www -l", "4000"), ("crontab -r", "2000"), ("crontab jobs.txt", "2004")],
     ),
     entry(
         &["systemctl"],

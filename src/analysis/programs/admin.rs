@@ -1,5 +1,5 @@
-//! Programs that read or change the machine's own configuration: `sysctl`, `ip`, `systemctl`.
-//! Each needs a system bit, read or write by what its words ask for.
+//! Programs that read or change the machine's own configuration: `sysctl`, `ip`, `systemctl`,
+//! `crontab`. Each needs a system bit, read or write by what its words ask for.
 
 use super::{Call, Effects};
 use crate::analysis::word::Arg;
@@ -22,6 +22,39 @@ pub fn handle(call: &Call) -> Effects {
                 out.need(Scope::System, Perm::Write, program, "changes network configuration", pos);
             } else {
                 out.need(Scope::System, Perm::Read, program, "reads network configuration", pos);
+            }
+        }
+        "crontab" => {
+            // `-l` (for oneself or `-u USER`) only lists; anything else installs, edits or removes a
+            // crontab, which cron runs later, outside any sandbox.
+            let words: Vec<String> = call.args.iter().filter_map(Arg::known).collect();
+            let lists = words.len() == call.args.len()
+                && words.iter().any(|w| w == "-l")
+                && words.iter().enumerate().all(|(i, w)| w == "-l" || w == "-u" || (i > 0 && words[i - 1] == "-u"));
+            if lists {
+                out.need(
+                    Scope::System,
+                    Perm::Read,
+                    program,
+                    "reads a crontab in the cron spool (unless the caller is root, crontab reads it through its \
+                     set-group-id bit, which no sandboxed program keeps, so it fails inside any sandbox)",
+                    pos,
+                );
+            } else {
+                out.need(
+                    Scope::System,
+                    Perm::Write,
+                    program,
+                    "installs, edits or removes a crontab, which cron runs later",
+                    pos,
+                );
+                // The file it installs.
+                for (i, a) in call.args.iter().enumerate() {
+                    let after_user = i > 0 && call.args[i - 1].known().as_deref() == Some("-u");
+                    if !after_user && a.known().is_none_or(|t| !t.starts_with('-')) {
+                        out.path(a, &[Perm::Read], "reads the crontab it installs");
+                    }
+                }
             }
         }
         _ => {
