@@ -357,6 +357,12 @@ pub fn repository_inert(git_dir: &str, home: Option<&str>) -> bool {
 /// The keys a git configuration text sets (`section.sub.key`, lowercased but for the
 /// subsection), and `include.path`/`includeif` sections as keys of their own.
 fn config_keys(text: &str) -> Vec<String> {
+    config_entries(text).into_iter().map(|(k, _)| k).collect()
+}
+
+/// The entries of a git configuration text: each key as [`config_keys`] has it, with its value
+/// (what follows `=`, trimmed, quotes removed; empty for a key with none).
+fn config_entries(text: &str) -> Vec<(String, String)> {
     let mut section = String::new();
     let mut keys = Vec::new();
     for line in text.lines() {
@@ -366,7 +372,7 @@ fn config_keys(text: &str) -> Vec<String> {
         }
         let rest = if let Some(inner) = line.strip_prefix('[') {
             let Some((head, after)) = inner.split_once(']') else {
-                keys.push("unreadable".to_string());
+                keys.push(("unreadable".to_string(), String::new()));
                 continue;
             };
             section = match head.split_once(char::is_whitespace) {
@@ -381,10 +387,93 @@ fn config_keys(text: &str) -> Vec<String> {
             continue;
         }
         let key = rest.split(['=', ' ', '\t']).next().unwrap_or("").to_ascii_lowercase();
+        let value = rest.split_once('=').map(|(_, v)| v.trim().trim_matches('"').to_string()).unwrap_or_default();
         let lower_section = section.to_ascii_lowercase();
-        keys.push(format!("{lower_section}.{key}"));
+        keys.push((format!("{lower_section}.{key}"), value));
     }
     keys
+}
+
+/// Whether git reaches `url` over the network: a URL of http, https, ssh or git, or ssh's
+/// `host:path`. A local path or `file://` makes git run the target repository's own programs
+/// here (a push runs its hooks), and any other transport may run a helper.
+fn network_url(url: &str) -> bool {
+    // `helper::address` runs a remote helper.
+    if url.contains("::") {
+        return false;
+    }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http" | "https" | "ssh" | "git" | "git+ssh" | "ssh+git"
+        );
+    }
+    // `host:path` is ssh's when the colon comes before any slash.
+    match (url.find(':'), url.find('/')) {
+        (Some(colon), slash) => colon > 0 && slash.is_none_or(|s| colon < s),
+        (None, _) => false,
+    }
+}
+
+/// Whether every `git push` of `commands` (each working in the matching directory of `dirs`)
+/// names its target and reaches it over the network: a remote the program adds or sets
+/// before, or one the repository's configuration names, with no URL rewriting configured
+/// anywhere (`url.*.insteadOf` could turn a network URL into a local one).
+fn pushes_reach_the_network(commands: &[Command], dirs: &[String], home: Option<&str>) -> bool {
+    let read = |p: &str| {
+        crate::analysis::files::read_regular(std::path::Path::new(p), 1 << 20)
+            .map(|t| String::from_utf8_lossy(&t).into_owned())
+            .unwrap_or_default()
+    };
+    let mut others = vec!["/etc/gitconfig".to_string()];
+    if let Some(h) = home {
+        others.push(format!("{h}/.gitconfig"));
+        others.push(format!("{h}/.config/git/config"));
+    }
+    let rewrites = |text: &str| {
+        config_keys(text)
+            .iter()
+            .any(|k| k.starts_with("url.") && (k.ends_with(".insteadof") || k.ends_with(".pushinsteadof")))
+    };
+    let mut set: Vec<(String, String)> = Vec::new();
+    let mut dir_of = dirs.iter();
+    for c in commands.iter().filter(|c| c.words[0] == "git") {
+        let Some(dir) = dir_of.next() else { return false };
+        let mut i = 1;
+        while i < c.words.len() && c.words[i].starts_with('-') {
+            i += if c.words[i] == "-C" { 2 } else { 1 };
+        }
+        let rest = &c.words[i.min(c.words.len())..];
+        match rest.first().map(String::as_str) {
+            Some("remote") if rest.len() >= 4 && matches!(rest[1].as_str(), "add" | "set-url") => {
+                let operands: Vec<&String> = rest[2..].iter().filter(|w| !w.starts_with('-')).collect();
+                if let [name, url, ..] = operands.as_slice() {
+                    set.push((name.to_string(), url.to_string()));
+                }
+            }
+            Some("push") => {
+                let Some(target) = rest[1..].iter().find(|w| !w.starts_with('-')) else { return false };
+                let Some(git_dir) = git_dir_of(dir) else { return false };
+                let own = read(&format!("{git_dir}/config"));
+                if rewrites(&own) || others.iter().any(|p| rewrites(&read(p))) {
+                    return false;
+                }
+                let mut urls: Vec<String> = set.iter().filter(|(n, _)| n == target).map(|(_, u)| u.clone()).collect();
+                let name = target.to_ascii_lowercase();
+                urls.extend(config_entries(&own).into_iter().filter_map(|(k, v)| {
+                    (k == format!("remote.{name}.url") || k == format!("remote.{name}.pushurl")).then_some(v)
+                }));
+                if urls.is_empty() {
+                    urls.push(target.clone());
+                }
+                if !urls.iter().all(|u| network_url(u)) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// What a plain program lets the kernel layer lift for its run.
@@ -400,8 +489,9 @@ pub struct Relaxed {
 /// Why a configuration write cannot be had in this run, for the denial.
 pub const CONFIG_NEEDS: &str = "the kernel keeps a repository's configuration read-only unless the whole program \
     is plain (literal words, commands joined by &&, ||, | or ;), runs only cd, echo, true, pwd, ls, mkdir, \
-    rm, rmdir, wc, head, tail, cut, cat, grep and the system's git, and the repository has no hooks and no \
-    configured programs; run the git commands that configure it on their own";
+    rm, rmdir, wc, head, tail, cut, cat, grep and the system's git, every git push reaches its remote over \
+    the network (a push to a repository on this machine runs that repository's hooks), and the repository has \
+    no hooks and no configured programs; run the git commands that configure it on their own";
 
 /// Why deleting a tree with a repository in it cannot be had in this run, for the denial.
 pub const DELETE_NEEDS: &str = "whose hooks and configuration the kernel keeps read-only unless the deletion comes \
@@ -457,8 +547,11 @@ pub fn relax(
     let path = env("PATH").unwrap_or_default();
     // Every git command works in a repository that runs nothing of its own (a hook of another
     // repository could write this one's configuration while it is writable).
-    let repositories_inert = git_dirs(&commands, cwd)
-        .is_some_and(|dirs| dirs.iter().all(|d| git_dir_of(d).is_some_and(|g| repository_inert(&g, home))));
+    // A push to a repository on this machine runs that repository's hooks.
+    let repositories_inert = git_dirs(&commands, cwd).is_some_and(|dirs| {
+        dirs.iter().all(|d| git_dir_of(d).is_some_and(|g| repository_inert(&g, home)))
+            && pushes_reach_the_network(&commands, &dirs, home)
+    });
     let all_inert = commands.iter().all(|c| inert(c, &path)) && repositories_inert;
     if all_inert {
         for file in configured {
@@ -568,6 +661,16 @@ mod tests {
             "echo a?b",
         ] {
             assert!(read(not_plain).is_none(), "{not_plain:?}");
+        }
+    }
+
+    #[test]
+    fn only_network_urls_keep_a_push_from_running_hooks_here() {
+        for url in ["https://example.com/r.git", "ssh://git@host/r", "git@github.com:o/r.git", "host:r", "git://h/r"] {
+            assert!(network_url(url), "{url}");
+        }
+        for url in ["./x.git", "x.git", "/srv/r.git", "file:///srv/r.git", "ext::sh -c x", "../r", "dir/a:b", ":x"] {
+            assert!(!network_url(url), "{url}");
         }
     }
 

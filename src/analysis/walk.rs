@@ -117,6 +117,10 @@ type Vars = imbl::OrdMap<Name, Rc<Val>>;
 /// The programs whose written paths are removed, not made.
 const REMOVERS: &[&str] = &["rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash"];
 
+/// The programs that write a file that exists by making a new one beside it and renaming it
+/// over (`sed -i`, `perl -i`), or move it away (`mv`).
+const REPLACERS: &[&str] = &["sed", "perl", "ruby", "mv", "install", "rsync"];
+
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 
@@ -2475,8 +2479,8 @@ impl<'c> Walker<'c> {
     /// it that holds start-up, settings or credential files: the kernel layer keeps such a
     /// directory itself read-only unless the mode writes the system (see
     /// [`scope::Layout::holds`]). A path that does not exist is made, but by a program that
-    /// removes (then nothing happens); one that exists is removed by such a program, and
-    /// written in place by any other.
+    /// removes (then nothing happens); one that exists is removed or replaced by such a program
+    /// or one of [`REPLACERS`], and written in place by any other.
     fn entry_of_pinned(&self, abs: &str, command: &str) -> bool {
         let layout = &self.ctx.layout;
         let Some(home) = layout.home.as_deref().filter(|h| *h != "/") else { return false };
@@ -2487,7 +2491,7 @@ impl<'c> Walker<'c> {
         let name = command.rsplit('/').next().unwrap_or(command);
         let removes = REMOVERS.contains(&name);
         match std::fs::symlink_metadata(super::bytes::path(abs)) {
-            Ok(_) => removes,
+            Ok(_) => removes || REPLACERS.contains(&name),
             Err(e) => e.kind() == std::io::ErrorKind::NotFound && !removes,
         }
     }

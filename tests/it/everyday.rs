@@ -469,14 +469,12 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
     let steps = [
         "git config user.name Someone && git config user.email someone@example.test && git config user.name",
         "git remote add origin ./remote.git && git remote -v",
-        "git push -q -u origin main && git branch -vv",
-        "git push -q origin feature && git branch -u origin/feature feature && git branch -vv",
+        "git update-ref refs/remotes/origin/feature feature && git branch -u origin/feature feature && git branch -vv",
         "git remote set-url origin ./remote.git && git config --get remote.origin.url",
         // Literal filters on a pipe, and braces that cannot expand, are still plain.
         "git remote add mirror ./remote.git && git remote -v | grep mirror | wc -l",
         "git update-ref refs/remotes/origin/side main && git branch -q -u origin/side && git rev-parse --abbrev-ref @{u}",
-        "git switch -q -c topic && git push -q -u origin topic && git switch -q main && git branch -D -q topic && \
-         git switch -q --track origin/topic && git branch -vv",
+        "git update-ref refs/remotes/origin/topic main && git switch -q --track origin/topic && git branch -vv",
     ]
     .map(String::from);
     let (_, f) = same_as_bash(&with_history, "0467", &steps);
@@ -501,12 +499,54 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
         &f.step(Shell::Sandboxed("0467"), "git branch -u origin/main main; npm test"),
         "run the git commands that configure it on their own",
     );
+    // A push to a repository on this machine runs that repository's hooks (one planted by an
+    // earlier call could write this configuration while it is writable): not plain.
+    denied(
+        &f.step(Shell::Sandboxed("0467"), "git push -q -u origin main"),
+        "a push to a repository on this machine runs that repository's hooks",
+    );
     // A pipe into a program that runs code is not plain either.
     denied(
         &f.step(Shell::Sandboxed("0467"), "git config user.name X | xargs -0 true"),
         "run the git commands that configure it on their own",
     );
     assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
+}
+
+/// A push to a repository on this machine runs that repository's hooks: one an earlier call
+/// planted (a bare repository is no persistence point of the workspace) would write this
+/// repository's configuration while a plain program had it writable. Such a push earns nothing:
+/// the configuration write is refused before anything runs, and the hook that still runs (the
+/// program read from standard input) cannot write it.
+#[test]
+fn a_push_to_a_repository_here_earns_no_writable_configuration() {
+    let f = Fixture::new(&with_history);
+    let canary = f.root.path().join("FSMONITOR_RAN");
+    let config = f.path(".git/config");
+    let hook =
+        format!("#!/bin/sh\ngit config -f {} core.fsmonitor 'touch {}; false'\n", config.display(), canary.display());
+    let plant = format!(
+        "git init -q --bare x.git && cat > x.git/hooks/pre-receive <<'EOF'\n{hook}EOF\nchmod +x x.git/hooks/pre-receive"
+    );
+    let out = f.step(Shell::Sandboxed("0467"), &plant);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let before = std::fs::read_to_string(&config).unwrap();
+    denied(
+        &f.step(Shell::Sandboxed("0467"), "git remote add o ./x.git && git push -q o HEAD:refs/heads/main"),
+        "a push to a repository on this machine runs that repository's hooks",
+    );
+    let out = f.feed("0467", "git push -q ./x.git HEAD:refs/heads/main; echo pushed=$?\n");
+    assert!(text(&out.stdout).contains("pushed="), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before, "the hook wrote the configuration");
+    // Positive control: the same hook outside the sandbox writes it.
+    let out = Command::new("git")
+        .args(["push", "-q", "./x.git", "HEAD:refs/heads/side"])
+        .current_dir(&f.ws)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&config).unwrap().contains("fsmonitor"));
+    assert!(!canary.exists());
 }
 
 /// A repository with a hook installed runs code of its own at every git command: its
@@ -640,6 +680,10 @@ fn a_new_entry_right_in_the_home_is_refused_before_it_runs() {
         denied(&out, "keeps read-only unless the mode grants the whole system");
     }
     denied(&f.step(Shell::Sandboxed("0667"), "touch ~/.bash_login"), "a protected path");
+    // Removing an entry, or replacing one by a rename (`sed -i`), makes a new entry there too.
+    for program in ["rm ~/todo.txt", "sed -i s/one/ONE/ ~/todo.txt", "mv ~/todo.txt ~/notes/"] {
+        denied(&f.step(Shell::Sandboxed("0667"), program), "keeps read-only unless the mode grants the whole system");
+    }
     // What the analysis cannot see meets the kernel: the same entry is not made.
     let out =
         f.step(Shell::Sandboxed("0667"), &lab::py("open(__import__('os').path.expanduser('~/.bash_login'), 'w')"));
