@@ -191,6 +191,8 @@ fn own_executable() -> std::io::Result<(u64, u64)> {
 fn serve(channel: &OwnedFd, listener: Option<&Listener>, mut log: audit::Log, own: (u64, u64)) {
     let mut state = Served { buf: vec![0u8; MAX_RECORD + 1], refused: 0, written: 0 };
     let mut connections: Vec<OwnedFd> = Vec::new();
+    // The socket is watched until accepting on it fails for good.
+    let mut listener = listener;
     loop {
         let watched: Vec<RawFd> = [channel.as_raw_fd()]
             .into_iter()
@@ -219,13 +221,19 @@ fn serve(channel: &OwnedFd, listener: Option<&Listener>, mut log: audit::Log, ow
         }
         if let Some(l) = listener
             && ready(1)
-            && let Ok(conn) = nix::sys::socket::accept4(&l.fd, SockFlag::SOCK_CLOEXEC)
         {
-            // Every message carries its sender's credentials (the kernel records them at
-            // send time; the receiving socket decides whether they are passed on), never the
-            // peer's of connection time: a connection can be handed to another process.
-            if connections.len() < MAX_CONNECTIONS && setsockopt(&conn, sockopt::PassCred, &true).is_ok() {
-                connections.push(conn);
+            use nix::errno::Errno;
+            match nix::sys::socket::accept4(&l.fd, SockFlag::SOCK_CLOEXEC) {
+                // Every message carries its sender's credentials (the kernel records them at
+                // send time; the receiving socket decides whether they are passed on), never
+                // the peer's of connection time: a connection can be handed to another process.
+                Ok(conn) => {
+                    if connections.len() < MAX_CONNECTIONS && setsockopt(&conn, sockopt::PassCred, &true).is_ok() {
+                        connections.push(conn);
+                    }
+                }
+                Err(Errno::EINTR | Errno::EAGAIN | Errno::ECONNABORTED) => {}
+                Err(_) => listener = None,
             }
         }
     }
