@@ -3,8 +3,9 @@
 //! command), or the calls a launcher names with [`NAME_VAR`], with the same uid, workspace,
 //! mode and network list. A parent that is no client (pid 0, outside the pid namespace: what
 //! `docker exec` and `kubectl exec` start; or the machine's init, which adopted the call)
-//! gives every call a session of its own. A server one call starts (`npm run dev &`) is reached and stopped by
-//! the later calls of its session; processes outside it stay out of reach.
+//! gives every call a session of its own. A server one call starts (`npm run dev &`) is
+//! reached and stopped by the later calls of its session; processes outside it stay out of
+//! reach.
 //!
 //! Every process of a session carries the session's id in its environment ([`MARKER_VAR`]):
 //! only sandbox-bash puts it there, the outermost level of each call, and a process cannot
