@@ -760,8 +760,8 @@ fn lock_and_exec(
         with_snapshots = Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() };
         &with_snapshots
     };
-    // The audit relay, like the proxy, is started before anything is locked.
-    #[cfg(target_os = "linux")]
+    // The audit relay, like the proxy, is started before anything is locked; the path of its
+    // socket goes to the command (this level's, or the enclosing level's passed on).
     #[cfg(target_os = "linux")]
     let mut relay_path: Option<String> = None;
     #[cfg(target_os = "linux")]
