@@ -13,10 +13,10 @@
 //! no one reach anything: entering it takes privileges over it, which only the user's own
 //! unsandboxed processes have.
 //!
-//! Nobody else gets to hold the proxy up either: the sessions directory is masked in every
-//! sandbox's view (see `lib.rs`), the peer is judged by its credentials from the moment it
-//! connected before anything is read from it, and a peer that may join has a quarter of a
-//! second to ask. A socket is replaced only when the kernel says nothing listens at it.
+//! Nobody else gets to hold the proxy up either: the sessions directory is masked in the view
+//! of every sandbox that uses it (see `lib.rs`; one under another `XDG_STATE_HOME` is not), the
+//! peer is judged by its credentials from the moment it connected before anything is read from
+//! it, and a peer that may join has a quarter of a second to ask. A socket is replaced only when the kernel says nothing listens at it.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
