@@ -597,11 +597,10 @@ impl Layout {
     /// `credentials.toml`, `~/.claude` its settings, the home directory and every directory
     /// above it hold them all; the configuration and the `PATH` directories add more): such a
     /// directory is entered, never granted whole. Protected locations only matter to a grant
-    /// that writes, so a read-only grant does not enter directories for them. A file cannot be
-    /// created or removed right inside such a directory below the system bits.
+    /// that writes, so a read-only grant does not enter directories for them. No entry can be
+    /// made or removed right inside such a directory unless the mode grants the whole system.
     pub fn holds(&self, p: &str, writes: bool) -> bool {
-        let layout = self;
-        let extra = layout.extra_credentials.iter().chain(layout.extra_protected.iter().filter(|_| writes));
+        let extra = self.extra_credentials.iter().chain(self.extra_protected.iter().filter(|_| writes));
         if extra.into_iter().any(|c| c != p && is_within(c, p)) {
             return true;
         }

@@ -123,7 +123,6 @@ const REPLACERS: &[&str] = &["sed", "perl", "ruby", "mv", "install", "rsync"];
 
 /// The abstract shell state at one point of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
-
 pub struct State {
     /// Names and values are shared, not copied, when a branch of the walk first changes a map
     /// node it shares with another (the map copies the node's entries then).
@@ -2477,7 +2476,7 @@ impl<'c> Walker<'c> {
 
     /// Whether writing `abs` makes or removes an entry right in the home, or in a directory of
     /// it that holds start-up, settings or credential files: the kernel layer keeps such a
-    /// directory itself read-only unless the mode writes the system (see
+    /// directory itself read-only unless the mode grants the whole system (see
     /// [`scope::Layout::holds`]). A path that does not exist is made, but by a program that
     /// removes (then nothing happens); one that exists is removed or replaced by such a program
     /// or one of [`REPLACERS`], and written in place by any other.
@@ -2516,9 +2515,9 @@ impl<'c> Walker<'c> {
             }
             if perm == Perm::Write && class == Class::External && self.entry_of_pinned(abs, command) {
                 let why = format!(
-                    "{reason} (an entry made or removed right in a directory the kernel layer keeps read-only \
-                     unless the mode grants the whole system, so that start-up and settings files that do not \
-                     exist yet cannot be made there; a directory of its own takes new files)"
+                    "{reason} (an entry made, removed or replaced right in a directory the kernel layer \
+                     keeps read-only unless the mode grants the whole system, so that start-up and settings \
+                     files that do not exist yet cannot be made there; a directory of its own takes new files)"
                 );
                 for p in Perm::ALL {
                     self.need_bounded(Scope::System, p, abs, command, &why, pos, Bound::Kernel);
