@@ -323,6 +323,28 @@ fn retitle(name: &std::ffi::CStr) {
     }
 }
 
+/// The address of the unix socket at the absolute `path`. A socket address holds at most 107
+/// bytes of path; a longer one (a deep home, a long `XDG_STATE_HOME`) is reached through a
+/// descriptor of its directory (`/proc/self/fd/N/NAME`), which the caller keeps open until
+/// it has bound or connected.
+#[cfg(target_os = "linux")]
+pub fn socket_address(path: &str) -> Option<(nix::sys::socket::UnixAddr, Option<std::fs::File>)> {
+    const MAX_PATH: usize = 107;
+    if path.len() <= MAX_PATH {
+        return Some((nix::sys::socket::UnixAddr::new(path).ok()?, None));
+    }
+    let (dir, name) = path.rsplit_once('/')?;
+    let dir = std::os::unix::fs::OpenOptionsExt::custom_flags(
+        std::fs::OpenOptions::new().read(true),
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+    )
+    .open(if dir.is_empty() { "/" } else { dir })
+    .ok()?;
+    let short = format!("/proc/self/fd/{}/{name}", std::os::fd::AsRawFd::as_raw_fd(&dir));
+    (short.len() <= MAX_PATH).then_some(())?;
+    Some((nix::sys::socket::UnixAddr::new(short.as_str()).ok()?, Some(dir)))
+}
+
 /// Opens the directory at the absolute `path` one component at a time, following no symbolic
 /// link on the way: what it returns is the directory that path names without links, now.
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {

@@ -713,7 +713,7 @@ fn lock_and_exec(
         std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
         b.recursive(true).create(&dir).ok()?;
         let state = exec::canonicalize(&state).ok()?;
-        proxy::registry::path(&state, &s.id)
+        Some(proxy::registry::path(&state, &s.id))
     });
     #[cfg(target_os = "linux")]
     let mut joined: Option<(std::os::fd::OwnedFd, u16)> = None;

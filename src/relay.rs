@@ -61,7 +61,7 @@ struct Listener {
 
 impl Listener {
     /// Listens at a new socket in `{state}/relays` (made 0700 when missing); `None` when it
-    /// cannot (the path is too long for a socket address, the directory cannot be made).
+    /// cannot.
     fn new(state: &str) -> Option<Listener> {
         let dir = format!("{state}/relays");
         let mut b = std::fs::DirBuilder::new();
@@ -69,7 +69,7 @@ impl Listener {
         b.recursive(true).create(&dir).ok()?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.subsec_nanos();
         let path = format!("{dir}/{}-{nanos:08x}", std::process::id());
-        let addr = nix::sys::socket::UnixAddr::new(path.as_str()).ok()?;
+        let (addr, _dir) = crate::exec::socket_address(&path)?;
         let fd =
             nix::sys::socket::socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
         setsockopt(&fd, sockopt::PassCred, &true).ok()?;
@@ -130,7 +130,7 @@ pub fn reconnect(path: Option<&std::ffi::OsStr>) -> Option<RawFd> {
     if !path.starts_with('/') {
         return None;
     }
-    let addr = nix::sys::socket::UnixAddr::new(path).ok()?;
+    let (addr, _dir) = crate::exec::socket_address(path)?;
     let fd = nix::sys::socket::socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::empty(), None).ok()?;
     nix::sys::socket::connect(fd.as_raw_fd(), &addr).ok()?;
     Some(std::os::fd::IntoRawFd::into_raw_fd(fd))

@@ -22,21 +22,15 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
 
 use nix::sys::socket::{
-    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, UnixAddr, recvmsg, sendmsg,
-    socket,
+    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg, sendmsg, socket,
 };
 
 /// The version of the join request and its answer.
 const VERSION: u8 = 1;
 
-/// The longest path a unix socket address holds.
-const MAX_PATH: usize = 107;
-
-/// The registry socket of session `id` below `state` (sandbox-bash's state directory), when
-/// the path fits in a socket address.
-pub fn path(state: &str, id: &str) -> Option<String> {
-    let p = format!("{state}/sessions/{}", &id[..id.len().min(24)]);
-    (p.len() <= MAX_PATH).then_some(p)
+/// The registry socket of session `id` below `state` (sandbox-bash's state directory).
+pub fn path(state: &str, id: &str) -> String {
+    format!("{state}/sessions/{}", &id[..id.len().min(24)])
 }
 
 /// Why no session could be joined.
@@ -51,7 +45,7 @@ pub enum NotJoined {
 /// Joins the session registered at `path`: its network namespace and the proxy's port.
 pub fn join(path: &str) -> Result<(OwnedFd, u16), NotJoined> {
     use nix::errno::Errno;
-    let addr = UnixAddr::new(path).map_err(|_| NotJoined::NoAnswer)?;
+    let (addr, _dir) = crate::exec::socket_address(path).ok_or(NotJoined::NoAnswer)?;
     let sock = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None)
         .map_err(|_| NotJoined::NoAnswer)?;
     match nix::sys::socket::connect(sock.as_raw_fd(), &addr) {
@@ -102,7 +96,7 @@ impl Registry {
         if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
             let _ = std::fs::remove_file(path);
         }
-        let addr = UnixAddr::new(path).ok()?;
+        let (addr, _dir) = crate::exec::socket_address(path)?;
         let listener = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None).ok()?;
         nix::sys::socket::bind(listener.as_raw_fd(), &addr).ok()?;
         nix::sys::socket::listen(&listener, nix::sys::socket::Backlog::new(16).ok()?).ok()?;

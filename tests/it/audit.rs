@@ -341,10 +341,19 @@ fn a_nested_run_below_a_program_that_closed_the_channel_is_still_recorded() {
         "python3 -c 'import subprocess; r = subprocess.run([\"{sb}\", \"-c\", \"echo nested-ran\"], capture_output=True); \
          print(r.stdout.decode(), end=\"\"); print(\"stderr=\" + repr(r.stderr.decode()))'; \
          python3 -c 'import os, socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
-         s.connect(os.environ[\"SANDBOX_BASH_AUDIT_RELAY\"]); s.send(b\"{{}}\"); print(\"sent\")'",
+         d, n = os.path.split(os.environ[\"SANDBOX_BASH_AUDIT_RELAY\"]); os.chdir(d)\n\
+         s.connect(n); s.send(b\"{{}}\"); print(\"sent\")'",
         sb = lab::SB
     );
-    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    // The state directory deep enough that the socket's path is longer than a socket address
+    // holds: it is reached through a descriptor of its directory.
+    let state = lab.home.join("x".repeat(100));
+    let out = lab
+        .command("0467", &program)
+        .env("SANDBOX_BASH_AUDIT_LOG", &log)
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
     assert_eq!(text(&out.stdout), "nested-ran\nstderr=''\nsent\n", "{}", text(&out.stderr));
     let records = lines(&log);
     let nested: Vec<_> = records.iter().filter(|r| r["nested"] == true).collect();
@@ -353,7 +362,7 @@ fn a_nested_run_below_a_program_that_closed_the_channel_is_still_recorded() {
     let refused: Vec<_> = records.iter().filter(|r| r["event"] == "audit-channel").collect();
     assert_eq!(refused.len(), 1, "{records:#?}");
     assert!(refused[0]["reason"].as_str().unwrap_or_default().contains("not sandbox-bash"), "{records:#?}");
-    let relays = lab.home.join(".local/state/sandbox-bash/relays");
+    let relays = state.join("sandbox-bash/relays");
     let mut left = 1;
     for _ in 0..60 {
         left = std::fs::read_dir(&relays).map(|d| d.count()).unwrap_or(0);

@@ -1037,3 +1037,30 @@ fn under_a_filter_every_process_has_the_calls_of_a_session_share_the_network() {
     assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
     assert!(wait_gone(pid));
 }
+
+/// A state directory whose sockets' paths are longer than a socket address holds (107 bytes:
+/// a deep home, a long `XDG_STATE_HOME`) still serves the session: its sockets are reached
+/// through a descriptor of their directory.
+#[test]
+fn a_deep_state_directory_still_shares_the_sessions_network() {
+    let f = Fixture::new(&|ws, _| write(&ws.join("index.html"), "served\n"));
+    let state = f.root.path().join("x".repeat(100));
+    std::fs::create_dir_all(&state).unwrap();
+    let step = |program: &str| {
+        let mut c = f.command(Shell::Sandboxed("0467"));
+        c.args(["-c", program]).env("SANDBOX_BASH_NETWORK_ALLOW", "example.test").env("XDG_STATE_HOME", &state);
+        c.stdin(Stdio::null()).output().unwrap()
+    };
+    let out = step("nohup python3 -u -m http.server 0 --bind 127.0.0.1 > server.log 2>&1 & echo $! > server.pid");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let port = server_port(&f).expect("the server said its port");
+    let sockets: Vec<PathBuf> =
+        std::fs::read_dir(state.join("sandbox-bash/sessions")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(sockets.len() == 1 && sockets[0].as_os_str().len() > 107, "{sockets:?}");
+    let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
+    assert_eq!(text(&out.stdout), "served\n", "{}", text(&out.stderr));
+    let pid: u32 = std::fs::read_to_string(f.path("server.pid")).unwrap().trim().parse().unwrap();
+    let out = step("kill $(cat server.pid) && echo stopped");
+    assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
+    assert!(wait_gone(pid));
+}
