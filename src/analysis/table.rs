@@ -42,6 +42,10 @@ pub enum Kind {
     Admin,
     /// A container engine, root-equivalent: system execute.
     Engine,
+    /// A client of a server that may be the user's, outside the sandbox, and runs what it is
+    /// sent (a terminal multiplexer's, an editor's, the session bus): system execute, but for
+    /// its version or help.
+    Server,
     /// Talks to the network to fetch or look up: network read (network write when it sends a
     /// file from stdin).
     Fetch,
@@ -567,6 +571,22 @@ pub static TABLE: &[TableEntry] = &[
         "",
         &[],
         &[("docker ps", "1000"), ("docker run --rm -v /:/host alpine cat /host/etc/shadow", "1000")],
+    ),
+    entry(
+        &[
+            "tmux", "screen", "byobu", "zellij", "abduco", "dtach", "emacsclient", "dbus-send", "gdbus", "busctl",
+            "qdbus", "systemd-run"
+        ],
+        Kind::Server,
+        "",
+        &[],
+        &[
+            ("tmux -L x run-shell 'touch /tmp/p'", "1000"),
+            ("tmux send-keys -t main 'make' Enter", "1000"),
+            ("screen -S s -X stuff 'id'", "1000"),
+            ("systemd-run --user touch /tmp/p", "1000"),
+            ("tmux -V", "0004"),
+        ],
     ),
     // ----- network -----------------------------------------------------------------------
     entry(

@@ -531,3 +531,33 @@ fn no_command_takes_a_file_lease() {
         assert_eq!(out, "held 2\nrefused 1\nnone to give up 11\n", "mode {mode}");
     }
 }
+
+/// The user's own tmux server runs what a client sends it, outside any sandbox: a literal
+/// `tmux run-shell` or `send-keys` needs system execute, and is refused before it reaches the
+/// server. (Through code the analysis cannot see, the server is still reachable: the kernel
+/// layer does not hold this yet.)
+#[test]
+fn a_terminal_multiplexers_server_is_not_asked_to_run_anything() {
+    let lab = Lab::new();
+    let sock = lab.outside.join("tmux.sock");
+    let canary = lab.outside.join("TMUX_RAN");
+    let tmux = |args: &[&str]| std::process::Command::new("tmux").arg("-S").arg(&sock).args(args).output();
+    let started = tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "user"])
+        .expect("TMUX MISSING: this test starts a real tmux server outside the sandbox");
+    assert!(started.status.success(), "{}", text(&started.stderr));
+    for program in [
+        format!("tmux -S {} run-shell 'touch {}'", sock.display(), canary.display()),
+        format!("tmux -S {} send-keys -t user 'touch {}' Enter", sock.display(), canary.display()),
+    ] {
+        let out = lab.command("0467", &program).output().unwrap();
+        assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("missing system execute"), "{}", text(&out.stderr));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!canary.exists(), "the user's tmux server ran a command it was sent");
+    // Positive control: the same request from outside runs.
+    let out = tmux(&["run-shell", &format!("touch {}", canary.display())]).unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(canary.exists());
+    let _ = tmux(&["kill-server"]);
+}

@@ -93,6 +93,20 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
         }
         Kind::Power => out.need(Scope::System, Perm::Execute, program, "stops or restarts the machine", pos),
         Kind::Admin => out.need(Scope::System, Perm::Write, program, "changes how the machine is configured", pos),
+        Kind::Server => {
+            let asks = |t: &str| matches!(t, "-V" | "-v" | "--version" | "-h" | "--help");
+            let known: Vec<String> = call.args.iter().filter_map(Arg::known).collect();
+            if known.is_empty() || known.len() != call.args.len() || !known.iter().all(|t| asks(t)) {
+                out.need(
+                    Scope::System,
+                    Perm::Execute,
+                    program,
+                    "talks to a server that may be the user's, outside the sandbox, and runs what it is sent (a \
+                     terminal multiplexer's, an editor's, the session bus)",
+                    pos,
+                );
+            }
+        }
         Kind::Engine => out.need(
             Scope::System,
             Perm::Execute,
