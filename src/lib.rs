@@ -707,11 +707,8 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     let registry = session.and_then(|s| {
         let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+        // Its directory was made with the layout (see `sessions_dirs`).
         let state = caches::state_dir(layout.home.as_deref(), &var)?;
-        let dir = format!("{state}/sessions");
-        let mut b = std::fs::DirBuilder::new();
-        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-        b.recursive(true).create(&dir).ok()?;
         let state = exec::canonicalize(&state).ok()?;
         Some(proxy::registry::path(&state, &s.id))
     });

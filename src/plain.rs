@@ -319,6 +319,17 @@ fn git_dir_of(dir: &str) -> Option<String> {
     }
 }
 
+/// The git configuration files every repository of this user reads: the system's and the
+/// user's.
+fn shared_configs(home: Option<&str>) -> Vec<String> {
+    let mut files = vec!["/etc/gitconfig".to_string()];
+    if let Some(h) = home {
+        files.push(format!("{h}/.gitconfig"));
+        files.push(format!("{h}/.config/git/config"));
+    }
+    files
+}
+
 /// Whether the repository whose git directory is `git_dir` runs nothing of its own: its hooks
 /// directory holds only git's samples, and neither its configuration nor the user's or the
 /// system's sets a hooks path, nor its own a key that runs a program.
@@ -344,12 +355,7 @@ pub fn repository_inert(git_dir: &str, home: Option<&str>) -> bool {
     if config_keys(&own).iter().any(|k| crate::analysis::programs::git::runs_programs(k) || k == "core.worktree") {
         return false;
     }
-    let mut others = vec!["/etc/gitconfig".to_string()];
-    if let Some(h) = home {
-        others.push(format!("{h}/.gitconfig"));
-        others.push(format!("{h}/.config/git/config"));
-    }
-    !others.iter().filter_map(|p| read(p)).any(|t| {
+    !shared_configs(home).iter().filter_map(|p| read(p)).any(|t| {
         config_keys(&String::from_utf8_lossy(&t)).iter().any(|k| k == "core.hookspath" || k.starts_with("include"))
     })
 }
@@ -425,16 +431,12 @@ fn pushes_reach_the_network(commands: &[Command], dirs: &[String], home: Option<
             .map(|t| String::from_utf8_lossy(&t).into_owned())
             .unwrap_or_default()
     };
-    let mut others = vec!["/etc/gitconfig".to_string()];
-    if let Some(h) = home {
-        others.push(format!("{h}/.gitconfig"));
-        others.push(format!("{h}/.config/git/config"));
-    }
     let rewrites = |text: &str| {
         config_keys(text)
             .iter()
             .any(|k| k.starts_with("url.") && (k.ends_with(".insteadof") || k.ends_with(".pushinsteadof")))
     };
+    let shared_rewrites = shared_configs(home).iter().any(|p| rewrites(&read(p)));
     let mut set: Vec<(String, String)> = Vec::new();
     let mut dir_of = dirs.iter();
     for c in commands.iter().filter(|c| c.words[0] == "git") {
@@ -455,7 +457,7 @@ fn pushes_reach_the_network(commands: &[Command], dirs: &[String], home: Option<
                 let Some(target) = rest[1..].iter().find(|w| !w.starts_with('-')) else { return false };
                 let Some(git_dir) = git_dir_of(dir) else { return false };
                 let own = read(&format!("{git_dir}/config"));
-                if rewrites(&own) || others.iter().any(|p| rewrites(&read(p))) {
+                if shared_rewrites || rewrites(&own) {
                     return false;
                 }
                 let mut urls: Vec<String> = set.iter().filter(|(n, _)| n == target).map(|(_, u)| u.clone()).collect();

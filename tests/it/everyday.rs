@@ -491,25 +491,18 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
     lab::kernel_refused(&out, &[]);
     // A safe key beside code the analysis cannot see is refused before anything runs, not
     // left to fail silently in the kernel.
-    denied(
-        &f.step(Shell::Sandboxed("0467"), "git config user.name X && python3 -c pass"),
-        "run the git commands that configure it on their own",
-    );
-    denied(
-        &f.step(Shell::Sandboxed("0467"), "git branch -u origin/main main; npm test"),
-        "run the git commands that configure it on their own",
-    );
-    // A push to a repository on this machine runs that repository's hooks (one planted by an
-    // earlier call could write this configuration while it is writable): not plain.
-    denied(
-        &f.step(Shell::Sandboxed("0467"), "git push -q -u origin main"),
-        "a push to a repository on this machine runs that repository's hooks",
-    );
-    // A pipe into a program that runs code is not plain either.
-    denied(
-        &f.step(Shell::Sandboxed("0467"), "git config user.name X | xargs -0 true"),
-        "run the git commands that configure it on their own",
-    );
+    let on_their_own = "run the git commands that configure it on their own";
+    for (program, says) in [
+        ("git config user.name X && python3 -c pass", on_their_own),
+        ("git branch -u origin/main main; npm test", on_their_own),
+        // A push to a repository on this machine runs that repository's hooks (one planted by
+        // an earlier call could write this configuration while it is writable): not plain.
+        ("git push -q -u origin main", "a push to a repository on this machine runs that repository's hooks"),
+        // A pipe into a program that runs code is not plain either.
+        ("git config user.name X | xargs -0 true", on_their_own),
+    ] {
+        denied(&f.step(Shell::Sandboxed("0467"), program), says);
+    }
     assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
 }
 
