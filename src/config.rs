@@ -83,6 +83,8 @@ struct Paths {
     runtime_read: Vec<String>,
     #[serde(default)]
     runtime_execute: Vec<String>,
+    #[serde(default)]
+    sockets: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -116,6 +118,9 @@ pub struct Config {
     /// Extra runtime paths to read, or to read and execute (bounded by the ceiling).
     pub runtime_read: Vec<String>,
     pub runtime_execute: Vec<String>,
+    /// Sockets of servers outside that commands may connect to below system execute (a
+    /// directory names every socket in it).
+    pub sockets: Vec<String>,
     /// Environment variables kept even though their names look secret.
     pub keep_env: Vec<String>,
     /// The network allowlist, one layer per file with a `[network]` section (the system file's
@@ -492,6 +497,12 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
             if !to.contains(&v) {
                 to.push(v);
             }
+        }
+    }
+    for v in file.paths.sockets {
+        let p = scope::normalize("/", &path_value("paths.sockets", v)?);
+        if !config.sockets.contains(&p) {
+            config.sockets.push(p);
         }
     }
     if let Some(net) = file.network {

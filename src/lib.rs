@@ -12,6 +12,7 @@ pub mod environ;
 pub mod error;
 pub mod exec;
 pub mod hygiene;
+pub mod inherited;
 pub mod invocation;
 pub mod mode;
 #[cfg(target_os = "linux")]
@@ -178,6 +179,8 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), 
 pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
     // A panic must never let a command run: it is an internal error, said clearly.
     exec::stop_on_panic();
+    // Before anything of our own is open.
+    inherited::take();
     let outcome = run_with(&args, &env).unwrap_or_else(Outcome::Refuse);
     match outcome.print() {
         Ok(()) => outcome.exit_status(),
@@ -488,6 +491,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         hosts_refused: Vec::new(),
         client_files: Vec::new(),
         relaxed: plain::Relaxed::default(),
+        inherited: Vec::new(),
     });
 
     // Hosts the program names that the list refuses are denied before anything runs, in the
@@ -518,6 +522,19 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             }
             _ => decision,
         };
+        let mut decision = decision;
+        decision.inherited = inherited::taken()
+            .iter()
+            .map(|d| {
+                let what =
+                    match inherited::judge(d, allowed, &layout, &config.sockets, matches!(net, NetPlan::Proxy(_))) {
+                        inherited::Verdict::Kept => "kept".to_string(),
+                        inherited::Verdict::Closed { needs, why } if needs == Mode::NONE => format!("closed: {why}"),
+                        inherited::Verdict::Closed { needs, why } => format!("closed: {why} (it needs {needs})"),
+                    };
+                format!("{}: {}: {what}", d.fd, d.shown())
+            })
+            .collect();
         let mut text = if json { decision.json() + "\n" } else { decision.text() };
         // A run would be refused, not denied: say so, with the same words and status.
         if let Some(message) = network_refusal(&decision, requested, &net) {
@@ -695,6 +712,11 @@ fn lock_and_exec(
         return Err(Error::ScriptChanged(script.path.display().to_string()));
     }
 
+    // What the caller left open and the mode does not give is closed before anything is
+    // started or locked (the proxy and the relay would inherit it too).
+    let by_host = matches!(net, NetPlan::Proxy(_));
+    inherited::close(allowed, layout, &config.sockets, by_host);
+
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
         (Some(identity), Some((path, bytes))) => {
@@ -808,7 +830,11 @@ fn lock_and_exec(
         layout,
         real_bash: &bash,
         env,
-        extra: extra(config),
+        // The run's own relay stays reachable for its nested levels.
+        extra: sandbox::policy::Extra {
+            sockets: config.sockets.iter().chain(relay_path.as_ref()).cloned().collect(),
+            ..extra(config)
+        },
         keep_env: &config.keep_env,
         require_namespaces: config.require_namespaces,
         frozen,
@@ -1070,6 +1096,7 @@ fn extra(config: &config::Config) -> sandbox::policy::Extra {
         runtime_read: config.runtime_read.clone(),
         runtime_execute: config.runtime_execute.clone(),
         ceiling: config.max_mode,
+        sockets: config.sockets.clone(),
     }
 }
 
@@ -1549,6 +1576,7 @@ fn decide(
         hosts_refused: Vec::new(),
         client_files: Vec::new(),
         relaxed: plain::Relaxed::default(),
+        inherited: Vec::new(),
     };
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,

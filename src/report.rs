@@ -180,6 +180,9 @@ pub struct Decision {
     pub client_files: Vec<String>,
     /// What the kernel layer lifts for this plain program (see [`crate::plain`]).
     pub relaxed: crate::plain::Relaxed,
+    /// The descriptors the caller left open and what the run does with each (explanations
+    /// only).
+    pub inherited: Vec<String>,
 }
 
 impl Decision {
@@ -328,6 +331,12 @@ impl Decision {
                 }
             }
         }
+        if !self.inherited.is_empty() {
+            out.push_str("inherited descriptors:\n");
+            for line in &self.inherited {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
         if !self.analysis.unresolved.is_empty() {
             out.push_str("unresolved (bounded only by the kernel layer):\n");
             for u in &self.analysis.unresolved {
@@ -374,6 +383,8 @@ impl Decision {
             note: Option<&'a str>,
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             hosts_refused: &'a [String],
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            inherited: &'a [String],
         }
         let error = match (&self.verdict, &self.analysis.failure) {
             (Verdict::BashFails { error, .. }, _) => Some(error.clone()),
@@ -415,6 +426,7 @@ impl Decision {
             error,
             note: self.note.as_deref(),
             hosts_refused: &self.hosts_refused,
+            inherited: &self.inherited,
         };
         serde_json::to_string_pretty(&doc)
             .unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))

@@ -190,6 +190,9 @@ fn kept_read_only(view: &View, p: &str) -> bool {
     }
 }
 
+/// The words that mark the view's line about servers' sockets (said under the network).
+const SERVER_LINE: &str = "server's unix socket";
+
 /// Lines of the policy's own list that the namespace layer makes kernel rules.
 const HELD_BY_VIEW: &[&str] = &["credential files inside allowed trees", "lies inside scratch space"];
 
@@ -289,9 +292,28 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         }
     }
     network.static_only.push("network execute: running code that was fetched (curl … | bash)".into());
-    network.static_only.push(
-        "connecting to a unix socket by path (a container engine's, for one) is seen by the static layer only".into(),
-    );
+    if mode.has(Scope::System, crate::mode::Perm::Execute) {
+        network.none.push(
+            "system execute: the unix sockets of servers outside the sandbox (tmux, a container engine, the session \
+             bus, an editor's server, an ssh-agent) can be reached, and what they run for a client runs outside"
+                .into(),
+        );
+    } else if let Some(v) = view {
+        let covered = v.servers.len();
+        network.kernel.push(format!(
+            "the unix sockets of servers outside the sandbox, bound when the command starts (tmux's, screen's, a \
+             container engine's, the session bus, an editor's server), are covered by a stand-in, a directory of \
+             sockets alone whole: connecting gives ECONNREFUSED or EACCES; the configuration's paths.sockets and \
+             the run's own audit relay stay reachable (here: {covered})"
+        ));
+        network.static_only.extend(v.static_only.iter().filter(|s| s.contains(SERVER_LINE)).cloned());
+    } else {
+        network.static_only.push(
+            "connecting to a server's unix socket by path (tmux's, a container engine's) is seen by the static layer \
+             only"
+                .into(),
+        );
+    }
 
     // What the rules really grant on each credential and protected location, not what the
     // mode would have them grant: a home under scratch, a workspace holding them, a PATH
@@ -379,7 +401,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
              repository stores them as they are; every home's credential entries; agent sockets) are covered by a \
              stand-in that cannot be opened (EACCES, for root too): {masks} here"
         ));
-        credentials.static_only.extend(v.static_only.iter().cloned());
+        credentials.static_only.extend(v.static_only.iter().filter(|s| !s.contains(SERVER_LINE)).cloned());
     } else {
         credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
     }

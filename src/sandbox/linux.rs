@@ -870,6 +870,7 @@ mod tests {
             scoped: true,
             enclosed_network: false,
             static_only: Vec::new(),
+            reachable: Vec::new(),
         };
         assert_eq!(handled_net(&policy, 3).bits(), 0);
         assert_eq!(handled_net(&policy, 4).bits(), 0b11);

@@ -229,10 +229,104 @@ pub fn agent_sockets(env: &crate::environ::Environ, home: Option<&str>, keep_env
     out
 }
 
+/// The paths bound to unix sockets in this network namespace, from the text of
+/// `/proc/net/unix` (`Num RefCount Protocol Flags Type St Inode Path`, the path the rest of
+/// the line): absolute ones only (an abstract socket is Landlock's to scope; a relative one
+/// names no place we can know), each where it really is and a socket there, less those in
+/// `reachable` (the configuration's, the run's own relay). A directory outside the workspace
+/// that holds sockets alone (`/tmp/tmux-0`, `/tmp/.X11-unix`, screen's) is given whole, so
+/// that a server started there later is hidden too; never a directory programs share (`/`,
+/// `/tmp`, `/run`, the runtime directory, a home).
+pub fn servers(
+    proc_net_unix: &[u8],
+    reachable: &[String],
+    workspace: &str,
+    runtime: Option<&str>,
+    world: &dyn World,
+) -> Vec<view::Server> {
+    use std::os::unix::fs::FileTypeExt;
+    let mut sockets: Vec<String> = Vec::new();
+    for line in proc_net_unix.split(|&b| b == b'\n').skip(1) {
+        let mut rest = line;
+        for _ in 0..7 {
+            let start = rest.iter().position(|b| *b != b' ').unwrap_or(rest.len());
+            rest = &rest[start..];
+            let end = rest.iter().position(|b| *b == b' ').unwrap_or(rest.len());
+            rest = &rest[end..];
+        }
+        let Some(path) = rest.strip_prefix(b" ") else { continue };
+        let Ok(path) = std::str::from_utf8(path) else { continue };
+        if !path.starts_with('/') {
+            continue;
+        }
+        let Some(real) = world.canonical(path) else { continue };
+        let is_socket = std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_socket());
+        if !is_socket || sockets.contains(&real) {
+            continue;
+        }
+        let named = |list: &[String]| {
+            list.iter().any(|r| {
+                crate::scope::is_within(&real, r)
+                    || world.canonical(r).is_some_and(|c| crate::scope::is_within(&real, &c))
+            })
+        };
+        if named(reachable) {
+            continue;
+        }
+        sockets.push(real);
+    }
+    sockets.sort();
+    let mut out: Vec<view::Server> = Vec::new();
+    let mut whole: Vec<String> = Vec::new();
+    for socket in &sockets {
+        let Some((dir, _)) = socket.rsplit_once('/') else { continue };
+        if whole.iter().any(|w| w == dir) {
+            continue;
+        }
+        let shared = dir.is_empty()
+            || ["/tmp", "/var/tmp", "/run", "/var/run", "/dev", "/dev/shm", "/run/user"].contains(&dir)
+            || runtime.is_some_and(|r| r == dir)
+            || crate::scope::is_within(dir, workspace)
+            || dir.split('/').filter(|c| !c.is_empty()).count() < 2
+            || dir.strip_prefix("/home/").is_some_and(|user| !user.contains('/'));
+        let alone = !shared
+            && world.list(dir).is_some_and(|entries| {
+                !entries.is_empty()
+                    && entries.iter().all(|e| {
+                        let p = policy::join(dir, &e.name);
+                        !e.dir
+                            && !e.link
+                            && std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_socket())
+                            && !reachable.iter().any(|r| crate::scope::is_within(&p, r))
+                    })
+            });
+        if alone {
+            whole.push(dir.to_string());
+            out.push(view::Server::Directory(dir.to_string()));
+        } else {
+            out.push(view::Server::Socket(socket.clone()));
+        }
+    }
+    out
+}
+
 /// The mount view for `policy` on this machine.
 pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ, keep_env: &[String]) -> view::View {
     let sockets = agent_sockets(env, layout.home.as_deref(), keep_env);
-    let inputs = view::ViewInputs { policy, layout, sockets };
+    let servers = if policy.mode.has(crate::mode::Scope::System, crate::mode::Perm::Execute) {
+        Vec::new()
+    } else {
+        let runtime = env.get("XDG_RUNTIME_DIR").map(|s| s.to_string_lossy().into_owned());
+        let text = std::fs::read("/proc/net/unix").unwrap_or_default();
+        // An agent that signs or decrypts with the keys gives no more than the keys, which
+        // system read reads.
+        let mut reachable = policy.reachable.clone();
+        if policy.mode.has(crate::mode::Scope::System, crate::mode::Perm::Read) {
+            reachable.extend(sockets.iter().cloned());
+        }
+        servers(&text, &reachable, &layout.workspace, runtime.as_deref(), &RealWorld)
+    };
+    let inputs = view::ViewInputs { policy, layout, sockets, servers };
     view::plan(&inputs, &RealWorld, &view::Files)
 }
 
@@ -824,6 +918,50 @@ fn enforce(
 
 #[cfg(test)]
 mod tests {
+    /// The listing's paths, read as the kernel writes them: abstract and relative ones left
+    /// out, a path with spaces whole, a directory of sockets alone given whole, a socket
+    /// beside files alone, what the configuration names left reachable.
+    #[test]
+    fn servers_are_found_in_the_kernels_listing() {
+        let root = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let base = crate::exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        let (alone, mixed, named) = (format!("{base}/tmux-0"), format!("{base}/run"), format!("{base}/kept"));
+        for d in [&alone, &mixed, &named] {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::write(format!("{mixed}/pid"), "1\n").unwrap();
+        let bind = |p: &str| std::os::unix::net::UnixListener::bind(p).unwrap();
+        let _held = [
+            bind(&format!("{alone}/default")),
+            bind(&format!("{alone}/other")),
+            bind(&format!("{mixed}/a server.sock")),
+            bind(&format!("{named}/agent")),
+        ];
+        let line = |path: &str| format!("0000000000000000: 00000002 00000000 00010000 0001 01 12345 {path}\n");
+        let mut text = String::from("Num       RefCount Protocol Flags    Type St Inode Path\n");
+        for p in [
+            format!("{alone}/default"),
+            format!("{alone}/other"),
+            format!("{mixed}/a server.sock"),
+            format!("{named}/agent"),
+            "@abstract".to_string(),
+            "relative.sock".to_string(),
+            format!("{mixed}/pid"),
+        ] {
+            text.push_str(&line(&p));
+        }
+        text.push_str("0000000000000000: 00000003 00000000 00000000 0001 03 99\n");
+        let found = servers(text.as_bytes(), std::slice::from_ref(&named), "/nowhere", None, &RealWorld);
+        assert_eq!(
+            found,
+            [view::Server::Socket(format!("{mixed}/a server.sock")), view::Server::Directory(alone.clone())]
+        );
+        // In the workspace, a directory of sockets is never covered whole.
+        let found = servers(text.as_bytes(), &[], &base, None, &RealWorld);
+        assert!(found.contains(&view::Server::Socket(format!("{alone}/default"))), "{found:?}");
+        assert!(found.contains(&view::Server::Socket(format!("{named}/agent"))), "{found:?}");
+    }
+
     use super::*;
 
     #[test]

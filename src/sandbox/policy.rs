@@ -212,6 +212,8 @@ pub struct Policy {
     pub enclosed_network: bool,
     /// What this mode and layout leave to the static layer, in plain words.
     pub static_only: Vec<String>,
+    /// Sockets of servers outside that stay reachable (from [`Extra::sockets`]).
+    pub reachable: Vec<String>,
 }
 
 impl Policy {
@@ -314,6 +316,9 @@ pub struct Extra {
     pub runtime_read: Vec<String>,
     pub runtime_execute: Vec<String>,
     pub ceiling: Option<Mode>,
+    /// Sockets of servers outside the run that commands may still connect to: the
+    /// configuration's `paths.sockets`, and the run's own audit relay.
+    pub sockets: Vec<String>,
 }
 
 /// `/etc` entries programs read at run time: the loader cache, users and groups, name
@@ -495,6 +500,7 @@ pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
         scoped: true,
         enclosed_network: false,
         static_only,
+        reachable: inputs.extra.sockets.clone(),
     }
 }
 

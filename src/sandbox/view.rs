@@ -104,6 +104,8 @@ pub struct View {
     pub private_mqueue: bool,
     /// What the view cannot hold, in plain words.
     pub static_only: Vec<String>,
+    /// The servers' sockets and directories covered (see [`ViewInputs::servers`]).
+    pub servers: Vec<String>,
     /// The workspace cannot be listed, so its credentials cannot be found: nothing runs.
     pub unsearchable: Option<String>,
     /// Files made for this run (an agent's snapshot), with the device and inode a writable
@@ -136,6 +138,20 @@ pub struct ViewInputs<'a> {
     /// Agent sockets (`SSH_AUTH_SOCK`, gpg-agent's): credentials whatever Landlock grants,
     /// since connecting to a socket is no file access it checks.
     pub sockets: Vec<String>,
+    /// Where servers outside the run listen (every path a unix socket is bound at, found at
+    /// the start, less those the run may reach), and the directories that hold nothing else:
+    /// see [`super::servers`]. Hidden unless the mode executes on the system.
+    pub servers: Vec<Server>,
+}
+
+/// A place where a server outside the run listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Server {
+    /// One socket.
+    Socket(String),
+    /// A directory of sockets alone (tmux's, screen's, X11's): hidden whole, so that a socket
+    /// its server makes there later is hidden too.
+    Directory(String),
 }
 
 /// A small file's text, for the `gitdir:` files and git's configuration.
@@ -443,6 +459,28 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 view.points.push(Point::ReadOnly { path: path.clone(), noexec: false });
             }
         }
+    }
+    // Servers outside: connecting to a socket is no file access Landlock checks, and what a
+    // server does for a client (tmux's run-shell, an engine's container, the session bus's
+    // units) happens outside every rule here. Below system execute, every socket bound when
+    // the run starts is covered, so that connecting gives ECONNREFUSED.
+    if !system.contains(Rights::EXECUTE) {
+        for server in &inputs.servers {
+            let (path, dir) = match server {
+                Server::Socket(p) => (p, false),
+                Server::Directory(p) => (p, true),
+            };
+            if world.exists(path) && !world.is_link(path) {
+                view.points.push(Point::Mask { path: path.clone(), dir, node: None });
+                view.servers.push(path.clone());
+            }
+        }
+        view.static_only.push(
+            "a server's unix socket bound after the command started (a server started or restarted later, in a \
+             directory that holds other files), or bound in another network namespace, is not hidden: the static \
+             layer guards it"
+                .into(),
+        );
     }
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
         view.static_only.push(
@@ -850,7 +888,7 @@ mod tests {
             extra: Default::default(),
         };
         let policy = plan_policy(&inputs, m);
-        plan(&ViewInputs { policy: &policy, layout, sockets }, m, m)
+        plan(&ViewInputs { policy: &policy, layout, sockets, servers: Vec::new() }, m, m)
     }
 
     fn view(mode: u16) -> View {
@@ -871,6 +909,35 @@ mod tests {
 
     fn mask(path: &str, dir: bool) -> Point {
         Point::Mask { path: path.into(), dir, node: None }
+    }
+
+    /// Servers' sockets are covered below system execute, whatever else the mode grants, and
+    /// left alone at system execute.
+    #[test]
+    fn servers_sockets_are_covered_below_system_execute() {
+        let m = machine();
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let servers = vec![Server::Directory("/tmp/ci".into()), Server::Socket("/home/bob/notes".into())];
+        for (mode, covered) in [(0o0467, true), (0o0777, true), (0o6777, true), (0o1467, false), (0o7777, false)] {
+            let inputs = Inputs {
+                mode: Mode(mode),
+                layout: &layout,
+                path_var: None,
+                real_bash: "/usr/bin/bash",
+                self_exe: None,
+                standard_files: [None, None, None],
+                nested: false,
+                extra: Default::default(),
+            };
+            let policy = plan_policy(&inputs, &m);
+            let v = plan(
+                &ViewInputs { policy: &policy, layout: &layout, sockets: vec![], servers: servers.clone() },
+                &m,
+                &m,
+            );
+            assert_eq!(has(&v, mask("/tmp/ci", true)), covered, "{mode:o}: {:?}", v.points);
+            assert_eq!(has(&v, mask("/home/bob/notes", false)), covered, "{mode:o}");
+        }
     }
 
     #[test]

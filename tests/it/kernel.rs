@@ -534,8 +534,7 @@ fn no_command_takes_a_file_lease() {
 
 /// The user's own tmux server runs what a client sends it, outside any sandbox: a literal
 /// `tmux run-shell` or `send-keys` needs system execute, and is refused before it reaches the
-/// server. (Through code the analysis cannot see, the server is still reachable: the kernel
-/// layer does not hold this yet.)
+/// server.
 #[test]
 fn a_terminal_multiplexers_server_is_not_asked_to_run_anything() {
     let lab = Lab::new();
@@ -560,4 +559,247 @@ fn a_terminal_multiplexers_server_is_not_asked_to_run_anything() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(canary.exists());
     let _ = tmux(&["kill-server"]);
+}
+
+/// Servers outside, reached by code the analysis cannot see (Python connecting by path): the
+/// view covers every socket bound when the run starts, so the user's tmux server (its socket
+/// alone in its directory) and a little server that runs what it is sent (its socket beside
+/// other files) are out of reach below system execute, as root and as nobody. The positive
+/// control: at system execute the same program reaches both, and each runs the command.
+#[test]
+fn servers_outside_are_out_of_reach_below_system_execute() {
+    use std::os::unix::process::CommandExt;
+    for nobody in [false, true] {
+        let lab = Lab::new();
+        let owner = |c: &mut std::process::Command| {
+            if nobody {
+                c.uid(65534).gid(65534);
+            }
+        };
+        let tmux_dir = lab.outside.join("tmux-user");
+        let servers = lab.outside.join("servers");
+        for d in [&tmux_dir, &servers] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(servers.join("README"), "a directory with a socket among files\n").unwrap();
+        if nobody {
+            for d in [&lab.ws, &lab.outside, &tmux_dir, &servers] {
+                std::os::unix::fs::chown(d, Some(65534), Some(65534)).unwrap();
+            }
+            // Everything above the lab must be passable for nobody.
+            let mut up = lab.outside.parent();
+            while let Some(dir) = up {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(dir).unwrap().permissions().mode();
+                assert!(mode & 0o001 != 0, "{} is not passable for nobody", dir.display());
+                up = dir.parent();
+            }
+        }
+        let tmux_sock = tmux_dir.join("default");
+        let server_sock = servers.join("run.sock");
+        let mut t = std::process::Command::new("tmux");
+        t.arg("-S").arg(&tmux_sock).args(["-f", "/dev/null", "new-session", "-d", "-s", "user"]);
+        owner(&mut t);
+        let started = t.output().expect("TMUX MISSING: this test starts a real tmux server outside the sandbox");
+        assert!(started.status.success(), "{}", text(&started.stderr));
+        let server_code = format!(
+            "import socket, subprocess\n\
+             s = socket.socket(socket.AF_UNIX)\ns.bind({:?})\ns.listen(4)\n\
+             while True:\n    c, _ = s.accept()\n    subprocess.run(c.recv(4096).decode(), shell=True)\n    \
+             c.send(b'ran')\n    c.close()",
+            server_sock.display()
+        );
+        let mut server = std::process::Command::new("python3");
+        server.arg("-c").arg(&server_code).stdin(std::process::Stdio::null());
+        owner(&mut server);
+        let mut server = server.spawn().unwrap();
+        for _ in 0..100 {
+            if server_sock.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(server_sock.exists(), "the little server did not start");
+        let tmux_canary = lab.outside.join("TMUX_RAN");
+        let server_canary = lab.outside.join("SERVER_RAN");
+        let attack = py(&format!(
+            "import socket, subprocess\n\
+             r = subprocess.run([\"tmux\", \"-S\", {tmux:?}, \"run-shell\", \"touch {tc}\"], capture_output=True)\n\
+             print(\"tmux\", r.returncode)\n\
+             s = socket.socket(socket.AF_UNIX)\n\
+             try:\n    s.connect({srv:?})\n    s.send(b\"touch {sc}\")\n    print(\"server\", s.recv(8).decode())\n\
+             except OSError as e:\n    print(\"server refused\", e.errno)",
+            tmux = tmux_sock.display().to_string(),
+            tc = tmux_canary.display(),
+            srv = server_sock.display().to_string(),
+            sc = server_canary.display(),
+        ));
+        let run = |mode: &str| {
+            let mut c = lab.command(mode, &attack);
+            owner(&mut c);
+            c.output().unwrap()
+        };
+        for mode in ["0467", "0777", "0005"] {
+            let out = ok(&run(mode));
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            assert!(!tmux_canary.exists(), "nobody={nobody} {mode}: the tmux server ran a command:\n{out}");
+            assert!(!server_canary.exists(), "nobody={nobody} {mode}: the server ran a command:\n{out}");
+            assert!(out.starts_with("tmux 1\n"), "nobody={nobody} {mode}:\n{out}");
+            // The path leads to a stand-in, not to the socket: ECONNREFUSED (not a socket), or
+            // EACCES for a user who may not write the stand-in.
+            let refused = if nobody { "server refused 13\n" } else { "server refused 111\n" };
+            assert!(out.ends_with(refused), "nobody={nobody} {mode}:\n{out}");
+        }
+        // Positive control: at system execute both servers are reached, and run the command.
+        let out = ok(&run("1467"));
+        assert_eq!(out, "tmux 0\nserver ran\n", "nobody={nobody}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(tmux_canary.exists() && server_canary.exists(), "nobody={nobody}");
+        let _ = server.kill();
+        let _ = server.wait();
+        let mut k = std::process::Command::new("tmux");
+        k.arg("-S").arg(&tmux_sock).arg("kill-server");
+        owner(&mut k);
+        let _ = k.output();
+    }
+}
+
+/// A socket the configuration names stays reachable below system execute.
+#[test]
+fn a_socket_the_configuration_names_stays_reachable() {
+    let lab = Lab::new();
+    let sock = lab.outside.join("named.sock");
+    let code = format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind({:?})\ns.listen(1)\n\
+         c, _ = s.accept()\nc.send(b'hello')\nc.close()",
+        sock.display()
+    );
+    let mut server = std::process::Command::new("python3").arg("-c").arg(&code).spawn().unwrap();
+    for _ in 0..100 {
+        if sock.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let config = lab.outside.join("config.toml");
+    std::fs::write(&config, format!("[paths]\nsockets = [{:?}]\n", sock.display())).unwrap();
+    let client = py(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({:?})\nprint(s.recv(8).decode())",
+        sock.display()
+    ));
+    let out = ok(&lab.command("0467", &client).env("SANDBOX_BASH_CONFIG", &config).output().unwrap());
+    assert_eq!(out, "hello\n");
+    let _ = server.wait();
+}
+
+/// Descriptors the caller left open are judged like the paths and sockets they lead to: a
+/// credential, a protected file open for writing, a protected file open for reading (which
+/// /proc/self/fd would open again for writing), a directory (names below it resolve past the
+/// view) and a TCP connection at a mode without network (`0407`) are closed before the lock, each named
+/// on stderr; a pipe stays. As root and as nobody; the positive control at 7777 keeps them all
+/// and the same program reads the key, writes both files and reaches the listener.
+#[test]
+fn descriptors_the_caller_left_open_are_judged_like_paths() {
+    for nobody in [false, true] {
+        let lab = Lab::new();
+        let key = lab.home.join(".ssh/id_ed25519");
+        let rc = lab.home.join(".bashrc");
+        std::fs::write(&rc, "# the user's\n").unwrap();
+        let git = lab.ws.join(".git");
+        std::fs::create_dir_all(&git).unwrap();
+        let config = git.join("config");
+        std::fs::write(&config, "[core]\n").unwrap();
+        if nobody {
+            for p in [&lab.ws, &lab.home, &lab.home.join(".ssh"), &key, &rc, &git, &config] {
+                std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
+            }
+        }
+        // The caller: opens what a careless parent leaves behind, then starts sandbox-bash.
+        let caller = format!(
+            r#"
+import os, socket, subprocess, sys
+if {nobody}:
+    os.setgid(65534); os.setuid(65534)
+key = os.open({key:?}, os.O_RDONLY)
+rc = os.open({rc:?}, os.O_WRONLY | os.O_APPEND)
+cfg = os.open({config:?}, os.O_RDONLY)
+ws = os.open({ws:?}, os.O_RDONLY | os.O_DIRECTORY)
+server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
+tcp = socket.create_connection(server.getsockname())
+pipe_r, pipe_w = os.pipe()
+fds = [key, rc, cfg, ws, tcp.fileno(), pipe_r]
+program = """python3 -c '
+import os, socket, sys
+key, rc, cfg, ws, tcp, pipe = [int(a) for a in sys.argv[1:]]
+def tryit(name, f):
+    try:
+        f(); print(name, "done")
+    except OSError as e:
+        print(name, "refused", e.errno)
+tryit("key", lambda: os.read(key, 100) or 1/0)
+tryit("rc", lambda: os.write(rc, b"PLANTED\\n"))
+tryit("config", lambda: open("/proc/self/fd/%d" % cfg, "a").write("[core]\\n\\tfsmonitor = PLANTED\\n"))
+tryit("dir", lambda: os.open(".git/config", os.O_WRONLY | os.O_APPEND, dir_fd=ws))
+tryit("tcp", lambda: socket.socket(fileno=os.dup(tcp)).send(b"OUT"))
+tryit("pipe", lambda: os.fstat(pipe))
+' """ + " ".join(str(f) for f in fds)
+env = dict(os.environ, BASH_AGENT_BASH_MODE=sys.argv[1])
+r = subprocess.run([{sb:?}, "-c", program], pass_fds=fds, env=env, capture_output=True, text=True, cwd={ws:?})
+print(r.stdout, end="")
+print(r.stderr, end="", file=sys.stderr)
+server.settimeout(1)
+conn, _ = server.accept()
+conn.settimeout(0.5)
+try:
+    print("listener got", conn.recv(10).decode() or "nothing")
+except socket.timeout:
+    print("listener got nothing")
+"#,
+            key = key.display().to_string(),
+            rc = rc.display().to_string(),
+            config = config.display().to_string(),
+            ws = lab.ws.display().to_string(),
+            sb = lab::SB,
+            nobody = if nobody { "True" } else { "False" },
+        );
+        let run = |mode: &str| {
+            let mut c = std::process::Command::new("python3");
+            c.arg("-c").arg(&caller).arg(mode);
+            for (name, value) in lab.command(mode, "true").get_envs() {
+                match value {
+                    Some(v) => c.env(name, v),
+                    None => c.env_remove(name),
+                };
+            }
+            c.output().unwrap()
+        };
+        let out = run("0407");
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(
+            stdout,
+            "key refused 9\nrc refused 9\nconfig refused 2\ndir refused 9\ntcp refused 9\npipe done\nlistener got nothing\n",
+            "nobody={nobody}\n{stderr}"
+        );
+        for said in [
+            "closed inherited descriptor",
+            "id_ed25519, open for reading: it is a credential path",
+            ".bashrc, open for writing: it is a protected path",
+            "config, open for reading: it is a protected path",
+            "the directory",
+            "a network socket (family 2): the mode has no network (it needs 0040)",
+        ] {
+            assert!(stderr.contains(said), "nobody={nobody}: {said:?}\n{stderr}");
+        }
+        assert_eq!(read(&rc), "# the user's\n");
+        assert_eq!(read(&config), "[core]\n");
+        // Positive control: where the mode gives all of it, every descriptor stays and works.
+        let out = run("7777");
+        assert_eq!(
+            text(&out.stdout),
+            "key done\nrc done\nconfig done\ndir done\ntcp done\npipe done\nlistener got OUT\n",
+            "nobody={nobody}\n{}",
+            text(&out.stderr)
+        );
+        assert!(read(&rc).contains("PLANTED") && read(&config).contains("PLANTED"), "nobody={nobody}");
+    }
 }
