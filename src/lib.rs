@@ -14,6 +14,7 @@ pub mod exec;
 pub mod hygiene;
 pub mod inherited;
 pub mod invocation;
+pub mod later;
 pub mod mode;
 #[cfg(target_os = "linux")]
 pub mod outside;
@@ -1296,6 +1297,8 @@ fn layout(
     let mut extra_protected = config.protected.clone();
     let xdg = env.get("XDG_CONFIG_HOME").map(|x| x.to_string_lossy().into_owned());
     extra_protected.extend(scope::protected_for(&path_dirs, xdg.as_deref(), &workspace, home.as_deref()));
+    extra_protected.extend(later::git_indirections(&workspace, home.as_deref(), xdg.as_deref()));
+    extra_protected.extend(later::named_by_settings(&workspace, home.as_deref()));
     // The configuration files read: changing one widens every later run.
     extra_protected.extend(config.files.iter().filter(|f| !scope::is_system_path(f)).cloned());
     // sandbox-bash itself: a command that replaced it would run unsandboxed at the next start.
@@ -1329,7 +1332,7 @@ fn layout(
         for entry in scope::HOME_CREDENTIALS {
             extra_credentials.push(format!("{own}/{entry}"));
         }
-        for entry in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+        for entry in scope::STARTUP_FILES.iter().chain(scope::home_protected()) {
             extra_protected.push(format!("{own}/{entry}"));
         }
         link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
@@ -1428,7 +1431,7 @@ fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<String>, prot
         .iter()
         .map(|e| (*e, true))
         .chain(std::iter::once((".cargo/credentials.toml", true)))
-        .chain(scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED).map(|e| (*e, false)));
+        .chain(scope::STARTUP_FILES.iter().chain(scope::home_protected()).map(|e| (*e, false)));
     use sandbox::policy::join;
     // The directories listed so far, by their path relative to the home.
     let mut listed: Vec<(&str, String, Option<Vec<Entry>>)> = Vec::with_capacity(8);

@@ -360,6 +360,63 @@ pub fn repository_inert(git_dir: &str, home: Option<&str>) -> bool {
     })
 }
 
+/// What a git configuration text points at that a later git follows: the files it includes
+/// (`include.path`, `includeIf.*.path`, as written) and `core.hooksPath` (the last one set).
+pub fn git_pointers(text: &str) -> (Vec<String>, Option<String>) {
+    let mut includes = Vec::new();
+    let mut hooks = None;
+    for (key, value) in config_entries(text) {
+        if value.is_empty() {
+            continue;
+        }
+        if key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path")) {
+            includes.push(value);
+        } else if key == "core.hookspath" {
+            hooks = Some(value);
+        }
+    }
+    (includes, hooks)
+}
+
+/// Where a git configuration's `include.path` value leads: `~/` from the home, a relative
+/// path from the directory of the file that includes it.
+pub fn include_target(value: &str, config_dir: &str, home: Option<&str>) -> Option<String> {
+    match value.strip_prefix("~/") {
+        Some(rest) => home.map(|h| crate::scope::normalize(h, rest)),
+        None => Some(crate::scope::normalize(config_dir, value)),
+    }
+}
+
+/// Every file a git configuration file includes, followed through the files it includes (at
+/// most three levels), and the `core.hooksPath` values met on the way.
+pub fn git_config_closure(
+    config: &str,
+    home: Option<&str>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<String>, Vec<String>) {
+    let mut files: Vec<String> = Vec::new();
+    let mut hooks: Vec<String> = Vec::new();
+    let mut next = vec![(config.to_string(), 0usize)];
+    while let Some((file, depth)) = next.pop() {
+        let Some(text) = read(&file) else { continue };
+        let (includes, hook) = git_pointers(&text);
+        hooks.extend(hook);
+        let dir = file.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+        for value in includes {
+            if let Some(target) = include_target(&value, dir, home)
+                && !files.contains(&target)
+                && target != config
+            {
+                files.push(target.clone());
+                if depth < 3 {
+                    next.push((target, depth + 1));
+                }
+            }
+        }
+    }
+    (files, hooks)
+}
+
 /// The keys a git configuration text sets (`section.sub.key`, lowercased but for the
 /// subsection), and `include.path`/`includeif` sections as keys of their own.
 fn config_keys(text: &str) -> Vec<String> {

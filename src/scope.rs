@@ -320,8 +320,6 @@ pub const HOME_PROTECTED: &[&str] = &[
     ".gitconfig",
     ".config/git",
     ".config/sandbox-bash",
-    ".codex/config.toml",
-    ".claude.json",
     ".config/fish",
     ".config/systemd/user",
     ".config/autostart",
@@ -330,8 +328,6 @@ pub const HOME_PROTECTED: &[&str] = &[
     ".xinitrc",
     ".xsession",
     ".xprofile",
-    ".vimrc",
-    ".config/nvim",
     ".cargo/config.toml",
     ".cargo/config",
     ".yarnrc",
@@ -343,14 +339,81 @@ pub const HOME_PROTECTED: &[&str] = &[
     ".bash_completion",
     ".config/direnv",
     ".ipython",
-    ".config/Code/User",
     // sandbox-bash's own state: the layers that hold what sandboxed runs write into caches.
     ".local/state/sandbox-bash",
 ];
 
 /// Directories of the home that hold protected files among ordinary ones: a kernel rule must
 /// enter them rather than grant them whole.
-pub const HOME_PROTECTED_HOLDERS: &[&str] = &[".config", ".claude", ".codex"];
+pub const HOME_PROTECTED_HOLDERS: &[&str] = &[".config", ".claude", ".codex", ".gemini", ".cursor", ".pi", ".local"];
+
+/// A program that later runs what a file tells it to: an agent (hooks, commands, servers to
+/// start, instructions it trusts), an editor (plugins, tasks), a tool. `project` names its
+/// files at the top of the workspace, `home` in the home directory (a whole directory where
+/// every entry of it runs or instructs). Writing any of them needs system write; the view
+/// keeps the ones that exist read-only.
+pub struct Client {
+    pub name: &'static str,
+    pub project: &'static [&'static str],
+    pub home: &'static [&'static str],
+}
+
+/// One row per client or tool; the manual's table under FILES THAT RUN LATER says the same.
+pub const CLIENTS: &[Client] = &[
+    Client {
+        name: "Claude Code",
+        project: &[".claude", ".mcp.json"],
+        home: &[
+            ".claude.json",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude/hooks",
+            ".claude/commands",
+            ".claude/agents",
+            ".claude/skills",
+            ".claude/plugins",
+            ".claude/CLAUDE.md",
+        ],
+    },
+    Client { name: "Codex", project: &[".codex"], home: &[".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts"] },
+    Client {
+        name: "Gemini CLI",
+        project: &[".gemini"],
+        home: &[".gemini/settings.json", ".gemini/extensions", ".gemini/commands", ".gemini/GEMINI.md"],
+    },
+    Client {
+        name: "Cursor",
+        project: &[".cursor"],
+        home: &[".cursor/mcp.json", ".cursor/hooks.json", ".cursor/hooks", ".cursor/extensions"],
+    },
+    Client {
+        name: "opencode",
+        project: &[".opencode", "opencode.json", "opencode.jsonc"],
+        home: &[".config/opencode"],
+    },
+    Client { name: "pi", project: &[".pi"], home: &[".pi/agent"] },
+    Client { name: "aider", project: &[".aider.conf.yml"], home: &[".aider.conf.yml"] },
+    Client { name: "VS Code", project: &[".vscode"], home: &[".vscode", ".config/Code/User"] },
+    Client { name: "JetBrains IDEs", project: &[".idea"], home: &[] },
+    Client { name: "Zed", project: &[".zed"], home: &[".config/zed"] },
+    Client {
+        name: "Vim and Neovim",
+        project: &[],
+        home: &[".vimrc", ".vim", ".config/nvim", ".local/share/nvim/site"],
+    },
+    Client { name: "Emacs", project: &[], home: &[".emacs", ".emacs.d", ".config/emacs"] },
+    Client { name: "the login shell's PATH", project: &[], home: &[".local/bin", "bin"] },
+];
+
+/// [`HOME_PROTECTED`] and the clients' files in the home.
+pub fn home_protected() -> impl Iterator<Item = &'static &'static str> + Clone {
+    HOME_PROTECTED.iter().chain(CLIENTS.iter().flat_map(|c| c.home.iter()))
+}
+
+/// The clients' files at the top of the workspace.
+pub fn project_settings() -> impl Iterator<Item = &'static &'static str> + Clone {
+    CLIENTS.iter().flat_map(|c| c.project.iter())
+}
 
 /// Joins `path` onto `cwd` (when relative) and removes `.`, `..` and repeated slashes
 /// lexically, the way bash's own `cd` treats them. `..` at the root stays at the root.
@@ -616,7 +679,9 @@ impl Layout {
             |list: &[&str]| list.iter().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')));
         rest == ".cargo"
             || below(HOME_CREDENTIALS)
-            || (writes && (HOME_PROTECTED_HOLDERS.contains(&rest) || below(HOME_PROTECTED)))
+            || (writes
+                && (HOME_PROTECTED_HOLDERS.contains(&rest)
+                    || home_protected().any(|c| c.strip_prefix(rest).is_some_and(|after| after.starts_with('/')))))
     }
 
     /// Writes here run code later: `.git/hooks/…`, `.git/config`, a `.git` directory as a
@@ -627,32 +692,22 @@ impl Layout {
         if self.extra_protected.iter().any(|c| is_within(path, c)) {
             return true;
         }
+        let under = |rest: &str, entry: &str| {
+            rest.strip_prefix(entry).is_some_and(|after| after.is_empty() || after.starts_with('/'))
+        };
         if let Some(home) = self.home.as_deref().filter(|h| *h != "/")
             && let Some(rest) = path.strip_prefix(home).and_then(|r| r.strip_prefix('/'))
-            && HOME_PROTECTED
-                .iter()
-                .any(|entry| rest.strip_prefix(entry).is_some_and(|after| after.is_empty() || after.starts_with('/')))
+            && home_protected().any(|entry| under(rest, entry))
         {
             return true;
         }
-        // Editors' and agents' project settings count at the top of the workspace and of the
-        // home, where those programs look for them.
-        for anchor in [Some(self.workspace.as_str()), self.home.as_deref()].into_iter().flatten() {
-            if let Some(rest) = path.strip_prefix(anchor).and_then(|r| r.strip_prefix('/'))
-                && anchor != "/"
-            {
-                let (first, after) = rest.split_once('/').unwrap_or((rest, ""));
-                if first == ".vscode" || first == ".idea" {
-                    return true;
-                }
-                if first == ".claude"
-                    && !after.contains('/')
-                    && after.starts_with("settings")
-                    && after.ends_with(".json")
-                {
-                    return true;
-                }
-            }
+        // Agents' and editors' project files count at the top of the workspace, where those
+        // programs look for them.
+        if self.workspace != "/"
+            && let Some(rest) = path.strip_prefix(self.workspace.as_str()).and_then(|r| r.strip_prefix('/'))
+            && project_settings().any(|entry| under(rest, entry))
+        {
+            return true;
         }
         let mut previous: Option<&[u8]> = None;
         let mut in_git = false;
@@ -672,7 +727,8 @@ impl Layout {
 }
 
 /// The protected paths a layout adds for `PATH` and `XDG_CONFIG_HOME`: the `PATH` directories
-/// outside the workspace (a program planted there runs unsandboxed next time), and git's and
+/// outside the workspace, or anywhere when the workspace holds the home (a program planted
+/// there runs unsandboxed next time), and git's and
 /// sandbox-bash's configuration under `XDG_CONFIG_HOME`. System directories on `PATH` need
 /// system write anyway; a directory that holds the workspace or the home is left out (it
 /// would protect them whole).
@@ -687,7 +743,9 @@ pub fn protected_for(
         // Scratch is the command's own to write (a build's `/tmp/xfs-…/bin`).
         if is_system_path(&dir)
             || is_within(&dir, "/tmp")
-            || is_within(&dir, workspace)
+            // A project's own (a virtual environment's `bin`), unless the workspace holds the
+            // home: then the home's are the user's, whatever the workspace says.
+            || (is_within(&dir, workspace) && !home.is_some_and(|h| is_within(h, workspace)))
             || is_within(workspace, &dir)
             || home.is_some_and(|h| is_within(h, &dir))
             || out.contains(&dir)

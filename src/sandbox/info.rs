@@ -121,13 +121,12 @@ impl Held<'_> {
     fn protected(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         if let Some(h) = self.layout.home.as_deref() {
-            for name in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+            for name in scope::STARTUP_FILES.iter().chain(scope::home_protected()) {
                 out.push(format!("{h}/{name}"));
             }
-            out.push(format!("{h}/.claude/settings.json"));
         }
         let w = &self.layout.workspace;
-        for name in [".git/hooks", ".git/config", ".claude/settings.json", ".vscode", ".idea"] {
+        for name in [".git/hooks", ".git/config"].iter().chain(scope::project_settings()) {
             out.push(format!("{w}/{name}"));
         }
         for p in &self.layout.extra_protected {

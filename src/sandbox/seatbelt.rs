@@ -318,14 +318,11 @@ pub fn profile(inputs: &Inputs) -> String {
         let mut protected = vec![
             format!("(subpath {})", quote(&format!("{w}/.git/hooks"))),
             format!("(literal {})", quote(&format!("{w}/.git/config"))),
-            format!("(subpath {})", quote(&format!("{w}/.vscode"))),
-            format!("(subpath {})", quote(&format!("{w}/.idea"))),
-            format!("(regex #\"^{}/\\.claude/settings[^/]*\\.json$\")", regex_escape(&w)),
         ];
+        protected.extend(scope::project_settings().map(|f| format!("(subpath {})", quote(&format!("{w}/{f}")))));
         if let Some(h) = home.as_deref() {
             protected.extend(scope::STARTUP_FILES.iter().map(|f| format!("(literal {})", quote(&format!("{h}/{f}")))));
-            protected.extend(scope::HOME_PROTECTED.iter().map(|f| format!("(subpath {})", quote(&format!("{h}/{f}")))));
-            protected.push(format!("(regex #\"^{}/\\.claude/settings[^/]*\\.json$\")", regex_escape(h)));
+            protected.extend(scope::home_protected().map(|f| format!("(subpath {})", quote(&format!("{h}/{f}")))));
         }
         protected.extend(inputs.layout.extra_protected.iter().map(|c| format!("(subpath {})", quote(&canonical(c)))));
         p.rule("deny", &["file-write*"], &protected);

@@ -297,19 +297,13 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     if !system.contains(Rights::WRITE) {
         let mut protected: Vec<String> = found.protected.clone();
         if let Some(home) = layout.home.as_deref().filter(|h| *h != "/") {
-            for name in scope::STARTUP_FILES.iter().chain(scope::HOME_PROTECTED) {
+            for name in scope::STARTUP_FILES.iter().chain(scope::home_protected()) {
                 protected.push(join(home, name));
             }
         }
-        for anchor in [Some(w), layout.home.as_deref().filter(|h| *h != "/")].into_iter().flatten() {
-            for name in [".vscode", ".idea"] {
-                protected.push(join(anchor, name));
-            }
-            let claude = join(anchor, ".claude");
-            for e in world.list(&claude).unwrap_or_default() {
-                if !e.dir && e.name.starts_with("settings") && e.name.ends_with(".json") {
-                    protected.push(join(&claude, &e.name));
-                }
+        if w != "/" {
+            for name in scope::project_settings() {
+                protected.push(join(w, name));
             }
         }
         protected.extend(layout.extra_protected.iter().cloned());
@@ -541,7 +535,7 @@ fn pin_home(
             && (scope::HOME_PROTECTED_HOLDERS.contains(&rest.as_str())
                 || scope::STARTUP_FILES
                     .iter()
-                    .chain(scope::HOME_PROTECTED)
+                    .chain(scope::home_protected())
                     .chain(scope::HOME_CREDENTIALS)
                     .any(|c| c.strip_prefix(rest.as_str()).is_some_and(|after| after.starts_with('/'))));
         if holds && depth < 3 {
@@ -742,16 +736,36 @@ fn repository(
             repository(&common, work_tree, home, world, reader, found);
         }
     }
-    if let Some(config) = reader.read(&join(git, "config"))
-        && let Some(hooks) = hooks_path(&config)
-    {
-        let hooks = if let Some(rest) = hooks.strip_prefix("~/") {
-            home.map(|h| join(h, rest)).unwrap_or_default()
-        } else {
-            scope::normalize(work_tree, &hooks)
-        };
-        if !hooks.is_empty() {
+    // The files its configuration includes, and the hooks directory it names (husky's
+    // `.husky/_` runs the scripts in `.husky`, so the directory above it counts too).
+    let read = |p: &str| reader.read(p);
+    for config in ["config", "config.worktree"] {
+        let (includes, hooks) = crate::plain::git_config_closure(&join(git, config), home, &read);
+        found.protected.extend(includes);
+        for value in hooks {
+            let hooks = match value.strip_prefix("~/") {
+                Some(rest) => home.map(|h| join(h, rest)).unwrap_or_default(),
+                None => scope::normalize(work_tree, &value),
+            };
+            if hooks.is_empty() {
+                continue;
+            }
+            if let Some((above, "_")) = hooks.rsplit_once('/')
+                && above.ends_with("/.husky")
+            {
+                found.protected.push(above.to_string());
+            }
             found.protected.push(hooks);
+        }
+    }
+    // A linked worktree's own directory (`.git/worktrees/NAME`): its `commondir` and `gitdir`
+    // say which repository and work tree git uses there.
+    for e in world.list(&join(git, "worktrees")).unwrap_or_default() {
+        if e.dir && !e.link {
+            let own = join(&join(git, "worktrees"), &e.name);
+            for name in ["commondir", "gitdir", "config.worktree", "hooks"] {
+                found.protected.push(join(&own, name));
+            }
         }
     }
     let modules = join(git, "modules");
@@ -769,28 +783,6 @@ fn repository(
             }
         }
     }
-}
-
-/// `core.hooksPath` in a git configuration file's text, if set.
-fn hooks_path(config: &str) -> Option<String> {
-    let mut in_core = false;
-    let mut found = None;
-    for line in config.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_core = line.trim_start_matches('[').trim_end_matches(']').trim().eq_ignore_ascii_case("core");
-            continue;
-        }
-        if !in_core {
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else { continue };
-        if key.trim().eq_ignore_ascii_case("hookspath") {
-            let value = value.trim().trim_matches('"');
-            found = Some(value.to_string());
-        }
-    }
-    found.filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]
@@ -909,6 +901,38 @@ mod tests {
 
     fn mask(path: &str, dir: bool) -> Point {
         Point::Mask { path: path.into(), dir, node: None }
+    }
+
+    /// What a repository's configuration points at is kept read-only: the files it includes
+    /// (and what they include), husky's hooks directory and the directory above it, and each
+    /// linked worktree's own `commondir` and `gitdir`.
+    #[test]
+    fn includes_husky_and_worktrees_are_persistence_points() {
+        let mut m = machine();
+        m.files.insert(
+            "/home/u/proj/.git/config",
+            "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../team.gitconfig\n",
+        );
+        m.files.insert("/home/u/proj/team.gitconfig", "[includeIf \"gitdir:/\"]\n\tpath = ~/.more.inc\n");
+        m.dirs.insert("/home/u/proj/.git", vec!["hooks/", "config", "HEAD", "modules/", "worktrees/"]);
+        m.dirs.insert("/home/u/proj/.git/worktrees", vec!["wt/"]);
+        m.dirs.insert("/home/u/proj/.git/worktrees/wt", vec!["commondir", "gitdir", "HEAD"]);
+        m.dirs.insert("/home/u/proj", vec![".git/", ".env", "src/", ".husky/", "team.gitconfig"]);
+        m.dirs.insert("/home/u/proj/.husky", vec!["_/", "pre-commit"]);
+        m.dirs.insert("/home/u/proj/.husky/_", vec!["pre-commit"]);
+        m.dirs.insert("/home/u", vec![".ssh/", ".bashrc", ".gitconfig", "proj/", ".more.inc"]);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let v = view_for(&m, 0o0467, &layout, vec![]);
+        for p in [
+            "/home/u/proj/team.gitconfig",
+            "/home/u/proj/.husky",
+            "/home/u/proj/.git/worktrees/wt/commondir",
+            "/home/u/proj/.git/worktrees/wt/gitdir",
+        ] {
+            assert!(has(&v, read_only(p, false)), "{p}: {:?}", v.points);
+        }
+        // Outside the trees the mode writes, nothing needs pinning.
+        assert!(!v.points.iter().any(|p| p.path() == "/home/u/.more.inc"), "{:?}", v.points);
     }
 
     /// Servers' sockets are covered below system execute, whatever else the mode grants, and
@@ -1102,10 +1126,18 @@ mod tests {
     }
 
     #[test]
-    fn hooks_path_is_read_from_the_core_section_only() {
-        assert_eq!(hooks_path("[core]\n\thooksPath = .githooks\n"), Some(".githooks".into()));
-        assert_eq!(hooks_path("[alias]\n\thooksPath = x\n"), None);
-        assert_eq!(hooks_path("[core]\nhookspath=\"/srv/h\"\n[user]\n"), Some("/srv/h".into()));
-        assert_eq!(hooks_path("[core]\n\thooksPath =\n"), None);
+    fn hooks_path_and_includes_are_read_from_their_sections_only() {
+        let hooks = |t: &str| crate::plain::git_pointers(t).1;
+        assert_eq!(hooks("[core]\n\thooksPath = .githooks\n"), Some(".githooks".into()));
+        assert_eq!(hooks("[alias]\n\thooksPath = x\n"), None);
+        assert_eq!(hooks("[core]\nhookspath=\"/srv/h\"\n[user]\n"), Some("/srv/h".into()));
+        assert_eq!(hooks("[core]\n\thooksPath =\n"), None);
+        let includes = |t: &str| crate::plain::git_pointers(t).0;
+        assert_eq!(
+            includes(
+                "[include]\n\tpath = ../shared.inc\n[includeIf \"gitdir:~/work/\"]\n\tpath = ~/.work.inc\n[user]\n\tpath = no\n"
+            ),
+            ["../shared.inc", "~/.work.inc"]
+        );
     }
 }

@@ -108,3 +108,25 @@ fn the_changelog_is_kept() {
         assert!(changelog.contains(section), "CHANGELOG lacks {section}");
     }
 }
+
+/// The manual's table of files that run later has one row per client of the code's table, with
+/// every file of the row.
+#[test]
+fn the_manual_lists_every_client_and_its_files() {
+    let man = read("man/sandbox-bash.1");
+    let section = man.split(".Sh FILES THAT RUN LATER").nth(1).unwrap().split(".Sh ").next().unwrap();
+    for client in sandbox_bash::scope::CLIENTS {
+        let row = section
+            .lines()
+            .find(|l| l.starts_with(&format!(".It {} Ta", client.name)))
+            .unwrap_or_else(|| panic!("the manual's table has no row for {}", client.name));
+        let (project, home) = row.split_once(" Ta ").unwrap().1.split_once(" Ta ").unwrap();
+        let named = |cell: &str, entry: &str| cell.split([' ', ',']).any(|w| w.trim_end_matches('/') == entry);
+        for entry in client.project {
+            assert!(named(project, entry), "{}: the manual's project cell lacks {entry}", client.name);
+        }
+        for entry in client.home {
+            assert!(named(home, entry), "{}: the manual's home cell lacks {entry}", client.name);
+        }
+    }
+}

@@ -22,6 +22,8 @@ mod fuzz_stable;
 mod hygiene;
 mod invocation;
 mod kernel;
+#[cfg(target_os = "linux")]
+mod later;
 mod limits;
 mod namespaces;
 mod nesting;

@@ -1,0 +1,168 @@
+//! What runs later, outside the sandbox: each persistence point a command could plant (a hook
+//! script an agent's settings name, an MCP server's file, a file git's configuration includes,
+//! husky's hooks, a linked worktree's `commondir`, a program in a `PATH` directory of the
+//! home), attacked through Python (which the analysis does not read), then followed by the
+//! unsandboxed step that would run it. As root and as nobody, with the positive control: at
+//! system write the same program plants every one, and the same step runs each payload.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::lab::{self, Lab, text};
+
+struct Points {
+    ws: PathBuf,
+    home: PathBuf,
+    canary: PathBuf,
+}
+
+fn git(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("/usr/bin/git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap()
+}
+
+/// A workspace and a home holding one of each point, harmless until planted.
+fn points(lab: &Lab) -> Points {
+    let ws = lab.ws.clone();
+    let home = lab.home.clone();
+    let canary = lab.outside.join("PAYLOAD_RAN");
+    assert!(git(&ws, &home, &["init", "-q", "-b", "main"]).status.success());
+    for d in [".claude/hooks", "scripts", "server", ".husky/_"] {
+        std::fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    std::fs::write(ws.join(".claude/hooks/format.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(ws.join("scripts/lint.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(
+        ws.join(".claude/settings.json"),
+        r#"{"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/format.sh"},
+            {"type": "command", "command": "sh scripts/lint.sh"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(ws.join("server/index.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(ws.join(".mcp.json"), r#"{"mcpServers": {"dev": {"command": "sh", "args": ["server/index.sh"]}}}"#)
+        .unwrap();
+    // husky: core.hooksPath = .husky/_, whose shim runs .husky/pre-commit.
+    std::fs::write(ws.join(".husky/_/pre-commit"), "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n").unwrap();
+    std::fs::write(ws.join(".husky/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    for f in [".husky/_/pre-commit", ".husky/pre-commit"] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(ws.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(ws.join("team.inc"), "[user]\n\tname = t\n").unwrap();
+    for (k, v) in [("core.hooksPath", ".husky/_"), ("include.path", "../team.inc")] {
+        assert!(git(&ws, &home, &["config", k, v]).status.success());
+    }
+    std::fs::write(ws.join("file.txt"), "x\n").unwrap();
+    assert!(git(&ws, &home, &["add", "file.txt"]).status.success());
+    assert!(git(&ws, &home, &["-c", "core.hooksPath=/dev/null", "commit", "-qm", "one"]).status.success());
+    // A linked worktree, outside the workspace.
+    let wt = lab.outside.join("wt");
+    assert!(git(&ws, &home, &["worktree", "add", "-q", &wt.to_string_lossy()]).status.success());
+    // A copy of the repository's git directory, with a monitor of its own.
+    let copy = lab.outside.join("copy.git");
+    assert!(Command::new("cp").arg("-a").arg(ws.join(".git")).arg(&copy).status().unwrap().success());
+    // The home's PATH directory.
+    std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+    Points { ws, home, canary }
+}
+
+/// The attack: every plant through Python, each reported as planted or refused with its errno.
+fn attack(p: &Points) -> String {
+    let payload = format!("touch {}", p.canary.display());
+    let code = format!(
+        r##"
+import os, stat
+ws, home, payload = {ws:?}, {home:?}, {payload:?}
+script = "#!/bin/sh\n" + payload + "\n"
+def plant(name, path, text, mode=0o755):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, mode)
+        print(name, "planted")
+    except OSError as e:
+        print(name, "refused", e.errno)
+plant("hook", ws + "/.claude/hooks/format.sh", script)
+plant("named", ws + "/scripts/lint.sh", script)
+plant("mcp", ws + "/server/index.sh", script)
+plant("husky", ws + "/.husky/pre-commit", script)
+plant("include", ws + "/team.inc", "[core]\n\tfsmonitor = \"" + payload + "; false\"\n", 0o644)
+plant("commondir", ws + "/.git/worktrees/wt/commondir", {copy:?} + "\n", 0o644)
+plant("path", home + "/.local/bin/git", script)
+"##,
+        ws = p.ws.display().to_string(),
+        home = p.home.display().to_string(),
+        copy = p.ws.parent().unwrap().join("outside/copy.git").display().to_string(),
+    );
+    lab::py(&code)
+}
+
+/// The unsandboxed steps that would run each payload; whether any did.
+fn later_steps(p: &Points) -> bool {
+    let _ = std::fs::remove_file(&p.canary);
+    // The client's hook and server start, run as the client would.
+    for script in [".claude/hooks/format.sh", "scripts/lint.sh", "server/index.sh"] {
+        let _ = Command::new("sh").arg(p.ws.join(script)).current_dir(&p.ws).status();
+    }
+    // git in the workspace and in the worktree; a commit runs the hooks.
+    let _ = git(&p.ws, &p.home, &["status", "--short"]);
+    let _ = git(&p.ws, &p.home, &["commit", "-q", "--allow-empty", "-m", "two"]);
+    let wt = p.ws.parent().unwrap().join("outside/wt");
+    let _ = git(&wt, &p.home, &["status", "--short"]);
+    // The user's next `git` through PATH.
+    let _ = Command::new("sh")
+        .arg("-c")
+        .arg("git --version")
+        .env("PATH", format!("{}:/usr/bin:/bin", p.home.join(".local/bin").display()))
+        .output();
+    p.canary.exists()
+}
+
+#[test]
+fn nothing_planted_runs_later_outside_the_sandbox() {
+    use std::os::unix::process::CommandExt;
+    for nobody in [false, true] {
+        for (mode, wanted) in [("0467", false), ("0667", false), ("2667", true)] {
+            let lab = Lab::new();
+            let p = points(&lab);
+            if nobody {
+                let status =
+                    Command::new("chown").args(["-R", "65534:65534"]).arg(lab.ws.parent().unwrap()).status().unwrap();
+                assert!(status.success());
+            }
+            let mut c = lab.command(mode, &attack(&p));
+            // The home is the workspace's parent's `home`: the PATH directory is the home's,
+            // which is on the command's PATH too.
+            c.env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", p.home.join(".local/bin").display()));
+            if nobody {
+                c.uid(65534).gid(65534);
+            }
+            let out = c.output().unwrap();
+            let said = text(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "nobody={nobody} {mode}: {}", text(&out.stderr));
+            for name in ["hook", "named", "mcp", "husky", "include", "commondir", "path"] {
+                let line = said.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or("");
+                if wanted {
+                    assert_eq!(line, format!("{name} planted"), "nobody={nobody} {mode}:\n{said}");
+                } else {
+                    // EROFS from the view, or EACCES where the path is held otherwise.
+                    assert!(
+                        line == format!("{name} refused 30") || line == format!("{name} refused 13"),
+                        "nobody={nobody} {mode}: {name}:\n{said}{}",
+                        text(&out.stderr)
+                    );
+                }
+            }
+            let ran = later_steps(&p);
+            assert_eq!(ran, wanted, "nobody={nobody} {mode}: a payload ran later outside: {ran}\n{said}");
+            let _ = lab::SB;
+        }
+    }
+}
