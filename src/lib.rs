@@ -367,14 +367,28 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // holds the log's lock.
     // A program on the way may have closed the descriptors it inherited (Python's subprocess
     // does): the relay's socket is reached again by its path.
+    // The relay's socket is tried first: who answers there can be checked (outside this
+    // sandbox), which a descriptor handed down cannot be.
     #[cfg(target_os = "linux")]
-    let channel = relay::inherited(env.get(relay::CHANNEL_VAR)).or_else(|| {
-        env.get(relay::CHANNEL_VAR)?;
-        relay::reconnect(env.get(relay::RELAY_VAR))
-    });
+    let (channel, unchecked) = match env.get(relay::CHANNEL_VAR).and(relay::reconnect(env.get(relay::RELAY_VAR))) {
+        Some(Ok(fd)) => (Some(fd), None),
+        Some(Err(why)) => (None, Some(why)),
+        None => (relay::inherited(env.get(relay::CHANNEL_VAR)), None),
+    };
+    #[cfg(target_os = "linux")]
+    if let Some(why) = &unchecked
+        && !matches!(action, Action::Explain { .. })
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "sandbox-bash: warning: {} names no audit relay: {why}; this run is not recorded",
+            relay::RELAY_VAR
+        );
+    }
     // An enclosing level asked for a trail that this run cannot reach. Say so; it still runs.
     #[cfg(target_os = "linux")]
     if channel.is_none()
+        && unchecked.is_none()
         && let Some(named) = env.get(relay::CHANNEL_VAR)
         && !matches!(action, Action::Explain { .. })
     {

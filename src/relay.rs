@@ -108,6 +108,15 @@ pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<St
     let spawned = crate::exec::spawn_detached("the audit relay", c"sb-relay", move || {
         let keep: Vec<RawFd> = [ours.as_raw_fd(), log.raw_fd()].into_iter().chain(listener_fd).collect();
         crate::outside::detach(&keep);
+        // Listening again here makes this process the one a connecting level's kernel
+        // credentials name (they are taken at `listen`), so that it can tell the relay from a
+        // listener inside the sandbox. Then the run may start.
+        if let Some(l) = &listener
+            && let Ok(backlog) = nix::sys::socket::Backlog::new(16)
+        {
+            let _ = nix::sys::socket::listen(&l.fd, backlog);
+        }
+        let _ = nix::sys::socket::send(ours.as_raw_fd(), b"R", MsgFlags::empty());
         serve(&ours, listener.as_ref(), log, own);
         if let Some(l) = &listener {
             l.remove();
@@ -120,12 +129,23 @@ pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<St
         let _ = std::fs::remove_file(p);
     }
     spawned?;
+    setsockopt(&theirs, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(10, 0))
+        .map_err(|e| format!("cannot start the audit relay: {e}"))?;
+    let mut ready = [0u8; 1];
+    match nix::sys::socket::recv(theirs.as_raw_fd(), &mut ready, MsgFlags::empty()) {
+        Ok(1) if ready[0] == b'R' => {}
+        _ => return Err("the audit relay did not start".into()),
+    }
+    setsockopt(&theirs, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(0, 0))
+        .map_err(|e| format!("cannot start the audit relay: {e}"))?;
     Ok((theirs, path))
 }
 
-/// A channel to the relay at `path` (a nested level whose inherited channel was closed on the
-/// way): a connected socket, inherited by the command (no close-on-exec).
-pub fn reconnect(path: Option<&std::ffi::OsStr>) -> Option<RawFd> {
+/// A channel to the relay at `path`: a connected socket, inherited by the command (no
+/// close-on-exec). `Err` says why the socket there is not the relay's: whoever listens must be
+/// outside this sandbox, which every process of it (a listener a command set up to answer in
+/// the relay's place among them) is not.
+pub fn reconnect(path: Option<&std::ffi::OsStr>) -> Option<Result<RawFd, String>> {
     let path = path?.to_str()?;
     if !path.starts_with('/') {
         return None;
@@ -133,7 +153,20 @@ pub fn reconnect(path: Option<&std::ffi::OsStr>) -> Option<RawFd> {
     let (addr, _dir) = crate::exec::socket_address(path)?;
     let fd = nix::sys::socket::socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::empty(), None).ok()?;
     nix::sys::socket::connect(fd.as_raw_fd(), &addr).ok()?;
-    Some(std::os::fd::IntoRawFd::into_raw_fd(fd))
+    let peer = nix::sys::socket::getsockopt(&fd, sockopt::PeerCredentials).ok()?;
+    let filters = |status: &str| -> Option<u32> {
+        status.lines().find_map(|l| l.strip_prefix("Seccomp_filters:"))?.trim().parse().ok()
+    };
+    let own = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| filters(&s));
+    let theirs = std::fs::read_to_string(format!("/proc/{}/status", peer.pid())).ok().and_then(|s| filters(&s));
+    match (own, theirs) {
+        (Some(own), Some(theirs)) if theirs < own => Some(Ok(std::os::fd::IntoRawFd::into_raw_fd(fd))),
+        (Some(_), Some(_)) => Some(Err(format!(
+            "the socket at {path} is answered by process {}, which is inside this sandbox, not by the relay",
+            peer.pid()
+        ))),
+        _ => Some(Err(format!("the process answering at {path} cannot be checked"))),
+    }
 }
 
 /// Lets the command inherit `fd` (clears close-on-exec).
@@ -343,8 +376,38 @@ fn sender_problem(pid: i32, own: (u64, u64)) -> Option<String> {
     }
 }
 
+/// The variables of a nested level's environment that change what the bash it starts runs,
+/// whatever its program says: exported functions (`BASH_FUNC_ls%%`), the shell options and the
+/// trace prompt (`SHELLOPTS=xtrace` with a `PS4` that substitutes a command), start-up files,
+/// and the libraries the loader looks in first (for bash, and for a dynamically linked
+/// sandbox-bash itself).
+fn changes_what_runs(name: &[u8]) -> bool {
+    name.starts_with(b"BASH_FUNC_")
+        || matches!(
+            name,
+            b"SHELLOPTS" | b"BASHOPTS" | b"PS4" | b"BASH_ENV" | b"ENV" | b"PROMPT_COMMAND" | b"LD_LIBRARY_PATH"
+        )
+}
+
+/// What the sender's environment holds of [`changes_what_runs`], as it is (each value cut at
+/// 1 KiB): the record says what ran beside its program.
+fn sender_environment(pid: i32) -> serde_json::Map<String, serde_json::Value> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    for var in environ.split(|&b| b == 0) {
+        let Some(eq) = var.iter().position(|&b| b == b'=') else { continue };
+        let (name, value) = (&var[..eq], &var[eq + 1..]);
+        if changes_what_runs(name) && out.len() < 64 {
+            let value = &value[..value.len().min(1024)];
+            out.insert(String::from_utf8_lossy(name).into_owned(), String::from_utf8_lossy(value).into_owned().into());
+        }
+    }
+    out
+}
+
 /// The record as the log gets it: the sender's JSON object with the relay's time, the
-/// kernel's pid and uid, and `"nested": true`.
+/// kernel's pid and uid, `"nested": true`, and what of the sender's environment changes what
+/// runs (`"environment"`).
 fn accept(bytes: &[u8], pid: i32, uid: u32) -> Result<Vec<u8>, String> {
     let mut value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("sent something that is not a record ({e})"))?;
@@ -353,5 +416,11 @@ fn accept(bytes: &[u8], pid: i32, uid: u32) -> Result<Vec<u8>, String> {
     object.insert("pid".into(), pid.into());
     object.insert("uid".into(), uid.into());
     object.insert("nested".into(), true.into());
+    let environment = sender_environment(pid);
+    if environment.is_empty() {
+        object.remove("environment");
+    } else {
+        object.insert("environment".into(), environment.into());
+    }
     serde_json::to_vec(&value).map_err(|e| format!("cannot encode the record: {e}"))
 }

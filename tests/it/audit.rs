@@ -434,3 +434,42 @@ fn a_log_named_through_a_link_is_judged_where_it_is() {
         assert!(!lab.ws.join("ran").exists() && !lab.ws.join("dotdot.jsonl").exists());
     }
 }
+
+/// A command that sets up a listener of its own and points the nested levels at it, to answer
+/// "written" in the relay's place, is found out: the level checks that whoever answers at the
+/// relay's socket is outside the sandbox, says on stderr that it is not recorded, and sends the
+/// listener nothing. The genuine relay, reached by its socket, records what of the sender's
+/// environment changes what bash runs (an exported function, the shell options, the trace
+/// prompt), as it is.
+#[test]
+fn a_listener_inside_the_sandbox_is_not_taken_for_the_relay_and_the_senders_environment_is_recorded() {
+    let lab = Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let fake = "import os, socket, subprocess, sys\n\
+         path = os.path.join(os.getcwd(), \"fake-relay\")\n\
+         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.bind(path); s.listen(4); s.settimeout(5)\n\
+         env = dict(os.environ, SANDBOX_BASH_AUDIT_RELAY=path)\n\
+         r = subprocess.run([sys.argv[1], \"-c\", \"echo nested-ran\"], env=env, capture_output=True, text=True)\n\
+         print(r.stdout, end=\"\"); print(r.stderr, end=\"\", file=sys.stderr)\n\
+         try:\n    c, _ = s.accept(); c.settimeout(1); print(\"fake got\", len(c.recv(65536)))\n\
+         except OSError as e:\n    print(\"fake got nothing\")";
+    let program = format!(
+        "{} {sb}; ls() {{ echo not-ls; }}; export -f ls; env PS4='$(id)' SHELLOPTS=xtrace {sb} -c 'echo second'",
+        lab::py(fake),
+        sb = lab::SB
+    );
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.starts_with("nested-ran\nfake got "), "{stdout}{stderr}");
+    // The level connected, saw who answered, and sent nothing.
+    assert!(stdout.contains("fake got 0\n") || stdout.contains("fake got nothing\n"), "{stdout}");
+    assert!(stderr.contains("names no audit relay: the socket at"), "{stderr}");
+    assert!(stderr.contains("which is inside this sandbox, not by the relay; this run is not recorded"), "{stderr}");
+    let records = lines(&log);
+    let nested: Vec<_> = records.iter().filter(|r| r["nested"] == true).collect();
+    assert_eq!(nested.len(), 1, "only the second nested run is recorded: {records:#?}");
+    let environment = &nested[0]["environment"];
+    assert_eq!(environment["BASH_FUNC_ls%%"], "() {  echo not-ls\n}", "{environment:#?}");
+    assert_eq!(environment["PS4"], "$(id)", "{environment:#?}");
+    assert_eq!(environment["SHELLOPTS"], "xtrace", "{environment:#?}");
+}

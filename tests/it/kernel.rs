@@ -803,3 +803,47 @@ except socket.timeout:
         assert!(read(&rc).contains("PLANTED") && read(&config).contains("PLANTED"), "nobody={nobody}");
     }
 }
+
+/// The user's real ssh-agent, with a key in it, reached by a path the command names itself
+/// (the variable is removed from its environment, so it sets it again): below system execute
+/// the agent's socket is covered, and `ssh-add -l` cannot list, let alone use, the key. The
+/// positive control: at system execute the same program lists it.
+#[test]
+fn a_real_ssh_agent_is_out_of_reach_below_system_execute() {
+    let lab = Lab::new();
+    let sock = lab.outside.join("agent.sock");
+    let agent = std::process::Command::new("ssh-agent")
+        .arg("-a")
+        .arg(&sock)
+        .output()
+        .expect("SSH-AGENT MISSING: this test starts a real ssh-agent outside the sandbox");
+    assert!(agent.status.success(), "{}", text(&agent.stderr));
+    let pid: String = text(&agent.stdout)
+        .split("SSH_AGENT_PID=")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .unwrap_or_default()
+        .to_string();
+    let key = lab.outside.join("key");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "agent-canary", "-f"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let added = std::process::Command::new("ssh-add").arg(&key).env("SSH_AUTH_SOCK", &sock).output().unwrap();
+    assert!(added.status.success(), "{}", text(&added.stderr));
+    let program = py(&format!(
+        "import os, subprocess\n\
+         r = subprocess.run([\"ssh-add\", \"-l\"], env=dict(os.environ, SSH_AUTH_SOCK={:?}), capture_output=True, text=True)\n\
+         print(r.returncode, \"agent-canary\" in r.stdout)",
+        sock.display().to_string()
+    ));
+    for mode in ["0467", "0407", "4467"] {
+        let out = ok(&lab.command(mode, &program).output().unwrap());
+        assert_eq!(out, "2 False\n", "{mode}: ssh-add reached the agent");
+    }
+    let out = ok(&lab.command("1467", &program).output().unwrap());
+    assert_eq!(out, "0 True\n", "the positive control");
+    let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+}
