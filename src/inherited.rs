@@ -95,18 +95,22 @@ fn kind(fd: i32) -> Option<Kind> {
     }
     let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok();
     let path = link.as_ref().map(|p| p.to_string_lossy().into_owned()).filter(|p| p.starts_with('/'));
+    // SAFETY: F_GETFL takes no argument and returns the status flags or -1.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return None;
+    }
     match st.st_mode & libc::S_IFMT {
+        // A path to a socket, not a socket: `/proc/self/fd/N` connects to it past the view.
+        libc::S_IFSOCK if flags & libc::O_PATH != 0 => {
+            Some(Kind::Server { peer: path.unwrap_or_else(|| "a socket reached by a path handle".into()) })
+        }
         libc::S_IFSOCK => Some(socket(fd)),
         libc::S_IFDIR => Some(match path {
             Some(path) => Kind::Directory { path },
             None => Kind::Channel,
         }),
         libc::S_IFREG => {
-            // SAFETY: F_GETFL takes no argument and returns the status flags or -1.
-            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-            if flags < 0 {
-                return None;
-            }
             let access = flags & libc::O_ACCMODE;
             match path {
                 // An unlinked file (memfd, a deleted temporary) has no place to judge.
@@ -128,7 +132,8 @@ fn socket(fd: i32) -> Kind {
         libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_DOMAIN, (&mut domain as *mut libc::c_int).cast(), &mut len)
     };
     if rc != 0 {
-        return Kind::NetworkSocket { family: -1 };
+        // Nothing can be said of it: judged as a connection to a server, the strictest.
+        return Kind::Server { peer: "a socket whose family cannot be read".into() };
     }
     if domain != libc::AF_UNIX {
         return Kind::NetworkSocket { family: domain };
@@ -142,15 +147,18 @@ fn socket(fd: i32) -> Kind {
     if rc != 0 || (len as usize) <= offset {
         return Kind::LocalSocket;
     }
-    let bytes: Vec<u8> = addr.sun_path[..(len as usize - offset).min(addr.sun_path.len())]
-        .iter()
-        .map(|&c| c as u8)
-        .take_while(|&b| b != 0)
-        .collect();
-    match String::from_utf8(bytes) {
-        Ok(peer) if peer.starts_with('/') => Kind::Server { peer },
-        // An abstract peer (a first byte 0) is Landlock's to scope.
-        _ => Kind::LocalSocket,
+    let raw: Vec<u8> =
+        addr.sun_path[..(len as usize - offset).min(addr.sun_path.len())].iter().map(|&c| c as u8).collect();
+    // A named peer, by a path (absolute or relative to where it was bound) or an abstract
+    // name (a first byte 0): Landlock scopes new connections to abstract names, not one made
+    // already.
+    match raw.split_first() {
+        None => Kind::LocalSocket,
+        Some((0, name)) => Kind::Server { peer: format!("@{}", String::from_utf8_lossy(name)) },
+        Some(_) => {
+            let name: Vec<u8> = raw.into_iter().take_while(|&b| b != 0).collect();
+            Kind::Server { peer: String::from_utf8_lossy(&name).into_owned() }
+        }
     }
 }
 
@@ -199,7 +207,7 @@ pub fn judge(d: &Descriptor, allowed: Mode, layout: &Layout, reachable: &[String
         }
         Kind::File { path, read, write } => {
             let mut needs = Mode::NONE;
-            let mut what: Vec<&'static str> = Vec::new();
+            let mut what: Vec<String> = Vec::new();
             let class = layout.classify(path, true);
             // Open for writing, nothing checks a write; open for reading only, the file can be
             // opened again through /proc/self/fd, where Landlock checks the open but the view's
@@ -209,7 +217,8 @@ pub fn judge(d: &Descriptor, allowed: Mode, layout: &Layout, reachable: &[String
                 && !allowed.has(scope, Perm::Write)
             {
                 needs = needs.union(bit(scope, Perm::Write));
-                what.push(class.noun());
+                let again = if *write { "" } else { ", which /proc/self/fd would open again for writing" };
+                what.push(format!("write it ({}{again})", class.noun()));
             }
             if *read {
                 let class = layout.classify(path, false);
@@ -218,14 +227,13 @@ pub fn judge(d: &Descriptor, allowed: Mode, layout: &Layout, reachable: &[String
                     && !allowed.has(scope, Perm::Read)
                 {
                     needs = needs.union(bit(scope, Perm::Read));
-                    what.push(class.noun());
+                    what.push(format!("read it ({})", class.noun()));
                 }
             }
             if needs == Mode::NONE {
                 Verdict::Kept
             } else {
-                what.dedup();
-                Verdict::Closed { needs, why: format!("it is a {} that the mode does not open", what.join(" and a ")) }
+                Verdict::Closed { needs, why: format!("the mode may not {}", what.join(" or ")) }
             }
         }
     }

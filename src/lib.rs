@@ -730,7 +730,12 @@ fn lock_and_exec(
     // What the caller left open and the mode does not give is closed before anything is
     // started or locked (the proxy and the relay would inherit it too).
     let by_host = matches!(net, NetPlan::Proxy(_));
-    inherited::close(allowed, layout, &config.sockets, by_host);
+    // A nested level's connection to the audit relay (made by a level above, at the relay's
+    // socket in the state directory, which no command can write) stays.
+    let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    let relays = caches::state_dir(layout.home.as_deref(), &var).map(|s| format!("{s}/relays"));
+    let reachable: Vec<String> = config.sockets.iter().cloned().chain(relays).collect();
+    inherited::close(allowed, layout, &reachable, by_host);
 
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {

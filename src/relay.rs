@@ -104,9 +104,20 @@ pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<St
     let listener = state.and_then(Listener::new);
     let path = listener.as_ref().map(|l| l.path.clone());
     let listener_fd = listener.as_ref().map(|l| l.fd.as_raw_fd());
+    // Its "ready" comes through a pipe: a message on the channel would give the relay's end
+    // a name (the kernel names a sender that passes credentials), and the command's end would
+    // then look connected to a named server.
+    let mut ends = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the two descriptors or fails.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!("cannot start the audit relay: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: two new descriptors, owned by nothing else.
+    let (ready_r, ready_w) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
     // The relay's process closes the command's end with every other descriptor (`detach`).
     let spawned = crate::exec::spawn_detached("the audit relay", c"sb-relay", move || {
-        let keep: Vec<RawFd> = [ours.as_raw_fd(), log.raw_fd()].into_iter().chain(listener_fd).collect();
+        let keep: Vec<RawFd> =
+            [ours.as_raw_fd(), log.raw_fd(), ready_w.as_raw_fd()].into_iter().chain(listener_fd).collect();
         crate::outside::detach(&keep);
         // Listening again here makes this process the one a connecting level's kernel
         // credentials name (they are taken at `listen`), so that it can tell the relay from a
@@ -116,7 +127,8 @@ pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<St
         {
             let _ = nix::sys::socket::listen(&l.fd, backlog);
         }
-        let _ = nix::sys::socket::send(ours.as_raw_fd(), b"R", MsgFlags::empty());
+        let _ = nix::unistd::write(&ready_w, b"R");
+        drop(ready_w);
         serve(&ours, listener.as_ref(), log, own);
         if let Some(l) = &listener {
             l.remove();
@@ -129,15 +141,13 @@ pub fn spawn(log: audit::Log, state: Option<&str>) -> Result<(OwnedFd, Option<St
         let _ = std::fs::remove_file(p);
     }
     spawned?;
-    setsockopt(&theirs, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(10, 0))
-        .map_err(|e| format!("cannot start the audit relay: {e}"))?;
+    // Every copy of the write end but the relay's is closed (this one now, the forks' with
+    // them): end of file without the byte means the relay is gone.
     let mut ready = [0u8; 1];
-    match nix::sys::socket::recv(theirs.as_raw_fd(), &mut ready, MsgFlags::empty()) {
+    match nix::unistd::read(&ready_r, &mut ready) {
         Ok(1) if ready[0] == b'R' => {}
         _ => return Err("the audit relay did not start".into()),
     }
-    setsockopt(&theirs, sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(0, 0))
-        .map_err(|e| format!("cannot start the audit relay: {e}"))?;
     Ok((theirs, path))
 }
 

@@ -310,6 +310,32 @@ pub fn servers(
     out
 }
 
+/// The socket files in `trees` and the directories right inside them (two levels, at most 256
+/// directories listed), by the type the directory listing gives (no file is opened).
+fn socket_files(trees: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut listed = 0;
+    let mut queue: std::collections::VecDeque<(String, u8)> = trees.map(|t| (t, 0)).collect();
+    while let Some((dir, depth)) = queue.pop_front() {
+        if listed == 256 {
+            break;
+        }
+        listed += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let Some(name) = e.file_name().to_str().map(str::to_string) else { continue };
+            let path = policy::join(&dir, &name);
+            if std::os::unix::fs::FileTypeExt::is_socket(&kind) {
+                out.push(path);
+            } else if kind.is_dir() && depth < 1 {
+                queue.push_back((path, depth + 1));
+            }
+        }
+    }
+    out
+}
+
 /// The mount view for `policy` on this machine.
 pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ, keep_env: &[String]) -> view::View {
     let sockets = agent_sockets(env, layout.home.as_deref(), keep_env);
@@ -317,7 +343,17 @@ pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ
         Vec::new()
     } else {
         let runtime = env.get("XDG_RUNTIME_DIR").map(|s| s.to_string_lossy().into_owned());
-        let text = std::fs::read("/proc/net/unix").unwrap_or_default();
+        let mut text = std::fs::read("/proc/net/unix").unwrap_or_default();
+        // Sockets the listing names by a relative path, or that were renamed or linked since
+        // they were bound, are found where servers keep them: as lines of the same shape.
+        let own_runtime = format!("/run/user/{}", crate::exec::uid());
+        let trees = ["/tmp", "/var/tmp", "/dev/shm"]
+            .into_iter()
+            .map(str::to_string)
+            .chain(Some(runtime.clone().unwrap_or(own_runtime)));
+        for path in socket_files(trees) {
+            text.extend_from_slice(format!("\n0: 0 0 0 0 0 0 {path}").as_bytes());
+        }
         // An agent that signs or decrypts with the keys gives no more than the keys, which
         // system read reads.
         let mut reachable = policy.reachable.clone();

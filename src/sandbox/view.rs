@@ -471,8 +471,8 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         }
         view.static_only.push(
             "a server's unix socket bound after the command started (a server started or restarted later, in a \
-             directory that holds other files), or bound in another network namespace, is not hidden: the static \
-             layer guards it"
+             directory that holds other files), bound in another network namespace, or bound by a relative path, \
+             renamed or linked outside the scratch trees, is not hidden: the static layer guards it"
                 .into(),
         );
     }

@@ -710,7 +710,7 @@ fn descriptors_the_caller_left_open_are_judged_like_paths() {
         let config = git.join("config");
         std::fs::write(&config, "[core]\n").unwrap();
         if nobody {
-            for p in [&lab.ws, &lab.home, &lab.home.join(".ssh"), &key, &rc, &git, &config] {
+            for p in [&lab.ws, &lab.outside, &lab.home, &lab.home.join(".ssh"), &key, &rc, &git, &config] {
                 std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
             }
         }
@@ -727,10 +727,16 @@ ws = os.open({ws:?}, os.O_RDONLY | os.O_DIRECTORY)
 server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
 tcp = socket.create_connection(server.getsockname())
 pipe_r, pipe_w = os.pipe()
-fds = [key, rc, cfg, ws, tcp.fileno(), pipe_r]
+if os.path.exists({sock:?}):
+    os.unlink({sock:?})
+named = socket.socket(socket.AF_UNIX); named.bind({sock:?}); named.listen(4)
+handle = os.open({sock:?}, os.O_PATH)
+abstract = socket.socket(socket.AF_UNIX); abstract.bind("\0sb-test-%d" % os.getpid()); abstract.listen(4)
+to_abstract = socket.socket(socket.AF_UNIX); to_abstract.connect("\0sb-test-%d" % os.getpid())
+fds = [key, rc, cfg, ws, tcp.fileno(), pipe_r, handle, to_abstract.fileno()]
 program = """python3 -c '
 import os, socket, sys
-key, rc, cfg, ws, tcp, pipe = [int(a) for a in sys.argv[1:]]
+key, rc, cfg, ws, tcp, pipe, handle, abstract = [int(a) for a in sys.argv[1:]]
 def tryit(name, f):
     try:
         f(); print(name, "done")
@@ -742,6 +748,8 @@ tryit("config", lambda: open("/proc/self/fd/%d" % cfg, "a").write("[core]\\n\\tf
 tryit("dir", lambda: os.open(".git/config", os.O_WRONLY | os.O_APPEND, dir_fd=ws))
 tryit("tcp", lambda: socket.socket(fileno=os.dup(tcp)).send(b"OUT"))
 tryit("pipe", lambda: os.fstat(pipe))
+tryit("handle", lambda: socket.socket(socket.AF_UNIX).connect("/proc/self/fd/%d" % handle))
+tryit("abstract", lambda: socket.socket(fileno=os.dup(abstract)).send(b"OUT"))
 ' """ + " ".join(str(f) for f in fds)
 env = dict(os.environ, BASH_AGENT_BASH_MODE=sys.argv[1])
 r = subprocess.run([{sb:?}, "-c", program], pass_fds=fds, env=env, capture_output=True, text=True, cwd={ws:?})
@@ -761,6 +769,7 @@ except socket.timeout:
             ws = lab.ws.display().to_string(),
             sb = lab::SB,
             nobody = if nobody { "True" } else { "False" },
+            sock = lab.outside.join("server.sock").display().to_string(),
         );
         let run = |mode: &str| {
             let mut c = std::process::Command::new("python3");
@@ -777,16 +786,20 @@ except socket.timeout:
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         assert_eq!(
             stdout,
-            "key refused 9\nrc refused 9\nconfig refused 2\ndir refused 9\ntcp refused 9\npipe done\nlistener got nothing\n",
+            "key refused 9\nrc refused 9\nconfig refused 2\ndir refused 9\ntcp refused 9\npipe done\nhandle refused 2\n\
+             abstract refused 9\nlistener got nothing\n",
             "nobody={nobody}\n{stderr}"
         );
         for said in [
             "closed inherited descriptor",
-            "id_ed25519, open for reading: it is a credential path",
-            ".bashrc, open for writing: it is a protected path",
-            "config, open for reading: it is a protected path",
+            "id_ed25519, open for reading: the mode may not read it (credential path) (it needs 4000)",
+            ".bashrc, open for writing: the mode may not write it (protected path) (it needs 2000)",
+            "config, open for reading: the mode may not write it (protected path, which /proc/self/fd would \
+             open again for writing) (it needs 2000)",
             "the directory",
             "a network socket (family 2): the mode has no network (it needs 0040)",
+            "server.sock: a server outside the sandbox acts for its clients outside every rule (it needs 1000)",
+            "a connection to the server at @sb-test-",
         ] {
             assert!(stderr.contains(said), "nobody={nobody}: {said:?}\n{stderr}");
         }
@@ -796,7 +809,8 @@ except socket.timeout:
         let out = run("7777");
         assert_eq!(
             text(&out.stdout),
-            "key done\nrc done\nconfig done\ndir done\ntcp done\npipe done\nlistener got OUT\n",
+            "key done\nrc done\nconfig done\ndir done\ntcp done\npipe done\nhandle done\nabstract done\n\
+             listener got OUT\n",
             "nobody={nobody}\n{}",
             text(&out.stderr)
         );
@@ -846,4 +860,54 @@ fn a_real_ssh_agent_is_out_of_reach_below_system_execute() {
     let out = ok(&lab.command("1467", &program).output().unwrap());
     assert_eq!(out, "0 True\n", "the positive control");
     let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+}
+
+/// Sockets the kernel's listing cannot place (bound by a relative path, renamed or linked
+/// since) are found where servers keep them, in scratch: under `/tmp` on purpose here. Each is
+/// out of reach below system execute, and reached at system execute.
+#[test]
+fn sockets_bound_relatively_renamed_or_linked_in_scratch_are_out_of_reach() {
+    let lab = Lab::new();
+    let dir = tempfile::Builder::new().prefix("sbx-sockets-").tempdir_in("/tmp").unwrap();
+    let d = dir.path().to_path_buf();
+    std::fs::write(d.join("README"), "not only sockets here\n").unwrap();
+    let server = |bind: &str, cwd: &std::path::Path| {
+        let code = format!(
+            "import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind({bind:?})\ns.listen(4)\n\
+             while True:\n    c, _ = s.accept()\n    c.send(b'hello')\n    c.close()"
+        );
+        std::process::Command::new("python3").arg("-c").arg(code).current_dir(cwd).spawn().unwrap()
+    };
+    let wait = |p: &std::path::Path| {
+        for _ in 0..100 {
+            if p.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("{} did not appear", p.display());
+    };
+    let mut servers = vec![server("relative.sock", &d)];
+    wait(&d.join("relative.sock"));
+    servers.push(server(&d.join("bound.sock").to_string_lossy(), &d));
+    wait(&d.join("bound.sock"));
+    std::fs::rename(d.join("bound.sock"), d.join("renamed.sock")).unwrap();
+    servers.push(server(&d.join("linked.sock").to_string_lossy(), &d));
+    wait(&d.join("linked.sock"));
+    std::fs::hard_link(d.join("linked.sock"), d.join("other-name.sock")).unwrap();
+    let client = py(&format!(
+        "import socket\nfor name in [\"relative.sock\", \"renamed.sock\", \"other-name.sock\"]:\n    \
+         s = socket.socket(socket.AF_UNIX)\n    \
+         try:\n        s.connect({:?} + \"/\" + name)\n        print(name, s.recv(8).decode())\n    \
+         except OSError as e:\n        print(name, \"refused\", e.errno)",
+        d.display().to_string()
+    ));
+    let out = ok(&lab.command("0467", &client).output().unwrap());
+    assert_eq!(out, "relative.sock refused 111\nrenamed.sock refused 111\nother-name.sock refused 111\n");
+    let out = ok(&lab.command("1467", &client).output().unwrap());
+    assert_eq!(out, "relative.sock hello\nrenamed.sock hello\nother-name.sock hello\n");
+    for mut s in servers {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
 }
