@@ -356,13 +356,17 @@ pub struct Client {
     pub name: &'static str,
     pub project: &'static [&'static str],
     pub home: &'static [&'static str],
+    /// Its directory at the top of the workspace, when only some of what it holds runs: the
+    /// directory itself is kept read-only (nothing new is made right in it, such as a second
+    /// settings file), its other entries (a team's prompts and commands) stay writable.
+    pub holder: Option<&'static str>,
 }
 
 /// One row per client or tool; the manual's table under FILES THAT RUN LATER says the same.
 pub const CLIENTS: &[Client] = &[
     Client {
         name: "Claude Code",
-        project: &[".claude", ".mcp.json"],
+        project: &[".claude/settings.json", ".claude/settings.local.json", ".claude/hooks", ".mcp.json"],
         home: &[
             ".claude.json",
             ".claude/settings.json",
@@ -374,36 +378,51 @@ pub const CLIENTS: &[Client] = &[
             ".claude/plugins",
             ".claude/CLAUDE.md",
         ],
+        holder: Some(".claude"),
     },
-    Client { name: "Codex", project: &[".codex"], home: &[".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts"] },
+    Client {
+        name: "Codex",
+        project: &[".codex/config.toml"],
+        home: &[".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts"],
+        holder: Some(".codex"),
+    },
     Client {
         name: "Gemini CLI",
-        project: &[".gemini"],
+        project: &[".gemini/settings.json", ".gemini/extensions"],
         home: &[".gemini/settings.json", ".gemini/extensions", ".gemini/commands", ".gemini/GEMINI.md"],
+        holder: Some(".gemini"),
     },
     Client {
         name: "Cursor",
-        project: &[".cursor"],
+        project: &[".cursor/mcp.json", ".cursor/hooks.json", ".cursor/hooks", ".cursor/environment.json"],
         home: &[".cursor/mcp.json", ".cursor/hooks.json", ".cursor/hooks", ".cursor/extensions"],
+        holder: Some(".cursor"),
     },
     Client {
         name: "opencode",
         project: &[".opencode", "opencode.json", "opencode.jsonc"],
         home: &[".config/opencode"],
+        holder: None,
     },
-    Client { name: "pi", project: &[".pi"], home: &[".pi/agent"] },
-    Client { name: "aider", project: &[".aider.conf.yml"], home: &[".aider.conf.yml"] },
-    Client { name: "VS Code", project: &[".vscode"], home: &[".vscode", ".config/Code/User"] },
-    Client { name: "JetBrains IDEs", project: &[".idea"], home: &[] },
-    Client { name: "Zed", project: &[".zed"], home: &[".config/zed"] },
+    Client { name: "pi", project: &[".pi"], home: &[".pi/agent"], holder: None },
+    Client { name: "aider", project: &[".aider.conf.yml"], home: &[".aider.conf.yml"], holder: None },
+    Client { name: "VS Code", project: &[".vscode"], home: &[".vscode", ".config/Code/User"], holder: None },
+    Client { name: "JetBrains IDEs", project: &[".idea"], home: &[], holder: None },
+    Client { name: "Zed", project: &[".zed"], home: &[".config/zed"], holder: None },
     Client {
         name: "Vim and Neovim",
         project: &[],
         home: &[".vimrc", ".vim", ".config/nvim", ".local/share/nvim/site"],
+        holder: None,
     },
-    Client { name: "Emacs", project: &[], home: &[".emacs", ".emacs.d", ".config/emacs"] },
-    Client { name: "the login shell's PATH", project: &[], home: &[".local/bin", "bin"] },
+    Client { name: "Emacs", project: &[], home: &[".emacs", ".emacs.d", ".config/emacs"], holder: None },
+    Client { name: "the login shell's PATH", project: &[], home: &[".local/bin", "bin"], holder: None },
 ];
+
+/// The clients' directories at the top of the workspace that are kept read-only themselves.
+pub fn project_holders() -> impl Iterator<Item = &'static str> + Clone {
+    CLIENTS.iter().filter_map(|c| c.holder)
+}
 
 /// [`HOME_PROTECTED`] and the clients' files in the home.
 pub fn home_protected() -> impl Iterator<Item = &'static &'static str> + Clone {
@@ -585,6 +604,16 @@ impl Layout {
             || self.tmpdir.as_deref().is_some_and(|t| is_within(path, t))
             || SCRATCH_DEVICES.contains(&path)
             || path.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// Whether `dir` is a client's directory at the top of the workspace that the kernel
+    /// layer keeps read-only itself (see [`Client::holder`]).
+    pub fn is_workspace_holder(&self, dir: &str) -> bool {
+        self.workspace != "/"
+            && dir
+                .strip_prefix(self.workspace.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|rest| project_holders().any(|h| h == rest))
     }
 
     /// Whether `path` names an entry right inside one of the agents' shell-state directories.

@@ -2487,6 +2487,20 @@ impl<'c> Walker<'c> {
         if !scope::is_within(parent, home) || !layout.holds(parent, true) {
             return false;
         }
+        Self::makes_or_removes(abs, command)
+    }
+
+    /// Whether `abs` is an entry made, removed or replaced right in a client's directory at
+    /// the top of the workspace, which the kernel layer keeps read-only itself unless the mode
+    /// writes the system (see [`scope::Client::holder`]).
+    fn entry_of_workspace_holder(&self, abs: &str, command: &str) -> bool {
+        let Some((parent, _)) = abs.rsplit_once('/') else { return false };
+        self.ctx.layout.is_workspace_holder(parent) && Self::makes_or_removes(abs, command)
+    }
+
+    /// Whether `command` writing `abs` makes, removes or replaces the entry (see
+    /// [`Walker::entry_of_pinned`]).
+    fn makes_or_removes(abs: &str, command: &str) -> bool {
         let name = command.rsplit('/').next().unwrap_or(command);
         let removes = REMOVERS.contains(&name);
         match std::fs::symlink_metadata(super::bytes::path(abs)) {
@@ -2522,6 +2536,14 @@ impl<'c> Walker<'c> {
                 for p in Perm::ALL {
                     self.need_bounded(Scope::System, p, abs, command, &why, pos, Bound::Kernel);
                 }
+            }
+            if perm == Perm::Write && class == Class::Workspace && self.entry_of_workspace_holder(abs, command) {
+                let why = format!(
+                    "{reason} (an entry made, removed or replaced right in an agent's directory at the top of the \
+                     workspace, which the kernel layer keeps read-only so that a second settings file cannot be made \
+                     there; its other entries stay writable)"
+                );
+                self.need_bounded(Scope::System, Perm::Write, abs, command, &why, pos, Bound::View);
             }
             if let Some(scope) = class.scope() {
                 let why = match class {

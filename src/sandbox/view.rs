@@ -305,6 +305,21 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             for name in scope::project_settings() {
                 protected.push(join(w, name));
             }
+            // A client's directory is kept read-only itself, its other entries bound back.
+            for holder in scope::project_holders() {
+                let dir = join(w, holder);
+                if view_writes(&dir) && world.is_dir(&dir) == Some(true) && !world.is_link(&dir) {
+                    view.points.push(Point::ReadOnly { path: dir.clone(), noexec: false });
+                    for e in world.list(&dir).unwrap_or_default() {
+                        let p = join(&dir, &e.name);
+                        if e.link || layout.is_protected(&p) || layout.is_credential(&p) {
+                            continue;
+                        }
+                        let noexec = !policy.granted(&p).contains(Rights::EXECUTE) || ws_noexec;
+                        view.points.push(Point::Writable { path: p, noexec });
+                    }
+                }
+            }
         }
         protected.extend(layout.extra_protected.iter().cloned());
         // A home inside a writable tree (a CI job's HOME under /tmp): its start-up and settings

@@ -44,9 +44,10 @@ const CASES: &[(&str, &str)] = &[
     ("echo x > .claude/settings.local.json", "2000"),
     ("echo x > .vscode/tasks.json", "2000"),
     ("echo x > ~/.config/other/settings.json", "0200"),
-    // The workspace's agent directories are protected whole: a file created in one can be
-    // named by its settings later (a hook script, a command), and the view keeps them read-only.
-    ("echo x > .claude/notes.md", "2000"),
+    // What runs in an agent's directory is protected; the directory itself is kept read-only
+    // (a second settings file cannot be made), its other entries stay the project's.
+    ("echo x > .claude/notes.md", "2002"),
+    ("echo x > .claude/commands/review.md", "0002"),
     ("echo x > .claude/hooks/format.sh", "2000"),
     ("echo x > .mcp.json", "2000"),
     ("echo x > .gemini/settings.json", "2000"),

@@ -128,5 +128,11 @@ fn the_manual_lists_every_client_and_its_files() {
         for entry in client.home {
             assert!(named(home, entry), "{}: the manual's home cell lacks {entry}", client.name);
         }
+        if let Some(holder) = client.holder {
+            assert!(
+                section.contains(&format!(".Pa {holder}/")) || section.contains(&format!(" {holder}/ ")),
+                "{holder}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! What runs later, outside the sandbox: each persistence point a command could plant (a hook
 //! script an agent's settings name, an MCP server's file, a file git's configuration includes,
 //! husky's hooks, a linked worktree's `commondir`, a program in a `PATH` directory of the
-//! home), attacked through Python (which the analysis does not read), then followed by the
+//! home, a second settings file made in an agent's directory), attacked through Python (which the analysis does not read), then followed by the
 //! unsandboxed step that would run it. As root and as nobody, with the positive control: at
 //! system write the same program plants every one, and the same step runs each payload.
 
@@ -96,6 +96,7 @@ plant("husky", ws + "/.husky/pre-commit", script)
 plant("include", ws + "/team.inc", "[core]\n\tfsmonitor = \"" + payload + "; false\"\n", 0o644)
 plant("commondir", ws + "/.git/worktrees/wt/commondir", {copy:?} + "\n", 0o644)
 plant("path", home + "/.local/bin/git", script)
+plant("second-settings", ws + "/.claude/settings.local.json", "{{}}", 0o644)
 "##,
         ws = p.ws.display().to_string(),
         home = p.home.display().to_string(),
@@ -147,7 +148,7 @@ fn nothing_planted_runs_later_outside_the_sandbox() {
             let out = c.output().unwrap();
             let said = text(&out.stdout);
             assert_eq!(out.status.code(), Some(0), "nobody={nobody} {mode}: {}", text(&out.stderr));
-            for name in ["hook", "named", "mcp", "husky", "include", "commondir", "path"] {
+            for name in ["hook", "named", "mcp", "husky", "include", "commondir", "path", "second-settings"] {
                 let line = said.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or("");
                 if wanted {
                     assert_eq!(line, format!("{name} planted"), "nobody={nobody} {mode}:\n{said}");
