@@ -12,6 +12,7 @@ pub mod environ;
 pub mod error;
 pub mod exec;
 pub mod hygiene;
+#[cfg(target_os = "linux")]
 pub mod inherited;
 pub mod invocation;
 pub mod later;
@@ -181,6 +182,7 @@ pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
     // A panic must never let a command run: it is an internal error, said clearly.
     exec::stop_on_panic();
     // Before anything of our own is open.
+    #[cfg(target_os = "linux")]
     inherited::take();
     let outcome = run_with(&args, &env).unwrap_or_else(Outcome::Refuse);
     match outcome.print() {
@@ -537,19 +539,28 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             }
             _ => decision,
         };
+        #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
         let mut decision = decision;
-        decision.inherited = inherited::taken()
-            .iter()
-            .map(|d| {
-                let what =
-                    match inherited::judge(d, allowed, &layout, &config.sockets, matches!(net, NetPlan::Proxy(_))) {
+        #[cfg(target_os = "linux")]
+        {
+            decision.inherited = inherited::taken()
+                .iter()
+                .map(|d| {
+                    let what = match inherited::judge(
+                        d,
+                        allowed,
+                        &layout,
+                        &config.sockets,
+                        matches!(net, NetPlan::Proxy(_)),
+                    ) {
                         inherited::Verdict::Kept => "kept".to_string(),
                         inherited::Verdict::Closed { needs, why } if needs == Mode::NONE => format!("closed: {why}"),
                         inherited::Verdict::Closed { needs, why } => format!("closed: {why} (it needs {needs})"),
                     };
-                format!("{}: {}: {what}", d.fd, d.shown())
-            })
-            .collect();
+                    format!("{}: {}: {what}", d.fd, d.shown())
+                })
+                .collect();
+        }
         let mut text = if json { decision.json() + "\n" } else { decision.text() };
         // A run would be refused, not denied: say so, with the same words and status.
         if let Some(message) = network_refusal(&decision, requested, &net) {
@@ -735,7 +746,10 @@ fn lock_and_exec(
     let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
     let relays = caches::state_dir(layout.home.as_deref(), &var).map(|s| format!("{s}/relays"));
     let reachable: Vec<String> = config.sockets.iter().cloned().chain(relays).collect();
+    #[cfg(target_os = "linux")]
     inherited::close(allowed, layout, &reachable, by_host);
+    #[cfg(not(target_os = "linux"))]
+    let _ = (reachable, by_host);
 
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
@@ -852,7 +866,13 @@ fn lock_and_exec(
         env,
         // The run's own relay stays reachable for its nested levels.
         extra: sandbox::policy::Extra {
-            sockets: config.sockets.iter().chain(relay_path.as_ref()).cloned().collect(),
+            sockets: {
+                #[cfg(target_os = "linux")]
+                let own = relay_path.clone();
+                #[cfg(not(target_os = "linux"))]
+                let own: Option<String> = None;
+                config.sockets.iter().cloned().chain(own).collect()
+            },
             ..extra(config)
         },
         keep_env: &config.keep_env,

@@ -260,7 +260,10 @@ pub fn servers(
             continue;
         }
         let Some(real) = world.canonical(path) else { continue };
-        let is_socket = std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_socket());
+        // A named pipe that a process outside reads runs what is written to it just the same
+        // (`while :; do sh < fifo; done`).
+        let is_socket =
+            std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_socket() || m.file_type().is_fifo());
         if !is_socket || sockets.contains(&real) {
             continue;
         }
@@ -310,8 +313,9 @@ pub fn servers(
     out
 }
 
-/// The socket files in `trees` and the directories right inside them (two levels, at most 256
-/// directories listed), by the type the directory listing gives (no file is opened).
+/// The socket files and named pipes in `trees` and the directories right inside them (two
+/// levels, at most 256 directories listed), by the type the directory listing gives (no file
+/// is opened).
 fn socket_files(trees: impl Iterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut listed = 0;
@@ -326,7 +330,7 @@ fn socket_files(trees: impl Iterator<Item = String>) -> Vec<String> {
             let Ok(kind) = e.file_type() else { continue };
             let Some(name) = e.file_name().to_str().map(str::to_string) else { continue };
             let path = policy::join(&dir, &name);
-            if std::os::unix::fs::FileTypeExt::is_socket(&kind) {
+            if std::os::unix::fs::FileTypeExt::is_socket(&kind) || std::os::unix::fs::FileTypeExt::is_fifo(&kind) {
                 out.push(path);
             } else if kind.is_dir() && depth < 1 {
                 queue.push_back((path, depth + 1));
@@ -357,6 +361,13 @@ pub fn view_here(policy: &Policy, layout: &Layout, env: &crate::environ::Environ
         // An agent that signs or decrypts with the keys gives no more than the keys, which
         // system read reads.
         let mut reachable = policy.reachable.clone();
+        // make's jobserver, when it is a named pipe (`--jobserver-auth=fifo:PATH`), is the
+        // caller's handing to its recipes.
+        if let Some(flags) = env.get("MAKEFLAGS").map(|v| v.to_string_lossy().into_owned()) {
+            reachable.extend(
+                flags.split_whitespace().filter_map(|w| w.strip_prefix("--jobserver-auth=fifo:")).map(str::to_string),
+            );
+        }
         if policy.mode.has(crate::mode::Scope::System, crate::mode::Perm::Read) {
             reachable.extend(sockets.iter().cloned());
         }

@@ -486,8 +486,9 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         }
         view.static_only.push(
             "a server's unix socket bound after the command started (a server started or restarted later, in a \
-             directory that holds other files), bound in another network namespace, or bound by a relative path, \
-             renamed or linked outside the scratch trees, is not hidden: the static layer guards it"
+             directory that holds other files), bound in another network namespace, bound by a relative path, \
+             renamed or linked outside the scratch trees or deeper in them, or at a path that is not UTF-8 or \
+             holds a newline, is not hidden: the static layer guards it"
                 .into(),
         );
     }
@@ -497,6 +498,39 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
              .git/hooks where there was none) is guarded by the static layer only"
                 .into(),
         );
+    }
+
+    // A point inside a writable tree holds only while the directories above it keep their
+    // names: renamed away with the point inside, a new directory in its place takes what the
+    // command writes (a new include file, a new hooks directory). Each directory between the
+    // writable tree's root and a read-only point or a pinned `.git` is bound onto itself, so it
+    // cannot be renamed (EBUSY) and stays writable. Trees a plain program deletes first are left
+    // alone.
+    let mut pins: Vec<String> = Vec::new();
+    for point in &view.points {
+        let path = match point {
+            Point::ReadOnly { path, .. } => path,
+            Point::Writable { path, .. } if found.repositories.contains(path) => path,
+            _ => continue,
+        };
+        let Some(root) = writable.iter().map(|(w, _)| *w).filter(|w| scope::is_within(path, w)).max_by_key(|w| w.len())
+        else {
+            continue;
+        };
+        let mut dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        while dir.len() > root.len() && scope::is_within(&dir, root) {
+            if !pins.contains(&dir) && !relaxed.deleted.iter().any(|t| scope::is_within(&dir, t)) {
+                pins.push(dir.clone());
+            }
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        }
+    }
+    for dir in pins {
+        if view.points.iter().any(|p| p.path() == dir) || world.is_dir(&dir) != Some(true) || world.is_link(&dir) {
+            continue;
+        }
+        let noexec = !policy.granted(&dir).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(&dir, w));
+        view.points.push(Point::Writable { path: dir, noexec });
     }
 
     // One point per path, in order: parents first, the first reason kept (a writable bind
@@ -950,6 +984,25 @@ mod tests {
         assert!(!v.points.iter().any(|p| p.path() == "/home/u/.more.inc"), "{:?}", v.points);
     }
 
+    /// The directories between a writable tree and a point kept read-only inside it are bound
+    /// onto themselves: none can be renamed away with the point inside and replaced.
+    #[test]
+    fn the_directories_above_a_read_only_point_cannot_be_renamed() {
+        let mut m = machine();
+        m.files.insert("/home/u/proj/.git/config", "[core]\n\thooksPath = tools/git/hooks\n");
+        m.dirs.insert("/home/u/proj", vec![".git/", "src/", "tools/"]);
+        m.dirs.insert("/home/u/proj/tools", vec!["git/"]);
+        m.dirs.insert("/home/u/proj/tools/git", vec!["hooks/"]);
+        m.dirs.insert("/home/u/proj/tools/git/hooks", vec!["pre-commit"]);
+        let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+        let v = view_for(&m, 0o0467, &layout, vec![]);
+        assert!(has(&v, read_only("/home/u/proj/tools/git/hooks", false)), "{v:#?}");
+        for p in ["/home/u/proj/tools", "/home/u/proj/tools/git"] {
+            assert!(has(&v, writable(p, false)), "{p}: {v:#?}");
+        }
+        assert!(!v.points.iter().any(|p| p.path() == "/home/u/proj/src"), "{v:#?}");
+    }
+
     /// Servers' sockets are covered below system execute, whatever else the mode grants, and
     /// left alone at system execute.
     #[test]
@@ -1039,8 +1092,10 @@ mod tests {
         assert!(has(&v, writable("/tmp", true)));
         assert!(has(&v, read_only("/tmp/ci", true)), "{v:#?}");
         assert!(has(&v, mask("/tmp/ci/.env", false)));
+        // Writable, but bound onto itself: renamed away with its pinned `.git` inside, a new
+        // checkout in its place would take hooks of the command's making.
         let v = view_at(0o0467, "/tmp/ci");
-        assert!(!v.points.iter().any(|p| p.path() == "/tmp/ci"), "{v:#?}");
+        assert!(has(&v, writable("/tmp/ci", false)), "{v:#?}");
         assert!(has(&v, read_only("/tmp/ci/.git/hooks", false)));
         assert!(has(&v, writable("/tmp/ci/.git", false)));
     }
