@@ -340,25 +340,29 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         }
         let mut linked = false;
         for p in protected {
-            // A link at a persistence point (`.git/hooks` → `../githooks`): what it leads to
-            // is kept read-only; the link itself cannot be mounted over.
-            let p = if world.is_link(&p) {
-                linked = true;
-                match world.canonical(&p) {
-                    Some(target) if !scope::is_system_path(&target) => target,
-                    _ => continue,
+            if !world.exists(&p) {
+                continue;
+            }
+            // A link at a persistence point (`.git/hooks` → `../githooks`) or on the way to one
+            // (`~/.claude` → `dotfiles/claude`): what it leads to is kept read-only, at the
+            // place the mount really lands (so that it sorts below a writable bind of that
+            // place, not before it); a link itself cannot be mounted over.
+            let p = match world.canonical(&p) {
+                Some(target) if target == p => p,
+                Some(target) if !scope::is_system_path(&target) => {
+                    linked = true;
+                    target
                 }
-            } else {
-                p
+                _ => continue,
             };
-            if view_writes(&p) && world.exists(&p) {
+            if view_writes(&p) {
                 view.points.push(Point::ReadOnly { path: p, noexec: false });
             }
         }
         if linked {
             view.static_only.push(
-                "a persistence point that is a symbolic link is kept read-only where it leads; the link itself can \
-                 be replaced, which the static layer guards"
+                "a persistence point that is a symbolic link, or is reached through one, is kept read-only where it \
+                 leads; the link itself can be replaced, which the static layer guards"
                     .into(),
             );
         }
@@ -658,7 +662,16 @@ fn search_workspace(layout: &Layout, world: &dyn World, reader: &dyn Reader, fou
             if e.link {
                 // Not followed; a credential name is masked where it leads.
                 if layout.is_credential(&p) {
-                    found.credentials.push((p, false, None));
+                    found.credentials.push((p.clone(), false, None));
+                }
+                // A `.git` that is a link: the repository is where it leads (the link itself
+                // can be replaced, which the static layer guards).
+                if e.name == ".git"
+                    && let Some(target) = world.canonical(&p)
+                    && world.is_dir(&target) == Some(true)
+                    && !scope::is_system_path(&target)
+                {
+                    repository(&target, &dir, home, world, reader, found);
                 }
                 continue;
             }

@@ -191,3 +191,51 @@ fn nothing_planted_runs_later_outside_the_sandbox() {
         }
     }
 }
+
+/// Points reached through a symbolic link are held where the mount really lands: a home whose
+/// `.claude` and `.config` are links into a dotfiles directory (bound back writable at `0667`),
+/// and a repository whose `.git` is a link. As root and as nobody; at system write the same
+/// writes go through.
+#[test]
+fn points_reached_through_links_are_held_where_they_lead() {
+    use std::os::unix::process::CommandExt;
+    for nobody in [false, true] {
+        for (mode, wanted) in [("0667", false), ("2667", true)] {
+            let lab = Lab::new();
+            let home = &lab.home;
+            for d in ["dotfiles/claude", "dotfiles/config/git"] {
+                std::fs::create_dir_all(home.join(d)).unwrap();
+            }
+            std::fs::write(home.join("dotfiles/claude/settings.json"), "{}\n").unwrap();
+            std::fs::write(home.join("dotfiles/config/git/config"), "[user]\n").unwrap();
+            std::os::unix::fs::symlink("dotfiles/claude", home.join(".claude")).unwrap();
+            std::os::unix::fs::symlink("dotfiles/config", home.join(".config")).unwrap();
+            let real = lab.ws.join("realgit");
+            assert!(git(&lab.ws, home, &["init", "-q", "-b", "main"]).status.success());
+            std::fs::rename(lab.ws.join(".git"), &real).unwrap();
+            std::os::unix::fs::symlink("realgit", lab.ws.join(".git")).unwrap();
+            if nobody {
+                let root = lab.ws.parent().unwrap();
+                assert!(Command::new("chown").args(["-hR", "65534:65534"]).arg(root).status().unwrap().success());
+            }
+            let code = format!(
+                "import os\nfor p in [{claude:?}, {config:?}, {hooks:?}, {notes:?}]:\n    \
+                 try:\n        open(p, \"a\").write(\"\")\n        print(\"wrote\")\n    \
+                 except OSError as e:\n        print(\"refused\", e.errno)",
+                claude = home.join(".claude/settings.json").display().to_string(),
+                config = home.join(".config/git/config").display().to_string(),
+                hooks = lab.ws.join(".git/hooks/pre-commit").display().to_string(),
+                notes = home.join("dotfiles/notes").display().to_string(),
+            );
+            let mut c = lab.command(mode, &lab::py(&code));
+            if nobody {
+                c.uid(65534).gid(65534);
+            }
+            let out = c.output().unwrap();
+            let said = text(&out.stdout);
+            let want =
+                if wanted { "wrote\nwrote\nwrote\nwrote\n" } else { "refused 30\nrefused 30\nrefused 30\nwrote\n" };
+            assert_eq!(said, want, "nobody={nobody} {mode}: {}", text(&out.stderr));
+        }
+    }
+}
