@@ -31,6 +31,9 @@ pub enum Kind {
     LocalSocket,
     /// A socket of another family (TCP, UDP, netlink, …).
     NetworkSocket { family: i32 },
+    /// The same file as standard input, output or error (autoconf's `exec 6>&1`): the
+    /// caller's choice, like the stream itself.
+    Standard { of: i32 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +54,7 @@ impl Descriptor {
             Kind::Server { peer } => format!("a connection to the server at {peer}"),
             Kind::LocalSocket => "a unix socket of the caller's".into(),
             Kind::NetworkSocket { family } => format!("a network socket (family {family})"),
+            Kind::Standard { of } => format!("the same file as descriptor {of}"),
         }
     }
 }
@@ -83,7 +87,25 @@ fn list() -> Vec<Descriptor> {
     let mut fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
     fds.sort_unstable();
     // The listing's own descriptor is closed by now: fstat fails on it.
-    fds.into_iter().filter(|&fd| fd > 2).filter_map(|fd| Some(Descriptor { fd, kind: kind(fd)? })).collect()
+    let standard: Vec<(i32, (u64, u64))> = (0..3).filter_map(|fd| Some((fd, node(fd)?))).collect();
+    fds.into_iter()
+        .filter(|&fd| fd > 2)
+        .filter_map(|fd| {
+            let kind = match node(fd).and_then(|n| standard.iter().find(|(_, s)| *s == n)) {
+                Some((of, _)) => Kind::Standard { of: *of },
+                None => kind(fd)?,
+            };
+            Some(Descriptor { fd, kind })
+        })
+        .collect()
+}
+
+/// The device and inode of what `fd` leads to.
+fn node(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: an all-zero stat is valid to be overwritten; fstat fills it or fails.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a descriptor number and a valid out-pointer.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }
 
 fn kind(fd: i32) -> Option<Kind> {
@@ -167,7 +189,7 @@ fn socket(fd: i32) -> Kind {
 pub fn judge(d: &Descriptor, allowed: Mode, layout: &Layout, reachable: &[String], by_host: bool) -> Verdict {
     let bit = |scope: Scope, perm: Perm| Mode::bit(scope, perm);
     match &d.kind {
-        Kind::Channel | Kind::LocalSocket => Verdict::Kept,
+        Kind::Channel | Kind::LocalSocket | Kind::Standard { .. } => Verdict::Kept,
         Kind::NetworkSocket { .. } => {
             let network = allowed.has(Scope::Network, Perm::Read) || allowed.has(Scope::Network, Perm::Write);
             if network && !by_host {

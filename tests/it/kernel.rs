@@ -911,3 +911,29 @@ fn sockets_bound_relatively_renamed_or_linked_in_scratch_are_out_of_reach() {
         let _ = s.wait();
     }
 }
+
+/// A copy of a standard stream (autoconf's `exec 6>&1`, passed on to the shells configure
+/// starts) is the caller's choice like the stream itself: it stays, even on a file outside
+/// what the mode may write.
+#[test]
+fn a_copy_of_standard_output_stays() {
+    let lab = Lab::new();
+    let log = lab.outside.join("out.log");
+    let inner = format!("{} -c 'echo six >&6'", lab::SB);
+    let outer = format!("exec 6>&1; {inner}; echo status=$?");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut c = lab.command("0405", "true");
+    let args: Vec<std::ffi::OsString> = vec!["-c".into(), outer.into()];
+    let mut bash = std::process::Command::new("/bin/bash");
+    bash.args(&args).current_dir(&lab.ws).stdout(file);
+    for (name, value) in c.get_envs() {
+        match value {
+            Some(v) => bash.env(name, v),
+            None => bash.env_remove(name),
+        };
+    }
+    let _ = &mut c;
+    let out = bash.output().unwrap();
+    assert_eq!(read(&log), "six\nstatus=0\n", "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("closed inherited descriptor"), "{}", text(&out.stderr));
+}
