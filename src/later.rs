@@ -48,21 +48,8 @@ pub fn git_indirections(workspace: &str, home: Option<&str>, xdg_config: Option<
         out.extend(includes);
         // A relative hooksPath is taken from each repository's work tree: the user's own
         // configuration's is known only for the workspace's.
-        for value in hooks {
-            let dir = match value.strip_prefix("~/") {
-                Some(rest) => match home {
-                    Some(h) => scope::normalize(h, rest),
-                    None => continue,
-                },
-                None if own || value.starts_with('/') => scope::normalize(workspace, &value),
-                None => continue,
-            };
-            if let Some((above, "_")) = dir.rsplit_once('/')
-                && above.ends_with("/.husky")
-            {
-                out.push(above.to_string());
-            }
-            out.push(dir);
+        for value in hooks.iter().filter(|v| own || v.starts_with('/') || v.starts_with("~/")) {
+            out.extend(crate::plain::hooks_dirs(value, workspace, home));
         }
     }
     out.sort();

@@ -387,6 +387,27 @@ pub fn include_target(value: &str, config_dir: &str, home: Option<&str>) -> Opti
     }
 }
 
+/// The directories a `core.hooksPath` value makes git run hooks from, `value` taken from
+/// `work_tree` unless it starts with `~/` (none without a home): the directory, and for husky's
+/// `.husky/_` the `.husky` above it, whose scripts its hooks run.
+pub fn hooks_dirs(value: &str, work_tree: &str, home: Option<&str>) -> Vec<String> {
+    let dir = match value.strip_prefix("~/") {
+        Some(rest) => match home {
+            Some(h) => crate::scope::normalize(h, rest),
+            None => return Vec::new(),
+        },
+        None => crate::scope::normalize(work_tree, value),
+    };
+    let mut out = Vec::with_capacity(2);
+    if let Some((above, "_")) = dir.rsplit_once('/')
+        && above.ends_with("/.husky")
+    {
+        out.push(above.to_string());
+    }
+    out.push(dir);
+    out
+}
+
 /// Every file a git configuration file includes, followed through the files it includes (at
 /// most three levels), and the `core.hooksPath` values met on the way.
 pub fn git_config_closure(

@@ -805,19 +805,7 @@ fn repository(
         let (includes, hooks) = crate::plain::git_config_closure(&join(git, config), home, &read);
         found.protected.extend(includes);
         for value in hooks {
-            let hooks = match value.strip_prefix("~/") {
-                Some(rest) => home.map(|h| join(h, rest)).unwrap_or_default(),
-                None => scope::normalize(work_tree, &value),
-            };
-            if hooks.is_empty() {
-                continue;
-            }
-            if let Some((above, "_")) = hooks.rsplit_once('/')
-                && above.ends_with("/.husky")
-            {
-                found.protected.push(above.to_string());
-            }
-            found.protected.push(hooks);
+            found.protected.extend(crate::plain::hooks_dirs(&value, work_tree, home));
         }
     }
     // A linked worktree's own directory (`.git/worktrees/NAME`): its `commondir` and `gitdir`
@@ -931,6 +919,11 @@ mod tests {
 
     /// The view of `mode` for `layout` on `m`.
     fn view_for(m: &Fake, mode: u16, layout: &Layout, sockets: Vec<String>) -> View {
+        view_with(m, mode, layout, sockets, Vec::new())
+    }
+
+    /// The view of `mode` for `layout` on `m`, with these servers outside.
+    fn view_with(m: &Fake, mode: u16, layout: &Layout, sockets: Vec<String>, servers: Vec<Server>) -> View {
         let inputs = Inputs {
             mode: Mode(mode),
             layout,
@@ -942,7 +935,7 @@ mod tests {
             extra: Default::default(),
         };
         let policy = plan_policy(&inputs, m);
-        plan(&ViewInputs { policy: &policy, layout, sockets, servers: Vec::new() }, m, m)
+        plan(&ViewInputs { policy: &policy, layout, sockets, servers }, m, m)
     }
 
     fn view(mode: u16) -> View {
@@ -1024,22 +1017,7 @@ mod tests {
         let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
         let servers = vec![Server::Directory("/tmp/ci".into()), Server::Socket("/home/bob/notes".into())];
         for (mode, covered) in [(0o0467, true), (0o0777, true), (0o6777, true), (0o1467, false), (0o7777, false)] {
-            let inputs = Inputs {
-                mode: Mode(mode),
-                layout: &layout,
-                path_var: None,
-                real_bash: "/usr/bin/bash",
-                self_exe: None,
-                standard_files: [None, None, None],
-                nested: false,
-                extra: Default::default(),
-            };
-            let policy = plan_policy(&inputs, &m);
-            let v = plan(
-                &ViewInputs { policy: &policy, layout: &layout, sockets: vec![], servers: servers.clone() },
-                &m,
-                &m,
-            );
+            let v = view_with(&m, mode, &layout, vec![], servers.clone());
             assert_eq!(has(&v, mask("/tmp/ci", true)), covered, "{mode:o}: {:?}", v.points);
             assert_eq!(has(&v, mask("/home/bob/notes", false)), covered, "{mode:o}");
         }
