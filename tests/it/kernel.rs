@@ -540,8 +540,13 @@ fn a_terminal_multiplexers_server_is_not_asked_to_run_anything() {
     let lab = Lab::new();
     let sock = lab.outside.join("tmux.sock");
     let canary = lab.outside.join("TMUX_RAN");
-    let tmux = |args: &[&str]| std::process::Command::new("tmux").arg("-S").arg(&sock).args(args).output();
-    let started = tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "user"])
+    // The server's shell is named, and its one session runs a command that lasts: where the
+    // caller's SHELL is unset, tmux takes the account's shell, and a session whose shell exits at
+    // once ends the server with it.
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux").env("SHELL", "/bin/sh").arg("-S").arg(&sock).args(args).output()
+    };
+    let started = tmux(&["-f", "/dev/null", "new-session", "-d", "-s", "user", "sleep 600"])
         .expect("TMUX MISSING: this test starts a real tmux server outside the sandbox");
     assert!(started.status.success(), "{}", text(&started.stderr));
     for program in [
@@ -598,7 +603,10 @@ fn servers_outside_are_out_of_reach_below_system_execute() {
         let tmux_sock = tmux_dir.join("default");
         let server_sock = servers.join("run.sock");
         let mut t = std::process::Command::new("tmux");
-        t.arg("-S").arg(&tmux_sock).args(["-f", "/dev/null", "new-session", "-d", "-s", "user"]);
+        // A named shell and a lasting session: nobody's own shell is nologin, and a session
+        // whose shell exits at once ends the server with it.
+        t.env("SHELL", "/bin/sh").arg("-S").arg(&tmux_sock);
+        t.args(["-f", "/dev/null", "new-session", "-d", "-s", "user", "sleep 600"]);
         owner(&mut t);
         let started = t.output().expect("TMUX MISSING: this test starts a real tmux server outside the sandbox");
         assert!(started.status.success(), "{}", text(&started.stderr));
