@@ -187,21 +187,9 @@ impl Log {
 
     /// Appends the record of a destination the network proxy refused to the command whose
     /// process is `command_pid`.
-    pub fn network_denial(
-        &mut self,
-        command_pid: i32,
-        method: &str,
-        host: &str,
-        port: u16,
-        reason: &str,
-    ) -> Result<(), String> {
-        self.append(&Event::new(
-            command_pid,
-            crate::exec::uid(),
-            "network",
-            "deny",
-            NetworkDenial { method, host, port, reason },
-        ))
+    #[cfg(target_os = "linux")]
+    pub fn network_denial(&mut self, command_pid: i32, d: &crate::outside::protocol::Denial) -> Result<(), String> {
+        self.append_line(&network_denial_record(command_pid, crate::exec::uid(), d)?)
     }
 
     fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
@@ -222,7 +210,9 @@ impl Log {
                     .map_err(|e| format!("cannot write the audit log {}: {e}", self.path))
             }
             #[cfg(target_os = "linux")]
-            Sink::Relay(fd) => crate::relay::send(*fd, line),
+            Sink::Relay(fd) => {
+                crate::outside::relay::send(*fd, &crate::outside::protocol::Request::Record(line.to_vec()))
+            }
         }
     }
 
@@ -281,8 +271,8 @@ impl Log {
         // The relay's channel carries records of a bounded size: the program text is cut, then
         // the reasons, and the record says so.
         #[cfg(target_os = "linux")]
-        if self.is_relayed() && line.len() > crate::relay::MAX_RECORD {
-            let mut cut = decision.program.len().min(crate::relay::MAX_RECORD / 2);
+        if self.is_relayed() && line.len() > crate::outside::relay::MAX_RECORD {
+            let mut cut = decision.program.len().min(crate::outside::relay::MAX_RECORD / 2);
             while !decision.program.is_char_boundary(cut) {
                 cut -= 1;
             }
@@ -294,7 +284,7 @@ impl Log {
             record.program = &program;
             record.note = Some(&shortened);
             let mut line = encode(&record)?;
-            if line.len() > crate::relay::MAX_RECORD {
+            if line.len() > crate::outside::relay::MAX_RECORD {
                 record.reasons.clear();
                 line = encode(&record)?;
             }
@@ -324,14 +314,15 @@ impl<T: Serialize> Event<T> {
     }
 }
 
-/// One destination the network proxy refused (`pid` is the command's process: the invocation's
-/// record has the same).
-#[derive(Serialize)]
-struct NetworkDenial<'a> {
-    method: &'a str,
-    host: &'a str,
-    port: u16,
-    reason: &'a str,
+/// The record of one destination the network proxy refused, as one JSON line (`pid` is the
+/// command's process: the invocation's record has the same).
+#[cfg(target_os = "linux")]
+pub(crate) fn network_denial_record(
+    pid: i32,
+    uid: u32,
+    d: &crate::outside::protocol::Denial,
+) -> Result<Vec<u8>, String> {
+    encode(&Event::new(pid, uid, "network", "deny", d))
 }
 
 /// A record as one JSON line, without its newline.

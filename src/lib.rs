@@ -23,8 +23,6 @@ pub mod plain;
 pub mod project;
 #[cfg(target_os = "linux")]
 pub mod proxy;
-#[cfg(target_os = "linux")]
-pub mod relay;
 pub mod report;
 pub mod sandbox;
 pub mod scope;
@@ -372,11 +370,12 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // The relay's socket is tried first: who answers there can be checked (outside this
     // sandbox), which a descriptor handed down cannot be.
     #[cfg(target_os = "linux")]
-    let (channel, unchecked) = match env.get(relay::CHANNEL_VAR).and(relay::reconnect(env.get(relay::RELAY_VAR))) {
-        Some(Ok(fd)) => (Some(fd), None),
-        Some(Err(why)) => (None, Some(why)),
-        None => (relay::inherited(env.get(relay::CHANNEL_VAR)), None),
-    };
+    let (channel, unchecked) =
+        match env.get(outside::relay::CHANNEL_VAR).and(outside::relay::reconnect(env.get(outside::relay::RELAY_VAR))) {
+            Some(Ok(fd)) => (Some(fd), None),
+            Some(Err(why)) => (None, Some(why)),
+            None => (outside::relay::inherited(env.get(outside::relay::CHANNEL_VAR)), None),
+        };
     #[cfg(target_os = "linux")]
     if let Some(why) = &unchecked
         && !matches!(action, Action::Explain { .. })
@@ -384,21 +383,21 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         let _ = writeln!(
             std::io::stderr(),
             "sandbox-bash: warning: {} names no audit relay: {why}; this run is not recorded",
-            relay::RELAY_VAR
+            outside::relay::RELAY_VAR
         );
     }
     // An enclosing level asked for a trail that this run cannot reach. Say so; it still runs.
     #[cfg(target_os = "linux")]
     if channel.is_none()
         && unchecked.is_none()
-        && let Some(named) = env.get(relay::CHANNEL_VAR)
+        && let Some(named) = env.get(outside::relay::CHANNEL_VAR)
         && !matches!(action, Action::Explain { .. })
     {
         let _ = writeln!(
             std::io::stderr(),
             "sandbox-bash: warning: {}={} names no audit channel here (a program on the way closed the \
              descriptors it inherited, as Python's subprocess does by default): this run is not recorded",
-            relay::CHANNEL_VAR,
+            outside::relay::CHANNEL_VAR,
             named.to_string_lossy()
         );
     }
@@ -599,12 +598,11 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         let id = session.as_ref().map(|s| s.id.clone());
         log.set_session(id.or_else(|| env.get(outside::session::MARKER_VAR).map(|v| v.to_string_lossy().into_owned())));
     }
-    let audit_for_proxy = audit.as_ref().map(|l| l.try_clone().map_err(Error::Audit));
     // The records of nested invocations: a relay of this level's own for a log it writes, or
     // the enclosing level's channel passed on.
     let audit_for_nested = match audit.as_ref() {
         Some(l) if l.is_relayed() => Some(Nested::PassOn(l.raw_fd())),
-        Some(l) => Some(Nested::Relay(l.try_clone().map_err(Error::Audit)?)),
+        Some(l) => Some(Nested::Relay(Some(l.try_clone().map_err(Error::Audit)?))),
         None => None,
     };
     let mut log =
@@ -649,11 +647,6 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
             return Ok(Outcome::Deny(Box::new(decision), ceiling));
         }
     }
-    // The proxy's records go to the same log, through a descriptor of its own.
-    let proxy_log = match (&net, audit_for_proxy) {
-        (NetPlan::Proxy(_), Some(log)) => Some(log?),
-        _ => None,
-    };
     let to_run = ToRun {
         decision: &decision,
         layout: &layout,
@@ -665,7 +658,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         #[cfg(target_os = "linux")]
         session: session.as_ref(),
     };
-    let result = lock_and_exec(&to_run, bash, proxy_log, audit_for_nested, &mut log);
+    let result = lock_and_exec(&to_run, bash, audit_for_nested, &mut log);
     // Only failures come back: record them (the record of a run is written before exec).
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
@@ -710,8 +703,9 @@ struct ToRun<'a> {
 /// How the records of nested invocations reach the log.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 enum Nested {
-    /// This level writes the log: a relay of its own, with this descriptor of the log.
-    Relay(audit::Log),
+    /// This level writes the log: a relay of its own, with this descriptor of the log (taken
+    /// by the supervisor that holds it).
+    Relay(Option<audit::Log>),
     /// The enclosing level's channel, this descriptor, goes on to the command.
     PassOn(i32),
 }
@@ -722,7 +716,6 @@ enum Nested {
 fn lock_and_exec(
     to_run: &ToRun<'_>,
     bash: Result<std::path::PathBuf, Error>,
-    proxy_log: Option<audit::Log>,
     nested: Option<Nested>,
     log: &mut AuditWriter<'_>,
 ) -> Result<Outcome, Error> {
@@ -758,8 +751,42 @@ fn lock_and_exec(
         }
         _ => None,
     };
-    // The proxy is started before anything is locked, so that it is outside all of it. A later
-    // call of an agent session joins the session's namespace and proxy instead, when they live.
+    // What runs outside is started before anything is locked, so that it is outside all of
+    // it: first the supervisor (the audit log of this level and the agent session's signals),
+    // then the proxy, whose refusals go to the supervisor.
+    #[cfg(target_os = "linux")]
+    let (own_log, nested) = match nested {
+        Some(Nested::Relay(log)) => (log, Some(Nested::Relay(None))),
+        other => (None, other),
+    };
+    #[cfg(target_os = "linux")]
+    let (supervisor, supervisor_missing) = start_supervisor(to_run, own_log)?;
+    #[cfg(target_os = "linux")]
+    let signals = supervisor.as_ref().is_some_and(|s| s.1);
+    #[cfg(target_os = "linux")]
+    let mut supervisor = supervisor.map(|s| s.0);
+    // The command's end of the audit channel, and the relay's socket: this level's, or the
+    // enclosing level's passed on.
+    #[cfg(target_os = "linux")]
+    let (channel, relay_path): (Option<(Option<std::os::fd::OwnedFd>, i32)>, Option<String>) = match &nested {
+        Some(Nested::Relay(_)) => match supervisor.as_mut() {
+            Some(s) => {
+                let fd = s.channel.take();
+                let raw = fd.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+                (fd.zip(raw).map(|(fd, raw)| (Some(fd), raw)), s.relay_path.clone())
+            }
+            None => (None, None),
+        },
+        Some(Nested::PassOn(raw)) => (
+            Some((None, *raw)),
+            env.get(outside::relay::RELAY_VAR).map(|p| p.to_string_lossy().into_owned()).filter(|p| p.starts_with('/')),
+        ),
+        None => (None, None),
+    };
+    #[cfg(not(target_os = "linux"))]
+    let _ = nested;
+    // A later call of an agent session joins the session's namespace and proxy instead, when
+    // they live.
     #[cfg(target_os = "linux")]
     let registry = session.and_then(|s| {
         let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
@@ -792,17 +819,25 @@ fn lock_and_exec(
                 } else {
                     proxy::Access::Read
                 };
-                let spawned = proxy::spawn(list.clone(), access, proxy_log, registry).map_err(Error::Refused)?;
+                // Its refusals: to this level's supervisor, or through the enclosing level's
+                // channel (a copy of its own).
+                let records = match (&nested, supervisor.as_mut()) {
+                    (Some(Nested::Relay(_)), Some(s)) => s.proxy_records.take(),
+                    (Some(Nested::PassOn(raw)), _) => {
+                        // SAFETY: the channel's descriptor, open for this whole run; only borrowed.
+                        let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(*raw) };
+                        borrowed.try_clone_to_owned().ok()
+                    }
+                    _ => None,
+                };
+                let spawned = proxy::spawn(list.clone(), access, records, registry).map_err(Error::Refused)?;
                 (Some(spawned), Some(list.loopback()))
             }
         }
         _ => (None, None),
     };
     #[cfg(not(target_os = "linux"))]
-    let loopback: Option<Vec<u16>> = {
-        let _ = proxy_log;
-        None
-    };
+    let loopback: Option<Vec<u16>> = None;
     // The snapshot the program takes: created now, so that the kernel can grant that one file.
     // What a plain program earns goes to the view with it.
     let snapshots = create_client_files(layout, &decision.client_files);
@@ -812,48 +847,6 @@ fn lock_and_exec(
     } else {
         with_snapshots = Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() };
         &with_snapshots
-    };
-    // The audit relay, like the proxy, is started before anything is locked; the path of its
-    // socket goes to the command (this level's, or the enclosing level's passed on).
-    #[cfg(target_os = "linux")]
-    let mut relay_path: Option<String> = None;
-    #[cfg(target_os = "linux")]
-    let channel: Option<(Option<std::os::fd::OwnedFd>, i32)> = match nested {
-        Some(Nested::Relay(l)) => {
-            let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
-            let state = caches::state_dir(layout.home.as_deref(), &var).and_then(|s| exec::canonicalize(&s).ok());
-            let (fd, path) = relay::spawn(l, state.as_deref()).map_err(Error::Audit)?;
-            relay_path = path;
-            let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
-            Some((Some(fd), raw))
-        }
-        Some(Nested::PassOn(raw)) => {
-            relay_path =
-                env.get(relay::RELAY_VAR).map(|p| p.to_string_lossy().into_owned()).filter(|p| p.starts_with('/'));
-            Some((None, raw))
-        }
-        None => None,
-    };
-    #[cfg(not(target_os = "linux"))]
-    let _ = nested;
-    // The agent session this run belongs to, and the supervisor that reaches its processes for
-    // it: started by the outermost level before anything is locked.
-    // A program that sends no signal to a process it did not start needs no supervisor for them
-    // (most commands an agent runs: `ls`, `cat`, `git status`): none is started. Without it the run is as bounded, only the calls of its session cannot stop each other's
-    // processes: said in the record, and the run goes on.
-    #[cfg(target_os = "linux")]
-    let mut supervisor_missing: Option<String> = None;
-    #[cfg(target_os = "linux")]
-    let supervisor = match session.filter(|_| sends_signals(decision)) {
-        Some(s) => match outside::spawn(outside::Jobs { session: Some(s.clone()) }) {
-            Ok(sup) => Some(sup),
-            Err(why) => {
-                supervisor_missing =
-                    Some(format!("the calls of this agent session cannot signal each other's processes: {why}"));
-                None
-            }
-        },
-        None => None,
     };
     #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
     let mut locked = sandbox::lock(sandbox::Lock {
@@ -882,13 +875,13 @@ fn lock_and_exec(
         #[cfg(target_os = "linux")]
         join: joined.as_ref().map(|(fd, _)| fd),
         #[cfg(target_os = "linux")]
-        signals: supervisor.is_some(),
+        signals,
         #[cfg(not(target_os = "linux"))]
         signals: false,
     })?;
     #[cfg(target_os = "linux")]
     if let Some(supervisor) = supervisor {
-        supervisor.hand_over(outside::Handover { signals: locked.signals.take() }).map_err(Error::Refused)?;
+        supervisor.hand_over(locked.signals.take()).map_err(Error::Refused)?;
     }
     // No network namespace: no network at all.
     match &locked.network {
@@ -1013,7 +1006,7 @@ fn lock_and_exec(
     #[cfg(not(target_os = "linux"))]
     let replaced: Vec<&str> = vec![sandbox::ENFORCED_VAR];
     #[cfg(target_os = "linux")]
-    let replaced: Vec<&str> = replaced.into_iter().chain([relay::CHANNEL_VAR]).collect();
+    let replaced: Vec<&str> = replaced.into_iter().chain([outside::relay::CHANNEL_VAR]).collect();
     let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
     command_env.push(&enforced);
     // The command's end of the audit channel, inherited across exec.
@@ -1021,16 +1014,16 @@ fn lock_and_exec(
     let channel_var = match &channel {
         Some((owned, raw)) => {
             if let Some(fd) = owned {
-                relay::inherit(fd).map_err(Error::Audit)?;
+                outside::relay::inherit(fd).map_err(Error::Audit)?;
             }
-            std::ffi::CString::new(format!("{}={raw}", relay::CHANNEL_VAR)).ok()
+            std::ffi::CString::new(format!("{}={raw}", outside::relay::CHANNEL_VAR)).ok()
         }
         None => None,
     };
     #[cfg(target_os = "linux")]
     command_env.extend(channel_var.as_deref());
     #[cfg(target_os = "linux")]
-    let relay_var = relay_path.and_then(|p| std::ffi::CString::new(format!("{}={p}", relay::RELAY_VAR)).ok());
+    let relay_var = relay_path.and_then(|p| std::ffi::CString::new(format!("{}={p}", outside::relay::RELAY_VAR)).ok());
     #[cfg(target_os = "linux")]
     command_env.extend(relay_var.as_deref());
     command_env.extend(proxy_vars.iter().map(|v| v.as_c_str()));
@@ -1047,6 +1040,35 @@ fn lock_and_exec(
     #[cfg(target_os = "linux")]
     command_env.extend(marker.as_deref());
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// The supervisor of this run (see [`outside`]), when it has a job: the audit log this level
+/// writes (`own_log`), or the signals of an agent session whose program may send them. With
+/// it, whether it serves the signals; without it, for a session, why not (the run goes on; its
+/// calls cannot signal each other's processes, and the record says so). A log that cannot be
+/// kept is an error: the user asked for a trail.
+#[cfg(target_os = "linux")]
+type Started = (Option<(outside::Supervisor, bool)>, Option<String>);
+
+#[cfg(target_os = "linux")]
+fn start_supervisor(to_run: &ToRun<'_>, own_log: Option<audit::Log>) -> Result<Started, Error> {
+    let session = to_run.session.filter(|_| sends_signals(to_run.decision)).cloned();
+    let writes_log = own_log.is_some();
+    if !writes_log && session.is_none() {
+        return Ok((None, None));
+    }
+    let var = |name: &str| to_run.env.get(name).map(|v| v.to_string_lossy().into_owned());
+    let state = caches::state_dir(to_run.layout.home.as_deref(), &var).and_then(|s| exec::canonicalize(&s).ok());
+    let proxy = matches!(to_run.net, NetPlan::Proxy(_));
+    let signals = session.is_some();
+    let audit = own_log.map(|log| outside::Audit { log, state, proxy });
+    match outside::spawn(outside::Jobs { audit, session }) {
+        Ok(s) => Ok((Some((s, signals)), None)),
+        Err(why) if writes_log => Err(Error::Audit(why)),
+        Err(why) => {
+            Ok((None, Some(format!("the calls of this agent session cannot signal each other's processes: {why}"))))
+        }
+    }
 }
 
 /// Programs that send signals to processes they name.

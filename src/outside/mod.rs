@@ -1,70 +1,151 @@
-//! What runs outside the sandbox for a run: one supervisor process, started by the outermost
-//! level before anything is locked (so it is in neither the Landlock domain nor the
-//! namespaces), that lives exactly as long as the run.
+//! What runs outside the sandbox for a run: one supervisor process, and the network proxy,
+//! both started by a level before it locks itself (so they are in neither the Landlock domain
+//! nor the namespaces) through [`process::spawn`].
 //!
-//! - **Spawning.** [`spawn`] forks it twice while the process is single-threaded (bash never
-//!   sees it among its children). It detaches: a session of its own, standard descriptors on
-//!   `/dev/null`, every other descriptor closed but its own, and not dumpable, so that nothing
-//!   of the user's can read its memory through `/proc` either.
+//! - **Spawning.** Forked twice while the process is single-threaded (bash never sees them
+//!   among its children), detached: a session of their own, standard descriptors on
+//!   `/dev/null`, every other descriptor closed but their own, not dumpable, so that nothing
+//!   of the user's can read their memory through `/proc` either.
 //! - **Out of reach.** Landlock's scoping keeps every process of the run from signalling or
-//!   tracing it (it is outside their domain), and its own process is not dumpable.
-//! - **Lifetime.** Its jobs end it: the signals job when the kernel says no process is left
-//!   that could send a signal through the filter (the listener hangs up, whatever the processes
-//!   did: double forks, new sessions, daemons included).
-//! - **Hand-over.** What exists only once the run is locked (the filter's listener) comes over
-//!   a channel the supervisor was forked with, with one versioned message ([`Handover`]);
-//!   when the run ends before it (refused after the lock), the channel closes and so does the
-//!   supervisor.
+//!   tracing them (they are outside its domain).
+//! - **Lifetime.** The supervisor lives exactly as long as its jobs: the audit job until every
+//!   end of the channel the command had is closed, the signals job until the kernel says no
+//!   process is left under the filter, the proxy's records until the proxy is gone (when no
+//!   process is left in the run's network namespace). Whatever the processes do (double forks,
+//!   new sessions, daemons) holds one of those open, so it cannot outlive the supervisor.
+//! - **Peers.** Who sends is judged by what the kernel says ([`peer`]): its credentials, its
+//!   program, its tracer and its seccomp filters; never by what it writes.
+//! - **Protocol.** One versioned message per packet ([`protocol`]).
 //!
-//! Jobs: [`signals`] (the calls of one agent session reach and stop each other's processes, see
-//! [`session`]).
+//! The proxy is a process of its own: it parses hostile bytes, so a bug in it must forge no
+//! audit record. It holds no log; it sends each refusal to the supervisor ([`protocol::Denial`]),
+//! which writes it in the command's name.
+//!
+//! Jobs, one file and one request kind each: [`relay`] (the audit log: nested levels' records
+//! and the proxy's refusals) and [`signals`] (the calls of one agent session reach and stop
+//! each other's processes, see [`session`]).
+//!
+//! A new job: a file here with what the supervisor's process holds for it (made before the
+//! fork, so that a failure is the run's), the descriptors it watches and what it does when one
+//! is ready; a field in [`Jobs`]; a request kind in [`protocol`] when the run or a peer asks it
+//! something; its arm in [`serve`].
 
+pub mod peer;
+pub mod process;
+pub mod protocol;
+pub mod relay;
 pub mod session;
 pub mod signals;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-/// The version of the hand-over message; a supervisor that reads another refuses it.
-const VERSION: u8 = 1;
+use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
 
-/// The supervisor, forked and waiting for what the lock makes.
-pub struct Supervisor {
-    control: OwnedFd,
-}
+use crate::audit;
 
 /// What the supervisor does for this run.
 pub struct Jobs {
+    /// The audit log this level writes: nested levels' records, and the proxy's refusals when
+    /// `proxy` says a proxy will send them.
+    pub audit: Option<Audit>,
     /// The agent session the run belongs to: signals to its processes from the run are sent for
     /// them, past Landlock's scoping.
     pub session: Option<session::Session>,
 }
 
-/// Forks the supervisor for `jobs`. The process must be single-threaded.
-pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
-    use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
-    let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
-        .map_err(|e| format!("cannot make the supervisor's channel: {e}"))?;
-    // The child closes our end with every other descriptor (`detach`).
-    crate::exec::spawn_detached("the supervisor", c"sb-supervisor", move || {
-        detach(&[theirs.as_raw_fd()]);
-        run(theirs, jobs)
-    })?;
-    Ok(Supervisor { control: ours })
+/// The audit job's part of [`Jobs`].
+pub struct Audit {
+    pub log: audit::Log,
+    /// sandbox-bash's state directory, where the relay's socket is made.
+    pub state: Option<String>,
+    /// A network proxy will send its refusals.
+    pub proxy: bool,
 }
 
-/// What the locked run hands over.
-pub struct Handover {
-    /// The listener of the filter that hands the run's signals over (none: the kernel gave no
-    /// such filter, and signals stay as Landlock decides).
-    pub signals: Option<OwnedFd>,
+/// The supervisor, forked and waiting for what the lock makes.
+pub struct Supervisor {
+    control: OwnedFd,
+    /// The command's end of the audit channel (close-on-exec until [`relay::inherit`] clears
+    /// it right before exec).
+    pub channel: Option<OwnedFd>,
+    /// The socket the relay listens at.
+    pub relay_path: Option<String>,
+    /// The proxy's end of the channel its refusals go through.
+    pub proxy_records: Option<OwnedFd>,
+}
+
+/// What the supervisor's process holds.
+struct Held {
+    control: Option<OwnedFd>,
+    relay: Option<relay::Relay>,
+    proxy: Option<OwnedFd>,
+    session: Option<session::Session>,
+    signals: Option<signals::Job>,
+    command_pid: i32,
+}
+
+/// Forks the supervisor for `jobs` and waits until it serves. The process must be
+/// single-threaded.
+pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
+    let pair = || socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC);
+    let (control, theirs) = pair().map_err(|e| format!("cannot make the supervisor's channel: {e}"))?;
+    let (mut relay, mut channel, mut proxy, mut proxy_records) = (None, None, None, None);
+    if let Some(a) = jobs.audit {
+        let (r, command_end) = relay::Relay::new(a.log, a.state.as_deref())?;
+        relay = Some(r);
+        channel = Some(command_end);
+        if a.proxy {
+            let (ours, its) = pair().map_err(|e| format!("cannot make the proxy's records channel: {e}"))?;
+            (proxy, proxy_records) = (Some(ours), Some(its));
+        }
+    }
+    let relay_path = relay.as_ref().and_then(|r| r.path().map(str::to_string));
+    // Its "ready" comes through a pipe: a message on the audit channel would give the relay's
+    // end a name (the kernel names a sender that passes credentials), and the command's end
+    // would then look connected to a named server.
+    let (ready_r, ready_w) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("cannot start the supervisor: {e}"))?;
+    let made = relay_path.clone();
+    let command_pid = std::process::id() as i32;
+    let session = jobs.session;
+    let spawned = process::spawn("the supervisor", c"sb-supervisor", move || {
+        let keep: Vec<RawFd> = [theirs.as_raw_fd(), ready_w.as_raw_fd()]
+            .into_iter()
+            .chain(relay.iter().flat_map(relay::Relay::fds))
+            .chain(proxy.as_ref().map(AsRawFd::as_raw_fd))
+            .collect();
+        process::detach(&keep);
+        if let Some(r) = &relay {
+            r.listen_again();
+        }
+        let _ = nix::unistd::write(&ready_w, b"R");
+        drop(ready_w);
+        serve(Held { control: Some(theirs), relay, proxy, session, signals: None, command_pid });
+        0
+    });
+    if spawned.is_err()
+        && let Some(p) = &made
+    {
+        let _ = std::fs::remove_file(p);
+    }
+    spawned?;
+    // Every copy of the write end but the supervisor's is closed (this one with the closure,
+    // the forks' with them): end of file without the byte means it is gone.
+    let mut ready = [0u8; 1];
+    match nix::unistd::read(&ready_r, &mut ready) {
+        Ok(1) if ready[0] == b'R' => {}
+        _ => return Err("the supervisor did not start".into()),
+    }
+    Ok(Supervisor { control, channel, relay_path, proxy_records })
 }
 
 impl Supervisor {
-    /// Hands the supervisor what the lock made, and lets it go.
-    pub fn hand_over(self, h: Handover) -> Result<(), String> {
+    /// Hands the supervisor what the lock made: the listener of the filter that hands the run's
+    /// signals over (none: the kernel gave no such filter, or no session asked for it).
+    pub fn hand_over(self, signals: Option<OwnedFd>) -> Result<(), String> {
         use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
-        let fds: Vec<RawFd> = h.signals.iter().map(AsRawFd::as_raw_fd).collect();
-        let message = [VERSION, u8::from(h.signals.is_some())];
+        let fds: Vec<RawFd> = signals.iter().map(AsRawFd::as_raw_fd).collect();
+        let message = protocol::Request::Handover { signals: signals.is_some() }.encode();
         let cmsgs = [ControlMessage::ScmRights(&fds)];
         let cmsgs: &[ControlMessage] = if fds.is_empty() { &[] } else { &cmsgs };
         sendmsg::<()>(self.control.as_raw_fd(), &[std::io::IoSlice::new(&message)], cmsgs, MsgFlags::empty(), None)
@@ -73,18 +154,82 @@ impl Supervisor {
     }
 }
 
-/// The supervisor's life: waits for the hand-over, then serves its jobs until they end.
-fn run(control: OwnedFd, jobs: Jobs) -> i32 {
-    let Some(handover) = receive(&control) else { return 0 };
-    drop(control);
-    if let (Some(listener), Some(session)) = (handover.signals, jobs.session) {
-        signals::serve(&listener, &session);
-    }
-    0
+/// What a descriptor the supervisor watches is for.
+#[derive(Clone, Copy)]
+enum Source {
+    Control,
+    Relay,
+    Proxy,
+    Signals,
 }
 
-/// The hand-over, or `None` when the channel closed first or carried something else.
-fn receive(control: &OwnedFd) -> Option<Handover> {
+/// The supervisor's life: serves its jobs until none is left.
+fn serve(mut held: Held) {
+    loop {
+        let mut watched: Vec<(Source, RawFd)> = Vec::new();
+        watched.extend(held.control.as_ref().map(|c| (Source::Control, c.as_raw_fd())));
+        if let Some(r) = &held.relay {
+            watched.extend(r.watched().into_iter().map(|fd| (Source::Relay, fd)));
+        }
+        watched.extend(held.proxy.as_ref().map(|p| (Source::Proxy, p.as_raw_fd())));
+        watched.extend(held.signals.as_ref().map(|s| (Source::Signals, s.fd())));
+        if watched.is_empty() {
+            return;
+        }
+        let mut polls: Vec<libc::pollfd> =
+            watched.iter().map(|&(_, fd)| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+        if let Err(e) = nix::errno::Errno::result(
+            // SAFETY: `polls` is a valid array of pollfd of the given length.
+            unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, -1) },
+        ) {
+            if e == nix::errno::Errno::EINTR {
+                continue;
+            }
+            return;
+        }
+        let mut relay_ready: Vec<bool> = Vec::new();
+        for (&(source, _), p) in watched.iter().zip(&polls) {
+            let ready = p.revents != 0;
+            match source {
+                Source::Relay => relay_ready.push(ready),
+                _ if !ready => {}
+                Source::Control => {
+                    let control = held.control.take();
+                    if let (Some(listener), Some(session)) =
+                        (control.as_ref().and_then(receive_handover), held.session.take())
+                    {
+                        held.signals = signals::Job::new(listener, session);
+                    }
+                }
+                Source::Proxy => {
+                    let alive = match (&mut held.relay, &held.proxy) {
+                        (Some(r), Some(p)) => r.proxy_denial(p.as_raw_fd(), held.command_pid),
+                        _ => false,
+                    };
+                    if !alive {
+                        held.proxy = None;
+                    }
+                }
+                Source::Signals => {
+                    if !held.signals.as_ref().is_some_and(|s| s.serve(p.revents)) {
+                        held.signals = None;
+                    }
+                }
+            }
+        }
+        if let Some(r) = &mut held.relay
+            && !r.serve(&relay_ready)
+        {
+            held.relay = None;
+            // The log goes with it: what the proxy still sends has nowhere to go.
+            held.proxy = None;
+        }
+    }
+}
+
+/// The signals listener the hand-over carries; `None` when the channel closed first (the run
+/// ended before its lock), carried none, or carried something else.
+fn receive_handover(control: &OwnedFd) -> Option<OwnedFd> {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
     let mut buf = [0u8; 16];
     let mut cmsg = nix::cmsg_space!([RawFd; 4]);
@@ -103,41 +248,8 @@ fn receive(control: &OwnedFd) -> Option<Handover> {
         }
     }
     let bytes = msg.bytes;
-    if bytes != 2 || buf[0] != VERSION {
-        return None;
-    }
-    let signals = if buf[1] == 1 && received.len() == 1 { received.pop() } else { None };
-    Some(Handover { signals })
-}
-
-/// Detaches a process forked to run outside the sandbox: a session of its own, SIGPIPE
-/// ignored, not dumpable, standard descriptors on `/dev/null`, every other descriptor closed but
-/// `keep` (with `close_range`, which needs no descriptor of its own, so that it works whatever
-/// the limit of open files).
-pub(crate) fn detach(keep: &[RawFd]) {
-    // SAFETY: plain system calls on this process and descriptors it owns.
-    unsafe {
-        libc::setsid();
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 {
-            for fd in 0..3 {
-                libc::dup2(null, fd);
-            }
-            if null > 2 && !keep.contains(&null) {
-                libc::close(null);
-            }
-        }
-        let mut keep: Vec<u32> = keep.iter().filter(|f| **f > 2).map(|f| *f as u32).collect();
-        keep.sort_unstable();
-        let mut from = 3u32;
-        for k in keep {
-            if k > from {
-                libc::syscall(libc::SYS_close_range, from, k - 1, 0);
-            }
-            from = from.max(k + 1);
-        }
-        libc::syscall(libc::SYS_close_range, from, u32::MAX, 0);
+    match protocol::Request::decode(&buf[..bytes]) {
+        Ok(protocol::Request::Handover { signals: true }) if received.len() == 1 => received.pop(),
+        _ => None,
     }
 }

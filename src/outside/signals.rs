@@ -14,7 +14,7 @@
 //! process), read once; the signal is then sent through a pidfd opened before the check and
 //! found still alive after it, so a pid reused in between cannot be hit.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::session::Session;
 
@@ -27,32 +27,40 @@ enum Answer {
     Done(Result<i64, i32>),
 }
 
-/// Serves the listener until no process is left that could send a signal through the filter.
-pub fn serve(listener: &OwnedFd, session: &Session) {
-    let Some(arch) = crate::sandbox::seccomp::native() else { return };
-    loop {
-        let mut poll = [libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
-        // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(poll.as_mut_ptr(), 1, -1) };
-        if n < 0 {
-            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return;
+/// The job: the filter's listener and the session whose processes the run may reach.
+pub(super) struct Job {
+    listener: OwnedFd,
+    session: Session,
+    arch: crate::sandbox::seccomp::Arch,
+}
+
+impl Job {
+    /// The job for `listener`; `None` on an architecture the filter does not know.
+    pub(super) fn new(listener: OwnedFd, session: Session) -> Option<Job> {
+        Some(Job { listener, session, arch: crate::sandbox::seccomp::native()? })
+    }
+
+    /// What the supervisor watches for it.
+    pub(super) fn fd(&self) -> RawFd {
+        self.listener.as_raw_fd()
+    }
+
+    /// Answers the notification waiting on the listener (`revents` is what `poll` said of it);
+    /// `false` once it hung up: the filter has no process left that could send a signal.
+    pub(super) fn serve(&self, revents: libc::c_short) -> bool {
+        if revents & libc::POLLIN == 0 {
+            return false;
         }
-        if poll[0].revents & libc::POLLIN == 0 {
-            // Hung up: the filter has no process left.
-            return;
-        }
+        let listener = &self.listener;
         // SAFETY: an all-zero notification is valid to be overwritten by the kernel.
         let mut note: libc::seccomp_notif = unsafe { std::mem::zeroed() };
         // SAFETY: the listener is a seccomp notification descriptor, `note` a valid out-pointer.
         if unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_RECV, &mut note) } != 0 {
             // The caller was gone before its notification could be read (ENOENT), or an
             // interruption: the next one.
-            continue;
+            return true;
         }
-        let answer = judge(&note, &arch, session, listener);
+        let answer = judge(&note, &self.arch, &self.session, listener);
         // SAFETY: an all-zero response is valid; its fields are set below.
         let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
         resp.id = note.id;
@@ -63,6 +71,7 @@ pub fn serve(listener: &OwnedFd, session: &Session) {
         }
         // SAFETY: the listener is a seccomp notification descriptor, `resp` a valid response.
         unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) };
+        true
     }
 }
 

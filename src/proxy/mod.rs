@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 pub use gate::Access;
 
 use crate::allowlist::Allowlist;
-use crate::audit;
+use crate::outside::protocol::Denial;
 
 /// The variable that tells `--sandbox-connect` (and scripts) where the proxy listens.
 pub const PROXY_VAR: &str = "SANDBOX_BASH_PROXY";
@@ -56,9 +56,10 @@ pub struct Context {
     list: Allowlist,
     access: Access,
     resolve: &'static (dyn Fn(&str, u16) -> std::io::Result<Vec<SocketAddr>> + Sync),
-    audit: Mutex<Option<audit::Log>>,
+    /// Where refusals go: the supervisor's channel for them (or, in a nested level, the
+    /// enclosing level's audit channel). The proxy holds no log.
+    records: Option<OwnedFd>,
     recorded: Mutex<HashSet<(String, u16)>>,
-    command_pid: i32,
 }
 
 impl Context {
@@ -75,16 +76,21 @@ impl Context {
         }
         let full = seen.len() > MAX_RECORDS;
         drop(seen);
-        if let Ok(mut log) = self.audit.lock()
-            && let Some(log) = log.as_mut()
-        {
+        if let Some(records) = &self.records {
             // Nothing to tell it to: the command already got its 403 or SOCKS reply.
             let line: String = d.line().chars().take(1024).collect();
-            let _ = if full {
-                log.network_denial(self.command_pid, method, "", 0, "further refused destinations are not recorded")
+            let denial = if full {
+                Denial {
+                    method: method.into(),
+                    host: String::new(),
+                    port: 0,
+                    reason: "further refused destinations are not recorded".into(),
+                }
             } else {
-                log.network_denial(self.command_pid, method, &host, d.port, &line)
+                Denial { method: method.into(), host, port: d.port, reason: line }
             };
+            let message = crate::outside::protocol::Request::Denial(denial).encode();
+            let _ = nix::sys::socket::send(records.as_raw_fd(), &message, nix::sys::socket::MsgFlags::empty());
         }
     }
 }
@@ -103,22 +109,15 @@ pub struct Spawned {
 pub fn spawn(
     list: Allowlist,
     access: Access,
-    audit: Option<audit::Log>,
+    records: Option<OwnedFd>,
     registry: Option<String>,
 ) -> Result<Spawned, String> {
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
-    let command_pid = std::process::id() as i32;
-    crate::exec::spawn_detached("the proxy", c"sb-proxy", move || {
-        let cx = Context {
-            list,
-            access,
-            resolve: &gate::system_resolve,
-            audit: Mutex::new(audit),
-            recorded: Mutex::new(HashSet::new()),
-            command_pid,
-        };
+    crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
+        let cx =
+            Context { list, access, resolve: &gate::system_resolve, records, recorded: Mutex::new(HashSet::new()) };
         serve(theirs, cx, registry)
     })?;
     Ok(Spawned { channel: ours })
@@ -169,8 +168,8 @@ impl Spawned {
 /// The proxy process: detaches, takes its listeners, serves until no one is left. Returns the
 /// exit status.
 fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
-    let log = cx.audit.lock().ok().and_then(|l| l.as_ref().map(|l| l.raw_fd()));
-    crate::outside::detach(&[Some(channel.as_raw_fd()), log].into_iter().flatten().collect::<Vec<_>>());
+    let records = cx.records.as_ref().map(AsRawFd::as_raw_fd);
+    crate::outside::process::detach(&[Some(channel.as_raw_fd()), records].into_iter().flatten().collect::<Vec<_>>());
     let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
     raise_descriptor_limit();
     if nix::sys::socket::send(channel.as_raw_fd(), b"k", nix::sys::socket::MsgFlags::empty()).is_err() {

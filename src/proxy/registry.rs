@@ -173,31 +173,8 @@ fn alive(pidfd: &OwnedFd) -> bool {
     unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), 0, std::ptr::null::<u8>(), 0) == 0 }
 }
 
-/// Whether the process `pid` of user `uid` may join: the same user, this same executable, no
-/// tracer and no seccomp filter but those this process has too (an outermost sandbox-bash that
-/// has not locked itself yet; a container's own filter is everyone's, and a process can only
-/// add filters, never drop one).
+/// Whether the process `pid` of user `uid` may join: it stands where this process stands (see
+/// [`crate::outside::peer::alike`]): an outermost sandbox-bash that has not locked itself yet.
 fn may_join(pid: i32, uid: u32) -> bool {
-    // SAFETY: getuid only reads the caller's identity.
-    if uid != unsafe { libc::getuid() } {
-        return false;
-    }
-    let same = |a: &str, b: &str| match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
-        _ => false,
-    };
-    if !same(&format!("/proc/{pid}/exe"), "/proc/self/exe") {
-        return false;
-    }
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let own = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field =
-        |text: &str, name: &str| text.lines().find_map(|l| l.strip_prefix(name)).map(str::trim).map(str::to_string);
-    let filters = |text: &str| match field(text, "Seccomp:").as_deref() {
-        Some("0") => Some("0".to_string()),
-        // Filters, counted since Linux 5.9; without the count, filters cannot be compared.
-        Some("2") => field(text, "Seccomp_filters:"),
-        _ => None,
-    };
-    field(&status, "TracerPid:").as_deref() == Some("0") && filters(&status).is_some_and(|n| Some(n) == filters(&own))
+    crate::outside::peer::alike(pid, uid)
 }

@@ -229,9 +229,9 @@ fn nested_invocations_are_recorded_and_the_command_cannot_forge_or_erase_records
          s = socket.socket(fileno=fd)\n\
          s.send(b\"\")\n\
          a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
-         rec = json.dumps({\"program\": \"FORGED\", \"verdict\": \"allow\", \"nested\": True}).encode()\n\
+         rec = b\"\\x02R\" + json.dumps({\"program\": \"FORGED\", \"verdict\": \"allow\", \"nested\": True}).encode()\n\
          s.sendmsg([rec], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array(\"i\", [b.fileno()]))])\n\
-         print(\"forger got\", a.recv(1))",
+         print(\"forger got\", a.recv(1024)[:2])",
     );
     let touch = |how: &str| {
         lab::py(&format!(
@@ -249,7 +249,8 @@ fn nested_invocations_are_recorded_and_the_command_cannot_forge_or_erase_records
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("outer\ninner-one\ninner-two\n"), "{stdout}");
-    assert!(stdout.contains("forger got b'N'"), "{stdout}");
+    // A record in the protocol's own framing, refused for who sent it: version 2, "N".
+    assert!(stdout.contains("forger got b'\\x02N'"), "{stdout}");
     assert_eq!(stdout.matches("refused: ").count(), 2, "{stdout}");
     assert!(!stdout.contains("held"), "{stdout}");
     assert!(stdout.ends_with("after-the-forger\n"), "{stdout}");
