@@ -1,6 +1,10 @@
-//! The README, the manual page and the changelog are checked against the code they describe.
+//! The README, the pages in docs/, the manual page and the changelog are checked against the code
+//! they describe.
 
+use std::path::Path;
 use std::process::Command;
+
+use crate::common;
 
 const SANDBOX: &str = env!("CARGO_BIN_EXE_sandbox-bash");
 
@@ -50,6 +54,61 @@ fn readme_shows_the_real_denial() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     for line in stderr.lines() {
         assert!(readme.contains(line), "README does not show {line:?}");
+    }
+}
+
+/// The README's table of examples under the default mode states what the analysis requires.
+#[test]
+fn readme_examples_require_what_they_say() {
+    let readme = read("README.md");
+    let table = readme.split("Examples under the default mode:").nth(1).unwrap().split("\n\n").nth(1).unwrap();
+    let mut rows = 0;
+    for line in table.lines().skip(2) {
+        let cells: Vec<String> =
+            line.replace("\\|", "\u{1}").split('|').map(|c| c.trim().replace('\u{1}', "|")).collect();
+        let [_, program, required, verdict, _] = &cells[..] else { panic!("not a row of three cells: {line}") };
+        let program = program.split('`').nth(1).unwrap();
+        let required = required.trim_matches('`');
+        assert_eq!(common::required(program), required, "README: {program}");
+        let bits = u16::from_str_radix(required, 8).unwrap();
+        let runs = bits & !0o467 == 0;
+        assert_eq!(verdict.starts_with("runs"), runs, "README: {program} {verdict}");
+        assert!(runs || verdict.starts_with("denied"), "README: {program} {verdict}");
+        rows += 1;
+    }
+    assert!(rows >= 8, "the README's example table has {rows} rows");
+}
+
+/// Every page in docs/ is linked from the README, every relative link of the README, the
+/// architecture, the changelog and the pages leads to a file of this repository, and the kernel
+/// page keeps the facts the README points to it for.
+#[test]
+fn the_docs_are_linked_and_every_link_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
+    let readme = read("README.md");
+    let mut pages = vec!["README.md".to_string(), "ARCHITECTURE.md".to_string(), "CHANGELOG.md".to_string()];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".md") {
+            assert!(readme.contains(&format!("(docs/{name})")), "README does not link docs/{name}");
+            pages.push(format!("docs/{name}"));
+        }
+    }
+    for page in &pages {
+        let text = read(page);
+        let dir = root.join(page).parent().unwrap().to_path_buf();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap().split('#').next().unwrap();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let path = dir.join(target).canonicalize().unwrap_or_else(|e| panic!("{page}: link {target}: {e}"));
+            assert!(path.starts_with(&root), "{page}: link {target} leaves the repository");
+        }
+    }
+    let kernel = read("docs/kernel.md");
+    for needle in ["Landlock", "seccomp", "--sandbox-info", "SANDBOX_BASH_ALLOW_DEGRADED", "static only", "125"] {
+        assert!(kernel.contains(needle), "docs/kernel.md lacks {needle:?}");
     }
 }
 
