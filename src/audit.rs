@@ -192,6 +192,7 @@ impl Log {
         self.append_line(&network_denial_record(command_pid, crate::exec::uid(), d)?)
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
         self.append_line(&encode(record)?)
     }
@@ -297,6 +298,7 @@ impl Log {
 /// A record of something other than an invocation (a destination the proxy refused, a message
 /// the relay refused): who, when, what kind, the verdict, then what `detail` says.
 #[derive(Serialize)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Event<T: Serialize> {
     time: String,
     version: &'static str,
@@ -309,6 +311,7 @@ struct Event<T: Serialize> {
 }
 
 impl<T: Serialize> Event<T> {
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn new(pid: i32, uid: u32, event: &'static str, verdict: &'static str, detail: T) -> Event<T> {
         Event { time: now_utc(), version: env!("CARGO_PKG_VERSION"), pid, uid, event, verdict, detail }
     }

@@ -216,7 +216,7 @@ pub fn judge(d: &Descriptor, allowed: Mode, layout: &Layout, reachable: &[String
         Kind::Directory { .. } => {
             let whole = bit(Scope::System, Perm::Read).union(bit(Scope::System, Perm::Write));
             let whole = whole.union(bit(Scope::System, Perm::Execute));
-            if allowed.0 & whole.0 == whole.0 {
+            if allowed.covers(whole) {
                 Verdict::Kept
             } else {
                 Verdict::Closed {

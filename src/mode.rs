@@ -31,7 +31,7 @@ impl Scope {
         }
     }
 
-    fn shift(self) -> u32 {
+    const fn shift(self) -> u32 {
         match self {
             Scope::System => 9,
             Scope::External => 6,
@@ -162,6 +162,21 @@ impl Mode {
     /// Union of two modes.
     pub fn union(self, other: Mode) -> Mode {
         Mode(self.0 | other.0)
+    }
+
+    /// The bits both modes have: a mode narrowed by another (an enclosing level's, a ceiling).
+    pub const fn intersect(self, other: Mode) -> Mode {
+        Mode(self.0 & other.0)
+    }
+
+    /// The bits of `self` without those of `other`.
+    pub const fn without(self, other: Mode) -> Mode {
+        Mode(self.0 & !other.0)
+    }
+
+    /// Every bit of `scope` (its read, write and execute).
+    pub const fn scope(scope: Scope) -> Mode {
+        Mode(0o7 << scope.shift())
     }
 
     /// The preset name for exactly this mode, if there is one.

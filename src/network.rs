@@ -5,7 +5,8 @@ use crate::environ::Environ;
 use crate::error::Error;
 use crate::mode::{self, Mode};
 use crate::report::{Decision, Verdict};
-use crate::{allowlist, config, sandbox};
+use crate::sandbox::marker::Marker;
+use crate::{allowlist, config};
 
 /// How the network is held for one run.
 pub(crate) enum NetPlan {
@@ -20,9 +21,9 @@ pub(crate) enum NetPlan {
     Off(String),
 }
 
-pub(crate) fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: &Environ, nested: bool) -> NetPlan {
+pub(crate) fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, outer: Option<&Marker>) -> NetPlan {
     let Some(list) = list else { return NetPlan::Open };
-    if allowed.0 & NETWORK_BITS.0 == 0 {
+    if allowed.intersect(NETWORK_BITS) == Mode::NONE {
         return NetPlan::Open;
     }
     let sources: Vec<&str> = list.layers.iter().map(|l| l.source.as_str()).collect();
@@ -32,20 +33,20 @@ pub(crate) fn net_plan(list: Option<&allowlist::Allowlist>, allowed: Mode, env: 
             "a network allowlist is in force ({sources}), and this platform has no network namespace to enforce it in"
         ));
     }
-    if nested {
+    if let Some(outer) = outer {
         let fp = fingerprint(list);
         // The enclosing proxy holds this list only if the marker says so and this process is in
         // fact in a namespace with nothing but loopback: a marker set from outside any sandbox
         // gets no network at all, never the network without the list.
         #[cfg(target_os = "linux")]
-        let enclosed = sandbox::netns::only_loopback();
+        let enclosed = crate::sandbox::netns::only_loopback();
         #[cfg(not(target_os = "linux"))]
         let enclosed = false;
         // The enclosing level names every list its proxy holds at least as strictly (its own and
         // each of its layers' prefixes): a nested run without the variable the enclosing one had
         // (it is not passed on) has a prefix of that list.
-        return match sandbox::outer_network(env.get(sandbox::ENFORCED_VAR)) {
-            Some(outer) if outer.split('.').any(|f| f == fp) && enclosed => NetPlan::Enclosed(outer, list.clone()),
+        return match &outer.network {
+            Some(held) if held.split('.').any(|f| f == fp) && enclosed => NetPlan::Enclosed(held.clone(), list.clone()),
             _ => NetPlan::Off(format!(
                 "a network allowlist is in force ({sources}) that the enclosing sandbox-bash does not hold, and a \
                  nested invocation cannot have a network namespace of its own"
@@ -92,10 +93,10 @@ pub(crate) fn refuse_hosts(decision: &mut Decision, list: &allowlist::Allowlist)
 /// those bits, or allowed with them before the lock found no namespace to hold them in.
 pub(crate) fn network_refusal(decision: &Decision, requested: Mode, net: &NetPlan) -> Option<String> {
     let NetPlan::Off(why) = net else { return None };
-    let cut = Mode(decision.required.0 & requested.0 & NETWORK_BITS.0);
+    let cut = decision.required.intersect(requested).intersect(NETWORK_BITS);
     let applies = match decision.verdict {
         Verdict::Deny => true,
-        Verdict::Allow => decision.allowed.0 & NETWORK_BITS.0 != 0,
+        Verdict::Allow => decision.allowed.intersect(NETWORK_BITS) != Mode::NONE,
         Verdict::BashFails { .. } => false,
     };
     (applies && cut != Mode::NONE)
@@ -114,7 +115,7 @@ pub(crate) fn fingerprint(list: &allowlist::Allowlist) -> String {
 }
 
 /// The network bits of a mode (read, write, execute).
-pub(crate) const NETWORK_BITS: Mode = Mode(0o0070);
+pub(crate) const NETWORK_BITS: Mode = Mode::scope(mode::Scope::Network);
 
 /// The network allowlist in force: the configuration's layers, narrowed by
 /// `SANDBOX_BASH_NETWORK_ALLOW`; `None` when neither names one (every host, as the mode allows).

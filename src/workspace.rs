@@ -6,9 +6,10 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::environ::Environ;
 use crate::error::Error;
-use crate::mode::{self, Mode, Perm};
+use crate::mode::{self, Perm};
 use crate::scope::{self, Layout};
-use crate::{caches, config, exec, later, plain, project, sandbox};
+use crate::settings::Settings;
+use crate::{caches, exec, later, plain, project, sandbox};
 
 /// The variable that overrides the workspace root.
 pub const WORKSPACE_VAR: &str = "SANDBOX_BASH_WORKSPACE";
@@ -103,25 +104,18 @@ pub(crate) fn canonical_or_normal(path: &str) -> String {
     }
 }
 
-/// The places that decide scopes: workspace, home, temporary directory.
 /// The places that decide scopes for a run under `allowed`; with `run`, the directories the
 /// caches' layers need are made (explaining and describing change nothing).
-pub(crate) fn layout(
-    config: &config::Config,
-    env: &Environ,
-    cwd: &str,
-    argv0: &OsStr,
-    allowed: Mode,
-    layers_for: &str,
-    run: bool,
-) -> Result<Layout, Error> {
+pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: bool) -> Result<Layout, Error> {
+    let Settings { config, cwd, argv0, .. } = settings;
+    let (cwd, argv0, allowed) = (cwd.as_str(), argv0.as_os_str(), settings.modes.allowed);
     // An explicit setting, else the configuration's, else the workspace an enclosing
     // sandbox-bash worked in (nested invocations keep it), else the git work tree or the cwd.
     let explicit = env
         .get(WORKSPACE_VAR)
         .map(OsStr::to_os_string)
         .or_else(|| config.workspace.as_ref().map(OsString::from))
-        .or_else(|| sandbox::outer_workspace(env.get(sandbox::ENFORCED_VAR)));
+        .or_else(|| settings.marker.as_ref().and_then(|m| m.workspace.clone()));
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(|h| canonical_or_normal(&h.to_string_lossy()));
     let homes: Vec<String> = [home.clone(), account_home(exec::uid())].into_iter().flatten().collect();
     let mut workspace = find_workspace(cwd, explicit.as_deref(), &homes)?;

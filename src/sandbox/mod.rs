@@ -8,6 +8,7 @@ pub mod info;
 pub mod linux;
 #[cfg(target_os = "macos")]
 pub mod macos;
+pub mod marker;
 #[cfg(target_os = "linux")]
 pub mod namespace;
 #[cfg(target_os = "linux")]
@@ -17,7 +18,7 @@ pub mod seatbelt;
 pub mod seccomp;
 pub mod view;
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::Path;
 
 pub use error::{Error, Held};
@@ -390,57 +391,6 @@ pub fn degraded_allowed(value: Option<&OsStr>) -> Result<bool, crate::error::Err
     }
 }
 
-/// The mode an outer sandbox-bash enforces, from the variable it set (`MODE` or
-/// `MODE:WORKSPACE`). A value that is not a mode is treated as the most restrictive one: it can
-/// only have been changed by a command inside a sandbox, which may narrow but never widen.
-pub fn outer_mode(value: Option<&OsStr>) -> Option<Mode> {
-    let value = value?.to_string_lossy().into_owned();
-    let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
-    let mode = mode.split_once('+').map_or(mode, |(m, _)| m);
-    Some(Mode::parse(mode).unwrap_or(Mode::NONE))
-}
-
-/// What the marker's mode carries when the enclosing level holds the namespace layer.
-const NAMESPACE_MARK: &str = "+ns";
-
-/// Whether the enclosing sandbox-bash says it holds the namespace layer. Forging it gains
-/// nothing: the enclosing level's kernel rules bind whatever it says, and only a level that
-/// finds itself unable to mount (inside the enclosing Landlock domain) reads it.
-pub fn outer_namespaces(value: Option<&OsStr>) -> bool {
-    let Some(value) = value else { return false };
-    let value = value.to_string_lossy();
-    let mode = value.split_once(':').map_or(&*value, |(m, _)| m);
-    mode.split('+').skip(1).any(|mark| Some(mark) == NAMESPACE_MARK.strip_prefix('+'))
-}
-
-/// The workspace of an outer sandbox-bash, from the same variable: nested invocations keep it
-/// (its own setting is not passed on). Forging it gains nothing: the outer rules still bind.
-pub fn outer_workspace(value: Option<&OsStr>) -> Option<OsString> {
-    let value = value?.to_string_lossy().into_owned();
-    value.split_once(':').map(|(_, w)| OsString::from(w)).filter(|w| !w.is_empty())
-}
-
-/// The value of [`ENFORCED_VAR`] for the command. `network` is the fingerprint of the network
-/// allowlist this level (or an enclosing one) holds through its proxy.
-pub fn enforced_value(mode: Mode, workspace: &str, namespaces: bool, network: Option<&str>) -> OsString {
-    let mark = if namespaces { NAMESPACE_MARK } else { "" };
-    let net = network.map(|n| format!("{NETWORK_MARK}{n}")).unwrap_or_default();
-    OsString::from(format!("{mode}{mark}{net}:{workspace}"))
-}
-
-/// What the marker's mode carries, with the allowlist's fingerprint, when the enclosing level
-/// holds the network by host.
-const NETWORK_MARK: &str = "+net=";
-
-/// The fingerprint of the allowlist an enclosing sandbox-bash holds through its proxy. Forging
-/// it gains nothing: the enclosing level's namespace has only loopback whatever it says, and
-/// only a nested level (which cannot make a namespace of its own) reads it.
-pub fn outer_network(value: Option<&OsStr>) -> Option<String> {
-    let value = value?.to_string_lossy().into_owned();
-    let mode = value.split_once(':').map_or(value.as_str(), |(m, _)| m);
-    mode.split_once(NETWORK_MARK).map(|(_, n)| n.to_string())
-}
-
 /// What happened when the rules were applied.
 pub struct Outcome {
     pub enforcement: Enforcement,
@@ -448,6 +398,21 @@ pub struct Outcome {
     pub shortfalls: Vec<Shortfall>,
     /// Landlock's layer limit was reached; the outer layers bind.
     pub layer_limit: bool,
+}
+
+impl Outcome {
+    /// What the record says of the enforcement: `degraded` (something could not be enforced,
+    /// with the opt-in), `outer layers` (Landlock's layer limit: the enclosing rules bind), or
+    /// `enforced`.
+    pub fn enforcement_word(&self) -> &'static str {
+        if !self.shortfalls.is_empty() {
+            "degraded"
+        } else if self.layer_limit {
+            "outer layers"
+        } else {
+            "enforced"
+        }
+    }
 }
 
 /// Whether a network namespace for the allowlist's proxy can be had here (tried in a child
@@ -476,7 +441,7 @@ pub struct Lock<'a> {
     /// The mode the caller asked for.
     pub requested: Mode,
     /// What an enclosing sandbox-bash enforces.
-    pub outer: Option<Mode>,
+    pub outer: Option<&'a marker::Marker>,
     /// The user opted in to running with less than the mode needs.
     pub degraded_ok: bool,
     pub layout: &'a Layout,
@@ -500,7 +465,6 @@ pub struct Lock<'a> {
     pub signals: bool,
     /// With [`Lock::network`]: the agent session's network namespace to join instead of making
     /// one (see [`crate::proxy::registry`]).
-    #[cfg(target_os = "linux")]
     pub join: Option<&'a std::os::fd::OwnedFd>,
 }
 
@@ -520,6 +484,9 @@ pub enum NetworkLayer {
 
 /// What holds once [`lock`] has locked this process.
 pub struct Locked {
+    /// The mode the rules enforce: the allowed mode, without its network bits where the network
+    /// could only be held by a namespace that cannot be had.
+    pub mode: Mode,
     pub outcome: Outcome,
     /// What is left to the static layer, in plain words (the namespace layer's exceptions).
     pub static_only: Vec<String>,
@@ -627,12 +594,17 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     #[cfg(target_os = "macos")]
     {
         let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
-        let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer)?;
+        let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer.map(|m| m.mode))?;
         let network = match lock.network {
             Some(_) => NetworkLayer::Unavailable("this platform has no network namespaces".into()),
             None => NetworkLayer::NotAsked,
         };
+        let mode = match lock.network {
+            Some(_) => lock.allowed.without(Mode::scope(crate::mode::Scope::Network)),
+            None => lock.allowed,
+        };
         Ok(Locked {
+            mode,
             outcome,
             static_only: Vec::new(),
             namespaces: false,
@@ -644,7 +616,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     }
     #[cfg(not(target_os = "macos"))]
     {
-        let outer = lock.outer;
+        let outer = lock.outer.map(|m| m.mode);
         let plan = |allowed: Mode| {
             let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
             let view = if outer.is_none() {
@@ -681,7 +653,7 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             // Nothing was changed: the command gets no network at all, never every host.
             Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
                 network = NetworkLayer::Unavailable(why);
-                (policy, view) = plan(Mode(lock.allowed.0 & !0o0070));
+                (policy, view) = plan(lock.allowed.without(Mode::scope(crate::mode::Scope::Network)));
                 enforce(
                     &policy,
                     mounts(&view, lock.frozen.as_ref(), outer),
@@ -703,10 +675,11 @@ pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             outcome.enforcement.namespaces =
                 Some(view::Entered::Unavailable("an enclosing sandbox-bash's Landlock rules refuse new mounts".into()));
         }
-        let outer_marked = outer_namespaces(lock.env.get(ENFORCED_VAR));
+        let outer_marked = lock.outer.is_some_and(|m| m.namespaces);
         let layer = layer(&outcome, &view, outer_marked, lock.require_namespaces)?;
         let entered = matches!(outcome.enforcement.namespaces, Some(view::Entered::Held { .. }));
         Ok(Locked {
+            mode: policy.mode,
             outcome,
             static_only: layer.static_only,
             namespaces: layer.marked,
@@ -1010,27 +983,4 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn the_marker_carries_the_mode_and_the_workspace() {
-        let v = enforced_value(Mode(0o0467), "/srv/a:b", false, None);
-        assert_eq!(outer_mode(Some(&v)), Some(Mode(0o0467)));
-        assert!(!outer_namespaces(Some(&v)));
-        assert_eq!(outer_network(Some(&v)), None);
-        let marked = enforced_value(Mode(0o0444), "/srv/a+ns:b", true, None);
-        let net = enforced_value(Mode(0o0467), "/srv/a+net=x:b", true, Some("0123abcd"));
-        assert_eq!(outer_mode(Some(&net)), Some(Mode(0o0467)));
-        assert!(outer_namespaces(Some(&net)));
-        assert_eq!(outer_network(Some(&net)).as_deref(), Some("0123abcd"));
-        assert_eq!(outer_workspace(Some(&net)), Some(OsString::from("/srv/a+net=x:b")));
-        assert_eq!(outer_network(Some(&marked)), None);
-        assert_eq!(outer_mode(Some(&marked)), Some(Mode(0o0444)));
-        assert_eq!(outer_workspace(Some(&marked)), Some(OsString::from("/srv/a+ns:b")));
-        assert!(outer_namespaces(Some(&marked)));
-        assert_eq!(outer_workspace(Some(&v)), Some(OsString::from("/srv/a:b")));
-        assert_eq!(outer_mode(Some(OsStr::new("0444"))), Some(Mode(0o0444)));
-        assert_eq!(outer_workspace(Some(OsStr::new("0444"))), None);
-        assert_eq!(outer_mode(Some(OsStr::new("garbage"))), Some(Mode::NONE));
-        assert_eq!(outer_mode(None), None);
-    }
 }

@@ -1,0 +1,136 @@
+//! Telling what a run would be without running it: `--sandbox-explain` (the verdict on a
+//! program and why) and `--sandbox-info` (what is enforced here and now).
+
+use crate::decide::{has_pending, unheld_possible};
+use crate::environ::Environ;
+use crate::error::Error;
+
+use crate::network::{NetPlan, network_refusal};
+use crate::outcome::Outcome;
+use crate::report::{self, Decision, Verdict};
+use crate::scope::Layout;
+use crate::settings::{Modes, Settings};
+use crate::{exec, hygiene, sandbox};
+#[cfg(target_os = "linux")]
+use crate::{inherited, launch::session_of};
+
+/// `--sandbox-info`: the declaration of what is enforced here and now, as text or JSON.
+pub(crate) fn info(settings: &Settings, env: &Environ, json: bool) -> Result<Outcome, Error> {
+    let layout = settings.layout(env)?;
+    let bash = settings.find_bash(env)?;
+    let layout = sandbox::with_programs(&layout, &bash);
+    let policy = sandbox::plan_here(
+        settings.modes.allowed,
+        &layout,
+        &bash,
+        env.get("PATH"),
+        settings.nested(),
+        settings.extra(),
+    );
+    let info = declaration(&policy, &layout, settings, env);
+    Ok(Outcome::Print(if json { info.json() + "\n" } else { info.text() }))
+}
+
+/// `--sandbox-explain`: the decision on the program, with what the rules this run would get
+/// make of its possible accesses and of the descriptors it was given, and the status the run
+/// would end with.
+pub(crate) fn explain(
+    decision: Decision,
+    settings: &Settings,
+    layout: &Layout,
+    bash: Option<&std::path::Path>,
+    env: &Environ,
+    json: bool,
+) -> Outcome {
+    let Modes { requested, allowed, .. } = settings.modes;
+    let (config, net) = (&settings.config, &settings.net);
+    // Possible accesses the mode does not allow rest on the rules this run would get: say
+    // here what the run would find.
+    let decision = match (bash, &decision.verdict) {
+        (Some(real), Verdict::Allow) if has_pending(&decision) => {
+            let layout = sandbox::with_programs(layout, real);
+            let policy =
+                sandbox::plan_here(allowed, &layout, real, env.get("PATH"), settings.nested(), settings.extra());
+            let (_, shortfalls) = sandbox::kernel_facts(&policy);
+            let facts = sandbox::namespace_facts(&policy, &layout, env, &config.keep_env, settings.nested());
+            let (view, no_view) = match &facts {
+                Some((view, Ok(()))) => (Some(view), None),
+                Some((_, Err(why))) => (None, Some(why.clone())),
+                None => (None, None),
+            };
+            let holding = sandbox::Holding { enforced: shortfalls.is_empty(), policy: Some(&policy), view, no_view };
+            unheld_possible(&decision, &holding).unwrap_or(decision)
+        }
+        _ => decision,
+    };
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
+    let mut decision = decision;
+    #[cfg(target_os = "linux")]
+    {
+        decision.inherited = inherited::taken()
+            .iter()
+            .map(|d| {
+                let what = match inherited::judge(d, allowed, layout, &config.sockets, matches!(net, NetPlan::Proxy(_)))
+                {
+                    inherited::Verdict::Kept => "kept".to_string(),
+                    inherited::Verdict::Closed { needs, why } if needs == crate::mode::Mode::NONE => {
+                        format!("closed: {why}")
+                    }
+                    inherited::Verdict::Closed { needs, why } => format!("closed: {why} (it needs {needs})"),
+                };
+                format!("{}: {}: {what}", d.fd, d.shown())
+            })
+            .collect();
+    }
+    let mut text = if json { decision.json() + "\n" } else { decision.text() };
+    // A run would be refused, not denied: say so, with the same words and status.
+    if let Some(message) = network_refusal(&decision, requested, net) {
+        if !json {
+            text.push_str(&format!("sandbox-bash: {message}\n"));
+        }
+        return Outcome::Explain(text, report::REFUSED);
+    }
+    Outcome::Explain(text, decision.verdict.status())
+}
+
+/// The declaration `--sandbox-info` prints.
+fn declaration(
+    policy: &sandbox::policy::Policy,
+    layout: &Layout,
+    settings: &Settings,
+    env: &Environ,
+) -> sandbox::info::Info {
+    let Modes { requested, allowed, outer, degraded_ok } = settings.modes;
+    let (config, net) = (&settings.config, &settings.net);
+    #[cfg(target_os = "linux")]
+    let session = outer.is_none().then(|| session_of(env, layout, allowed, net)).map(|s| (s.id, s.client));
+    #[cfg(not(target_os = "linux"))]
+    let session = {
+        let _ = allowed;
+        None
+    };
+    let (abi, shortfalls) = sandbox::kernel_facts(policy);
+    let layer = sandbox::namespace_facts(policy, layout, env, &config.keep_env, outer.is_some());
+    let caller_is_root = exec::euid() == 0;
+    let facts = sandbox::info::Facts {
+        backend: sandbox::BACKEND,
+        landlock_abi: abi,
+        shortfalls: &shortfalls,
+        degraded_ok,
+        requested,
+        outer,
+        caller_is_root,
+        removed_environment: hygiene::removed_names(env, &config.keep_env),
+        config_files: config.files.clone(),
+        ceiling: config.max_mode,
+        layer: layer.as_ref().map(|(view, held)| (view, held.clone())),
+        network_list: match net {
+            NetPlan::Open => None,
+            NetPlan::Proxy(list) => Some(Ok(list.layers.iter().map(|l| l.source.clone()).collect())),
+            NetPlan::Enclosed(..) => Some(Ok(vec!["the enclosing sandbox-bash's".into()])),
+            NetPlan::Off(why) => Some(Err(why.clone())),
+        },
+        session,
+    };
+    sandbox::info::build(policy, layout, &facts)
+}

@@ -1,0 +1,252 @@
+//! From an allowed program to bash: what runs outside is started, the process locks itself,
+//! the audit record is written, and bash is executed with the command's environment.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(not(target_os = "linux"))]
+mod macos;
+
+#[cfg(target_os = "linux")]
+pub(crate) use linux::{Outside, session_of};
+#[cfg(not(target_os = "linux"))]
+use macos::Outside;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::decide::unheld_possible;
+use crate::environ::Environ;
+use crate::error::Error;
+use crate::network::{NetPlan, network_refusal};
+use crate::outcome::Outcome;
+#[cfg(target_os = "linux")]
+use crate::outside;
+use crate::report::Decision;
+use crate::sandbox::marker::Marker;
+use crate::scope::Layout;
+use crate::settings::{Modes, Settings};
+use crate::trail::Recorder;
+use crate::{audit, exec, hygiene, plain, sandbox};
+
+/// A program the static layer allowed, with what running it needs.
+pub(crate) struct ToRun<'a> {
+    pub(crate) decision: &'a Decision,
+    pub(crate) layout: &'a Layout,
+    /// bash's argv, `argv[0]` first.
+    pub(crate) exec_args: &'a [OsString],
+    pub(crate) settings: &'a Settings,
+    pub(crate) env: &'a Environ,
+    /// The agent session of an outermost level.
+    #[cfg(target_os = "linux")]
+    pub(crate) session: Option<&'a outside::session::Session>,
+}
+
+/// How the records of nested invocations reach the log.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) enum Nested {
+    /// This level writes the log: a relay of its own, with this descriptor of the log (taken
+    /// by the supervisor that holds it).
+    Relay(Option<audit::Log>),
+    /// The enclosing level's channel, this descriptor, goes on to the command.
+    PassOn(i32),
+}
+
+/// Locks this process with the kernel and execs the real bash; returns only when it does not
+/// exec: a possible access the rules in force do not hold (a denial), or an error. The audit
+/// record (when asked for) is written after the rules hold and before exec.
+pub(crate) fn lock_and_exec(
+    to_run: &ToRun<'_>,
+    bash: Result<std::path::PathBuf, Error>,
+    nested: Option<Nested>,
+    recorder: &mut Recorder,
+) -> Result<Outcome, Error> {
+    let ToRun { decision, layout, exec_args, settings, env, .. } = *to_run;
+    let Modes { requested, allowed, degraded_ok, .. } = settings.modes;
+    let config = &settings.config;
+    let bash = bash?;
+    // bash reads the script again: it must still be the file that was analysed.
+    if let Some(script) = decision.script.as_ref()
+        && !script.unchanged()
+    {
+        return Err(Error::ScriptChanged(script.path.display().to_string()));
+    }
+    // What runs outside is started before anything is locked, so that it is outside all of it.
+    let mut outside = Outside::start(to_run, nested)?;
+    // The snapshot the program takes: created now, so that the kernel can grant that one file.
+    // What a plain program earns goes to the view with it.
+    let snapshots = create_client_files(layout, &decision.client_files);
+    let with_snapshots;
+    let layout = if snapshots.is_empty() && decision.relaxed == plain::Relaxed::default() {
+        layout
+    } else {
+        with_snapshots = Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() };
+        &with_snapshots
+    };
+    // Lock first, then exec: bash and everything it starts inherit the rules.
+    let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
+        (Some(identity), Some((path, bytes))) => {
+            Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
+        }
+        _ => None,
+    };
+    let mut locked = sandbox::lock(sandbox::Lock {
+        allowed,
+        requested,
+        outer: settings.marker.as_ref(),
+        degraded_ok,
+        layout,
+        real_bash: &bash,
+        env,
+        // The run's own relay stays reachable for its nested levels.
+        extra: sandbox::policy::Extra {
+            sockets: config.sockets.iter().cloned().chain(outside.sockets()).collect(),
+            ..settings.extra()
+        },
+        keep_env: &config.keep_env,
+        require_namespaces: config.require_namespaces,
+        frozen,
+        network: outside.network(),
+        join: outside.join(),
+        signals: outside.signals(),
+    })?;
+    outside.locked(&mut locked)?;
+    // No network namespace: no network at all.
+    if let sandbox::NetworkLayer::Unavailable(why) = &locked.network
+        && let Some(message) = network_refusal(decision, requested, &NetPlan::Off(why.clone()))
+    {
+        return Err(Error::Refused(message));
+    }
+    // What the mode does not allow but the program only possibly does rests on the rules now
+    // in force: each such access must be held by them, or the program is denied after all.
+    if let Some(denial) = unheld_possible(decision, &locked.holding()) {
+        recorder.record(
+            decision,
+            "deny",
+            "none",
+            Some("a possible access the rules in force do not hold"),
+            &locked.static_only,
+        )?;
+        return Ok(Outcome::Deny(Box::new(denial), None));
+    }
+    let sandbox::Locked { mode, outcome, mut static_only, namespaces, network, .. } = locked;
+    // The proxy gets its listeners; its port goes to the command.
+    outside.serve(network)?;
+    if !outcome.shortfalls.is_empty() {
+        let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
+        let _ = writeln!(
+            std::io::stderr(),
+            "sandbox-bash: warning: running degraded ({}=1): not enforced: {}",
+            sandbox::DEGRADED_VAR,
+            missing.join("; ")
+        );
+    }
+    static_only.extend(outside.note());
+    static_only.extend(removed_secrets(settings, env));
+    recorder.record(decision, "allow", outcome.enforcement_word(), None, &static_only)?;
+    // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
+    let marker = Marker {
+        mode,
+        namespaces,
+        network: outside.held_lists(&settings.net),
+        workspace: Some(layout.workspace.clone().into()),
+    };
+    let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
+    enforced.extend_from_slice(marker.value().as_bytes());
+    let enforced = std::ffi::CString::new(enforced).map_err(|_| Error::Exec {
+        path: bash.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
+    })?;
+    let replaced: Vec<&str> = std::iter::once(sandbox::ENFORCED_VAR).chain(outside.replaced(settings)).collect();
+    let variables = outside.variables(settings, env)?;
+    let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
+    command_env.push(&enforced);
+    command_env.extend(variables.iter().map(|v| v.as_c_str()));
+    Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// Secrets are removed from the command's environment; the outermost level names them once, so
+/// that an empty variable is not a mystery (and the record says so too).
+fn removed_secrets(settings: &Settings, env: &Environ) -> Option<String> {
+    if settings.nested() {
+        return None;
+    }
+    let removed: Vec<String> = hygiene::removed_names(env, &settings.config.keep_env)
+        .into_iter()
+        .filter(|n| !n.starts_with(hygiene::CONTROL_PREFIX))
+        .collect();
+    if removed.is_empty() {
+        return None;
+    }
+    let line = format!(
+        "removed from the command's environment because their names or values look secret: {} (keep one with \
+         [environment] keep in the configuration)",
+        removed.join(" ")
+    );
+    let _ = writeln!(std::io::stderr(), "sandbox-bash: note: {line}");
+    Some(line)
+}
+
+/// How many new snapshot files one program may name (an agent's shell takes one).
+pub(crate) const MAX_SNAPSHOTS: usize = 4;
+
+/// Creates the new files `files` (empty, mode 0600), each in its agent's directory reached by
+/// no link and still the directory that was examined, and returns those it created with their
+/// device and inode: a file that appeared meanwhile, or a directory swapped since, is not this
+/// run's and gets no rule.
+pub(crate) fn create_client_files(layout: &Layout, files: &[String]) -> Vec<(String, (u64, u64))> {
+    use std::os::unix::fs::MetadataExt;
+    let create = |file: &String| -> Option<(String, (u64, u64))> {
+        let path = std::path::Path::new(file);
+        let (dir, name) = (path.parent()?, path.file_name()?);
+        let examined = layout.client_state.iter().find(|(d, _)| std::path::Path::new(d) == dir)?.1;
+        let d = exec::open_dir_no_links(dir).ok()?;
+        let m = d.metadata().ok()?;
+        if (m.dev(), m.ino()) != examined {
+            return None;
+        }
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+        let f = exec::open_in(&d, name, flags, 0o600).ok()?.metadata().ok()?;
+        Some((file.clone(), (f.dev(), f.ino())))
+    };
+    files.iter().filter_map(create).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::own_real_dir;
+
+    /// The snapshot file is made only in the directory that was examined, reached by no link: a
+    /// directory swapped for a link, or for another directory, since then gets nothing.
+    #[test]
+    fn a_snapshot_is_made_only_in_the_directory_examined() {
+        // No sandbox here: only links and directories, so /tmp does.
+        let root = tempfile::tempdir().unwrap();
+        let real = exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        let dir = format!("{real}/shell-snapshots");
+        let elsewhere = format!("{real}/elsewhere");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::create_dir(&elsewhere).unwrap();
+        let node = own_real_dir(&dir).expect("a directory of the caller's own");
+        let layout = Layout { client_state: vec![(dir.clone(), node)], ..Default::default() };
+        let file = format!("{dir}/snapshot-bash-1-a.sh");
+
+        let made = create_client_files(&layout, std::slice::from_ref(&file));
+        assert_eq!(made.len(), 1);
+        assert!(std::path::Path::new(&file).exists());
+        // It exists now: not made again.
+        assert!(create_client_files(&layout, std::slice::from_ref(&file)).is_empty());
+
+        // Swapped for a link to another directory.
+        std::fs::rename(&dir, format!("{real}/moved")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let other = format!("{dir}/snapshot-bash-2-b.sh");
+        assert!(create_client_files(&layout, std::slice::from_ref(&other)).is_empty());
+        // Swapped for another real directory.
+        std::fs::remove_file(&dir).unwrap();
+        std::fs::rename(&elsewhere, &dir).unwrap();
+        assert!(create_client_files(&layout, std::slice::from_ref(&other)).is_empty());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing made in the directory put in its place");
+    }
+}
