@@ -6,6 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::environ::Environ;
 use crate::error::Error;
+use crate::mode::MODE_VAR;
 use crate::outcome::Outcome;
 #[cfg(target_os = "linux")]
 use crate::proxy;
@@ -144,5 +145,21 @@ pub(crate) fn connect(args: &[OsString], env: &Environ) -> Result<Outcome, Error
     {
         let _ = (host, port, env);
         Err(Error::Refused("--sandbox-connect needs the network proxy, which this platform does not have".into()))
+    }
+}
+
+/// What an invocation that is no run comes to: help, the version, or `--sandbox-connect`
+/// (none: it is a run, an explanation or `--sandbox-info`).
+pub(crate) fn immediate(action: Action, args: &[OsString], env: &Environ) -> Option<Result<Outcome, Error>> {
+    let version = env!("CARGO_PKG_VERSION");
+    match action {
+        Action::Help => Some(Ok(Outcome::Print(format!(
+            "sandbox-bash {version}: a drop-in bash that checks every program against {MODE_VAR}.\n\
+             Usage: sandbox-bash [--sandbox-OPTION…] [bash arguments…]\n\n{}\n",
+            sandbox_command().render_help()
+        )))),
+        Action::Version => Some(Ok(Outcome::Print(format!("sandbox-bash {version}\n")))),
+        Action::Connect => Some(connect(args, env)),
+        _ => None,
     }
 }

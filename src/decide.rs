@@ -9,8 +9,12 @@ use crate::error::Error;
 use crate::invocation::{self, Source};
 use crate::launch::MAX_SNAPSHOTS;
 use crate::mode::{self, Mode, Perm};
+use crate::network::{NetPlan, network_refusal, refuse_hosts};
+use crate::outcome::Outcome;
 use crate::report::{Decision, Verdict};
 use crate::scope::{self, Layout};
+use crate::settings::Settings;
+use crate::trail::Recorder;
 use crate::workspace::SYSTEM_PROGRAM_DIRS;
 use crate::{exec, plain, sandbox};
 
@@ -420,5 +424,99 @@ pub(crate) fn repository_config(target: &str, workspace: &str) -> Option<String>
             return None;
         }
         dir = dir.rsplit_once('/').map(|(d, _)| d.to_string()).filter(|d| !d.is_empty())?;
+    }
+}
+
+/// bash's argv and the decision on what it would run. Help, version and usage errors run no
+/// program: they get a decision that allows bash (a usage error keeps bash from running
+/// anything after the offending argument). Hosts the program names that the list refuses are
+/// denied before anything runs, in the proxy's words.
+pub(crate) fn invocation(
+    parsed: &invocation::Parsed,
+    bash_args: &[OsString],
+    settings: &Settings,
+    layout: &Layout,
+    env: &Environ,
+    bash: Option<&std::path::Path>,
+) -> Result<(Vec<OsString>, Decision), Error> {
+    let Settings { argv0, cwd, .. } = settings;
+    let allowed = settings.modes.allowed;
+    let mut exec_args: Vec<OsString> = vec![argv0.clone()];
+    let decision = match parsed {
+        invocation::Parsed::Informational => {
+            exec_args.extend(bash_args.iter().cloned());
+            None
+        }
+        invocation::Parsed::UsageError { keep, then_stop } => {
+            // bash rejects these arguments before running anything; let it say so in its own
+            // words, and make sure nothing after the offending argument can run.
+            exec_args.extend(bash_args[..(*keep).min(bash_args.len())].iter().cloned());
+            if *then_stop {
+                exec_args.push("-n".into());
+            }
+            None
+        }
+        invocation::Parsed::Run(inv) => {
+            exec_args.extend(bash_args.iter().cloned());
+            Some(decide(argv0, inv, allowed, layout, env, cwd, bash)?)
+        }
+    };
+    let mut decision = decision.unwrap_or_else(|| Decision {
+        source: "command",
+        cwd: cwd.clone(),
+        workspace: layout.workspace.clone(),
+        allowed,
+        required: Mode::NONE,
+        verdict: Verdict::Allow,
+        analysis: Analysis::default(),
+        note: Some("bash prints its help, version or a usage error and runs nothing".into()),
+        script: None,
+        script_bytes: None,
+        program: String::new(),
+        hosts_refused: Vec::new(),
+        client_files: Vec::new(),
+        relaxed: plain::Relaxed::default(),
+        inherited: Vec::new(),
+    });
+    if let NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) = &settings.net {
+        refuse_hosts(&mut decision, list);
+    }
+    Ok((exec_args, decision))
+}
+
+/// What a decision that does not run comes to, recorded: bash's own failure, a refusal (a
+/// network the run cannot have), or a denial (with a note when it is the administrator's
+/// ceiling that took a needed bit away). `None`: it runs.
+pub(crate) fn stopped(
+    decision: &Decision,
+    settings: &Settings,
+    recorder: &mut Recorder,
+) -> Result<Option<Result<Outcome, Error>>, Error> {
+    let requested = settings.modes.requested;
+    match &decision.verdict {
+        Verdict::Allow => Ok(None),
+        Verdict::BashFails { error, message, status } => {
+            recorder.record(decision, "error", "none", Some(error), &[])?;
+            Ok(Some(Ok(Outcome::BashFails(message.clone(), *status))))
+        }
+        Verdict::Deny if let Some(message) = network_refusal(decision, requested, &settings.net) => {
+            recorder.record(decision, "error", "none", Some(&message), &[])?;
+            Ok(Some(Err(Error::Refused(message))))
+        }
+        Verdict::Deny => {
+            let failure = decision.analysis.failure.as_ref().map(|f| f.message.as_str());
+            recorder.record(decision, "deny", "none", failure, &[])?;
+            let ceiling = settings.config.max_mode.and_then(|ceiling| {
+                let cut = decision.required.intersect(requested).without(ceiling);
+                (cut != Mode::NONE).then(|| {
+                    format!(
+                        "the administrator's ceiling max_mode={ceiling} ({}) removed {cut} from the requested mode \
+                         {requested}",
+                        crate::config::SYSTEM_FILE
+                    )
+                })
+            });
+            Ok(Some(Ok(Outcome::Deny(Box::new(decision.clone()), ceiling))))
+        }
     }
 }

@@ -328,3 +328,16 @@ pub(crate) fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<St
         }
     }
 }
+
+/// The agents' sessions' sockets are held like credentials: no command reaches another
+/// session's proxy (connecting to a socket by path is beyond Landlock). The directory is made
+/// now, so that it is masked even when the first proxy comes after this run started.
+pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
+    #[cfg(target_os = "linux")]
+    {
+        layout.sessions = sessions_dirs(env, layout);
+        layout.extra_credentials.extend(layout.sessions.iter().cloned());
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (layout, env);
+}

@@ -294,6 +294,38 @@ fn sends_signals(decision: &Decision) -> bool {
         || decision.analysis.commands.iter().any(|c| c.name.as_deref().is_none_or(|n| SIGNAL_SENDERS.contains(&n)))
 }
 
+/// An agent session (see [`outside::session`]).
+pub(crate) type Session = outside::session::Session;
+
+/// The agent session of the run: this outermost level's, or the enclosing level's, whose id it
+/// was given.
+pub(crate) struct RunSession {
+    own: Option<Session>,
+    id: Option<String>,
+}
+
+impl RunSession {
+    /// The session's id, for the records.
+    pub(crate) fn id(&self) -> Option<String> {
+        self.id.clone()
+    }
+
+    /// The session this level starts (it is the outermost).
+    pub(crate) fn own(&self) -> Option<&Session> {
+        self.own.as_ref()
+    }
+}
+
+/// The agent session of the run.
+pub(crate) fn session(settings: &Settings, layout: &Layout, env: &Environ) -> RunSession {
+    let own = (!settings.nested()).then(|| session_of(env, layout, settings.modes.allowed, &settings.net));
+    let id = own
+        .as_ref()
+        .map(|s| s.id.clone())
+        .or_else(|| env.get(outside::session::MARKER_VAR).map(|v| v.to_string_lossy().into_owned()));
+    RunSession { own, id }
+}
+
 /// The agent session of an outermost level's run (see [`outside::session`]).
 pub(crate) fn session_of(env: &Environ, layout: &Layout, allowed: Mode, net: &NetPlan) -> outside::session::Session {
     let list = match net {

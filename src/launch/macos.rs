@@ -16,7 +16,9 @@ use crate::settings::Settings;
 pub(crate) struct Outside;
 
 impl Outside {
-    pub(crate) fn start(_: &ToRun<'_>, _: Option<Nested>) -> Result<Outside, Error> {
+    pub(crate) fn start(to_run: &ToRun<'_>, _: Option<Nested>) -> Result<Outside, Error> {
+        // Without a supervisor there is no session to serve.
+        let _ = to_run.session;
         Ok(Outside)
     }
 
@@ -63,4 +65,24 @@ impl Outside {
     pub(crate) fn variables(&self, _: &Settings, _: &Environ) -> Result<Vec<CString>, Error> {
         Ok(Vec::new())
     }
+}
+
+/// Agent sessions need a supervisor: there are none here.
+pub(crate) struct Session;
+
+/// No session: each call is on its own.
+pub(crate) struct RunSession;
+
+impl RunSession {
+    pub(crate) fn id(&self) -> Option<String> {
+        None
+    }
+
+    pub(crate) fn own(&self) -> Option<&Session> {
+        None
+    }
+}
+
+pub(crate) fn session(_: &Settings, _: &crate::scope::Layout, _: &Environ) -> RunSession {
+    RunSession
 }

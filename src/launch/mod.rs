@@ -2,14 +2,14 @@
 //! the audit record is written, and bash is executed with the command's environment.
 
 #[cfg(target_os = "linux")]
-mod linux;
+pub(crate) mod linux;
 #[cfg(not(target_os = "linux"))]
 mod macos;
 
 #[cfg(target_os = "linux")]
-pub(crate) use linux::{Outside, session_of};
+pub(crate) use linux::{Outside, Session, session};
 #[cfg(not(target_os = "linux"))]
-use macos::Outside;
+pub(crate) use macos::{Outside, Session, session};
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -20,8 +20,6 @@ use crate::environ::Environ;
 use crate::error::Error;
 use crate::network::{NetPlan, network_refusal};
 use crate::outcome::Outcome;
-#[cfg(target_os = "linux")]
-use crate::outside;
 use crate::report::Decision;
 use crate::sandbox::marker::Marker;
 use crate::scope::Layout;
@@ -38,8 +36,7 @@ pub(crate) struct ToRun<'a> {
     pub(crate) settings: &'a Settings,
     pub(crate) env: &'a Environ,
     /// The agent session of an outermost level.
-    #[cfg(target_os = "linux")]
-    pub(crate) session: Option<&'a outside::session::Session>,
+    pub(crate) session: Option<&'a Session>,
 }
 
 /// How the records of nested invocations reach the log.
