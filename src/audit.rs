@@ -38,6 +38,35 @@ enum Sink {
     Relay(std::os::fd::RawFd),
 }
 
+/// What became of an invocation, as its record says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// It runs.
+    Allow,
+    /// The mode does not allow it.
+    Deny,
+    /// It cannot run: bash would fail, or sandbox-bash refuses.
+    Error,
+}
+
+/// What the kernel enforces for an invocation, as its record says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Enforced {
+    /// Nothing: it did not run.
+    #[serde(rename = "none")]
+    Nothing,
+    /// Every rule the mode needs.
+    #[serde(rename = "enforced")]
+    Whole,
+    /// Not every rule, with the opt-in for running degraded.
+    #[serde(rename = "degraded")]
+    Degraded,
+    /// Landlock's layer limit was reached: the enclosing level's rules bind.
+    #[serde(rename = "outer layers")]
+    OuterLayers,
+}
+
 /// One record.
 #[derive(Serialize)]
 struct Record<'a> {
@@ -52,9 +81,9 @@ struct Record<'a> {
     program: &'a str,
     allowed: String,
     required: String,
-    verdict: &'a str,
+    verdict: Verdict,
     reasons: Vec<JsonAccess<'a>>,
-    enforcement: &'a str,
+    enforcement: Enforced,
     /// What the kernel does not hold on this run and the static layer alone does (empty for
     /// records of runs that did not start).
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -234,17 +263,19 @@ impl Log {
     pub fn record(
         &mut self,
         decision: &Decision,
-        verdict: &str,
-        enforcement: &str,
+        verdict: Verdict,
+        enforcement: Enforced,
         error: Option<&str>,
-        static_only: &[String],
+        static_only: &[crate::sandbox::StaticOnly],
     ) -> Result<(), String> {
         let missing = decision.required.missing_from(decision.allowed);
+        let static_only: Vec<String> = static_only.iter().map(ToString::to_string).collect();
+        let static_only = &static_only[..];
         let reasons = decision
             .analysis
             .accesses
             .iter()
-            .filter(|a| verdict != "deny" || missing.has(a.scope, a.perm))
+            .filter(|a| verdict != Verdict::Deny || missing.has(a.scope, a.perm))
             .map(JsonAccess::from)
             .collect();
         #[allow(unused_mut)]

@@ -4,6 +4,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::analysis::{self, Access, Analysis, Context, Pos, TextKind};
+use crate::audit::Enforced;
 use crate::environ::Environ;
 use crate::error::Error;
 use crate::invocation::{self, Source};
@@ -496,16 +497,16 @@ pub(crate) fn stopped(
     match &decision.verdict {
         Verdict::Allow => Ok(None),
         Verdict::BashFails { error, message, status } => {
-            recorder.record(decision, "error", "none", Some(error), &[])?;
+            recorder.record(decision, crate::audit::Verdict::Error, Enforced::Nothing, Some(error), &[])?;
             Ok(Some(Ok(Outcome::BashFails(message.clone(), *status))))
         }
         Verdict::Deny if let Some(message) = network_refusal(decision, requested, &settings.net) => {
-            recorder.record(decision, "error", "none", Some(&message), &[])?;
+            recorder.record(decision, crate::audit::Verdict::Error, Enforced::Nothing, Some(&message), &[])?;
             Ok(Some(Err(Error::Refused(message))))
         }
         Verdict::Deny => {
             let failure = decision.analysis.failure.as_ref().map(|f| f.message.as_str());
-            recorder.record(decision, "deny", "none", failure, &[])?;
+            recorder.record(decision, crate::audit::Verdict::Deny, Enforced::Nothing, failure, &[])?;
             let ceiling = settings.config.max_mode.and_then(|ceiling| {
                 let cut = decision.required.intersect(requested).without(ceiling);
                 (cut != Mode::NONE).then(|| {

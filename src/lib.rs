@@ -110,7 +110,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     if let Err(e) = &result
         && !matches!(e, Error::Audit(_))
     {
-        recorder.record(&decision, "error", "none", Some(&e.to_string()), &[])?;
+        recorder.record(&decision, audit::Verdict::Error, audit::Enforced::Nothing, Some(&e.to_string()), &[])?;
     }
     result
 }

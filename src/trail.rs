@@ -11,6 +11,7 @@ use std::ffi::OsStr;
 #[cfg(target_os = "linux")]
 use std::io::Write;
 
+use crate::audit::{Enforced, Verdict};
 use crate::cli::Action;
 use crate::environ::Environ;
 use crate::error::Error;
@@ -19,6 +20,7 @@ use crate::mode::{self, Mode, Perm};
 #[cfg(target_os = "linux")]
 use crate::outside;
 use crate::report::Decision;
+use crate::sandbox::StaticOnly;
 use crate::scope::{self, Layout};
 use crate::settings::Settings;
 use crate::{audit, exec};
@@ -195,16 +197,16 @@ impl Recorder {
     pub(crate) fn record(
         &mut self,
         decision: &Decision,
-        verdict: &str,
-        enforcement: &str,
+        verdict: Verdict,
+        enforcement: Enforced,
         error: Option<&str>,
-        static_only: &[String],
+        static_only: &[StaticOnly],
     ) -> Result<(), Error> {
         let Some(log) = self.log.as_mut() else { return Ok(()) };
-        let with_note: Vec<String>;
+        let with_note: Vec<StaticOnly>;
         let static_only = match &self.writable {
             Some(note) => {
-                with_note = static_only.iter().cloned().chain([note.clone()]).collect();
+                with_note = static_only.iter().cloned().chain([StaticOnly::Run(note.clone())]).collect();
                 &with_note[..]
             }
             None => static_only,

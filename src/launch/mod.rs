@@ -15,12 +15,14 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::audit::{Enforced, Verdict};
 use crate::decide::unheld_possible;
 use crate::environ::Environ;
 use crate::error::Error;
 use crate::network::{NetPlan, network_refusal};
 use crate::outcome::Outcome;
 use crate::report::Decision;
+use crate::sandbox::StaticOnly;
 use crate::sandbox::marker::Marker;
 use crate::scope::Layout;
 use crate::settings::{Modes, Settings};
@@ -119,8 +121,8 @@ pub(crate) fn lock_and_exec(
     if let Some(denial) = unheld_possible(decision, &locked.holding()) {
         recorder.record(
             decision,
-            "deny",
-            "none",
+            Verdict::Deny,
+            Enforced::Nothing,
             Some("a possible access the rules in force do not hold"),
             &locked.static_only,
         )?;
@@ -138,9 +140,9 @@ pub(crate) fn lock_and_exec(
             missing.join("; ")
         );
     }
-    static_only.extend(outside.note());
-    static_only.extend(removed_secrets(settings, env));
-    recorder.record(decision, "allow", outcome.enforcement_word(), None, &static_only)?;
+    static_only.extend(outside.note().map(StaticOnly::Run));
+    static_only.extend(removed_secrets(settings, env).map(StaticOnly::Run));
+    recorder.record(decision, Verdict::Allow, enforced(&outcome), None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let marker = Marker {
         mode,
@@ -160,6 +162,17 @@ pub(crate) fn lock_and_exec(
     command_env.push(&enforced);
     command_env.extend(variables.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// What the record says the kernel enforces.
+fn enforced(outcome: &sandbox::Outcome) -> Enforced {
+    if !outcome.shortfalls.is_empty() {
+        Enforced::Degraded
+    } else if outcome.layer_limit {
+        Enforced::OuterLayers
+    } else {
+        Enforced::Whole
+    }
 }
 
 /// Secrets are removed from the command's environment; the outermost level names them once, so

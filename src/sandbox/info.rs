@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use super::Shortfall;
 use super::policy::{Policy, Rights};
 use super::view::{Point, View};
+use super::{Feature, Shortfall, StaticOnly};
 use crate::mode::{Mode, Scope};
 use crate::scope::{self, Layout};
 
@@ -189,24 +189,18 @@ fn kept_read_only(view: &View, p: &str) -> bool {
     }
 }
 
-/// The words that mark the view's line about servers' sockets (said under the network).
-const SERVER_LINE: &str = "server's unix socket";
-
-/// Lines of the policy's own list that the namespace layer makes kernel rules.
-const HELD_BY_VIEW: &[&str] = &["credential files inside allowed trees", "lies inside scratch space"];
-
 pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     let mode = policy.mode;
     let view = match &facts.layer {
         Some((view, Ok(()))) => Some(*view),
         _ => None,
     };
-    let short = |needle: &str| facts.shortfalls.iter().any(|s| s.what.contains(needle));
+    let short = |feature: Feature| facts.shortfalls.iter().any(|s| s.what == feature);
     // On macOS, Seatbelt enforces the filesystem, network and credential rows itself.
     let seatbelt = facts.backend == "seatbelt";
-    let landlock = seatbelt || (facts.landlock_abi.is_some() && !short("Landlock)"));
+    let landlock = seatbelt || (facts.landlock_abi.is_some() && !short(Feature::Landlock));
     let scoped = seatbelt || facts.landlock_abi.is_some_and(|v| v >= 6);
-    let seccomp = seatbelt || !short("seccomp");
+    let seccomp = seatbelt || !short(Feature::Seccomp);
 
     let mut filesystem = Area { area: "filesystem", kernel: vec![], static_only: vec![], none: vec![] };
     let mut network = Area { area: "network", kernel: vec![], static_only: vec![], none: vec![] };
@@ -232,9 +226,11 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     let static_fs: Vec<String> = policy
         .static_only
         .iter()
-        .filter(|s| !s.contains("credential") && !s.contains("unix socket"))
-        .filter(|s| view.is_none() || !HELD_BY_VIEW.iter().any(|h| s.contains(h)))
-        .cloned()
+        .filter_map(|s| match s {
+            StaticOnly::Filesystem(t) => Some(t.clone()),
+            StaticOnly::HeldByView(t) if view.is_none() => Some(t.clone()),
+            _ => None,
+        })
         .collect();
     if landlock {
         filesystem.kernel = fs_lines;
@@ -305,7 +301,9 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
              sockets alone whole: connecting gives ECONNREFUSED or EACCES; the configuration's paths.sockets and \
              the run's own audit relay stay reachable (here: {covered})"
         ));
-        network.static_only.extend(v.static_only.iter().filter(|s| s.contains(SERVER_LINE)).cloned());
+        network
+            .static_only
+            .extend(v.static_only.iter().filter(|s| matches!(s, StaticOnly::Server(_))).map(|s| s.to_string()));
     } else {
         network.static_only.push(
             "connecting to a server's unix socket by path (tmux's, a container engine's) is seen by the static layer \
@@ -400,9 +398,13 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
              repository stores them as they are; every home's credential entries; agent sockets) are covered by a \
              stand-in that cannot be opened (EACCES, for root too): {masks} here"
         ));
-        credentials.static_only.extend(v.static_only.iter().filter(|s| !s.contains(SERVER_LINE)).cloned());
+        credentials
+            .static_only
+            .extend(v.static_only.iter().filter(|s| !matches!(s, StaticOnly::Server(_))).map(|s| s.to_string()));
     } else {
-        credentials.static_only.extend(policy.static_only.iter().filter(|s| s.contains("credential")).cloned());
+        credentials.static_only.extend(
+            policy.static_only.iter().filter(|s| matches!(s, StaticOnly::Credentials(_))).map(|s| s.to_string()),
+        );
     }
     credentials.kernel.push(if facts.removed_environment.is_empty() {
         "secret-looking environment variables (names with a word KEY, AUTH or CREDENTIAL, or one ending in TOKEN, \
@@ -621,7 +623,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         shortfalls: facts
             .shortfalls
             .iter()
-            .map(|s| ShortfallView { what: s.what.clone(), why: s.why.clone() })
+            .map(|s| ShortfallView { what: s.what.to_string(), why: s.why.clone() })
             .collect(),
         workspace: layout.workspace.clone(),
         home: layout.home.clone(),

@@ -15,7 +15,7 @@ use landlock::{
 use super::error::{Error, Held};
 use super::policy::{Kind, Policy, Rights};
 use super::seccomp::{self, Insn};
-use super::{Enforcement, Shortfall};
+use super::{Enforcement, Feature, Shortfall};
 
 /// The Landlock ABI of the running kernel: `Err` with the reason when there is none.
 pub fn landlock_abi() -> Result<i32, String> {
@@ -364,7 +364,7 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
     let abi = match landlock_abi() {
         Ok(v) => Some(v),
         Err(why) => {
-            shortfalls.push(Shortfall { what: "filesystem and TCP rules (Landlock)".into(), why });
+            shortfalls.push(Shortfall { what: Feature::Landlock, why });
             None
         }
     };
@@ -372,19 +372,19 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
         let (needed, what) = required_abi(policy);
         if v < needed {
             shortfalls.push(Shortfall {
-                what: what.into(),
+                what: Feature::LandlockRight(what),
                 why: format!("the kernel offers Landlock ABI {v}, {needed} is needed"),
             });
         }
     }
     match seccomp::native() {
         None => shortfalls.push(Shortfall {
-            what: "the seccomp filter".into(),
+            what: Feature::Seccomp,
             why: format!("sandbox-bash has no system call table for {}", std::env::consts::ARCH),
         }),
         // SAFETY: PR_GET_SECCOMP takes integer arguments only.
         Some(_) if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 => shortfalls.push(Shortfall {
-            what: "the seccomp filter".into(),
+            what: Feature::Seccomp,
             why: format!("the kernel has no seccomp: {}", std::io::Error::last_os_error()),
         }),
         Some(_) => {}
@@ -396,7 +396,7 @@ pub fn shortfalls(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
 /// is restricted yet.
 pub fn prepare(policy: &Policy) -> Result<Prepared, Error> {
     let (abi, shortfalls) = shortfalls(policy);
-    let filter = match seccomp::native().filter(|_| !shortfalls.iter().any(|s| s.what == "the seccomp filter")) {
+    let filter = match seccomp::native().filter(|_| !shortfalls.iter().any(|s| s.what == Feature::Seccomp)) {
         Some(arch) => Some(
             seccomp::program(
                 arch,

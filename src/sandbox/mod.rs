@@ -38,8 +38,72 @@ pub const ENFORCED_VAR: &str = "SANDBOX_BASH_ENFORCED";
 /// Something the kernel cannot enforce here, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shortfall {
-    pub what: String,
+    pub what: Feature,
     pub why: String,
+}
+
+/// A part of the kernel layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Landlock itself: the filesystem and TCP rules.
+    Landlock,
+    /// A Landlock right of a later ABI than the kernel's (what it is, in words).
+    LandlockRight(&'static str),
+    /// The seccomp filter.
+    Seccomp,
+    /// Every kernel rule: the platform has no backend.
+    Everything,
+}
+
+impl std::fmt::Display for Feature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Feature::Landlock => f.write_str("filesystem and TCP rules (Landlock)"),
+            Feature::LandlockRight(what) => f.write_str(what),
+            Feature::Seccomp => f.write_str("the seccomp filter"),
+            Feature::Everything => f.write_str("every kernel rule"),
+        }
+    }
+}
+
+/// What the static layer alone holds, in words, of the kind that places it in the
+/// declaration (`--sandbox-info`); the record carries the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StaticOnly {
+    /// Credentials the Landlock rules cannot keep out (the namespace view, once entered,
+    /// covers those there at the start).
+    Credentials(String),
+    /// Something of the file system the Landlock rules cannot hold and an entered view does.
+    HeldByView(String),
+    /// Something of the file system that neither holds.
+    Filesystem(String),
+    /// A server's unix socket reached by its path.
+    Server(String),
+    /// An exception of the namespace view.
+    View(String),
+    /// What this run goes without, by its circumstances (a layer the kernel refused, the
+    /// secrets removed from its environment, the signals of its session).
+    Run(String),
+}
+
+impl StaticOnly {
+    /// The words.
+    pub fn text(&self) -> &str {
+        match self {
+            StaticOnly::Credentials(t)
+            | StaticOnly::HeldByView(t)
+            | StaticOnly::Filesystem(t)
+            | StaticOnly::Server(t)
+            | StaticOnly::View(t)
+            | StaticOnly::Run(t) => t,
+        }
+    }
+}
+
+impl std::fmt::Display for StaticOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
 }
 
 /// What holds after applying.
@@ -400,21 +464,6 @@ pub struct Outcome {
     pub layer_limit: bool,
 }
 
-impl Outcome {
-    /// What the record says of the enforcement: `degraded` (something could not be enforced,
-    /// with the opt-in), `outer layers` (Landlock's layer limit: the enclosing rules bind), or
-    /// `enforced`.
-    pub fn enforcement_word(&self) -> &'static str {
-        if !self.shortfalls.is_empty() {
-            "degraded"
-        } else if self.layer_limit {
-            "outer layers"
-        } else {
-            "enforced"
-        }
-    }
-}
-
 /// Whether a network namespace for the allowlist's proxy can be had here (tried in a child
 /// that is thrown away), for `--sandbox-info` and `--sandbox-explain`.
 pub fn network_namespace_probe(nested: bool) -> Result<(), String> {
@@ -489,7 +538,7 @@ pub struct Locked {
     pub mode: Mode,
     pub outcome: Outcome,
     /// What is left to the static layer, in plain words (the namespace layer's exceptions).
-    pub static_only: Vec<String>,
+    pub static_only: Vec<StaticOnly>,
     /// This level or an enclosing one holds a namespace view (what nested levels are told).
     pub namespaces: bool,
     /// The view this level entered, when it did.
@@ -740,7 +789,7 @@ pub fn kernel_facts(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 fn no_backend() -> Shortfall {
     Shortfall {
-        what: "every kernel rule".into(),
+        what: Feature::Everything,
         why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
     }
 }
@@ -803,7 +852,7 @@ pub struct Layer {
     /// This level, or an enclosing one, holds a view (what nested levels are told).
     pub marked: bool,
     /// What is left to the static layer, in plain words.
-    pub static_only: Vec<String>,
+    pub static_only: Vec<StaticOnly>,
 }
 
 /// The exceptions only the namespace layer holds: without it they are the static layer's.
@@ -830,20 +879,20 @@ pub fn layer(
         Some(view::Entered::Held { unlayered, .. }) => {
             let mut static_only = view.static_only.clone();
             static_only.extend(unlayered.iter().map(|why| {
-                format!(
+                StaticOnly::Run(format!(
                     "a package cache stays as the mode says, without a layer of its own (the kernel refused it): {why}"
-                )
+                ))
             }));
             Ok(Layer { held: true, marked: true, static_only })
         }
         Some(view::Entered::Unavailable(why)) if outer_marked => Ok(Layer {
             held: false,
             marked: true,
-            static_only: vec![format!(
+            static_only: vec![StaticOnly::Run(format!(
                 "this level adds no namespace layer ({why}): the enclosing sandbox-bash's view holds its exceptions \
                  as far as its own mode makes them; where this level's mode is narrower, the difference is held by \
                  Landlock, seccomp and the static layer"
-            )],
+            ))],
         }),
         other => {
             let why = match other {
@@ -853,8 +902,8 @@ pub fn layer(
             if require {
                 return Err(crate::error::Error::NamespacesRequired(why));
             }
-            let mut static_only = vec![format!("no namespace layer: {why}")];
-            static_only.extend(NAMESPACE_EXCEPTIONS.iter().map(|e| format!("static only: {e}")));
+            let mut static_only = vec![StaticOnly::Run(format!("no namespace layer: {why}"))];
+            static_only.extend(NAMESPACE_EXCEPTIONS.iter().map(|e| StaticOnly::Run(format!("static only: {e}"))));
             Ok(Layer { held: false, marked: false, static_only })
         }
     }

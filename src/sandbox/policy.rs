@@ -211,7 +211,7 @@ pub struct Policy {
     /// which it may not leave: see [`Policy::enclose_network`].
     pub enclosed_network: bool,
     /// What this mode and layout leave to the static layer, in plain words.
-    pub static_only: Vec<String>,
+    pub static_only: Vec<super::StaticOnly>,
     /// Sockets of servers outside that stay reachable (from [`Extra::sockets`]).
     pub reachable: Vec<String>,
 }
@@ -508,7 +508,7 @@ struct Planner<'a> {
     inputs: &'a Inputs<'a>,
     world: &'a dyn World,
     rules: Vec<PathRule>,
-    static_only: Vec<String>,
+    static_only: Vec<super::StaticOnly>,
 }
 
 impl Planner<'_> {
@@ -571,11 +571,11 @@ impl Planner<'_> {
                 self.add_dir(&w, Rights::LIST, Why::Workspace, false);
             }
             self.enter_workspace(&w, workspace, 0);
-            self.static_only.push(format!(
+            self.static_only.push(super::StaticOnly::Credentials(format!(
                 "the workspace {w} holds the home directory's credentials: at the kernel level its entries get the \
                  workspace bits one by one, so nothing new can be created directly in it, and credential names \
                  inside it can be listed"
-            ));
+            )));
         } else if self.layout().no_workspace {
             // A start in the home: the empty stand-in gets nothing to write or run.
             self.add_dir(&w, workspace.intersect(Rights::READ), Why::Workspace, false);
@@ -732,10 +732,10 @@ impl Planner<'_> {
                     // System read reaches the keys anyway.
                     continue;
                 }
-                self.static_only.push(format!(
+                self.static_only.push(super::StaticOnly::Filesystem(format!(
                     "names of the private keys in {dir}/private can be listed (the certificates beside them are \
                      readable); the keys themselves cannot be read"
-                ));
+                )));
                 continue;
             }
             let p = join(dir, &e.name);
@@ -981,37 +981,37 @@ impl Planner<'_> {
     fn gaps(&mut self, system: Rights, external: Rights, workspace: Rights) {
         let layout = self.layout().clone();
         if !workspace.without(system).is_empty() || !external.without(system).is_empty() {
-            self.static_only.push(
+            self.static_only.push(super::StaticOnly::Credentials(
                 "credential files inside allowed trees (.env, *.pem, *.key, id_rsa*, secret stores such as \
                  credentials.json) are protected by the static layer only"
                     .into(),
-            );
+            ));
         }
         let in_scratch = scope::is_within(&layout.workspace, "/tmp")
             || layout.tmpdir.as_deref().is_some_and(|t| scope::is_within(&layout.workspace, t));
         if in_scratch && !workspace.contains(Rights::ALL) {
-            self.static_only.push(format!(
+            self.static_only.push(super::StaticOnly::HeldByView(format!(
                 "the workspace {} lies inside scratch space, which every mode may write: its own bits ({}) are \
                  enforced by the static layer only",
                 layout.workspace,
                 workspace.letters()
-            ));
+            )));
         } else if scope::is_system_path(&layout.workspace) && !workspace.contains(system) {
-            self.static_only.push(format!(
+            self.static_only.push(super::StaticOnly::Filesystem(format!(
                 "the workspace {} lies inside a system directory: the system bits ({}) reach it too",
                 layout.workspace,
                 system.letters()
-            ));
+            )));
         }
-        self.static_only.push(
+        self.static_only.push(super::StaticOnly::Server(
             "connecting to a unix socket by path (a container engine's, for one) is seen by the static layer only"
                 .into(),
-        );
-        self.static_only.push(
+        ));
+        self.static_only.push(super::StaticOnly::Filesystem(
             "a file run through an interpreter (bash file, python3 file, ld.so file) needs read, not execute: the \
              static layer is what sees those"
                 .into(),
-        );
+        ));
     }
 }
 
@@ -1193,13 +1193,13 @@ mod tests {
                 assert_eq!(rights(&p, needed), Some(Rights::READ), "mode {mode:o}: {needed}");
             }
             assert_eq!(rights(&p, "/etc/ssl"), Some(Rights::LIST), "mode {mode:o}");
-            assert!(p.static_only.iter().any(|s| s.contains("/etc/ssl/private can be listed")), "mode {mode:o}");
+            assert!(p.static_only.iter().any(|s| s.text().contains("/etc/ssl/private can be listed")), "mode {mode:o}");
             assert_eq!(rights(&p, "/etc/pki/tls"), Some(Rights::LIST), "mode {mode:o}");
         }
         // With system read, everything in /etc is readable anyway, and nothing is said.
         let system_read = policy(0o4467);
         assert!(effective(&system_read, "/etc/ssl/private/server.key").contains(Rights::READ));
-        assert!(!system_read.static_only.iter().any(|s| s.contains("/etc/ssl/private")));
+        assert!(!system_read.static_only.iter().any(|s| s.text().contains("/etc/ssl/private")));
     }
 
     #[test]
@@ -1263,7 +1263,7 @@ mod tests {
             assert_eq!(effective(&p, "/home/u/.cargo/credentials.toml"), Rights::LIST, "{w}");
             assert_eq!(effective(&p, "/home/u/notes/a.txt"), Rights::ALL.union(Rights::LIST), "{w}");
             assert!(!effective(&p, "/home/u/.bashrc").contains(Rights::WRITE), "{w}");
-            assert!(p.static_only.iter().any(|s| s.contains("holds the home directory's credentials")));
+            assert!(p.static_only.iter().any(|s| s.text().contains("holds the home directory's credentials")));
         }
     }
 
@@ -1468,6 +1468,6 @@ mod tests {
         };
         let inputs = bare(0o0444, &l);
         let p = plan(&inputs, &machine());
-        assert!(p.static_only.iter().any(|s| s.contains("inside scratch space")), "{:?}", p.static_only);
+        assert!(p.static_only.iter().any(|s| s.text().contains("inside scratch space")), "{:?}", p.static_only);
     }
 }

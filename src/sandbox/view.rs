@@ -103,7 +103,7 @@ pub struct View {
     /// `/dev/mqueue` shows the command's own message queues.
     pub private_mqueue: bool,
     /// What the view cannot hold, in plain words.
-    pub static_only: Vec<String>,
+    pub static_only: Vec<super::StaticOnly>,
     /// The servers' sockets and directories covered (see [`ViewInputs::servers`]).
     pub servers: Vec<String>,
     /// The workspace cannot be listed, so its credentials cannot be found: nothing runs.
@@ -271,17 +271,17 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             view.unsearchable = Some(w.to_string());
         }
         if found.blind > 0 {
-            view.static_only.push(format!(
+            view.static_only.push(super::StaticOnly::View(format!(
                 "{} directories of the workspace cannot be listed: what they hold is unknown, so they are masked whole",
                 found.blind
-            ));
+            )));
         }
         if found.truncated {
-            view.static_only.push(format!(
+            view.static_only.push(super::StaticOnly::View(format!(
                 "the namespace layer searches the workspace's first {WORKSPACE_DIRS} directories, at most \
                  {WORKSPACE_DEPTH} levels deep: credential files and repositories beyond them are guarded by the \
                  static layer only"
-            ));
+            )));
         }
     }
 
@@ -333,10 +333,10 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             && !scope::is_within(home, w)
         {
             pin_home(home, home, layout, policy, world, 0, &mut view.points);
-            view.static_only.push(format!(
+            view.static_only.push(super::StaticOnly::View(format!(
                 "the home directory {home} lies in a writable tree: it and the directories holding its settings are \
                  kept read-only, their other entries writable, so nothing new can be created directly in them"
-            ));
+            )));
         }
         let mut linked = false;
         for p in protected {
@@ -360,11 +360,11 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             }
         }
         if linked {
-            view.static_only.push(
+            view.static_only.push(super::StaticOnly::View(
                 "a persistence point that is a symbolic link, or is reached through one, is kept read-only where it \
                  leads; the link itself can be replaced, which the static layer guards"
                     .into(),
-            );
+            ));
         }
         // A repository's `.git` is pinned where it is: renaming it away and putting another in
         // its place would leave the read-only hooks behind.
@@ -459,12 +459,12 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             }
         }
         view.verify = found.exempt.clone();
-        view.static_only.push(
+        view.static_only.push(super::StaticOnly::View(
             "a credential file created after the command started (a new .env, a key written by it), or one the \
              workspace search does not reach (moved deeper, past its first directories, or under a name that is \
              not UTF-8), is not masked: the static layer guards it"
                 .into(),
-        );
+        ));
     } else if !system.contains(Rights::WRITE) {
         // Credentials may be read but not written: inside a writable tree they stay read-only.
         for (path, _, _) in &found.credentials {
@@ -488,20 +488,20 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 view.servers.push(path.clone());
             }
         }
-        view.static_only.push(
+        view.static_only.push(super::StaticOnly::Server(
             "a server's unix socket bound after the command started (a server started or restarted later, in a \
              directory that holds other files), bound in another network namespace, bound by a relative path, \
              renamed or linked outside the scratch trees or deeper in them, or at a path that is not UTF-8 or \
              holds a newline, is not hidden: the static layer guards it"
                 .into(),
-        );
+        ));
     }
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
-        view.static_only.push(
+        view.static_only.push(super::StaticOnly::View(
             "a repository, hook or settings file created after the command started (a new .git/commondir, a \
              .git/hooks where there was none) is guarded by the static layer only"
                 .into(),
-        );
+        ));
     }
 
     // A point inside a writable tree holds only while the directories above it keep their
