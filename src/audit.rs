@@ -205,9 +205,7 @@ impl Log {
             Sink::File(file) => Sink::File(file.try_clone().map_err(again)?),
             #[cfg(target_os = "linux")]
             Sink::Relay(fd) => {
-                // SAFETY: the descriptor is only borrowed to be duplicated.
-                let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(*fd) };
-                let dup = borrowed.try_clone_to_owned().map_err(again)?;
+                let dup = crate::exec::duplicate(*fd).map_err(again)?;
                 Sink::Relay(std::os::fd::IntoRawFd::into_raw_fd(dup))
             }
         };

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::mode::MODE_VAR;
 use crate::outcome::Outcome;
 #[cfg(target_os = "linux")]
-use crate::proxy;
+use crate::outside::proxy;
 
 /// What sandbox-bash's own options (the `--sandbox-*` arguments before bash's) ask for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -316,6 +316,15 @@ pub(crate) fn open_in(
     Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
+/// A new descriptor (close-on-exec) for the open descriptor number `fd`, which this process
+/// holds for the whole run (an enclosing level's audit channel): the copy may be owned and
+/// closed, the number stays.
+pub fn duplicate(fd: std::os::fd::RawFd) -> std::io::Result<std::os::fd::OwnedFd> {
+    // SAFETY: the descriptor is only borrowed for the duplication, never closed here.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    borrowed.try_clone_to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

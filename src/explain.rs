@@ -12,7 +12,7 @@ use crate::scope::Layout;
 use crate::settings::{Modes, Settings};
 use crate::{exec, hygiene, sandbox};
 #[cfg(target_os = "linux")]
-use crate::{inherited, launch::linux::session_of};
+use crate::{launch::linux::session_of, sandbox::inherited};
 
 /// `--sandbox-info`: the declaration of what is enforced here and now, as text or JSON.
 pub(crate) fn info(settings: &Settings, env: &Environ, json: bool) -> Result<Outcome, Error> {

@@ -10,20 +10,19 @@ pub mod caches;
 pub mod config;
 pub mod environ;
 pub mod error;
+#[allow(unsafe_code)]
 pub mod exec;
 pub mod hygiene;
-#[cfg(target_os = "linux")]
-pub mod inherited;
 pub mod invocation;
 pub mod later;
 pub mod mode;
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 pub mod outside;
 pub mod plain;
 pub mod project;
-#[cfg(target_os = "linux")]
-pub mod proxy;
 pub mod report;
+#[allow(unsafe_code)]
 pub mod sandbox;
 pub mod scope;
 
@@ -57,7 +56,7 @@ pub fn run(args: Vec<OsString>, env: Environ) -> i32 {
     exec::stop_on_panic();
     // Before anything of our own is open.
     #[cfg(target_os = "linux")]
-    inherited::take();
+    sandbox::inherited::take();
     let outcome = run_with(&args, &env).unwrap_or_else(Outcome::Refuse);
     match outcome.print() {
         Ok(()) => outcome.exit_status(),

@@ -4,6 +4,8 @@
 //! what bash would inherit (SIGPIPE is set to be ignored, and a closed descriptor 0, 1 or 2 is
 //! reopened on /dev/null), and a drop-in bash must pass signal dispositions and descriptors
 //! on exactly as it got them.
+
+#![allow(unsafe_code)]
 #![no_main]
 
 use std::ffi::{CStr, OsString, c_char, c_int};

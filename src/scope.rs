@@ -38,7 +38,7 @@ pub struct Layout {
     /// The package caches a layer of sandbox-bash's own takes this run's writes to (see
     /// [`crate::caches`]): a write there needs the workspace bits.
     pub caches: Vec<crate::caches::Layer>,
-    /// The directories where agent sessions' proxies listen (see [`crate::proxy::registry`]):
+    /// The directories where agent sessions' proxies listen (see [`crate::outside::proxy::registry`]):
     /// credentials to every rule, and masked in every view that masks credentials, since
     /// connecting to a socket by its path is beyond Landlock.
     pub sessions: Vec<String>,

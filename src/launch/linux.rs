@@ -11,10 +11,12 @@ use crate::environ::Environ;
 use crate::error::Error;
 use crate::mode::{self, Mode, Perm};
 use crate::network::{NetPlan, fingerprint};
+use crate::outside::proxy;
 use crate::report::Decision;
+use crate::sandbox::inherited;
 use crate::scope::Layout;
 use crate::settings::Settings;
-use crate::{allowlist, caches, exec, inherited, outside, proxy, sandbox};
+use crate::{allowlist, caches, exec, outside, sandbox};
 
 /// What runs outside for this run, started.
 pub(crate) struct Outside {
@@ -145,11 +147,7 @@ impl Outside {
         // copy of its own).
         let records = match (&self.channel, self.supervisor.as_mut()) {
             (Some((Some(_), _)), Some(s)) => s.proxy_records.take(),
-            (Some((None, raw)), _) => {
-                // SAFETY: the enclosing level's channel, open for this whole run; only borrowed.
-                let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(*raw) };
-                borrowed.try_clone_to_owned().ok()
-            }
+            (Some((None, raw)), _) => exec::duplicate(*raw).ok(),
             _ => None,
         };
         self.proxy = Some(proxy::spawn(list.clone(), access, records, registry).map_err(Error::Refused)?);

@@ -33,6 +33,7 @@
 pub mod peer;
 pub mod process;
 pub mod protocol;
+pub mod proxy;
 pub mod relay;
 pub mod session;
 pub mod signals;

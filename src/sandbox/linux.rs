@@ -532,7 +532,7 @@ pub fn apply(
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
     network: Option<(&[u16], Option<&OwnedFd>)>,
     signals: bool,
-) -> Result<(Applied, Option<crate::proxy::Handover>, Option<OwnedFd>), Error> {
+) -> Result<(Applied, Option<crate::outside::proxy::Handover>, Option<OwnedFd>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     let mut handover = None;
     // Mounts first: Landlock refuses them once it is in force.

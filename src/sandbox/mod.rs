@@ -5,6 +5,8 @@
 mod error;
 pub mod info;
 #[cfg(target_os = "linux")]
+pub mod inherited;
+#[cfg(target_os = "linux")]
 pub mod linux;
 #[cfg(target_os = "macos")]
 pub mod macos;
@@ -513,7 +515,7 @@ pub struct Lock<'a> {
     /// listener; see [`crate::outside`]).
     pub signals: bool,
     /// With [`Lock::network`]: the agent session's network namespace to join instead of making
-    /// one (see [`crate::proxy::registry`]).
+    /// one (see [`crate::outside::proxy::registry`]).
     pub join: Option<&'a std::os::fd::OwnedFd>,
 }
 
@@ -523,7 +525,7 @@ pub enum NetworkLayer {
     NotAsked,
     /// The namespace holds; the proxy is to be handed these listeners.
     #[cfg(target_os = "linux")]
-    Held(crate::proxy::Handover),
+    Held(crate::outside::proxy::Handover),
     /// The agent session's namespace was joined: its proxy serves it already.
     #[cfg(target_os = "linux")]
     Joined,
@@ -807,7 +809,7 @@ fn enforce(
     requested: Mode,
     outer: Option<Mode>,
     signals: bool,
-) -> Result<(Outcome, Option<crate::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
+) -> Result<(Outcome, Option<crate::outside::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
     use crate::error::Error as RunError;
     let mut prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     // The frozen copy of the script hides the file that had the rule, when the rule was on the

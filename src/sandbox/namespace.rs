@@ -352,7 +352,7 @@ pub fn enter(
     view: &View,
     frozen: Option<&Frozen>,
     network: Option<(&[u16], Option<&OwnedFd>)>,
-) -> Result<(Entered, Option<crate::proxy::Handover>), ViewError> {
+) -> Result<(Entered, Option<crate::outside::proxy::Handover>), ViewError> {
     if let Some(w) = &view.unsearchable {
         return Err(ViewError::Unsearchable(w.clone()));
     }

@@ -5,7 +5,7 @@
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use crate::proxy::{Handover, Role};
+use crate::outside::proxy::{Handover, Role};
 
 /// Brings loopback up in the network namespace this process has just entered and makes the
 /// proxy's listener (on an unused port of 127.0.0.1) and one per forwarded `loopback` port

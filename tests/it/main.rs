@@ -1,6 +1,10 @@
 //! The integration tests, one binary: each module is one subject. `common` has the helpers
 //! and the analysis contexts, `lab` the kernel tests' workspaces, homes and canaries (under
 //! `target/`, never `/tmp`, unless a test says so).
+//!
+//! Tests may use unsafe code: they set up the processes they start (`pre_exec`) as a
+//! caller of sandbox-bash would.
+#![allow(unsafe_code)]
 
 mod common;
 #[cfg(target_os = "linux")]
