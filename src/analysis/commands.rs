@@ -1,9 +1,9 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
-use super::programs::{self, Call, dirname, getopt};
+use super::programs::{self, Call, Nest, Stdin, dirname, getopt};
 use super::table::{Builtin, Kind, TableEntry, lookup};
-use super::walk::{Nest, State, Stdin, Val, Walker, field_val};
+use super::walk::{State, Val, Walker, field_val};
 use super::word::{Arg, Field, Part};
 use crate::invocation;
 use crate::mode::{Perm, Scope};

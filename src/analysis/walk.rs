@@ -17,6 +17,7 @@ use brush_parser::ast;
 
 use super::commands;
 use super::parse;
+use super::programs::{Nest, Stdin, shell_quote};
 use super::word::{Arg, Field};
 use super::{Access, Analysis, Bound, Certainty, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
 use crate::mode::{MODE_VAR, Mode, Perm, Scope};
@@ -383,21 +384,6 @@ enum Assigned {
     Array(Option<Vec<String>>),
 }
 
-/// Where a command's standard input comes from, as far as it matters for running code.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stdin {
-    /// Inherited or unknown.
-    Unknown,
-    /// A pipe whose writer fetched from the network.
-    Fetched,
-    /// A here-document or here-string with this text, when known.
-    Text(Option<String>),
-    /// A file redirection.
-    File(String),
-    /// `/dev/null` or closed.
-    Empty,
-}
-
 /// How much of the shell's state code the analysis cannot see may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reach {
@@ -405,17 +391,6 @@ enum Reach {
     Everything,
     /// Only variables (`$(…)` in a word, `${x:=…}`).
     Variables,
-}
-
-/// What a nested text is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Nest {
-    /// Runs in this shell (`eval`, `source`, alias text).
-    Same,
-    /// Runs in a subshell (`$(…)`, `( … )`): changes do not leak.
-    Subshell,
-    /// Runs in a new bash process (`bash -c`): it sees only exported variables.
-    NewShell,
 }
 
 /// The walker: the abstract interpreter and everything it records.
@@ -3328,15 +3303,6 @@ fn is_dynamic_bash_var(name: &str) -> bool {
 pub fn is_engine_socket(abs: &str) -> bool {
     let name = abs.rsplit('/').next().unwrap_or("");
     matches!(name, "docker.sock" | "podman.sock" | "containerd.sock" | "crio.sock" | "dockershim.sock")
-}
-
-/// Quotes a word so that re-parsing yields exactly it.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 fn first_unescaped_glob(pattern: &str) -> Option<usize> {

@@ -117,7 +117,7 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
         Kind::Fetch => {
             let target = parsed.operands.first().and_then(Arg::known).unwrap_or_else(|| program.to_string());
             out.need(Scope::Network, Perm::Read, &target, "fetches from or looks up the network", pos);
-            if matches!(call.stdin, crate::analysis::walk::Stdin::File(_)) {
+            if matches!(call.stdin, super::Stdin::File(_)) {
                 out.need(Scope::Network, Perm::Write, &target, "sends a file to the network", pos);
             }
         }
@@ -268,7 +268,7 @@ mod tests {
                 args: &words,
                 short_args: "",
                 long_args: &[],
-                stdin: &crate::analysis::walk::Stdin::Unknown,
+                stdin: &super::super::Stdin::Unknown,
                 downloaded: &|_| false,
                 var: &|_| None,
                 read: &|_| None,

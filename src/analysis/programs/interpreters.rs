@@ -3,8 +3,7 @@
 //! option each one has for it. Code that came from the network, inline or as a script
 //! downloaded earlier, needs network execute.
 
-use super::{Args, Call, Effects, is_url};
-use crate::analysis::walk::Stdin;
+use super::{Args, Call, Effects, Stdin, is_url};
 use crate::analysis::word::Arg;
 use crate::mode::{Perm, Scope};
 

@@ -3,6 +3,9 @@
 //! variables) and returns [`Effects`] (the bits it needs, the paths it touches, what it runs and
 //! leaves behind) for the walk to apply. A handler reads only what the call gives it and cannot
 //! change the walk's state, so it can be tested on its own, with arguments written by hand.
+//! The words both sides of the seam use are here too: where a command's input comes from
+//! ([`Stdin`]), how nested code runs ([`Nest`]), and quoting a word back into code
+//! ([`shell_quote`]).
 //!
 //! The programs are grouped by family, one file each: `network.rs` (curl, wget, aria2c, scp,
 //! rsync, ssh, nc, socat), `archives.rs` (tar, unzip, zip, 7z), `files.rs` (dd, patch, sort,
@@ -26,7 +29,6 @@ pub mod text;
 pub mod wrappers;
 
 use super::Pos;
-use super::walk::{Nest, Stdin};
 use super::word::{Arg, Field, Part};
 use crate::mode::{Perm, Scope};
 
@@ -74,6 +76,32 @@ impl Call<'_> {
         let base = if path.starts_with('/') { "/" } else { self.cwd? };
         Some(crate::scope::normalize(base, path))
     }
+}
+
+/// Where a command's standard input comes from, as far as it matters for running code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// Inherited or unknown.
+    Unknown,
+    /// A pipe whose writer fetched from the network.
+    Fetched,
+    /// A here-document or here-string with this text, when known.
+    Text(Option<String>),
+    /// A file redirection.
+    File(String),
+    /// `/dev/null` or closed.
+    Empty,
+}
+
+/// What a nested text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nest {
+    /// Runs in this shell (`eval`, `source`, alias text).
+    Same,
+    /// Runs in a subshell (`$(…)`, `( … )`): changes do not leak.
+    Subshell,
+    /// Runs in a new bash process (`bash -c`): it sees only exported variables.
+    NewShell,
 }
 
 /// What a command does, for the walk to apply.
@@ -305,6 +333,15 @@ pub fn dirname(p: &str) -> String {
 
 pub fn is_url(s: &str) -> bool {
     s.contains("://")
+}
+
+/// Quotes a word so that re-parsing yields exactly it.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// The effects of `line` (words one space apart; a no-break space is a space inside a word;

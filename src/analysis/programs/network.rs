@@ -3,8 +3,7 @@
 //! read for the URL, network write when it sends (a request body, or what it shares with
 //! peers), and the paths its options name.
 
-use super::{Call, Effects};
-use crate::analysis::walk::Stdin;
+use super::{Call, Effects, Stdin};
 use crate::analysis::word::{Arg, Field};
 use crate::mode::{Perm, Scope};
 

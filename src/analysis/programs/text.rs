@@ -1,8 +1,7 @@
 //! Text programs with a language of their own that can name files and run commands: `sed`,
 //! `awk` (and its kin), and `split`/`csplit`, whose `--filter` is shell code.
 
-use super::{Args, Call, Effects, dirname, sub_arg};
-use crate::analysis::walk::Nest;
+use super::{Args, Call, Effects, Nest, dirname, sub_arg};
 use crate::analysis::word::{Arg, is_name};
 use crate::mode::{Perm, Scope};
 
@@ -186,8 +185,7 @@ fn split(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of, paths_of as paths};
-    use crate::analysis::walk::Nest;
+    use super::super::{Effect, Nest, effects_of, paths_of as paths};
     use crate::mode::{Perm, Scope};
 
     fn runs(line: &str) -> bool {

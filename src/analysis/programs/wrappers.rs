@@ -3,8 +3,7 @@
 //! user (`sudo`, `su`). Each row of the table names the handler for its grammar; the command
 //! they run is walked as if it were in the program.
 
-use super::{Call, Effects, literal, sub_arg};
-use crate::analysis::walk::Nest;
+use super::{Call, Effects, Nest, literal, sub_arg};
 use crate::analysis::word::{Arg, Field, Part, is_name};
 use crate::mode::{Perm, Scope};
 
@@ -113,7 +112,7 @@ pub fn env(call: &Call) -> Effects {
                 if let Some(s) = split {
                     let after: Vec<String> = rest[(i + 2).min(rest.len())..]
                         .iter()
-                        .map(|a| crate::analysis::walk::shell_quote(&a.known().unwrap_or_default()))
+                        .map(|a| super::shell_quote(&a.known().unwrap_or_default()))
                         .collect();
                     match s.known() {
                         Some(code) => {
@@ -269,8 +268,7 @@ pub fn switch_user(call: &Call) -> Effects {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Effect, effects_of};
-    use crate::analysis::walk::Nest;
+    use super::super::{Effect, Nest, effects_of};
     use crate::mode::{Perm, Scope};
 
     /// The words of the command a wrapper runs, its environment, and whether it passes its
