@@ -6,6 +6,7 @@
 pub mod allowlist;
 pub mod analysis;
 pub mod audit;
+pub mod baseline;
 pub mod caches;
 pub mod config;
 pub mod environ;

@@ -235,7 +235,7 @@ fn inert(command: &Command, path: &str) -> bool {
             .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
         let Some(found) = found else { return false };
         let Ok(real) = crate::exec::canonicalize(&found) else { return false };
-        if !crate::sandbox::policy::in_program_roots(&real) {
+        if !crate::baseline::in_program_roots(&real) {
             return false;
         }
     }

@@ -2494,7 +2494,7 @@ impl<'c> Walker<'c> {
             // program directories, the /etc entries programs read at run time, a toolchain on
             // PATH) needs no bit: the kernel grants it at every level.
             if perm != Perm::Write
-                && ((class == Class::System && crate::sandbox::policy::baseline_grants(abs, perm))
+                && ((class == Class::System && crate::baseline::baseline_grants(abs, perm))
                     || (class == Class::External && self.in_toolchain(abs)))
             {
                 continue;
@@ -2799,7 +2799,7 @@ impl<'c> Walker<'c> {
     fn in_program_dirs(&self, abs: &str) -> bool {
         // Anything under the program roots (the dynamic loader in /lib64, /usr/lib/git-core/…)
         // runs as if named: the baseline lets every mode run it, and its name says what it does.
-        if self.ctx.self_exe.as_deref() == Some(abs) || crate::sandbox::policy::in_program_roots(abs) {
+        if self.ctx.self_exe.as_deref() == Some(abs) || crate::baseline::in_program_roots(abs) {
             return true;
         }
         // sandbox-bash through a link (one named `bash` put first on PATH) is sandbox-bash.

@@ -211,7 +211,7 @@ pub fn with_programs(layout: &Layout, real_bash: &std::path::Path) -> Layout {
     let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
     for (program, resolved) in [(Some(bash), false), (me, true)] {
         let Some(program) = program else { continue };
-        let real = if resolved || policy::in_program_roots(&program) {
+        let real = if resolved || crate::baseline::in_program_roots(&program) {
             program.clone()
         } else {
             crate::exec::canonicalize(&program).unwrap_or_else(|_| program.clone())

@@ -138,7 +138,7 @@ fn the_manual_documents_every_option_preset_and_json_field() {
 #[test]
 fn the_manual_lists_the_runtime_baseline_the_capabilities_and_the_info_fields() {
     let man = read("man/sandbox-bash.1");
-    for entry in sandbox_bash::sandbox::policy::ETC_RUNTIME {
+    for entry in sandbox_bash::baseline::ETC_RUNTIME {
         let name = entry.strip_prefix("/etc/").unwrap();
         assert!(man.contains(name), "the manual page lacks the runtime /etc entry {entry}");
     }
