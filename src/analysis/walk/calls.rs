@@ -1,0 +1,150 @@
+//! Running a command: its name resolved (names with a few values, aliases, functions, programs
+//! by path), the loader and mode variables it is given, and the hand-over to the command
+//! knowledge (`commands.rs`).
+
+use super::Walker;
+use super::state::{State, field_val};
+use super::variables::LOADER_VARS;
+use crate::analysis::commands;
+use crate::analysis::programs::{Nest, Stdin};
+use crate::analysis::word::{Arg, Field};
+use crate::mode::{MODE_VAR, Perm, Scope};
+use crate::scope;
+
+impl Walker<'_> {
+    /// Analyses running `args` (name first) with extra environment `env`.
+    pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
+        let Some(first) = args.first() else { return };
+        let pos = first.pos;
+        self.step();
+        let name = match first.field.known() {
+            Some(n) => n,
+            None => {
+                // A name with a few possible values: each of them may run.
+                if let Some((values, open)) = first.field.alternatives() {
+                    let before = st.clone();
+                    let mut merged: Option<State> = None;
+                    for value in values {
+                        let mut words = value.split_whitespace();
+                        let name = if first.field.splits_choices() {
+                            words.next().unwrap_or("").to_string()
+                        } else {
+                            value.clone()
+                        };
+                        let mut alt: Vec<Arg> = vec![Arg {
+                            field: Field { tainted: first.field.tainted, ..Field::literal(&name) },
+                            pos,
+                            raw: first.raw.clone(),
+                        }];
+                        if first.field.splits_choices() {
+                            alt.extend(words.map(|w| Arg { field: Field::literal(w), pos, raw: first.raw.clone() }));
+                        }
+                        alt.extend(args[1..].iter().cloned());
+                        let mut branch = before.clone();
+                        self.run_command(&alt, env, stdin.clone(), &mut branch, direct);
+                        match &mut merged {
+                            None => merged = Some(branch),
+                            Some(m) => self.join(m, &branch),
+                        }
+                    }
+                    if let Some(m) = merged {
+                        *st = m;
+                    }
+                    if !open {
+                        return;
+                    }
+                }
+                self.record_command(None, &first.raw, pos);
+                // Whatever runs, the paths it is given are still paths.
+                commands::generic(self, &first.raw, args, st);
+                self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
+                return;
+            }
+        };
+        self.record_command(Some(&name), &name, pos);
+        if name.is_empty() {
+            return;
+        }
+        if first.field.tainted {
+            self.need(
+                Scope::Network,
+                Perm::Execute,
+                &name,
+                &name,
+                "runs a command named by text fetched from the network",
+                pos,
+            );
+        }
+        if direct {
+            self.expand_alias(&name, args, st);
+        }
+        for (var, value) in env {
+            if var == MODE_VAR {
+                self.mode_assignment(&field_val(value));
+            }
+            if LOADER_VARS.contains(&var.as_str()) {
+                self.loader_assignment(var, &field_val(value), st);
+            }
+            if let Some(v) = value.known()
+                && (var == "BASH_ENV" || var == "ENV")
+            {
+                // A new shell started by this command sources it first.
+                let arg = Arg { field: Field::literal(&v), pos, raw: v.clone() };
+                commands::source_file(self, &arg, &name, st, Nest::Subshell);
+            }
+        }
+        let program = if name.contains('/') {
+            match self.absolute(&name, st) {
+                Some(abs) if self.in_program_dirs(&abs) => abs.rsplit('/').next().unwrap_or(&name).to_string(),
+                Some(abs) => {
+                    commands::run_path(self, &abs, &name, args, st);
+                    return;
+                }
+                None => {
+                    self.unknown_code(&first.raw, &name, pos, false, st);
+                    return;
+                }
+            }
+        } else {
+            name.clone()
+        };
+        // A function runs instead of any program of its name: its body, walked with these
+        // arguments, is what the call does. (A program the table knows is analysed too: the
+        // definition may not have run.)
+        let defined = st.defined.contains(&name);
+        if direct && !name.contains('/') && self.call_function(&name, args, st) {
+            // The program of that name runs only where the definition may not have run: what
+            // it would do is possible there, and held where the kernel holds it.
+            if !defined && commands::is_modelled(&program) {
+                self.possibly(|w| commands::dispatch(w, &program, args, env, stdin, st));
+            }
+            return;
+        }
+        commands::dispatch(self, &program, args, env, stdin, st);
+    }
+
+    fn in_program_dirs(&self, abs: &str) -> bool {
+        // Anything under the program roots (the dynamic loader in /lib64, /usr/lib/git-core/…)
+        // runs as if named: the baseline lets every mode run it, and its name says what it does.
+        if self.ctx.self_exe.as_deref() == Some(abs) || crate::baseline::in_program_roots(abs) {
+            return true;
+        }
+        // sandbox-bash through a link (one named `bash` put first on PATH) is sandbox-bash.
+        if let Some(me) = self.ctx.self_exe.as_deref()
+            && std::fs::symlink_metadata(crate::analysis::bytes::path(abs)).is_ok_and(|m| m.file_type().is_symlink())
+            && crate::exec::canonicalize(abs).is_ok_and(|real| real == me)
+        {
+            return true;
+        }
+        let dir = match abs.rfind('/') {
+            Some(0) => "/",
+            Some(i) => &abs[..i],
+            None => return false,
+        };
+        let layout = &self.ctx.layout;
+        if scope::is_within(dir, &layout.workspace) || layout.is_credential(abs) {
+            return false;
+        }
+        self.ctx.program_dirs.iter().any(|d| d == dir)
+    }
+}

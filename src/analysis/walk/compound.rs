@@ -1,0 +1,276 @@
+//! Compound commands: groups, subshells, `for`, `while`/`until`, `if`, `case`, arithmetic,
+//! coprocesses and `[[ … ]]`; branches joined, and loop bodies walked from a state that covers
+//! every round.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use brush_parser::ast;
+
+use super::Walker;
+use super::state::{MAX_CHOICES, Name, State, Val, field_val, val_field};
+use crate::analysis::programs::Stdin;
+use crate::analysis::word::Field;
+
+/// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
+const MAX_PRERUN_LOOP_DEPTH: usize = 4;
+
+impl Walker<'_> {
+    pub(super) fn compound(&mut self, c: &ast::CompoundCommand, st: &mut State, stdin: Stdin) {
+        self.step();
+        if self.failed() {
+            return;
+        }
+        // What the compound command reads, its commands read (`while read …; done < file`).
+        let saved_stdin =
+            if stdin == Stdin::Unknown { None } else { Some(std::mem::replace(&mut self.stdin_ctx, stdin)) };
+        self.compound_inner(c, st);
+        if let Some(saved) = saved_stdin {
+            self.stdin_ctx = saved;
+        }
+    }
+
+    fn compound_inner(&mut self, c: &ast::CompoundCommand, st: &mut State) {
+        match c {
+            ast::CompoundCommand::Arithmetic(a) => {
+                let pos = self.here;
+                self.arithmetic(&a.expr.value, pos, st);
+                self.arith_assignments(&a.expr.value, st);
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                let pos = self.here;
+                for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                    self.arithmetic(&e.value, pos, st);
+                    self.arith_assignments(&e.value, st);
+                }
+                self.looped(st, |w, st| w.compound_list(&f.body.list, st));
+            }
+            ast::CompoundCommand::BraceGroup(b) => self.compound_list(&b.list, st),
+            ast::CompoundCommand::Subshell(_) if self.quiet > 0 => {}
+            ast::CompoundCommand::Subshell(s) => {
+                let mut inner = st.clone();
+                self.compound_list(&s.list, &mut inner);
+                st.downloaded = st.downloaded.clone().union(inner.downloaded);
+            }
+            ast::CompoundCommand::ForClause(f) => {
+                // The loop variable takes each value of the list in turn.
+                let mut values: Vec<Field> = Vec::new();
+                match &f.values {
+                    Some(words) => {
+                        for word in words {
+                            let pos = self.word_pos(word);
+                            for arg in self.expand_word(&word.value, pos, st) {
+                                values.push(arg.field);
+                            }
+                        }
+                    }
+                    None => match st.all_positional() {
+                        Some(vals) => values.extend(vals.iter().map(val_field)),
+                        None => values.push(Field::unknown()),
+                    },
+                }
+                let mut var_val = Val::Choice { values: BTreeSet::new(), open: false };
+                for v in &values {
+                    var_val = match (&var_val, field_val(v)) {
+                        (Val::Choice { values, open: false }, first) if values.is_empty() => first,
+                        (acc, next) => acc.join(&next),
+                    };
+                }
+                let var = f.variable_name.clone();
+                self.assigned.insert(var.clone());
+                self.looped(st, |w, st| {
+                    st.set_val(&var, var_val.clone());
+                    w.compound_list(&f.body.list, st)
+                });
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                let pos = self.word_pos(&c.value);
+                self.expand_single(&c.value.value, pos, st);
+                let before = st.clone();
+                let mut merged = before.clone();
+                for item in &c.cases {
+                    for pattern in &item.patterns {
+                        let pos = self.word_pos(pattern);
+                        self.expand_single(&pattern.value, pos, st);
+                    }
+                    if let Some(body) = &item.cmd {
+                        let mut inner = before.clone();
+                        self.compound_list(body, &mut inner);
+                        self.join(&mut merged, &inner);
+                    }
+                }
+                *st = merged;
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.compound_list(&i.condition, st);
+                let before = st.clone();
+                let mut then = before.clone();
+                self.compound_list(&i.then, &mut then);
+                let mut merged = then;
+                let mut has_else = false;
+                let mut cond_state = before.clone();
+                for e in i.elses.iter().flatten() {
+                    if let Some(cond) = &e.condition {
+                        self.compound_list(cond, &mut cond_state);
+                    } else {
+                        has_else = true;
+                    }
+                    let mut branch = cond_state.clone();
+                    self.compound_list(&e.body, &mut branch);
+                    self.join(&mut merged, &branch);
+                }
+                if !has_else {
+                    self.join(&mut merged, &cond_state);
+                }
+                *st = merged;
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                // The condition runs at least once; condition and body may then repeat.
+                self.compound_list(&w.0, st);
+                self.looped(st, |walker, st| {
+                    walker.compound_list(&w.1.list, st);
+                    walker.compound_list(&w.0, st);
+                });
+            }
+            ast::CompoundCommand::Coprocess(c) => {
+                self.record_command(Some("coproc"), "coproc", self.here);
+                let mut inner = st.clone();
+                self.command(&c.body, &mut inner, Stdin::Unknown);
+            }
+        }
+    }
+
+    /// Walks a loop body from a state that covers every iteration: quiet runs of the body
+    /// learn what it changes (until nothing new appears, or the changes are forgotten), then
+    /// the body is walked for real, and the result is joined with the state before the loop
+    /// (the body may run zero times).
+    fn looped(&mut self, st: &mut State, body: impl Fn(&mut Self, &mut State)) {
+        self.loop_depth += 1;
+        let before = st.clone();
+        let mut entry = st.clone();
+        if self.quiet > 0 || self.loop_depth > MAX_PRERUN_LOOP_DEPTH {
+            // Inside a quiet run of an outer loop (or nested too deep): one pass, and whatever
+            // it changes may change again.
+            body(self, &mut entry);
+            Self::widen(&mut entry, &before);
+        } else {
+            let saved_fetched = self.fetched;
+            self.quiet += 1;
+            let mut converged = false;
+            for _ in 0..2 {
+                let mut probe = entry.clone();
+                body(self, &mut probe);
+                let mut next = entry.clone();
+                self.join(&mut next, &probe);
+                if Self::same_state(&next, &entry) {
+                    converged = true;
+                    break;
+                }
+                entry = next;
+            }
+            self.quiet -= 1;
+            self.fetched = saved_fetched;
+            if !converged {
+                Self::widen(&mut entry, &before);
+            }
+            body(self, &mut entry);
+        }
+        self.join(&mut entry, &before);
+        *st = entry;
+        self.loop_depth -= 1;
+    }
+
+    /// What changed since `before` may take other values too: its values stay listed, and it
+    /// becomes open.
+    fn widen(entry: &mut State, before: &State) {
+        let changed: Vec<Name> = before
+            .vars
+            .diff(&entry.vars)
+            .filter_map(|item| match item {
+                imbl::ordmap::DiffItem::Update { new: (k, _), .. } | imbl::ordmap::DiffItem::Add(k, _) => {
+                    Some(k.clone())
+                }
+                imbl::ordmap::DiffItem::Remove(..) => None,
+            })
+            .collect();
+        for name in changed {
+            let widened = match entry.vars.get(&name) {
+                Some(v) => {
+                    let (values, _) = v.scalars();
+                    if matches!(**v, Val::Array(_)) || values.len() > MAX_CHOICES {
+                        Val::unknown()
+                    } else {
+                        Val::Choice { values, open: true }
+                    }
+                }
+                None => Val::unknown(),
+            };
+            entry.vars.insert(name, Rc::new(widened));
+        }
+        if entry.cwd != before.cwd || entry.cwd_alts != before.cwd_alts {
+            entry.set_cwds(None);
+        }
+        if entry.positional != before.positional || entry.positional_open != before.positional_open {
+            entry.set_positional_vals(None);
+        }
+    }
+
+    /// Whether two states are the same (cheap when they share their maps).
+    fn same_state(a: &State, b: &State) -> bool {
+        a.vars.diff(&b.vars).next().is_none()
+            && a.exported == b.exported
+            && a.namerefs == b.namerefs
+            && a.cwd == b.cwd
+            && a.cwd_alts == b.cwd_alts
+            && a.dirs == b.dirs
+            && a.positional == b.positional
+            && a.positional_open == b.positional_open
+            && a.all_unknown == b.all_unknown
+            && a.downloaded == b.downloaded
+    }
+
+    pub(super) fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.extended_test(a, st);
+                self.extended_test(b, st);
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => self.extended_test(a, st),
+            ast::ExtendedTestExpr::UnaryTest(pred, w) => {
+                let pos = self.word_pos(w);
+                let value = self.expand_single(&w.value, pos, st);
+                if matches!(pred, ast::UnaryPredicate::ShellVariableIsSetAndAssigned)
+                    && let Some(name) = value.known()
+                {
+                    self.subscript_text(&name, pos, st);
+                }
+            }
+            ast::ExtendedTestExpr::BinaryTest(pred, a, b) => {
+                let pa = self.word_pos(a);
+                self.expand_single(&a.value, pa, st);
+                let pb = self.word_pos(b);
+                self.expand_single(&b.value, pb, st);
+                let arithmetic = matches!(
+                    pred,
+                    ast::BinaryPredicate::ArithmeticEqualTo
+                        | ast::BinaryPredicate::ArithmeticNotEqualTo
+                        | ast::BinaryPredicate::ArithmeticLessThan
+                        | ast::BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | ast::BinaryPredicate::ArithmeticGreaterThan
+                        | ast::BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                );
+                if arithmetic {
+                    self.arithmetic(&a.value, pa, st);
+                    self.arithmetic(&b.value, pb, st);
+                }
+            }
+        }
+    }
+
+    /// Variables an arithmetic expression assigns (`x=1`, `x+=2`, `x++`) become unknown.
+    fn arith_assignments(&mut self, text: &str, st: &mut State) {
+        for name in crate::analysis::effects::arithmetic_targets(text) {
+            self.assign(name, None, st);
+        }
+    }
+}

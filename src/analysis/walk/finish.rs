@@ -1,0 +1,155 @@
+//! The end of the walk: function bodies and traps walked in a state where what the program
+//! assigns anywhere is unknown, which of them can run, and the analysis assembled from what
+//! every body recorded.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::state::State;
+use super::{Sink, Walker};
+use crate::analysis::programs::{Nest, Stdin};
+use crate::analysis::{Analysis, Certainty};
+
+impl Walker<'_> {
+    pub(super) fn finish(mut self) -> Analysis {
+        if self.failed() {
+            return Analysis { failure: self.failure, ..Analysis::default() };
+        }
+        // Function bodies and traps run later, at times the walk cannot know: analyse them in
+        // a state where everything the program assigns anywhere is unknown. If they assign
+        // more, analyse once more with every variable unknown.
+        let commands_mark = self.commands.len();
+        let unresolved_mark = self.unresolved.len();
+        let trap_sink = self.sinks.len();
+        self.sinks.push(Sink::default());
+        let mut round = 0;
+        loop {
+            let assigned_before = self.assigned.len();
+            let dynamic_before = self.assigned_dynamic;
+            self.commands.truncate(commands_mark);
+            self.unresolved.truncate(unresolved_mark);
+            for s in self.sinks.iter_mut().skip(1) {
+                *s = Sink::default();
+            }
+            let mut done = 0;
+            let mut traps_done = 0;
+            while done < self.functions.len() || traps_done < self.traps.len() {
+                while done < self.functions.len() {
+                    let (body, origin, sink) = {
+                        let f = &self.functions[done];
+                        (std::sync::Arc::clone(&f.body), f.origin, f.sink)
+                    };
+                    let index = done;
+                    done += 1;
+                    // A body already walked at its calls needs no second, vaguer walk: that one
+                    // would see the same commands, with less known about their words. A call
+                    // the walk cannot see (a name that is not static) is itself reported, needs
+                    // workspace execute, and makes every function's needs count.
+                    let implicit = self.functions[index].name == "command_not_found_handle";
+                    if !implicit && self.function_walked.contains(&index) && !self.function_skipped.contains(&index) {
+                        continue;
+                    }
+                    let mut st = self.deferred_state(round);
+                    self.sink = sink;
+                    let saved = std::mem::replace(&mut self.origin, origin);
+                    self.nested_texts += 1;
+                    let mut inner = st.clone();
+                    let redirect_stdin = match &body.1 {
+                        Some(r) => self.redirects(&r.0, "", &mut inner, Stdin::Unknown),
+                        None => Stdin::Unknown,
+                    };
+                    self.compound(&body.0, &mut st, redirect_stdin);
+                    self.nested_texts -= 1;
+                    self.origin = saved;
+                    if self.failed() {
+                        return Analysis { failure: self.failure, ..Analysis::default() };
+                    }
+                }
+                while traps_done < self.traps.len() {
+                    let (text, origin) = self.traps[traps_done].clone();
+                    traps_done += 1;
+                    let mut st = self.deferred_state(round);
+                    self.sink = trap_sink;
+                    self.run_text(&text, origin, &mut st, Nest::Same);
+                    if self.failed() {
+                        return Analysis { failure: self.failure, ..Analysis::default() };
+                    }
+                }
+            }
+            round += 1;
+            let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
+            if !grew || round >= 2 {
+                break;
+            }
+        }
+        self.sink = 0;
+
+        // Which bodies can run: the main program and the traps, plus every function some
+        // running code calls by name (or all of them, if any running code calls a name that
+        // is not static).
+        let mut active: HashSet<usize> = [0, trap_sink].into_iter().collect();
+        let mut queue: Vec<usize> = active.iter().copied().collect();
+        let mut all = false;
+        while let Some(s) = queue.pop() {
+            if self.sinks[s].dynamic {
+                all = true;
+            }
+            let calls: Vec<String> = self.sinks[s].calls.iter().cloned().collect();
+            for name in calls.iter().chain(std::iter::once(&"command_not_found_handle".to_string())) {
+                for &fs in self.function_sinks.get(name).into_iter().flatten() {
+                    if active.insert(fs) {
+                        queue.push(fs);
+                    }
+                }
+            }
+        }
+        // A body only a command whose name is not static can call runs only if that command
+        // happens to name it: what it does there is possible (that command already needs
+        // workspace execute, as code the analysis cannot see).
+        let mut accesses = Vec::new();
+        for (i, sink) in self.sinks.into_iter().enumerate() {
+            if active.contains(&i) {
+                accesses.extend(sink.accesses);
+            } else if all {
+                for (mut a, bound) in sink.accesses.into_iter().zip(sink.bounds) {
+                    if a.certainty == Certainty::Known {
+                        a.certainty = Certainty::Possible(bound);
+                        a.reason.push_str(" (in a function only a command whose name is not static can call)");
+                    }
+                    accesses.push(a);
+                }
+            }
+        }
+        Analysis {
+            accesses: dedup(accesses),
+            commands: dedup(self.commands),
+            unresolved: dedup(self.unresolved),
+            failure: None,
+        }
+    }
+
+    fn deferred_state(&self, round: usize) -> State {
+        let mut st = State::new(self.ctx);
+        st.set_positional_vals(None);
+        if round > 0 || self.assigned_dynamic {
+            st.havoc();
+        } else {
+            st.havoc_names = Some(std::sync::Arc::new(self.assigned.clone()));
+            if self.cwd_changes {
+                // They run in one of the directories the program went to.
+                st.set_cwds(self.entered_cwds.clone());
+                st.dirs = None;
+            }
+        }
+        st
+    }
+}
+
+/// Removes repeated items, keeping the first of each.
+fn dedup<T: Eq + std::hash::Hash>(items: Vec<T>) -> Vec<T> {
+    // Which to keep is decided on references, so nothing is copied.
+    let keep: Vec<bool> = {
+        let mut seen: HashSet<&T> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
+        items.iter().map(|item| seen.insert(item)).collect()
+    };
+    items.into_iter().zip(keep).filter_map(|(item, keep)| keep.then_some(item)).collect()
+}

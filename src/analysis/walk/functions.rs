@@ -1,0 +1,185 @@
+//! Code defined in one place and run in another: functions (defined, followed into at their
+//! calls with the call's arguments and `local` names, or applied from their syntax when not
+//! followed), aliases and traps.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashSet as HashSet;
+
+use brush_parser::ast;
+
+use super::state::{MAX_CHOICES, Name, State, Val, field_val};
+use super::{FunctionDef, Origin, SHALLOW_CALLS, Sink, Walker};
+use crate::analysis::Pos;
+use crate::analysis::programs::{Nest, Stdin, shell_quote};
+use crate::analysis::word::Arg;
+
+/// Deepest chain of function calls followed into function bodies.
+const MAX_CALL_DEPTH: usize = 4;
+
+/// Calls followed into their bodies before calls inside them are no longer followed (their
+/// effects are applied from their syntax, and their bodies analysed on their own at the end).
+const MAX_FOLLOWED_CALLS: usize = 2_000;
+
+impl Walker<'_> {
+    pub(super) fn define_function(&mut self, f: &ast::FunctionDefinition) {
+        let name = f.fname.value.clone();
+        let pos = self.word_pos(&f.fname);
+        if self.quiet > 0 {
+            return;
+        }
+        let sink = self.sinks.len();
+        self.sinks.push(Sink::default());
+        self.function_sinks.entry(name.clone()).or_default().push(sink);
+        self.function_by_name.insert(name.clone(), self.functions.len());
+        let origin = if self.origin.verbatim { self.origin } else { Origin { base: pos, ..self.origin } };
+        self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, sink });
+    }
+
+    /// A call of a function defined earlier: its body runs here, in this shell, with the
+    /// call's arguments as positional parameters (the body is also analysed on its own at the
+    /// end, for calls the walk cannot see).
+    pub(super) fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) -> bool {
+        let Some(&index) = self.function_by_name.get(name) else { return false };
+        // While probing a loop, follow calls one level deep only; and past a budget of calls
+        // followed (a library of thousands of functions calling each other), none deeper than
+        // the first.
+        let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
+        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
+            // Not followed: what the function may change, changes.
+            if self.quiet == 0 {
+                self.function_skipped.insert(index);
+            }
+            self.apply_call_effects(name, st);
+            return true;
+        }
+        if self.shallow && self.call_stack.len() >= SHALLOW_CALLS {
+            self.stop_shallow();
+            return true;
+        }
+        let (body, origin) = {
+            let f = &self.functions[index];
+            (std::sync::Arc::clone(&f.body), f.origin)
+        };
+        let saved_positional = (st.positional.clone(), st.positional_open);
+        st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
+        // The variables as the call finds them, for the names it makes its own.
+        self.local_frames.push((st.vars.clone(), Vec::new()));
+        if self.quiet == 0 {
+            self.function_walked.insert(index);
+        }
+        self.calls_followed += 1;
+        self.call_stack.push(name.to_string());
+        let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let stdin = match &body.1 {
+            Some(r) => self.redirects(&r.0, "", st, Stdin::Unknown),
+            None => Stdin::Unknown,
+        };
+        self.compound(&body.0, st, stdin);
+        if let Some((before, locals)) = self.local_frames.pop() {
+            for name in locals {
+                match before.get(name.as_str()) {
+                    Some(value) => st.vars.insert(Name::from(name.as_str()), Rc::clone(value)),
+                    None => st.vars.remove(name.as_str()),
+                };
+            }
+        }
+        self.origin = saved_origin;
+        self.call_stack.pop();
+        st.positional = saved_positional.0;
+        st.positional_open = saved_positional.1;
+        true
+    }
+
+    /// `name` is the running function's own (`local`): when the call returns, the value it had
+    /// before comes back. Outside a followed call (a function walked on its own, or the top
+    /// level) it is an ordinary assignment.
+    pub fn declare_local(&mut self, name: &str) {
+        if let Some((_, locals)) = self.local_frames.last_mut()
+            && !locals.iter().any(|n| n == name)
+        {
+            locals.push(name.to_string());
+        }
+    }
+
+    /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
+    fn apply_call_effects(&mut self, name: &str, st: &mut State) {
+        let mut all = crate::analysis::effects::Effects::default();
+        let mut seen: HashSet<String> = HashSet::default();
+        let mut queue = vec![name.to_string()];
+        while let Some(n) = queue.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            let Some(&index) = self.function_by_name.get(&n) else { continue };
+            let effects = match self.function_effects.get(&index) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = crate::analysis::effects::Effects::of_compound(&self.functions[index].body.0);
+                    self.function_effects.insert(index, e.clone());
+                    e
+                }
+            };
+            queue.extend(effects.calls.iter().cloned());
+            all.merge(effects);
+        }
+        if all.dynamic {
+            self.assigned_dynamic = true;
+            st.havoc();
+            return;
+        }
+        for (n, (values, open)) in all.names {
+            // The old value stays possible (the assignment may not run), plus what it may assign.
+            let (mut now, was_open) = self.var_val(&n, st).scalars();
+            now.extend(values);
+            let widened = if now.len() > MAX_CHOICES {
+                Val::unknown()
+            } else {
+                Val::Choice { values: now, open: open || was_open }
+            };
+            self.assign_val(&n, widened, st);
+        }
+        if all.cwd {
+            self.cwd_changes = true;
+            st.set_cwds(None);
+            st.dirs = None;
+            self.entered_cwds = None;
+        }
+        if all.positional {
+            st.set_positional_vals(None);
+        }
+    }
+
+    pub(super) fn expand_alias(&mut self, name: &str, args: &[Arg], st: &mut State) {
+        match self.aliases.get(name).cloned() {
+            Some(Some(text)) => {
+                let rest: Vec<String> =
+                    args[1..].iter().map(|a| shell_quote(&a.known().unwrap_or_else(|| a.raw.clone()))).collect();
+                let code = if rest.is_empty() { text } else { format!("{text} {}", rest.join(" ")) };
+                let pos = args[0].pos;
+                // Aliases do not expand recursively into themselves.
+                let saved = self.aliases.remove(name);
+                self.run_decoded(&code, pos, st, Nest::Same);
+                if let Some(v) = saved {
+                    self.aliases.insert(name.to_string(), v);
+                }
+            }
+            Some(None) => {
+                let pos = args[0].pos;
+                self.unknown_code(&format!("alias {name}"), name, pos, false, st);
+            }
+            None => {}
+        }
+    }
+
+    /// `alias NAME=VALUE …`.
+    pub fn define_alias(&mut self, name: &str, value: Option<String>) {
+        self.aliases.insert(name.to_string(), value);
+    }
+
+    pub fn set_trap(&mut self, action: &str, pos: Pos) {
+        if self.quiet == 0 {
+            self.traps.push((action.to_string(), Origin { base: pos, verbatim: false, file: self.origin.file }));
+        }
+    }
+}

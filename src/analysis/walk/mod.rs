@@ -1,0 +1,441 @@
+//! The tree walk: an abstract run of the program that records what each command needs.
+//!
+//! The state follows bash where it can be known cheaply and soundly: variables assigned
+//! literal values in straight-line code, the cwd through `cd`/`pushd`, positional parameters.
+//! Branches are joined (a value that differs becomes unknown), loop bodies start from a state
+//! where everything they assign is unknown, subshells and pipeline parts do not leak their
+//! changes. Function bodies and trap actions are analysed at the end, when every assignment
+//! of the program is known, and a function's needs count only if something can call it.
+//!
+//! This file holds the walker ([`Walker`]: everything it records and the bounds of its work),
+//! the entry points, and the walk of a program's lists, pipelines and commands, which hands
+//! each kind of command to the room that knows it. The rooms, one file each: `state.rs` (values,
+//! the state and its joins), `record.rs` (what the walk records), `variables.rs`, `texts.rs`
+//! (nested code and the parse ahead), `scripts.rs` (files bash runs as code), `compound.rs`,
+//! `simple.rs`, `redirects.rs`, `paths.rs` (a word as a path, and what an access needs),
+//! `calls.rs` (running a command), `functions.rs` (functions, aliases, traps), `cwd.rs`,
+//! `finish.rs` (the end of the walk) and `tests.rs`.
+
+mod calls;
+mod compound;
+mod cwd;
+mod finish;
+mod functions;
+mod paths;
+mod record;
+mod redirects;
+mod scripts;
+mod simple;
+mod state;
+#[cfg(test)]
+mod tests;
+mod texts;
+mod variables;
+
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use brush_parser::ast;
+
+use super::parse;
+use super::programs::{Nest, Stdin};
+use super::{Access, Analysis, Bound, CommandUse, Context, Failure, Pos, TextKind, Unresolved};
+use scripts::strip_shebang;
+use state::Vars;
+use texts::PARSE_AHEAD_FROM;
+
+pub use scripts::literal_startup;
+pub(super) use state::{MAX_CHOICES, State, Val, field_val};
+pub(super) use variables::LOADER_VARS;
+
+/// Where nested text sits in the text the user gave, to report positions there.
+#[derive(Clone, Copy, Debug)]
+struct Origin {
+    base: Pos,
+    /// The nested text appears verbatim at `base`, so inner positions can be offset; otherwise
+    /// (decoded strings, files) every inner position is reported as `base`.
+    verbatim: bool,
+    /// The file (an index into the walker's file names) whose text this is, when it is not
+    /// the program's own: positions are that file's.
+    file: Option<u32>,
+}
+
+impl Origin {
+    fn map(&self, p: Pos) -> Pos {
+        if !self.verbatim {
+            return self.base;
+        }
+        if p.line <= 1 {
+            Pos { line: self.base.line, column: self.base.column + p.column.saturating_sub(1) }
+        } else {
+            Pos { line: self.base.line + p.line - 1, column: p.column }
+        }
+    }
+}
+
+/// Accesses of one body of code whose needs count only if it can run.
+#[derive(Default)]
+struct Sink {
+    accesses: Vec<Access>,
+    /// What would hold each access were it only possible (beside `accesses`).
+    bounds: Vec<Bound>,
+    /// Static command names this code runs (to activate functions of that name).
+    calls: HashSet<String>,
+    /// This code runs a command whose name is not static (it could call any function).
+    dynamic: bool,
+}
+
+/// A function definition, analysed at the end.
+struct FunctionDef {
+    name: String,
+    body: std::sync::Arc<ast::FunctionBody>,
+    origin: Origin,
+    sink: usize,
+}
+
+/// The walker: the abstract interpreter and everything it records.
+pub struct Walker<'c> {
+    pub ctx: &'c Context,
+    failure: Option<Failure>,
+    origin: Origin,
+    nested_texts: usize,
+    /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
+    /// stops the walk, and the analysis starts again on a big stack.
+    shallow: bool,
+    /// The program's own text is parsed ahead, in pieces, on a second thread.
+    parse_ahead: bool,
+    parses: usize,
+    parsed_bytes: usize,
+    quiet: u32,
+    /// Inside code whose accesses are only possible (see [`Certainty::Possible`](super::Certainty::Possible)).
+    possible: u32,
+    /// A possible execute is an exec the kernel holds (see [`Self::possibly_exec`]).
+    exec_held: bool,
+    /// The words whose command substitutions are being walked, innermost last (to show the
+    /// whole word where the parser cuts one short).
+    pub expanding: Vec<String>,
+    loop_depth: usize,
+    sink: usize,
+    sinks: Vec<Sink>,
+    commands: Vec<CommandUse>,
+    unresolved: Vec<Unresolved>,
+    functions: Vec<FunctionDef>,
+    function_sinks: HashMap<String, Vec<usize>>,
+    traps: Vec<(String, Origin)>,
+    /// Aliases by name; `None` when the value is not known.
+    aliases: HashMap<String, Option<String>>,
+    aliases_unknown: bool,
+    /// Every variable name the program assigns anywhere, and whether it assigns names it
+    /// computes at run time.
+    assigned: HashSet<String>,
+    assigned_dynamic: bool,
+    cwd_changes: bool,
+    /// Every directory the program's cwd may be at some point (`None`: anywhere), for code
+    /// that runs at times the walk cannot know.
+    entered_cwds: Option<BTreeSet<String>>,
+    /// A network read was recorded since this was last cleared (for taint tracking).
+    fetched: bool,
+    pending_taint: bool,
+    /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
+    written: HashSet<String>,
+    written_unknown: bool,
+    /// A program ran that may create files the table does not name: no file absent now is
+    /// sure to be absent later.
+    unmodelled_program: bool,
+    /// Position of the command being analysed, for words without a recorded location.
+    here: Pos,
+    /// What commands read when nothing more specific is known (the stdin of an enclosing
+    /// compound command).
+    stdin_ctx: Stdin,
+    /// The latest definition of each function, by name.
+    function_by_name: HashMap<String, usize>,
+    /// Functions whose bodies are being walked for a call.
+    call_stack: Vec<String>,
+    /// Files whose text is being walked (`source`, scripts run by path or by a shell).
+    file_stack: Vec<String>,
+    /// Every file whose text was walked, for the positions in it.
+    file_names: Vec<String>,
+    /// Hashes of the texts being walked, outermost first.
+    text_stack: Vec<u64>,
+    steps: usize,
+    /// Size of the program text, which the work budgets grow with.
+    input_len: usize,
+    /// Parsed nested texts, by text.
+    parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
+    /// Parsed words, by text.
+    pub word_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
+    /// The same for here-document bodies, which split differently (quotes are plain text).
+    pub heredoc_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
+    /// What each function may change, read from its syntax, by function index.
+    function_effects: HashMap<usize, super::effects::Effects>,
+    /// Links the program creates (link path, where it leads), and paths resolved on disk.
+    links: Vec<(String, String)>,
+    canonical_cache: HashMap<String, Option<String>>,
+    /// Functions whose bodies were walked at a call, and those whose call was not followed.
+    function_walked: HashSet<usize>,
+    function_skipped: HashSet<usize>,
+    /// Function calls followed into their bodies so far.
+    calls_followed: usize,
+    /// For each call being followed: the variables as it found them, and the names it made its
+    /// own with `local`.
+    local_frames: Vec<(Vars, Vec<String>)>,
+}
+
+/// The bounds of a walk on the caller's stack: texts at most this long and this deep, nested
+/// texts and function calls at most this far. A test checks that the worst case within them
+/// fits in [`SHALLOW_STACK_BYTES`].
+pub const SHALLOW_TEXT_BYTES: usize = 2048;
+pub const SHALLOW_NESTING: usize = 12;
+const SHALLOW_TEXTS: usize = 3;
+const SHALLOW_CALLS: usize = 3;
+/// The stack the shallow bounds are made for; the caller's must be at least this big.
+pub const SHALLOW_STACK_BYTES: usize = 4 * 1024 * 1024;
+
+/// Analyses a small program on the current stack. `None` when it turns out to need more
+/// (deep nesting, a file to read, deep calls): then run [`analyze_program`] on a big stack.
+pub fn analyze_program_shallow(text: &str, kind: TextKind, ctx: &Context) -> Option<Analysis> {
+    if text.len() > SHALLOW_TEXT_BYTES || parse::nesting(text) > SHALLOW_NESTING {
+        return None;
+    }
+    let mut w = Walker::new(ctx);
+    w.shallow = true;
+    let analysis = w.walk_program(text, kind, ctx);
+    if analysis.too_deep { None } else { Some(analysis.analysis) }
+}
+
+/// Runs the analysis of a whole program text.
+pub fn analyze_program(text: &str, kind: TextKind, ctx: &Context) -> Analysis {
+    // A long text is first walked with the parse ahead; where that cannot stand for the
+    // whole text (a piece that does not parse, or a failure), it is walked again, parsed whole,
+    // which also gives a failure its message in the whole text.
+    if text.len() >= PARSE_AHEAD_FROM {
+        let mut w = Walker::new(ctx);
+        w.parse_ahead = true;
+        let walked = w.walk_program(text, kind, ctx);
+        if !walked.parse_ahead_stopped && walked.analysis.failure.is_none() {
+            return walked.analysis;
+        }
+    }
+    Walker::new(ctx).walk_program(text, kind, ctx).analysis
+}
+
+struct Walked {
+    analysis: Analysis,
+    too_deep: bool,
+    /// The walk with the parse ahead came to a piece that does not parse, or to a text the
+    /// checks refuse: it cannot stand for the walk of the whole text.
+    parse_ahead_stopped: bool,
+}
+
+const NEEDS_STACK: &str = "the program needs a bigger stack";
+
+impl Walker<'_> {
+    fn stop_shallow(&mut self) {
+        self.fail(Failure { message: NEEDS_STACK.into(), pos: None });
+    }
+
+    fn walk_program(mut self, text: &str, kind: TextKind, ctx: &Context) -> Walked {
+        let (body, mut st) = self.start(text, kind, ctx);
+        let origin = Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None };
+        let parse_ahead_stopped = if self.parse_ahead {
+            !self.run_parsing_ahead(&body, origin, &mut st)
+        } else {
+            self.run_text(&body, origin, &mut st, Nest::Same);
+            false
+        };
+        let analysis = self.finish();
+        let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
+        Walked { analysis, too_deep, parse_ahead_stopped }
+    }
+
+    /// What comes before the program's own text: limits, the state bash starts with, and the
+    /// start-up file bash reads first (`$BASH_ENV`, `$ENV`, `--rcfile`). Returns the text to walk.
+    fn start(&mut self, text: &str, kind: TextKind, ctx: &Context) -> (String, State) {
+        self.input_len = text.len();
+        self.file_stack.extend(ctx.script_path.iter().cloned());
+        let mut st = State::new(ctx);
+        let body = if kind == TextKind::Script { strip_shebang(text) } else { text.to_string() };
+        if let Some(value) = &ctx.bash_env {
+            let startup = Origin { base: Pos { line: 1, column: 1 }, verbatim: false, file: None };
+            let saved = std::mem::replace(&mut self.origin, startup);
+            self.startup_file(value, "bash", &mut st);
+            self.origin = saved;
+        }
+        (body, st)
+    }
+}
+
+/// Most commands and compound commands walked for one program.
+const MAX_STEPS: usize = 2_000_000;
+
+impl<'c> Walker<'c> {
+    fn new(ctx: &'c Context) -> Walker<'c> {
+        Walker {
+            ctx,
+            failure: None,
+            origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None },
+            nested_texts: 0,
+            parses: 0,
+            parsed_bytes: 0,
+            quiet: 0,
+            possible: 0,
+            exec_held: false,
+            expanding: Vec::new(),
+            loop_depth: 0,
+            sink: 0,
+            sinks: vec![Sink::default()],
+            commands: Vec::new(),
+            unresolved: Vec::new(),
+            functions: Vec::new(),
+            function_sinks: HashMap::default(),
+            traps: Vec::new(),
+            aliases: HashMap::default(),
+            aliases_unknown: false,
+            assigned: HashSet::default(),
+            assigned_dynamic: false,
+            cwd_changes: false,
+            entered_cwds: Some([ctx.cwd.clone()].into_iter().collect()),
+            fetched: false,
+            pending_taint: false,
+            written: HashSet::default(),
+            written_unknown: false,
+            unmodelled_program: false,
+            here: Pos { line: 1, column: 1 },
+            stdin_ctx: Stdin::Unknown,
+            function_by_name: HashMap::default(),
+            call_stack: Vec::new(),
+            shallow: false,
+            parse_ahead: false,
+            local_frames: Vec::new(),
+            file_stack: Vec::new(),
+            file_names: Vec::new(),
+            text_stack: Vec::new(),
+            steps: 0,
+            input_len: 0,
+            parse_cache: HashMap::default(),
+            word_cache: HashMap::default(),
+            heredoc_cache: HashMap::default(),
+            function_effects: HashMap::default(),
+            function_walked: HashSet::default(),
+            links: Vec::new(),
+            canonical_cache: HashMap::default(),
+            function_skipped: HashSet::default(),
+            calls_followed: 0,
+        }
+    }
+
+    /// Counts work, so that no input can make the analysis run for long.
+    pub fn step(&mut self) {
+        self.steps += 1;
+        if self.steps > MAX_STEPS + 64 * self.input_len && !self.failed() {
+            self.fail(Failure {
+                message: format!("the program needs more than {MAX_STEPS} analysis steps"),
+                pos: Some(self.here),
+            });
+        }
+    }
+
+    fn program(&mut self, p: &ast::Program, st: &mut State) {
+        for list in &p.complete_commands {
+            self.compound_list(list, st);
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn compound_list(&mut self, list: &ast::CompoundList, st: &mut State) {
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            if matches!(sep, ast::SeparatorOperator::Async) {
+                let mut inner = st.clone();
+                self.and_or(and_or, &mut inner);
+            } else {
+                self.and_or(and_or, st);
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn and_or(&mut self, list: &ast::AndOrList, st: &mut State) {
+        self.pipeline(&list.first, st);
+        if list.additional.is_empty() {
+            return;
+        }
+        // Everything after the first pipeline may or may not run.
+        let before = st.clone();
+        for item in &list.additional {
+            let p = match item {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            };
+            self.pipeline(p, st);
+        }
+        self.join(st, &before);
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline, st: &mut State) {
+        if p.seq.len() == 1 {
+            self.command(&p.seq[0], st, Stdin::Unknown);
+            return;
+        }
+        // A quiet pass only learns what changes this shell's state; the parts of a pipeline
+        // run in subshells and change nothing here.
+        if self.quiet > 0 {
+            return;
+        }
+        let mut upstream_fetched = false;
+        let mut upstream_text: Option<String> = None;
+        for cmd in &p.seq {
+            let mut inner = st.clone();
+            let stdin = if upstream_fetched {
+                Stdin::Fetched
+            } else if upstream_text.is_some() {
+                Stdin::Text(upstream_text.take())
+            } else {
+                Stdin::Unknown
+            };
+            upstream_text = match cmd {
+                ast::Command::Simple(s)
+                    if s.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")) =>
+                {
+                    self.static_stdout(&cmd.to_string(), st)
+                }
+                _ => None,
+            };
+            let saved = std::mem::replace(&mut self.fetched, false);
+            self.command(cmd, &mut inner, stdin);
+            upstream_fetched |= self.fetched;
+            self.fetched |= saved;
+            st.downloaded = st.downloaded.clone().union(inner.downloaded);
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn command(&mut self, c: &ast::Command, st: &mut State, stdin: Stdin) {
+        match c {
+            ast::Command::Simple(s) => self.simple(s, st, stdin),
+            ast::Command::Compound(cc, redirects) => {
+                let stdin = match redirects {
+                    Some(r) => self.redirects(&r.0, "", st, stdin),
+                    None => stdin,
+                };
+                self.compound(cc, st, stdin);
+            }
+            ast::Command::Function(f) => {
+                st.defined.insert(f.fname.value.clone());
+                self.define_function(f);
+            }
+            ast::Command::ExtendedTest(t, redirects) => {
+                if let Some(r) = redirects {
+                    self.redirects(&r.0, "[[", st, stdin);
+                }
+                self.record_command(Some("[["), "[[", self.here);
+                self.extended_test(&t.expr, st);
+            }
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Simple commands: their words expanded left to right, assignments and the environment a
+//! command gets, variables bash runs as code, process and command substitutions, and the text
+//! of a command shown beside what it needs.
+
+use std::sync::Arc;
+
+use brush_parser::ast;
+
+use super::Walker;
+use super::state::{State, Val, field_val};
+use crate::analysis::programs::{Nest, Stdin};
+use crate::analysis::word::{Arg, Field};
+use crate::analysis::{Access, Pos, commands};
+use crate::mode::{Perm, Scope};
+
+/// The value of one assignment word.
+enum Assigned {
+    Scalar {
+        value: Field,
+        append: bool,
+    },
+    /// An array; its elements when all are known.
+    Array(Option<Vec<String>>),
+}
+
+impl Walker<'_> {
+    pub(super) fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
+        let stdin = if stdin == Stdin::Unknown { self.stdin_ctx.clone() } else { stdin };
+        let items: Vec<&ast::CommandPrefixOrSuffixItem> =
+            c.prefix.iter().flat_map(|p| p.0.iter()).chain(c.suffix.iter().flat_map(|s| s.0.iter())).collect();
+        let prefix_len = c.prefix.as_ref().map_or(0, |p| p.0.len());
+        if let Some(w) = &c.word_or_name {
+            self.here = self.word_pos(w);
+        } else if let Some(first) = items.first()
+            && let ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) =
+                first
+        {
+            self.here = self.word_pos(w);
+        }
+
+        // Expansions, left to right.
+        let mut assigns: Vec<(String, Assigned)> = Vec::new();
+        let mut args: Vec<Arg> = Vec::new();
+        let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let in_prefix = i < prefix_len;
+            if !in_prefix
+                && i == prefix_len
+                && let Some(w) = &c.word_or_name
+            {
+                let pos = self.word_pos(w);
+                args.extend(self.expand_word(&w.value, pos, st));
+            }
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) if in_prefix => {
+                    let pos = self.word_pos(w);
+                    let (name, value) = self.assignment(a, pos, st);
+                    assigns.push((name, value));
+                }
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) => {
+                    let pos = self.word_pos(w);
+                    args.extend(self.expand_word(&w.value, pos, st));
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                    let pos = self.here;
+                    let tainted = self.process_substitution(sub, st);
+                    let mut field = Field::literal("/dev/fd/63");
+                    field.tainted = tainted;
+                    field.content = self.static_stdout(&sub.list.to_string(), st);
+                    args.push(Arg { field, pos, raw: "<(…)".into() });
+                }
+            }
+        }
+        if prefix_len == items.len()
+            && let Some(w) = &c.word_or_name
+        {
+            let pos = self.word_pos(w);
+            args.extend(self.expand_word(&w.value, pos, st));
+        }
+        if self.failed() {
+            return;
+        }
+
+        let name_for_messages = args.first().and_then(|a| a.known()).unwrap_or_else(|| "the shell".to_string());
+        let mark = self.sinks[self.sink].accesses.len();
+        let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
+
+        if args.is_empty() {
+            self.name_accesses(mark, c);
+            // Assignments (and redirections) only: they stay in this shell.
+            for (name, value) in assigns {
+                match value {
+                    Assigned::Scalar { value, append } => {
+                        let value = self.combine_append(&name, value, append, st);
+                        self.assign_field(&name, &value, st);
+                    }
+                    Assigned::Array(Some(items)) => self.assign_val(&name, Val::Array(items), st),
+                    Assigned::Array(None) => self.assign_val(&name, Val::unknown(), st),
+                }
+            }
+            return;
+        }
+
+        // Assignments before a command are its environment only.
+        let env: Vec<(String, Field)> = assigns
+            .into_iter()
+            .map(|(n, v)| match v {
+                Assigned::Scalar { value, .. } => (n, value),
+                Assigned::Array(_) => (n, Field::unknown()),
+            })
+            .collect();
+        for (name, value) in &env {
+            if let Some(v) = value.known() {
+                self.code_variable(name, &v, st);
+            }
+        }
+        let fetched_before = std::mem::replace(&mut self.fetched, false);
+        self.run_command(&args, &env, stdin, st, true);
+        self.name_accesses(mark, c);
+        // A fetch whose output is redirected to a file downloads that file.
+        if self.fetched {
+            for target in stdout_targets(&redirects) {
+                if let Some(abs) = self.absolute(&target, st) {
+                    st.downloaded.insert(abs);
+                }
+            }
+        }
+        self.fetched |= fetched_before;
+        if self.failed() || self.quiet > 0 {
+            return;
+        }
+        let sink = &self.sinks[self.sink];
+        if !sink.accesses[mark..].iter().any(Access::required) {
+            let pos = args[0].pos;
+            self.need(
+                Scope::Workspace,
+                Perm::Read,
+                &name_for_messages,
+                &name_for_messages,
+                "runs a program (every program needs workspace read)",
+                pos,
+            );
+        }
+    }
+
+    /// Gives the accesses this simple command recorded since `mark` its own text: inside a
+    /// client's wrapper, the position alone points into the wrapper. Those of commands nested
+    /// in it have theirs already; a command that needs nothing gets no text made.
+    fn name_accesses(&mut self, mark: usize, c: &ast::SimpleCommand) {
+        let accesses = &mut self.sinks[self.sink].accesses;
+        if accesses.len() <= mark || accesses[mark..].iter().all(|a| a.text.is_some()) {
+            return;
+        }
+        let text = command_text(c);
+        for a in accesses[mark..].iter_mut().filter(|a| a.text.is_none()) {
+            a.text = Some(text.clone());
+        }
+    }
+
+    fn combine_append(&self, name: &str, value: Field, append: bool, st: &State) -> Field {
+        if !append {
+            return value;
+        }
+        match (self.var_value(name, st), value.known()) {
+            (Some(old), Some(new)) => Field::literal(&format!("{old}{new}")),
+            _ => Field::unknown(),
+        }
+    }
+
+    fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {
+        if value.known().is_none() {
+            self.assign_val(name, field_val(value), st);
+            return;
+        }
+        self.assign(name, value.known(), st);
+        if let Some(v) = value.known() {
+            self.code_variable(name, &v, st);
+        }
+        if value.tainted {
+            // Remember nothing more precise: the value is unknown anyway.
+            self.assign(name, None, st);
+        }
+    }
+
+    /// Variables whose value bash runs as code later.
+    fn code_variable(&mut self, name: &str, value: &str, st: &mut State) {
+        match name {
+            "PROMPT_COMMAND" => {
+                let pos = self.here;
+                self.run_decoded(value, pos, st, Nest::Subshell);
+            }
+            "PS0" | "PS1" | "PS2" | "PS4" if value.contains("$(") || value.contains('`') => {
+                let pos = self.here;
+                let mut inner = st.clone();
+                self.eval_text(value, pos, &mut inner, true);
+            }
+            _ => {}
+        }
+    }
+
+    /// Evaluates one assignment word: returns the name, the value and whether it appends.
+    fn assignment(&mut self, a: &ast::Assignment, pos: Pos, st: &mut State) -> (String, Assigned) {
+        let name = match &a.name {
+            ast::AssignmentName::VariableName(n) => n.clone(),
+            ast::AssignmentName::ArrayElementName(n, index) => {
+                self.arithmetic(index, pos, st);
+                self.subscript_text(&format!("[{index}]"), pos, st);
+                n.clone()
+            }
+        };
+        let value = match &a.value {
+            ast::AssignmentValue::Scalar(w) => {
+                let v = self.expand_single(&w.value, pos, st);
+                if matches!(a.name, ast::AssignmentName::ArrayElementName(..)) { Field::unknown() } else { v }
+            }
+            ast::AssignmentValue::Array(items) => {
+                let mut elements: Option<Vec<String>> = Some(Vec::new());
+                for (key, value) in items {
+                    if let Some(k) = key {
+                        self.arithmetic(&k.value, pos, st);
+                        self.subscript_text(&k.value, pos, st);
+                        elements = None;
+                    }
+                    for arg in self.expand_word(&value.value, pos, st) {
+                        match (&mut elements, arg.field.known()) {
+                            (Some(list), Some(text)) if !arg.field.has_glob() && !arg.field.tainted => list.push(text),
+                            _ => elements = None,
+                        }
+                    }
+                }
+                return (name, Assigned::Array(elements.filter(|_| !a.append)));
+            }
+        };
+        (name, Assigned::Scalar { value, append: a.append })
+    }
+
+    /// What a piece of code writes to stdout, when that is fixed (`echo x`, `printf %s x`).
+    pub(super) fn static_stdout(&mut self, code: &str, st: &State) -> Option<String> {
+        commands::static_output(code, self, st).map(|t| t + "\n")
+    }
+
+    pub(super) fn process_substitution(&mut self, sub: &ast::SubshellCommand, st: &mut State) -> bool {
+        if self.quiet > 0 {
+            return false;
+        }
+        let saved = std::mem::replace(&mut self.fetched, false);
+        let mut inner = st.clone();
+        self.compound_list(&sub.list, &mut inner);
+        let tainted = self.fetched;
+        self.fetched |= saved;
+        tainted
+    }
+
+    /// A command substitution: analysed as a subshell; its output is known only for a few
+    /// fixed forms.
+    pub fn command_substitution(
+        &mut self,
+        code: &str,
+        pos: Pos,
+        verbatim: bool,
+        st: &mut State,
+        quoted: bool,
+    ) -> crate::analysis::word::Part {
+        if self.quiet > 0 {
+            // A subshell: in a quiet pass only its fixed output matters.
+            return match commands::static_output(code, self, st) {
+                Some(text) => crate::analysis::word::Part::Lit { text, quoted, split: !quoted },
+                None => crate::analysis::word::Part::Unknown { numeric: false },
+            };
+        }
+        let saved = std::mem::replace(&mut self.fetched, false);
+        if verbatim {
+            self.run_verbatim(code, pos, st, Nest::Subshell);
+        } else {
+            self.run_decoded(code, pos, st, Nest::Subshell);
+        }
+        let tainted = self.fetched;
+        self.fetched |= saved;
+        if tainted {
+            self.pending_taint = true;
+        }
+        match commands::static_output(code, self, st) {
+            Some(text) => crate::analysis::word::Part::Lit { text, quoted, split: !quoted },
+            None => crate::analysis::word::Part::Unknown { numeric: false },
+        }
+    }
+}
+
+/// The literal files a command's standard output is redirected to.
+fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in redirects {
+        match r {
+            ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
+                if fd.is_none_or(|f| f == 1)
+                    && matches!(
+                        kind,
+                        ast::IoFileRedirectKind::Write
+                            | ast::IoFileRedirectKind::Append
+                            | ast::IoFileRedirectKind::Clobber
+                    ) =>
+            {
+                out.push(w.value.clone());
+            }
+            ast::IoRedirect::OutputAndError(w, _) => out.push(w.value.clone()),
+            _ => {}
+        }
+    }
+    out.retain(|t| !t.contains(['$', '`', '\'', '"', '\\', '*', '?', '[', '~', '{']));
+    out
+}
+
+/// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.
+fn command_text(c: &ast::SimpleCommand) -> Arc<str> {
+    let text = c.to_string();
+    if text.len() <= COMMAND_TEXT_MAX && !text.contains('\n') {
+        return text.into();
+    }
+    let one_line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(COMMAND_TEXT_MAX) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]).into(),
+        None => one_line.into(),
+    }
+}
+
+/// How much of a command's text an explanation repeats.
+const COMMAND_TEXT_MAX: usize = 160;

@@ -1,0 +1,324 @@
+//! The abstract shell state at one point of the program: the values variables may have
+//! ([`Val`]), the cwd and the directory stack, the positional parameters, and what the
+//! program exported, defined and downloaded ([`State`]); how the states of two paths through
+//! the program join, and what code the analysis cannot see makes unknown.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use crate::analysis::Context;
+use crate::analysis::word::Field;
+
+/// Most distinct values a variable may hold before the analysis forgets them.
+pub const MAX_CHOICES: usize = 8;
+
+/// A variable's value as far as it is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Val {
+    Unset,
+    Known(String),
+    /// An indexed array whose elements are all known.
+    Array(Vec<String>),
+    /// One of `values`, or (when `open`) anything else too.
+    Choice {
+        values: BTreeSet<String>,
+        open: bool,
+    },
+}
+
+impl Val {
+    /// A value nothing is known about.
+    pub fn unknown() -> Val {
+        Val::Choice { values: BTreeSet::new(), open: true }
+    }
+
+    pub fn from_option(v: Option<String>) -> Val {
+        v.map_or_else(Val::unknown, Val::Known)
+    }
+
+    /// The possible scalar values (`$name`), and whether others are possible too.
+    pub fn scalars(&self) -> (BTreeSet<String>, bool) {
+        match self {
+            Val::Unset => ([String::new()].into_iter().collect(), false),
+            Val::Known(s) => ([s.clone()].into_iter().collect(), false),
+            Val::Array(a) => ([a.first().cloned().unwrap_or_default()].into_iter().collect(), false),
+            Val::Choice { values, open } => (values.clone(), *open),
+        }
+    }
+
+    /// The value on either of two paths through the program.
+    pub fn join(&self, other: &Val) -> Val {
+        if self == other {
+            return self.clone();
+        }
+        if matches!(self, Val::Array(_)) || matches!(other, Val::Array(_)) {
+            return Val::unknown();
+        }
+        let (mut a, open_a) = self.scalars();
+        let (b, open_b) = other.scalars();
+        a.extend(b);
+        if a.len() > MAX_CHOICES {
+            return Val::unknown();
+        }
+        Val::Choice { values: a, open: open_a || open_b }
+    }
+
+    /// The single known scalar value, if there is one.
+    pub fn exact(&self) -> Option<String> {
+        let (values, open) = self.scalars();
+        if open || values.len() != 1 {
+            return None;
+        }
+        values.into_iter().next()
+    }
+}
+
+/// A variable's name in [`State`].
+pub(super) type Name = Rc<str>;
+/// The variables and their values.
+pub(super) type Vars = imbl::OrdMap<Name, Rc<Val>>;
+
+/// The abstract shell state at one point of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// Names and values are shared, not copied, when a branch of the walk first changes a map
+    /// node it shares with another (the map copies the node's entries then).
+    pub(super) vars: Vars,
+    /// Names the program exports; the caller's environment (`Context::env`) is exported too,
+    /// without being copied here (see [`Walker::is_exported`](super::Walker::is_exported)).
+    pub(super) exported: imbl::OrdSet<String>,
+    /// Names declared with `declare -n`, and the variable each refers to.
+    pub(super) namerefs: HashMap<String, String>,
+    /// The cwd, when known.
+    pub cwd: Option<String>,
+    /// When `cwd` is not known: the few directories it may be (after branches that end in
+    /// different directories, or a `cd` that searches `CDPATH`), or `None` when it could be
+    /// anywhere.
+    pub(super) cwd_alts: Option<Rc<BTreeSet<String>>>,
+    pub(super) dirs: Option<Vec<Option<String>>>,
+    /// `$1…`; `positional_open` when there may be more than these, or they are not known.
+    pub(super) positional: Vec<Val>,
+    pub(super) positional_open: bool,
+    pub arg0: String,
+    /// Every variable not in `vars` is unknown (after code the analysis could not see).
+    pub(super) all_unknown: bool,
+    /// Variables not in `vars` that are unknown (for code that runs at times the walk cannot
+    /// know: every variable the program assigns anywhere).
+    pub(super) havoc_names: Option<std::sync::Arc<HashSet<String>>>,
+    /// Files this program downloaded, so running them later is running fetched code.
+    pub downloaded: imbl::OrdSet<String>,
+    /// Functions defined on every path that leads here (so a program of that name does not
+    /// run instead).
+    pub defined: imbl::OrdSet<String>,
+}
+
+impl State {
+    pub(super) fn new(ctx: &Context) -> State {
+        State {
+            vars: imbl::OrdMap::new(),
+            exported: imbl::OrdSet::new(),
+            havoc_names: None,
+            namerefs: HashMap::default(),
+            cwd: Some(ctx.cwd.clone()),
+            cwd_alts: None,
+            dirs: Some(Vec::new()),
+            positional: ctx.args.iter().cloned().map(Val::Known).collect(),
+            positional_open: false,
+            arg0: ctx.arg0.clone(),
+            all_unknown: false,
+            downloaded: imbl::OrdSet::new(),
+            defined: imbl::OrdSet::new(),
+        }
+    }
+
+    /// The directories the cwd may be, or `None` when it could be anywhere.
+    pub fn cwds(&self) -> Option<Vec<String>> {
+        match (&self.cwd, &self.cwd_alts) {
+            (Some(cwd), _) => Some(vec![cwd.clone()]),
+            (None, Some(alts)) => Some(alts.iter().cloned().collect()),
+            (None, None) => None,
+        }
+    }
+
+    /// Sets the cwd to one of `dirs` (`None`: anywhere). Past a few it could be anywhere.
+    pub fn set_cwds(&mut self, dirs: Option<BTreeSet<String>>) {
+        self.cwd = None;
+        self.cwd_alts = None;
+        match dirs {
+            Some(dirs) if dirs.len() == 1 => self.cwd = dirs.into_iter().next(),
+            Some(dirs) if !dirs.is_empty() && dirs.len() <= MAX_CHOICES => self.cwd_alts = Some(Rc::new(dirs)),
+            _ => {}
+        }
+    }
+
+    /// Sets a variable; `None` means its value is not known.
+    pub fn set_var(&mut self, name: &str, value: Option<String>) {
+        self.set_val(name, Val::from_option(value));
+    }
+
+    pub fn set_val(&mut self, name: &str, value: Val) {
+        let target = self.resolve_name(name);
+        self.vars.insert(Name::from(target.as_ref()), Rc::new(value));
+    }
+
+    pub(super) fn unset_var(&mut self, name: &str) {
+        let target = self.resolve_name(name);
+        self.vars.insert(Name::from(target.as_ref()), Rc::new(Val::Unset));
+    }
+
+    /// Follows `declare -n` references.
+    pub(super) fn resolve_name<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.namerefs.is_empty() {
+            return std::borrow::Cow::Borrowed(name);
+        }
+        let mut current = name.to_string();
+        for _ in 0..8 {
+            match self.namerefs.get(&current) {
+                Some(next) => current = next.clone(),
+                None => break,
+            }
+        }
+        std::borrow::Cow::Owned(current)
+    }
+
+    pub fn set_nameref(&mut self, name: &str, target: &str) {
+        self.namerefs.insert(name.to_string(), target.to_string());
+    }
+
+    /// `$n` (n ≥ 1).
+    pub fn positional_val(&self, n: usize) -> Val {
+        match self.positional.get(n - 1) {
+            Some(v) => v.clone(),
+            None if self.positional_open => Val::unknown(),
+            None => Val::Unset,
+        }
+    }
+
+    /// All positional parameters, when their number is known.
+    pub fn all_positional(&self) -> Option<Vec<Val>> {
+        if self.positional_open { None } else { Some(self.positional.clone()) }
+    }
+
+    pub fn set_positional_vals(&mut self, values: Option<Vec<Val>>) {
+        match values {
+            Some(v) => {
+                self.positional = v;
+                self.positional_open = false;
+            }
+            None => {
+                self.positional = Vec::new();
+                self.positional_open = true;
+            }
+        }
+    }
+
+    /// Merges the state of another path through the program: what differs becomes the set of
+    /// both values (or unknown, past a few). `default` gives a variable's starting value.
+    pub(super) fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
+        // Only what differs between the two paths needs joining; shared parts are skipped.
+        let mut changes: Vec<(Name, Val)> = Vec::new();
+        for item in self.vars.diff(&other.vars) {
+            match item {
+                imbl::ordmap::DiffItem::Update { old: (k, a), new: (_, b) } => changes.push((k.clone(), a.join(b))),
+                imbl::ordmap::DiffItem::Remove(k, a) => changes.push((k.clone(), a.join(&default(k, other)))),
+                imbl::ordmap::DiffItem::Add(k, b) => changes.push((k.clone(), default(k, self).join(b))),
+            }
+        }
+        for (k, v) in changes {
+            self.vars.insert(k, Rc::new(v));
+        }
+        if !self.exported.ptr_eq(&other.exported) {
+            self.exported = self.exported.clone().union(other.exported.clone());
+        }
+        for (k, v) in &other.namerefs {
+            if self.namerefs.get(k) != Some(v) {
+                self.namerefs.insert(k.clone(), v.clone());
+            }
+        }
+        if self.cwd != other.cwd || self.cwd_alts != other.cwd_alts {
+            let joined = match (self.cwds(), other.cwds()) {
+                (Some(a), Some(b)) => Some(a.into_iter().chain(b).collect()),
+                _ => None,
+            };
+            self.set_cwds(joined);
+        }
+        if self.dirs != other.dirs {
+            self.dirs = None;
+        }
+        if self.positional != other.positional || self.positional_open != other.positional_open {
+            let n = self.positional.len().max(other.positional.len());
+            let mut joined = Vec::with_capacity(n);
+            for i in 0..n {
+                joined.push(self.positional_val(i + 1).join(&other.positional_val(i + 1)));
+            }
+            self.positional_open |= other.positional_open;
+            self.positional = joined;
+        }
+        self.all_unknown |= other.all_unknown;
+        if !self.downloaded.ptr_eq(&other.downloaded) {
+            self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
+        }
+        if !self.defined.ptr_eq(&other.defined) {
+            self.defined = self.defined.clone().intersection(other.defined.clone());
+        }
+    }
+
+    /// Forgets everything about variables and the cwd (after code the analysis cannot see).
+    /// Every variable may have any value now (the cwd and the positional parameters stay).
+    pub(super) fn havoc_variables(&mut self) {
+        self.vars.clear();
+        self.namerefs.clear();
+        self.all_unknown = true;
+    }
+
+    pub(super) fn havoc(&mut self) {
+        // Code the analysis cannot see may have removed a function too.
+        self.defined.clear();
+        self.vars.clear();
+        self.namerefs.clear();
+        self.all_unknown = true;
+        self.set_cwds(None);
+        self.dirs = None;
+        self.positional.clear();
+        self.positional_open = true;
+    }
+}
+
+/// The value a field gives a variable.
+pub fn field_val(f: &Field) -> Val {
+    if f.tainted {
+        return Val::unknown();
+    }
+    if let Some(text) = f.known() {
+        return Val::Known(text);
+    }
+    match f.alternatives() {
+        Some((values, open)) if values.len() <= MAX_CHOICES => {
+            Val::Choice { values: values.into_iter().collect(), open }
+        }
+        _ => Val::unknown(),
+    }
+}
+
+/// The field a value expands to (quoted).
+pub fn val_field(v: &Val) -> Field {
+    let (values, open) = v.scalars();
+    if !open && values.len() == 1 {
+        return Field::literal(values.iter().next().map_or("", String::as_str));
+    }
+    if values.is_empty() {
+        return Field::unknown();
+    }
+    Field {
+        parts: vec![crate::analysis::word::Part::Choice {
+            values: values.into_iter().collect(),
+            open,
+            quoted: true,
+            split: false,
+        }],
+        tainted: false,
+        content: None,
+    }
+}

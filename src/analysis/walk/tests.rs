@@ -1,0 +1,77 @@
+//! The walk's own rules, each on a short program: how values join after branches and loops,
+//! how functions see their arguments, how `cd` moves the paths after it.
+
+use super::super::{Certainty, Context, TextKind};
+use crate::environ::Environ;
+use crate::scope::Layout;
+
+/// W = /home/u/proj = cwd, HOME = /home/u.
+fn context() -> Context {
+    let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
+    Context::plain(layout, Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]))
+}
+
+/// The paths `command` is known to touch in `text`, sorted.
+fn touched(text: &str, command: &str) -> Vec<String> {
+    let a = super::analyze_program(text, TextKind::Command, &context());
+    assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
+    let mut paths: Vec<String> = a
+        .accesses
+        .iter()
+        .filter(|x| x.command == command && x.certainty == Certainty::Known && x.target.starts_with('/'))
+        .filter(|x| x.target != "/home/u/proj")
+        .map(|x| x.target.clone())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// The words the walk could not resolve in `text`.
+fn unresolved(text: &str) -> Vec<String> {
+    super::analyze_program(text, TextKind::Command, &context()).unresolved.into_iter().map(|u| u.text).collect()
+}
+
+#[test]
+fn after_a_branch_a_variable_has_the_values_of_every_branch() {
+    let text = "if test -n \"$1\"; then f=/etc/a; else f=~/b; fi\ncat \"$f\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/home/u/b"]);
+    let text = "case $1 in x) f=/etc/a;; y) f=/etc/b;; *) f=/etc/c;; esac; cat \"$f\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b", "/etc/c"]);
+    // A branch that does not run leaves the value before it.
+    let text = "f=/etc/a; if false; then f=/etc/b; fi; cat \"$f\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+}
+
+#[test]
+fn a_loop_variable_takes_every_value_and_the_body_sees_each() {
+    assert_eq!(touched("for f in /etc/a ~/b; do cat \"$f\"; done", "cat"), ["/etc/a", "/home/u/b"]);
+    // What the body assigns reaches the next round and the code after the loop.
+    let text = "d=/etc; for n in a b; do cat \"$d/$n\"; d=~; done; cat \"$d/c\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b", "/etc/c", "/home/u/a", "/home/u/b", "/home/u/c"]);
+}
+
+#[test]
+fn a_function_sees_the_arguments_of_each_call() {
+    let text = "show() { cat \"$1\"; }\nshow /etc/a\nshow ~/b";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/home/u/b"]);
+    // A function's own variables (local) do not leak; its globals do.
+    let text = "f() { local x=/etc/in; g=/etc/out; }; x=/etc/before; f; cat \"$x\" \"$g\"";
+    assert_eq!(touched(text, "cat"), ["/etc/before", "/etc/out"]);
+    // Scopes are dynamic: a function the first calls sees its locals; `declare -g` is global.
+    let text =
+        "f() { local x=/etc/in; declare -g y=/etc/g; g; }; g() { cat \"$x\"; }; x=/etc/out; f; cat \"$x\" \"$y\"";
+    assert_eq!(touched(text, "cat"), ["/etc/g", "/etc/in", "/etc/out"]);
+}
+
+#[test]
+fn cd_moves_relative_paths_and_a_subshell_keeps_its_cd() {
+    assert_eq!(touched("cd /etc && cat fstab", "cat"), ["/etc/fstab"]);
+    assert_eq!(touched("(cd /etc; cat a); cat b", "cat"), ["/etc/a", "/home/u/proj/b"]);
+    assert_eq!(touched("cd ~/x; cd ..; cat y", "cat"), ["/home/u/y"]);
+    // A directory the walk cannot know leaves the paths after it unresolved (an empty `$1`
+    // would be known: `cd ""` stays).
+    let text = "cd \"$(head -1 dirs)\"; cat notes";
+    assert_eq!(touched(text, "cat"), Vec::<String>::new());
+    assert!(unresolved(text).iter().any(|u| u.contains("notes")), "{:?}", unresolved(text));
+}

@@ -1,0 +1,288 @@
+//! Nested code: text bash runs that the walk parses and walks in turn (`eval`, `bash -c`,
+//! substitutions, alias text, sourced files), the bounds on how much of it there may be, text
+//! the parser refuses, and the program's own long text parsed ahead on a second thread.
+
+use brush_parser::ast;
+
+use super::state::State;
+use super::{Origin, SHALLOW_NESTING, SHALLOW_TEXTS, Walker};
+use crate::analysis::programs::Nest;
+use crate::analysis::{Failure, Pos, parse};
+
+/// Deepest chain of nested texts (`eval` inside `bash -c` inside `$(…)` …).
+const MAX_NESTED_TEXTS: usize = 64;
+
+/// Most texts parsed for one program, and most bytes parsed in all.
+const MAX_PARSES: usize = 20_000;
+const MAX_PARSED_BYTES: usize = 64 * 1024 * 1024;
+
+/// Largest nested text kept parsed for a second walk.
+const MAX_CACHED_TEXT: usize = 64 * 1024;
+
+/// Programs at least this long are parsed on a second thread while the walk goes through
+/// what is parsed already: on a long script the parser takes a third of the time.
+pub(super) const PARSE_AHEAD_FROM: usize = 64 * 1024;
+/// The length of one piece parsed ahead: short enough that the walk starts soon.
+const PIECE_BYTES: usize = 8 * 1024;
+
+/// What the parsing thread hands the walk.
+enum Ahead {
+    /// The next piece and the line it starts on.
+    Piece(ast::Program, usize),
+    /// A piece that does not parse, or the checks refused the whole text (they know only at
+    /// its end).
+    Stop,
+    /// Every piece was sent.
+    Done,
+}
+
+impl Walker<'_> {
+    /// The program's own text when it is long: [`Self::run_text`], with the text parsed in
+    /// pieces (see [`parse::cut`]) on a second thread while this one walks the pieces parsed
+    /// already. It is the same walk: bash runs a script's top-level commands one after the
+    /// other, and each piece is walked with the state the one before left. Returns `false` at
+    /// the first piece that does not parse (a cut the scan put in the wrong place, or code the
+    /// parser cannot read) or when the checks refuse the text: then only the walk of the text
+    /// parsed whole can say what it does.
+    pub(super) fn run_parsing_ahead(&mut self, text: &str, origin: Origin, st: &mut State) -> bool {
+        let Some(key) = self.admit_text(text, origin.base) else { return true };
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let parser = std::thread::Builder::new().name("parser".into()).stack_size(parse::STACK_BYTES).spawn_scoped(
+                scope,
+                move || {
+                    let mut line = 1;
+                    let checked = parse::cut(text, PIECE_BYTES, &mut |from, to| {
+                        let piece = &text[from..to];
+                        let ahead = match parse::program(piece) {
+                            Ok(program) => Ahead::Piece(program, line),
+                            Err(_) => Ahead::Stop,
+                        };
+                        line += piece.bytes().filter(|&b| b == b'\n').count();
+                        let parsed = matches!(ahead, Ahead::Piece(..));
+                        tx.send(ahead).is_ok() && parsed
+                    });
+                    let _ = tx.send(if checked.is_ok() { Ahead::Done } else { Ahead::Stop });
+                },
+            );
+            if parser.is_err() {
+                return false;
+            }
+            // The receiver goes with the walk: when the walk stops early, dropping it stops the
+            // parser at its next piece.
+            self.inside_text(key, origin, |w| {
+                for ahead in rx {
+                    match ahead {
+                        Ahead::Piece(program, line) => {
+                            w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
+                            w.program(&program, st);
+                            if w.failed() {
+                                return true;
+                            }
+                        }
+                        Ahead::Stop => return false,
+                        Ahead::Done => return true,
+                    }
+                }
+                false
+            })
+        })
+    }
+
+    /// Parses and walks a piece of text that bash will run.
+    pub(super) fn run_text(&mut self, text: &str, origin: Origin, st: &mut State, nest: Nest) {
+        let Some(key) = self.admit_text(text, origin.base) else { return };
+        let program = match self.parse_cached(text) {
+            Ok(p) => p,
+            Err(mut f) => {
+                f.pos = f.pos.map(|p| origin.map(p)).or(Some(origin.base));
+                self.unparsed(text, key, origin, f, st, nest);
+                return;
+            }
+        };
+        self.inside_text(key, origin, |w| match nest {
+            Nest::Same => w.program(&program, st),
+            Nest::Subshell | Nest::NewShell => {
+                let mut inner = st.clone();
+                w.program(&program, &mut inner);
+            }
+        });
+    }
+
+    /// A text the parser refused. Beyond the fixed bounds, or where bash refuses it too, the
+    /// program is refused (bash would run what comes before the error). Otherwise it is valid
+    /// bash the parser cannot read: nested code (`eval`, `source`, `bash -c`) is code the
+    /// analysis cannot see, where it runs; the program itself is walked in the pieces that do
+    /// parse, and each piece that does not is such code.
+    fn unparsed(&mut self, text: &str, key: u64, origin: Origin, f: Failure, st: &mut State, nest: Nest) {
+        if !parse::within_bounds(text) {
+            self.fail(f);
+            return;
+        }
+        let place = f.pos.unwrap_or(origin.base);
+        if self.nested_texts > 0 {
+            let what = format!("code the analysis cannot read ({})", f.message);
+            let shown = self.expanding.last().cloned().unwrap_or_else(|| text.to_string());
+            // Recorded where the text is (a sourced file's own line).
+            let saved = std::mem::replace(&mut self.origin, origin);
+            match nest {
+                Nest::Same => self.unseen(&shown, &what, place, st),
+                // A subshell or a new shell changes nothing here; a word the parser cut short
+                // may still assign variables around it.
+                Nest::Subshell | Nest::NewShell => self.unseen_expansion(&shown, &what, place, st),
+            }
+            self.origin = saved;
+            return;
+        }
+        let asked = self.ctx.bash.as_deref();
+        let valid = asked.is_some_and(|bash| {
+            crate::analysis::oracle::bash_accepts(bash, &crate::analysis::bytes::encode(text), self.ctx.posix)
+        });
+        if !valid {
+            let mut f = f;
+            if asked.is_some() {
+                f.message.push_str("; bash -n rejects it too");
+            }
+            self.fail(f);
+            return;
+        }
+        let mut pieces: Vec<(usize, usize)> = Vec::new();
+        if parse::cut(text, 1, &mut |from, to| {
+            pieces.push((from, to));
+            true
+        })
+        .is_err()
+        {
+            // The checks refused the whole text at its end (where the cut does not hand over
+            // the last piece): what follows the pieces found is one more.
+            let end = pieces.last().map_or(0, |&(_, to)| to);
+            pieces.push((end, text.len()));
+        }
+        let mut line = 1;
+        self.inside_text(key, origin, |w| {
+            for (from, to) in pieces {
+                let piece = &text[from..to];
+                let base = origin.map(Pos { line, column: 1 });
+                line += piece.bytes().filter(|&b| b == b'\n').count();
+                match parse::program(piece) {
+                    Ok(program) => {
+                        let inner = Origin { base, ..origin };
+                        let saved = std::mem::replace(&mut w.origin, inner);
+                        match nest {
+                            Nest::Same => w.program(&program, st),
+                            Nest::Subshell | Nest::NewShell => w.program(&program, &mut st.clone()),
+                        }
+                        w.origin = saved;
+                    }
+                    Err(e) => {
+                        let at = e.pos.map_or(base, |p| Origin { base, ..origin }.map(p));
+                        let what = format!("code the parser cannot read, which bash accepts ({})", e.message);
+                        w.unseen(piece, &what, at, st);
+                    }
+                }
+                if w.failed() {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// The checks and counts before a text bash will run is parsed and walked (`pos` is
+    /// where it comes from). Returns the key it takes on the stack of texts being walked, or
+    /// `None` when it must not be walked (the reason is recorded).
+    fn admit_text(&mut self, text: &str, pos: Pos) -> Option<u64> {
+        if self.failed() {
+            return None;
+        }
+        if self.shallow && (self.nested_texts >= SHALLOW_TEXTS || parse::nesting(text) > SHALLOW_NESTING) {
+            self.stop_shallow();
+            return None;
+        }
+        if self.nested_texts >= MAX_NESTED_TEXTS {
+            self.fail(Failure {
+                message: format!("code nests more than {MAX_NESTED_TEXTS} texts deep (eval, bash -c, substitutions)"),
+                pos: Some(pos),
+            });
+            return None;
+        }
+        // The same text inside itself (`P='… bash -c "$P"'`): it is being analysed already.
+        let key = hash_text(text);
+        if self.text_stack.contains(&key) {
+            self.unresolved("the same program, run again inside itself", pos);
+            return None;
+        }
+        // Parsing is what this budget bounds: a text parsed before (a loop body, a function
+        // called again) is walked again from the cache, which the step budget bounds.
+        if !self.parse_cache.contains_key(text) {
+            self.parses += 1;
+            self.parsed_bytes += text.len();
+        }
+        if self.parses > MAX_PARSES + self.input_len / 8 || self.parsed_bytes > MAX_PARSED_BYTES + 16 * self.input_len {
+            self.fail(Failure {
+                message: "the program expands into more nested code than the analysis accepts".into(),
+                pos: Some(pos),
+            });
+            return None;
+        }
+        Some(key)
+    }
+
+    /// Runs `walk` inside the text `key` (from [`Self::admit_text`]) that sits at `origin`,
+    /// and restores where the walk was afterwards.
+    fn inside_text<R>(&mut self, key: u64, origin: Origin, walk: impl FnOnce(&mut Self) -> R) -> R {
+        let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let saved_here = self.here;
+        self.nested_texts += 1;
+        self.text_stack.push(key);
+        let result = walk(self);
+        self.nested_texts -= 1;
+        self.text_stack.pop();
+        self.origin = saved_origin;
+        self.here = saved_here;
+        result
+    }
+
+    /// The parse of `text`: loop bodies are walked more than once and a command substitution
+    /// is read for its output too, but each text is parsed once.
+    pub fn parse_cached(&mut self, text: &str) -> Result<std::rc::Rc<ast::Program>, Failure> {
+        if let Some(p) = self.parse_cache.get(text) {
+            return Ok(std::rc::Rc::clone(p));
+        }
+        let p = std::rc::Rc::new(parse::program(text)?);
+        if text.len() <= MAX_CACHED_TEXT {
+            self.parse_cache.insert(text.to_string(), std::rc::Rc::clone(&p));
+        }
+        Ok(p)
+    }
+
+    /// Walks text that appears verbatim at `pos` in the current text.
+    pub fn run_verbatim(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        let origin = Origin { base: pos, verbatim: true, file: self.origin.file };
+        self.run_text(text, origin, st, nest)
+    }
+
+    /// Walks text that was decoded from a word at `pos` (positions inside map to `pos`).
+    pub fn run_decoded(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        let origin = Origin { base: pos, verbatim: false, file: self.origin.file };
+        self.run_text(text, origin, st, nest)
+    }
+
+    /// Walks one possible text of a code string. A text with placeholders for unknown parts
+    /// is only an approximation, so a parse failure in it means "unknown code", not a denial
+    /// (the unknown part is flagged by the caller either way).
+    pub fn run_code_variant(&mut self, code: &str, pos: Pos, st: &mut State, nest: Nest, placeholder: bool) {
+        let clean = self.failure.is_none();
+        self.run_decoded(code, pos, st, nest);
+        if placeholder && clean && self.failure.is_some() {
+            self.failure = None;
+            self.unknown_code(code, "eval", pos, false, st);
+        }
+    }
+}
+
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}

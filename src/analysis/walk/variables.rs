@@ -1,0 +1,292 @@
+//! Variables: the value of one where the program has not assigned it (the environment's, or
+//! unknown for the ones bash sets itself), assignments and what some of them do (the mode
+//! variable, the dynamic loader's variables), exports and the state a new shell starts with,
+//! and the positional parameters.
+
+use std::rc::Rc;
+
+use super::Walker;
+use super::state::{Name, State, Val, field_val};
+use crate::analysis::word::Field;
+use crate::mode::{MODE_VAR, Mode, Perm, Scope};
+use crate::scope::{self, Class};
+
+/// Variables that make the dynamic loader map code into the programs started with them.
+pub const LOADER_VARS: &[&str] =
+    &["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GCONV_PATH", "OPENSSL_MODULES", "OPENSSL_CONF"];
+
+impl Walker<'_> {
+    /// A variable's value where the program has not assigned it: the environment's, or unset.
+    fn default_val(&self, name: &str, st: &State) -> Val {
+        if st.all_unknown || st.havoc_names.as_ref().is_some_and(|h| h.contains(name)) {
+            return Val::unknown();
+        }
+        match name {
+            "PWD" => return self.cwd_val(st),
+            "IFS" => return Val::Known(" \t\n".into()),
+            _ => {}
+        }
+        if is_dynamic_bash_var(name) {
+            return Val::unknown();
+        }
+        match self.ctx.env.get(name) {
+            Some(v) => Val::Known(v.to_string_lossy().into_owned()),
+            None => Val::Unset,
+        }
+    }
+
+    /// A variable's value as far as it is known.
+    pub fn var_val(&self, name: &str, st: &State) -> Val {
+        let name = st.resolve_name(name);
+        match st.vars.get(name.as_ref()) {
+            Some(v) => Val::clone(v),
+            None => self.default_val(&name, st),
+        }
+    }
+
+    /// The value of a variable when it is exactly known (unset variables are known empty).
+    pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
+        self.var_val(name, st).exact()
+    }
+
+    /// Whether a variable is set: `None` when not known.
+    pub fn var_is_set(&self, name: &str, st: &State) -> Option<bool> {
+        match self.var_val(name, st) {
+            Val::Unset => Some(false),
+            Val::Known(_) | Val::Array(_) => Some(true),
+            Val::Choice { .. } => None,
+        }
+    }
+
+    /// Joins another path's state into `st`.
+    pub fn join(&self, st: &mut State, other: &State) {
+        st.join_with(other, &|name, s| self.default_val(name, s));
+    }
+
+    pub fn ifs(&self, st: &State) -> String {
+        self.var_value("IFS", st).unwrap_or_else(|| " \t\n".into())
+    }
+
+    /// Records an assignment the program makes.
+    pub fn assign(&mut self, name: &str, value: Option<String>, st: &mut State) {
+        self.assign_val(name, Val::from_option(value), st);
+    }
+
+    pub fn assign_val(&mut self, name: &str, value: Val, st: &mut State) {
+        let target = st.resolve_name(name).into_owned();
+        if target == MODE_VAR {
+            self.mode_assignment(&value);
+        }
+        if LOADER_VARS.contains(&target.as_str()) {
+            self.loader_assignment(&target, &value, st);
+        }
+        self.assigned.insert(target);
+        st.set_val(name, value);
+    }
+
+    fn assign_unset(&mut self, name: &str, st: &mut State) {
+        if st.resolve_name(name) == MODE_VAR {
+            self.mode_assignment(&Val::Unset);
+        }
+        self.assigned.insert(name.to_string());
+        st.unset_var(name);
+    }
+
+    /// Setting `BASH_AGENT_BASH_MODE` sets what nested invocations allow: it needs every bit it
+    /// grants (so it can narrow, never widen). A value the analysis cannot know may grant all.
+    pub fn mode_assignment(&mut self, value: &Val) {
+        let (values, open) = value.scalars();
+        let mut granted = if open { Mode::ALL } else { Mode::NONE };
+        for v in values {
+            let m = match v.as_str() {
+                "" if matches!(value, Val::Unset) => crate::mode::DEFAULT_MODE,
+                text => Mode::parse(text).unwrap_or(Mode::NONE),
+            };
+            granted = granted.union(m);
+        }
+        let pos = self.here;
+        for (scope, perm) in granted.bits() {
+            self.need(
+                scope,
+                perm,
+                MODE_VAR,
+                "export",
+                &format!("sets {MODE_VAR} for nested invocations, which grants this bit"),
+                pos,
+            );
+        }
+    }
+
+    /// Setting a variable that makes the dynamic loader map code into every program started
+    /// later (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`, and the C library's `GCONV_PATH` and
+    /// OpenSSL's module directory and configuration, which name modules to load): each file or
+    /// directory named needs
+    /// execute in its scope. In scratch that is workspace execute: the kernel layer stops no
+    /// library mapped from there, as it stops no program run by an interpreter. The system's
+    /// own library directories need nothing; a value the analysis cannot know is code it cannot
+    /// see.
+    pub fn loader_assignment(&mut self, var: &str, value: &Val, st: &State) {
+        let (values, open) = value.scalars();
+        let pos = self.here;
+        // Libraries from a place the analysis cannot name: code it cannot see.
+        let unknown = |w: &mut Self, text: &str, reason: &str| {
+            w.unresolved(text, pos);
+            w.need(Scope::Workspace, Perm::Execute, text, var, reason, pos);
+        };
+        if open {
+            unknown(self, var, "loads libraries the analysis cannot name");
+        }
+        // Directory lists: an empty entry is the cwd, as the loader reads it.
+        let dirs = matches!(var, "LD_LIBRARY_PATH" | "GCONV_PATH" | "OPENSSL_MODULES");
+        let separators: &[char] = if dirs { &[':', ';'] } else { &[':', ' '] };
+        for v in values {
+            if v.is_empty() {
+                continue;
+            }
+            for entry in v.split(separators) {
+                let entry = if entry.is_empty() {
+                    if !dirs {
+                        continue;
+                    }
+                    "."
+                } else {
+                    entry
+                };
+                // `$ORIGIN`, `$LIB`, `$PLATFORM`: the loader expands them where the program is.
+                if entry.contains('$') {
+                    unknown(self, entry, "loads libraries from a place the loader computes");
+                    continue;
+                }
+                // A bare name is looked up in the system's library directories.
+                if !dirs && !entry.contains('/') {
+                    continue;
+                }
+                let Some(abs) = self.absolute(entry, st) else {
+                    unknown(self, entry, "loads libraries from a place not known");
+                    continue;
+                };
+                if ["/usr", "/lib", "/lib32", "/lib64", "/libx32"].iter().any(|r| scope::is_within(&abs, r)) {
+                    continue;
+                }
+                let reason = format!("{var} makes later programs load code from here");
+                if self.ctx.layout.classify(&abs, false) == Class::Scratch {
+                    self.need(
+                        Scope::Workspace,
+                        Perm::Execute,
+                        &abs,
+                        var,
+                        &format!("{reason} (scratch: runs only where the workspace may)"),
+                        pos,
+                    );
+                } else {
+                    self.classified(&abs, &[Perm::Execute], var, &reason, pos);
+                }
+            }
+        }
+    }
+
+    /// `declare -n name=target`.
+    pub fn nameref(&mut self, name: &str, target: &str, st: &mut State) {
+        self.assigned.insert(name.to_string());
+        st.set_nameref(name, target);
+    }
+
+    pub fn export(&mut self, name: &str, st: &mut State) {
+        st.exported.insert(name.to_string());
+    }
+
+    /// Whether `name` is passed to child processes: it came with the environment or the
+    /// program exported it. (The analysis never takes the export away again: a child that
+    /// sees a variable it might not have only makes the analysis see more.)
+    fn is_exported(&self, name: &str, st: &State) -> bool {
+        st.exported.contains(name) || self.ctx.env.get(name).is_some()
+    }
+
+    /// The state a new bash process starts with: exported variables only.
+    pub fn new_shell_state(&self, st: &State, arg0: String, args: Vec<Val>, extra: &[(String, Field)]) -> State {
+        let mut inner = st.clone();
+        let hidden: Vec<Name> = inner.vars.keys().filter(|n| !self.is_exported(n, &inner)).cloned().collect();
+        for name in hidden {
+            inner.vars.insert(name, Rc::new(Val::Unset));
+        }
+        inner.namerefs.clear();
+        for (name, value) in extra {
+            inner.vars.insert(Name::from(name.as_str()), Rc::new(field_val(value)));
+            inner.exported.insert(name.clone());
+        }
+        inner.arg0 = arg0;
+        inner.set_positional_vals(Some(args));
+        inner.dirs = Some(Vec::new());
+        inner
+    }
+
+    pub fn set_positional(&mut self, values: Option<Vec<Val>>, st: &mut State) {
+        st.set_positional_vals(values);
+    }
+
+    pub fn shift_positional(&mut self, n: Option<usize>, st: &mut State) {
+        match n {
+            Some(n) if n <= st.positional.len() => {
+                st.positional.drain(..n);
+            }
+            Some(_) if !st.positional_open => {}
+            _ => st.set_positional_vals(None),
+        }
+    }
+
+    pub fn unset(&mut self, name: &str, st: &mut State) {
+        self.assign_unset(name, st);
+    }
+
+    /// The program assigns variables whose names are computed at run time.
+    pub fn assign_dynamic(&mut self, st: &mut State) {
+        self.assigned_dynamic = true;
+        let cwd = st.cwds();
+        let dirs = st.dirs.clone();
+        let positional = st.positional.clone();
+        let open = st.positional_open;
+        st.havoc();
+        st.set_cwds(cwd.map(|c| c.into_iter().collect()));
+        st.dirs = dirs;
+        st.positional = positional;
+        st.positional_open = open;
+    }
+}
+
+/// Variables bash sets itself, whose values the analysis does not know.
+fn is_dynamic_bash_var(name: &str) -> bool {
+    crate::analysis::word::NUMERIC_BASH_VARS.contains(&name)
+        || matches!(
+            name,
+            "GROUPS"
+                | "HOSTNAME"
+                | "HOSTTYPE"
+                | "OSTYPE"
+                | "MACHTYPE"
+                | "BASH"
+                | "BASH_VERSION"
+                | "BASH_VERSINFO"
+                | "PIPESTATUS"
+                | "FUNCNAME"
+                | "BASH_SOURCE"
+                | "BASH_LINENO"
+                | "BASH_COMMAND"
+                | "BASH_REMATCH"
+                | "BASH_ARGV"
+                | "BASH_ARGC"
+                | "REPLY"
+                | "OPTARG"
+                | "COPROC"
+                | "DIRSTACK"
+                | "EPOCHREALTIME"
+                | "_"
+                | "BASH_SUBSHELL"
+                | "HISTCMD"
+                | "COLUMNS"
+                | "LINES"
+                | "MAPFILE"
+                | "OLDPWD"
+                | "BASHOPTS"
+                | "SHELLOPTS"
+        )
+}
