@@ -14,8 +14,9 @@
 //! (nested code and the parse ahead), `scripts.rs` (files bash runs as code), `compound.rs`,
 //! `simple.rs`, `redirects.rs`, `paths.rs` (a word as a path, and what an access needs),
 //! `calls.rs` (running a command), `functions.rs` (functions, aliases, traps), `cwd.rs`,
-//! `finish.rs` (the end of the walk) and `tests.rs`.
+//! `builtins.rs`, `finish.rs` (the end of the walk) and `tests.rs`.
 
+mod builtins;
 mod calls;
 mod compound;
 mod cwd;
@@ -45,6 +46,7 @@ use scripts::strip_shebang;
 use state::Vars;
 use texts::PARSE_AHEAD_FROM;
 
+pub(super) use builtins::builtin;
 pub use scripts::literal_startup;
 pub(super) use state::{MAX_CHOICES, State, Val, field_val};
 pub(super) use variables::LOADER_VARS;
