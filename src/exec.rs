@@ -215,12 +215,6 @@ pub fn on_main_thread() -> bool {
     unsafe { libc::pthread_main_np() != 0 }
 }
 
-/// Whether this is the process's main thread (unknown here: no).
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-pub fn on_main_thread() -> bool {
-    false
-}
-
 /// The main thread's stack limit (`ulimit -s`), in bytes; 0 when it cannot be read.
 pub fn main_stack_bytes() -> usize {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };

@@ -15,7 +15,12 @@ use landlock::{
 use super::error::{Error, Held};
 use super::policy::{Kind, Policy, Rights};
 use super::seccomp::{self, Insn};
-use super::{Enforcement, Feature, Shortfall};
+use crate::mode::Mode;
+
+use super::{
+    Enforcement, Feature, Layout, Lock, Locked, NetworkLayer, Outcome, Shortfall, layer, namespace, plan_here, policy,
+    view, view_here,
+};
 
 /// The Landlock ABI of the running kernel: `Err` with the reason when there is none.
 pub fn landlock_abi() -> Result<i32, String> {
@@ -746,6 +751,154 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), Error> {
         return Err(Error::DropCapabilities(std::io::Error::last_os_error()));
     }
     Ok(())
+}
+
+/// Plans the rules of `lock` for this machine and applies them to this process (see
+/// [`super::lock`]).
+pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
+    let path_var = lock.env.get("PATH");
+    let outer = lock.outer.map(|m| m.mode);
+    let plan = |allowed: Mode| {
+        let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
+        let view =
+            if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
+        (policy, view)
+    };
+    let (mut policy, mut view) = plan(lock.allowed);
+    if lock.network.is_some() {
+        policy.enclose_network();
+    }
+    // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
+    // read-only, so no user namespace could be mapped): the enclosing view holds.
+    fn mounts<'v>(
+        view: &'v view::View,
+        frozen: Option<&'v view::Frozen<'v>>,
+        outer: Option<Mode>,
+    ) -> Option<(&'v view::View, Option<&'v view::Frozen<'v>>)> {
+        if outer.is_none() { Some((view, frozen)) } else { None }
+    }
+    let mut network = NetworkLayer::NotAsked;
+    let first = enforce(
+        &policy,
+        mounts(&view, lock.frozen.as_ref(), outer),
+        lock.network.map(|ports| (ports, lock.join)),
+        lock.degraded_ok,
+        lock.requested,
+        outer,
+        lock.signals,
+    );
+    let (mut outcome, handover, signals) = match first {
+        // Nothing was changed: the command gets no network at all, never every host.
+        Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
+            network = NetworkLayer::Unavailable(why);
+            (policy, view) = plan(lock.allowed.without(Mode::scope(crate::mode::Scope::Network)));
+            enforce(
+                &policy,
+                mounts(&view, lock.frozen.as_ref(), outer),
+                None,
+                lock.degraded_ok,
+                lock.requested,
+                outer,
+                lock.signals,
+            )?
+        }
+        other => other?,
+    };
+    if let Some(h) = handover {
+        network = NetworkLayer::Held(h);
+    } else if lock.join.is_some() && matches!(network, NetworkLayer::NotAsked) {
+        network = NetworkLayer::Joined;
+    }
+    if outer.is_some() {
+        outcome.enforcement.namespaces =
+            Some(view::Entered::Unavailable("an enclosing sandbox-bash's Landlock rules refuse new mounts".into()));
+    }
+    let outer_marked = lock.outer.is_some_and(|m| m.namespaces);
+    let layer = layer(&outcome, &view, outer_marked, lock.require_namespaces)?;
+    let entered = matches!(outcome.enforcement.namespaces, Some(view::Entered::Held { .. }));
+    Ok(Locked {
+        mode: policy.mode,
+        outcome,
+        static_only: layer.static_only,
+        namespaces: layer.marked,
+        view: if entered { Some(view) } else { None },
+        policy: Some(policy),
+        network,
+        signals,
+    })
+}
+
+/// What the kernel offers here against what `policy` needs (see [`super::kernel_facts`]).
+pub(super) fn kernel_facts(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
+    shortfalls(policy)
+}
+
+/// The namespace layer's view for `policy`, and whether it can be had here (see
+/// [`super::namespace_facts`]).
+pub(super) fn namespace_facts(
+    policy: &Policy,
+    layout: &Layout,
+    env: &crate::environ::Environ,
+    keep_env: &[String],
+    nested: bool,
+) -> Option<(view::View, Result<(), String>)> {
+    let view = view_here(policy, layout, env, keep_env);
+    let held = if nested {
+        Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
+    } else {
+        namespace::probe(false)
+    };
+    Some((view, held))
+}
+
+/// Applies `policy` to this process. `requested` is the mode the caller asked for and
+/// `outer` what an enclosing sandbox-bash enforces; they decide what happens at Landlock's
+/// layer limit. Fails closed: anything the kernel cannot enforce is an error unless
+/// `degraded_ok`.
+fn enforce(
+    policy: &Policy,
+    layer: Option<(&view::View, Option<&view::Frozen>)>,
+    network: Option<(&[u16], Option<&std::os::fd::OwnedFd>)>,
+    degraded_ok: bool,
+    requested: Mode,
+    outer: Option<Mode>,
+    signals: bool,
+) -> Result<(Outcome, Option<crate::outside::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
+    use crate::error::Error as RunError;
+    let mut prepared = prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    // The frozen copy of the script hides the file that had the rule, when the rule was on the
+    // file itself (a script among a directory's entries): the copy gets the rights the file has.
+    if let Some((_, Some(frozen))) = layer
+        && let Ok(cwd) = std::env::current_dir()
+    {
+        let script = frozen.path.to_string_lossy();
+        let absolute = crate::scope::normalize(&cwd.to_string_lossy(), &script);
+        let rights = policy.granted(&absolute);
+        if !rights.is_empty() {
+            prepared.add_late(policy::PathRule {
+                path: script.into_owned(),
+                rights,
+                why: policy::Why::Program,
+                follow: true,
+                kind: policy::Kind::File,
+                node: None,
+            });
+        }
+    }
+    let shortfalls = prepared.shortfalls().to_vec();
+    if !shortfalls.is_empty() && !degraded_ok {
+        return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
+    }
+    let (applied, handover, listener) =
+        apply(prepared, layer, network, signals).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    let outcome = match applied {
+        Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
+        Applied::LayerLimit(enforcement) => match outer {
+            Some(outer) if outer.covers(requested) => Outcome { enforcement, shortfalls, layer_limit: true },
+            _ => return Err(RunError::LayerLimit { requested, outer }),
+        },
+    };
+    Ok((outcome, handover, listener))
 }
 
 #[cfg(test)]

@@ -8,7 +8,12 @@
 
 use std::ffi::{CStr, CString};
 
-use super::{Error, Shortfall};
+use std::ffi::OsStr;
+
+use super::policy::{self, Inputs, Policy};
+use super::{
+    Enforcement, Error, Layout, Lock, Locked, Mode, NetworkLayer, Outcome, Shortfall, seatbelt, standard_files, view,
+};
 
 // SAFETY (for the declarations): these are libsystem_sandbox's C functions, part of libSystem
 // on every macOS, with these signatures.
@@ -51,4 +56,104 @@ pub fn apply(profile: &str) -> Result<(), Error> {
         m
     };
     Err(Error::Seatbelt(message))
+}
+
+/// Plans the Seatbelt profile of `lock` and applies it to this process (see [`super::lock`]).
+pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
+    let path_var = lock.env.get("PATH");
+    let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
+    let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer.map(|m| m.mode))?;
+    let network = match lock.network {
+        Some(_) => NetworkLayer::Unavailable("this platform has no network namespaces".into()),
+        None => NetworkLayer::NotAsked,
+    };
+    let mode = match lock.network {
+        Some(_) => lock.allowed.without(Mode::scope(crate::mode::Scope::Network)),
+        None => lock.allowed,
+    };
+    Ok(Locked {
+        mode,
+        outcome,
+        static_only: Vec::new(),
+        namespaces: false,
+        view: None,
+        policy: None,
+        network,
+        signals: None,
+    })
+}
+
+/// What the kernel offers here (see [`super::kernel_facts`]): no Landlock ABI.
+pub(super) fn kernel_facts(_: &Policy) -> (Option<i32>, Vec<Shortfall>) {
+    (None, shortfalls())
+}
+
+/// No namespace layer here (see [`super::namespace_facts`]).
+pub(super) fn namespace_facts(
+    _: &Policy,
+    _: &Layout,
+    _: &crate::environ::Environ,
+    _: &[String],
+    _: bool,
+) -> Option<(view::View, Result<(), String>)> {
+    None
+}
+
+/// The Seatbelt profile for this invocation on macOS (paths resolved, as Seatbelt sees them).
+pub fn macos_profile(
+    mode: Mode,
+    layout: &Layout,
+    real_bash: &std::path::Path,
+    path_var: Option<&OsStr>,
+    extra: policy::Extra,
+) -> String {
+    let bash = real_bash.to_string_lossy().into_owned();
+    let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
+    let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
+    let canonical =
+        |p: &str| std::fs::canonicalize(p).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| p.to_string());
+    let layout = Layout {
+        workspace: canonical(&layout.workspace),
+        home: layout.home.as_deref().map(canonical),
+        tmpdir: layout.tmpdir.as_deref().map(canonical),
+        extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
+        extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
+        toolchains: layout.toolchains.clone(),
+        client_state: layout.client_state.iter().map(|(c, node)| (canonical(c), *node)).collect(),
+        client_files: layout.client_files.clone(),
+        ..layout.clone()
+    };
+    let inputs = Inputs {
+        mode,
+        layout: &layout,
+        path_var: path_var.as_deref(),
+        real_bash: &bash,
+        self_exe: me.as_deref(),
+        standard_files: standard_files(),
+        nested: false,
+        extra,
+    };
+    seatbelt::profile(&inputs)
+}
+
+/// Applies the Seatbelt profile. macOS takes one profile per process: under an enclosing
+/// sandbox-bash, an invocation that asks for no more than the outer one runs under the outer
+/// profile; one that asks for more is refused.
+fn enforce_macos(
+    profile: &str,
+    mode: Mode,
+    requested: Mode,
+    outer: Option<Mode>,
+) -> Result<Outcome, crate::error::Error> {
+    use crate::error::Error as RunError;
+    if already_sandboxed() {
+        return match outer {
+            Some(outer) if outer.covers(requested) => {
+                Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: true })
+            }
+            _ => Err(RunError::Sandbox { mode, why: Error::AlreadySandboxed { requested, outer } }),
+        };
+    }
+    apply(profile).map_err(|why| RunError::Sandbox { mode, why })?;
+    Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
 }

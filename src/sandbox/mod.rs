@@ -53,8 +53,6 @@ pub enum Feature {
     LandlockRight(&'static str),
     /// The seccomp filter.
     Seccomp,
-    /// Every kernel rule: the platform has no backend.
-    Everything,
 }
 
 impl std::fmt::Display for Feature {
@@ -63,7 +61,6 @@ impl std::fmt::Display for Feature {
             Feature::Landlock => f.write_str("filesystem and TCP rules (Landlock)"),
             Feature::LandlockRight(what) => f.write_str(what),
             Feature::Seccomp => f.write_str("the seccomp filter"),
-            Feature::Everything => f.write_str("every kernel rule"),
         }
     }
 }
@@ -629,117 +626,20 @@ impl Locked {
 }
 
 /// The kernel backend of this platform: Landlock and seccomp on Linux, Seatbelt on macOS.
-pub const BACKEND: &str = if cfg!(target_os = "linux") {
-    "landlock+seccomp"
-} else if cfg!(target_os = "macos") {
-    "seatbelt"
-} else {
-    "none"
-};
+pub const BACKEND: &str = if cfg!(target_os = "linux") { "landlock+seccomp" } else { "seatbelt" };
+
+#[cfg(target_os = "linux")]
+use linux as platform;
+#[cfg(target_os = "macos")]
+use macos as platform;
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+compile_error!("sandbox-bash has kernel backends for Linux (Landlock, seccomp) and macOS (Seatbelt) only");
 
 /// Plans the rules of `lock` for this machine and applies them to this process, with this
 /// platform's backend. Fails closed: anything the kernel cannot enforce is an error unless
 /// the user opted in to degraded operation.
 pub fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
-    let path_var = lock.env.get("PATH");
-    #[cfg(target_os = "macos")]
-    {
-        let profile = macos_profile(lock.allowed, lock.layout, lock.real_bash, path_var, lock.extra);
-        let outcome = enforce_macos(&profile, lock.allowed, lock.requested, lock.outer.map(|m| m.mode))?;
-        let network = match lock.network {
-            Some(_) => NetworkLayer::Unavailable("this platform has no network namespaces".into()),
-            None => NetworkLayer::NotAsked,
-        };
-        let mode = match lock.network {
-            Some(_) => lock.allowed.without(Mode::scope(crate::mode::Scope::Network)),
-            None => lock.allowed,
-        };
-        Ok(Locked {
-            mode,
-            outcome,
-            static_only: Vec::new(),
-            namespaces: false,
-            view: None,
-            policy: None,
-            network,
-            signals: None,
-        })
-    }
-    #[cfg(not(target_os = "macos"))]
-    {
-        let outer = lock.outer.map(|m| m.mode);
-        let plan = |allowed: Mode| {
-            let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
-            let view = if outer.is_none() {
-                view_here(&policy, lock.layout, lock.env, lock.keep_env)
-            } else {
-                Default::default()
-            };
-            (policy, view)
-        };
-        let (mut policy, mut view) = plan(lock.allowed);
-        if lock.network.is_some() {
-            policy.enclose_network();
-        }
-        // Inside an enclosing sandbox-bash, Landlock refuses every new mount (and /proc is
-        // read-only, so no user namespace could be mapped): the enclosing view holds.
-        fn mounts<'v>(
-            view: &'v view::View,
-            frozen: Option<&'v view::Frozen<'v>>,
-            outer: Option<Mode>,
-        ) -> Option<(&'v view::View, Option<&'v view::Frozen<'v>>)> {
-            if outer.is_none() { Some((view, frozen)) } else { None }
-        }
-        let mut network = NetworkLayer::NotAsked;
-        let first = enforce(
-            &policy,
-            mounts(&view, lock.frozen.as_ref(), outer),
-            lock.network.map(|ports| (ports, lock.join)),
-            lock.degraded_ok,
-            lock.requested,
-            outer,
-            lock.signals,
-        );
-        let (mut outcome, handover, signals) = match first {
-            // Nothing was changed: the command gets no network at all, never every host.
-            Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
-                network = NetworkLayer::Unavailable(why);
-                (policy, view) = plan(lock.allowed.without(Mode::scope(crate::mode::Scope::Network)));
-                enforce(
-                    &policy,
-                    mounts(&view, lock.frozen.as_ref(), outer),
-                    None,
-                    lock.degraded_ok,
-                    lock.requested,
-                    outer,
-                    lock.signals,
-                )?
-            }
-            other => other?,
-        };
-        if let Some(h) = handover {
-            network = NetworkLayer::Held(h);
-        } else if lock.join.is_some() && matches!(network, NetworkLayer::NotAsked) {
-            network = NetworkLayer::Joined;
-        }
-        if outer.is_some() {
-            outcome.enforcement.namespaces =
-                Some(view::Entered::Unavailable("an enclosing sandbox-bash's Landlock rules refuse new mounts".into()));
-        }
-        let outer_marked = lock.outer.is_some_and(|m| m.namespaces);
-        let layer = layer(&outcome, &view, outer_marked, lock.require_namespaces)?;
-        let entered = matches!(outcome.enforcement.namespaces, Some(view::Entered::Held { .. }));
-        Ok(Locked {
-            mode: policy.mode,
-            outcome,
-            static_only: layer.static_only,
-            namespaces: layer.marked,
-            view: if entered { Some(view) } else { None },
-            policy: Some(policy),
-            network,
-            signals,
-        })
-    }
+    platform::lock(lock)
 }
 
 /// The namespace layer's view for `policy`, and whether the layer can be had here (the reason
@@ -751,100 +651,13 @@ pub fn namespace_facts(
     keep_env: &[String],
     nested: bool,
 ) -> Option<(view::View, Result<(), String>)> {
-    #[cfg(target_os = "linux")]
-    {
-        let view = view_here(policy, layout, env, keep_env);
-        let held = if nested {
-            Err("an enclosing sandbox-bash's Landlock rules refuse new mounts; its own view holds".into())
-        } else {
-            namespace::probe(false)
-        };
-        Some((view, held))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (policy, layout, env, keep_env, nested);
-        None
-    }
+    platform::namespace_facts(policy, layout, env, keep_env, nested)
 }
 
 /// What the kernel offers here against what `policy` needs, for `--sandbox-info`: the Landlock
 /// ABI (Linux), and everything that cannot be enforced.
 pub fn kernel_facts(policy: &Policy) -> (Option<i32>, Vec<Shortfall>) {
-    #[cfg(target_os = "linux")]
-    {
-        linux::shortfalls(policy)
-    }
-    #[cfg(target_os = "macos")]
-    {
-        let _ = policy;
-        (None, macos::shortfalls())
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-    {
-        let _ = policy;
-        (None, vec![no_backend()])
-    }
-}
-
-/// The shortfall of a platform without a backend.
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn no_backend() -> Shortfall {
-    Shortfall {
-        what: Feature::Everything,
-        why: format!("sandbox-bash has no kernel backend for {} yet", std::env::consts::OS),
-    }
-}
-
-/// Applies `policy` to this process. `requested` is the mode the caller asked for and
-/// `outer` what an enclosing sandbox-bash enforces; they decide what happens at Landlock's
-/// layer limit. Fails closed: anything the kernel cannot enforce is an error unless
-/// `degraded_ok`.
-#[cfg(target_os = "linux")]
-fn enforce(
-    policy: &Policy,
-    layer: Option<(&view::View, Option<&view::Frozen>)>,
-    network: Option<(&[u16], Option<&std::os::fd::OwnedFd>)>,
-    degraded_ok: bool,
-    requested: Mode,
-    outer: Option<Mode>,
-    signals: bool,
-) -> Result<(Outcome, Option<crate::outside::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
-    use crate::error::Error as RunError;
-    let mut prepared = linux::prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
-    // The frozen copy of the script hides the file that had the rule, when the rule was on the
-    // file itself (a script among a directory's entries): the copy gets the rights the file has.
-    if let Some((_, Some(frozen))) = layer
-        && let Ok(cwd) = std::env::current_dir()
-    {
-        let script = frozen.path.to_string_lossy();
-        let absolute = crate::scope::normalize(&cwd.to_string_lossy(), &script);
-        let rights = policy.granted(&absolute);
-        if !rights.is_empty() {
-            prepared.add_late(policy::PathRule {
-                path: script.into_owned(),
-                rights,
-                why: policy::Why::Program,
-                follow: true,
-                kind: policy::Kind::File,
-                node: None,
-            });
-        }
-    }
-    let shortfalls = prepared.shortfalls().to_vec();
-    if !shortfalls.is_empty() && !degraded_ok {
-        return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
-    }
-    let (applied, handover, listener) =
-        linux::apply(prepared, layer, network, signals).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
-    let outcome = match applied {
-        linux::Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
-        linux::Applied::LayerLimit(enforcement) => match outer {
-            Some(outer) if outer.covers(requested) => Outcome { enforcement, shortfalls, layer_limit: true },
-            _ => return Err(RunError::LayerLimit { requested, outer }),
-        },
-    };
-    Ok((outcome, handover, listener))
+    platform::kernel_facts(policy)
 }
 
 /// What the namespace layer holds here, once it was tried.
@@ -909,82 +722,6 @@ pub fn layer(
             Ok(Layer { held: false, marked: false, static_only })
         }
     }
-}
-
-/// The Seatbelt profile for this invocation on macOS (paths resolved, as Seatbelt sees them).
-#[cfg(target_os = "macos")]
-pub fn macos_profile(
-    mode: Mode,
-    layout: &Layout,
-    real_bash: &std::path::Path,
-    path_var: Option<&OsStr>,
-    extra: policy::Extra,
-) -> String {
-    let bash = real_bash.to_string_lossy().into_owned();
-    let me = crate::exec::self_exe().map(|p| p.to_string_lossy().into_owned());
-    let path_var = path_var.map(|p| p.to_string_lossy().into_owned());
-    let canonical =
-        |p: &str| std::fs::canonicalize(p).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| p.to_string());
-    let layout = Layout {
-        workspace: canonical(&layout.workspace),
-        home: layout.home.as_deref().map(canonical),
-        tmpdir: layout.tmpdir.as_deref().map(canonical),
-        extra_credentials: layout.extra_credentials.iter().map(|c| canonical(c)).collect(),
-        extra_protected: layout.extra_protected.iter().map(|c| canonical(c)).collect(),
-        toolchains: layout.toolchains.clone(),
-        client_state: layout.client_state.iter().map(|(c, node)| (canonical(c), *node)).collect(),
-        client_files: layout.client_files.clone(),
-        ..layout.clone()
-    };
-    let inputs = Inputs {
-        mode,
-        layout: &layout,
-        path_var: path_var.as_deref(),
-        real_bash: &bash,
-        self_exe: me.as_deref(),
-        standard_files: standard_files(),
-        nested: false,
-        extra,
-    };
-    seatbelt::profile(&inputs)
-}
-
-/// Applies the Seatbelt profile. macOS takes one profile per process: under an enclosing
-/// sandbox-bash, an invocation that asks for no more than the outer one runs under the outer
-/// profile; one that asks for more is refused.
-#[cfg(target_os = "macos")]
-fn enforce_macos(
-    profile: &str,
-    mode: Mode,
-    requested: Mode,
-    outer: Option<Mode>,
-) -> Result<Outcome, crate::error::Error> {
-    use crate::error::Error as RunError;
-    if macos::already_sandboxed() {
-        return match outer {
-            Some(outer) if outer.covers(requested) => {
-                Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: true })
-            }
-            _ => Err(RunError::Sandbox { mode, why: Error::AlreadySandboxed { requested, outer } }),
-        };
-    }
-    macos::apply(profile).map_err(|why| RunError::Sandbox { mode, why })?;
-    Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn enforce(
-    policy: &Policy,
-    _layer: Option<(&view::View, Option<&view::Frozen>)>,
-    degraded_ok: bool,
-    _requested: Mode,
-    _outer: Option<Mode>,
-) -> Result<Outcome, crate::error::Error> {
-    let shortfalls = vec![no_backend()];
-    if !degraded_ok {
-        return Err(crate::error::Error::Unenforceable { mode: policy.mode, shortfalls });
-    }
-    Ok(Outcome { enforcement: Enforcement::default(), shortfalls, layer_limit: false })
 }
 
 #[cfg(test)]
