@@ -81,7 +81,6 @@ struct Held {
     relay: Option<relay::Relay>,
     proxy: Option<OwnedFd>,
     session: Option<session::Session>,
-    signals: Option<signals::Job>,
     command_pid: i32,
 }
 
@@ -90,26 +89,33 @@ struct Held {
 pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
     let pair = || socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC);
     let (control, theirs) = pair().map_err(|e| format!("cannot make the supervisor's channel: {e}"))?;
-    let (mut relay, mut channel, mut proxy, mut proxy_records) = (None, None, None, None);
-    if let Some(a) = jobs.audit {
-        let (r, command_end) = relay::Relay::new(a.log, a.state.as_deref())?;
-        relay = Some(r);
-        channel = Some(command_end);
-        if a.proxy {
-            let (ours, its) = pair().map_err(|e| format!("cannot make the proxy's records channel: {e}"))?;
-            (proxy, proxy_records) = (Some(ours), Some(its));
-        }
-    }
-    let relay_path = relay.as_ref().and_then(|r| r.path().map(str::to_string));
     // Its "ready" comes through a pipe: a message on the audit channel would give the relay's
     // end a name (the kernel names a sender that passes credentials), and the command's end
     // would then look connected to a named server.
     let (ready_r, ready_w) =
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("cannot start the supervisor: {e}"))?;
+    let (mut relay, mut channel, mut proxy, mut proxy_records) = (None, None, None, None);
+    if let Some(a) = jobs.audit {
+        if a.proxy {
+            let (ours, its) = pair().map_err(|e| format!("cannot make the proxy's records channel: {e}"))?;
+            (proxy, proxy_records) = (Some(ours), Some(its));
+        }
+        // The relay's socket is made last: what can fail after it removes it again.
+        let (r, command_end) = relay::Relay::new(a.log, a.state.as_deref())?;
+        relay = Some(r);
+        channel = Some(command_end);
+    }
+    let relay_path = relay.as_ref().and_then(|r| r.path().map(str::to_string));
     let made = relay_path.clone();
+    let unmade = |why: String| {
+        if let Some(p) = &made {
+            let _ = std::fs::remove_file(p);
+        }
+        why
+    };
     let command_pid = std::process::id() as i32;
     let session = jobs.session;
-    let spawned = process::spawn("the supervisor", c"sb-supervisor", move || {
+    process::spawn("the supervisor", c"sb-supervisor", move || {
         let keep: Vec<RawFd> = [theirs.as_raw_fd(), ready_w.as_raw_fd()]
             .into_iter()
             .chain(relay.iter().flat_map(relay::Relay::fds))
@@ -121,21 +127,16 @@ pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
         }
         let _ = nix::unistd::write(&ready_w, b"R");
         drop(ready_w);
-        serve(Held { control: Some(theirs), relay, proxy, session, signals: None, command_pid });
+        serve(Held { control: Some(theirs), relay, proxy, session, command_pid });
         0
-    });
-    if spawned.is_err()
-        && let Some(p) = &made
-    {
-        let _ = std::fs::remove_file(p);
-    }
-    spawned?;
+    })
+    .map_err(unmade)?;
     // Every copy of the write end but the supervisor's is closed (this one with the closure,
     // the forks' with them): end of file without the byte means it is gone.
     let mut ready = [0u8; 1];
     match nix::unistd::read(&ready_r, &mut ready) {
         Ok(1) if ready[0] == b'R' => {}
-        _ => return Err("the supervisor did not start".into()),
+        _ => return Err(unmade("the supervisor did not start".into())),
     }
     Ok(Supervisor { control, channel, relay_path, proxy_records })
 }
@@ -161,11 +162,12 @@ enum Source {
     Control,
     Relay,
     Proxy,
-    Signals,
 }
 
-/// The supervisor's life: serves its jobs until none is left.
+/// The supervisor's life: serves its jobs until none is left. The signals job has a thread of
+/// its own, so that no write to the log (which may wait for the log's lock) holds up a signal.
 fn serve(mut held: Held) {
+    let mut signals: Option<std::thread::JoinHandle<()>> = None;
     loop {
         let mut watched: Vec<(Source, RawFd)> = Vec::new();
         watched.extend(held.control.as_ref().map(|c| (Source::Control, c.as_raw_fd())));
@@ -173,9 +175,8 @@ fn serve(mut held: Held) {
             watched.extend(r.watched().into_iter().map(|fd| (Source::Relay, fd)));
         }
         watched.extend(held.proxy.as_ref().map(|p| (Source::Proxy, p.as_raw_fd())));
-        watched.extend(held.signals.as_ref().map(|s| (Source::Signals, s.fd())));
         if watched.is_empty() {
-            return;
+            break;
         }
         let mut polls: Vec<libc::pollfd> =
             watched.iter().map(|&(_, fd)| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
@@ -186,7 +187,7 @@ fn serve(mut held: Held) {
             if e == nix::errno::Errno::EINTR {
                 continue;
             }
-            return;
+            break;
         }
         let mut relay_ready: Vec<bool> = Vec::new();
         for (&(source, _), p) in watched.iter().zip(&polls) {
@@ -198,8 +199,9 @@ fn serve(mut held: Held) {
                     let control = held.control.take();
                     if let (Some(listener), Some(session)) =
                         (control.as_ref().and_then(receive_handover), held.session.take())
+                        && let Some(job) = signals::Job::new(listener, session)
                     {
-                        held.signals = signals::Job::new(listener, session);
+                        signals = std::thread::Builder::new().name("signals".into()).spawn(move || job.run()).ok();
                     }
                 }
                 Source::Proxy => {
@@ -211,20 +213,21 @@ fn serve(mut held: Held) {
                         held.proxy = None;
                     }
                 }
-                Source::Signals => {
-                    if !held.signals.as_ref().is_some_and(|s| s.serve(p.revents)) {
-                        held.signals = None;
-                    }
-                }
             }
         }
-        if let Some(r) = &mut held.relay
-            && !r.serve(&relay_ready)
-        {
-            held.relay = None;
-            // The log goes with it: what the proxy still sends has nowhere to go.
-            held.proxy = None;
+        if let Some(r) = &mut held.relay {
+            r.serve(&relay_ready);
+            // The log stays while nested levels or the proxy may still send.
+            if !r.open() && held.proxy.is_none() {
+                held.relay = None;
+            }
         }
+    }
+    if let Some(r) = &held.relay {
+        r.remove();
+    }
+    if let Some(thread) = signals {
+        let _ = thread.join();
     }
 }
 

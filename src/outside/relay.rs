@@ -108,6 +108,8 @@ pub(super) struct Relay {
     written: usize,
     /// The proxy's refusals written, on its own channel.
     denials: usize,
+    /// Some end of the channel the command had is still open: nested levels may still send.
+    open: bool,
 }
 
 impl Relay {
@@ -129,6 +131,7 @@ impl Relay {
             refused: 0,
             written: 0,
             denials: 0,
+            open: true,
         };
         Ok((relay, theirs))
     }
@@ -165,8 +168,12 @@ impl Relay {
         }
     }
 
-    /// What to watch: the channel, the listener, every connection.
+    /// What to watch: the channel, the listener, every connection (nothing once the channel
+    /// is closed).
     pub(super) fn watched(&self) -> Vec<RawFd> {
+        if !self.open {
+            return Vec::new();
+        }
         [self.channel.as_raw_fd()]
             .into_iter()
             .chain(self.listener.as_ref().map(|l| l.fd.as_raw_fd()))
@@ -174,12 +181,19 @@ impl Relay {
             .collect()
     }
 
-    /// Serves what is ready among [`Relay::watched`] (`ready` says which, by index); `false`
-    /// when every end of the channel is closed: the job is over.
-    pub(super) fn serve(&mut self, ready: &[bool]) -> bool {
+    /// Serves what is ready among [`Relay::watched`] (`ready` says which, by index). When every
+    /// end of the channel is closed, nested levels are done: the socket goes, the connections
+    /// with it, and the log stays only for the proxy's refusals ([`Relay::proxy_denial`]).
+    pub(super) fn serve(&mut self, ready: &[bool]) {
+        if !self.open {
+            return;
+        }
         if ready.first() == Some(&true) && !self.one(self.channel.as_raw_fd()) {
             self.remove();
-            return false;
+            self.listener = None;
+            self.connections.clear();
+            self.open = false;
+            return;
         }
         let first = if self.listener.is_some() { 2 } else { 1 };
         // Connections that hung up, last first so the indexes stay right.
@@ -191,7 +205,11 @@ impl Relay {
         if self.listener.is_some() && ready.get(1) == Some(&true) {
             self.accept();
         }
-        true
+    }
+
+    /// Whether nested levels may still send.
+    pub(super) fn open(&self) -> bool {
+        self.open
     }
 
     fn accept(&mut self) {
@@ -264,19 +282,39 @@ impl Relay {
     /// at most [`MAX_DENIALS`], in the name of the command's process `command_pid`; `false`
     /// when the proxy is gone.
     pub(super) fn proxy_denial(&mut self, fd: RawFd, command_pid: i32) -> bool {
-        let mut buf = [0u8; 4096];
-        let len = match nix::sys::socket::recv(fd, &mut buf, MsgFlags::MSG_DONTWAIT) {
+        let len = match nix::sys::socket::recv(fd, &mut self.buf, MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_TRUNC) {
             Ok(0) => return false,
             Ok(n) => n,
             Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => return true,
             Err(_) => return false,
         };
-        if let Ok(protocol::Request::Denial(d)) = protocol::Request::decode(&buf[..len])
-            && self.denials < MAX_DENIALS
-        {
-            self.denials += 1;
-            let _ = self.log.network_denial(command_pid, &d);
+        if self.denials >= MAX_DENIALS {
+            return true;
         }
+        // With MSG_TRUNC the length is the message's own: longer than the buffer, it was cut.
+        let denial = match self.buf.get(..len).map(protocol::Request::decode) {
+            Some(Ok(protocol::Request::Denial(d))) => d,
+            Some(Ok(_)) => protocol::Denial {
+                method: String::new(),
+                host: String::new(),
+                port: 0,
+                reason: "the proxy sent something other than a refusal".into(),
+            },
+            Some(Err(e)) => protocol::Denial {
+                method: String::new(),
+                host: String::new(),
+                port: 0,
+                reason: format!("the proxy {e}"),
+            },
+            None => protocol::Denial {
+                method: String::new(),
+                host: String::new(),
+                port: 0,
+                reason: format!("a refusal of {len} bytes, longer than the channel carries"),
+            },
+        };
+        self.denials += 1;
+        let _ = self.log.network_denial(command_pid, &denial);
         true
     }
 }

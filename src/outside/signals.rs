@@ -14,7 +14,7 @@
 //! process), read once; the signal is then sent through a pidfd opened before the check and
 //! found still alive after it, so a pid reused in between cannot be hit.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use super::session::Session;
 
@@ -40,14 +40,27 @@ impl Job {
         Some(Job { listener, session, arch: crate::sandbox::seccomp::native()? })
     }
 
-    /// What the supervisor watches for it.
-    pub(super) fn fd(&self) -> RawFd {
-        self.listener.as_raw_fd()
+    /// Serves the listener until it hangs up: no process is left that could send a signal
+    /// through the filter.
+    pub(super) fn run(&self) {
+        loop {
+            let mut poll = [libc::pollfd { fd: self.listener.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(poll.as_mut_ptr(), 1, -1) } < 0 {
+                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                return;
+            }
+            if !self.serve(poll[0].revents) {
+                return;
+            }
+        }
     }
 
     /// Answers the notification waiting on the listener (`revents` is what `poll` said of it);
     /// `false` once it hung up: the filter has no process left that could send a signal.
-    pub(super) fn serve(&self, revents: libc::c_short) -> bool {
+    fn serve(&self, revents: libc::c_short) -> bool {
         if revents & libc::POLLIN == 0 {
             return false;
         }

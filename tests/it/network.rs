@@ -239,6 +239,40 @@ fn denials_are_recorded_once_per_destination() {
     assert_eq!(net[0]["pid"], records[0]["pid"]);
 }
 
+/// The proxy holds no log: it sends its refusals to the supervisor, which keeps the log for
+/// them after the command closed its audit channel, and takes a refusal of any size (a host of
+/// 300 two-byte characters).
+#[test]
+fn refusals_are_recorded_after_the_audit_channel_is_closed_and_whatever_their_size() {
+    let lab = lab();
+    let three = http_server("127.0.0.3");
+    let log = lab.outside.join("audit.log");
+    let log_s = log.to_str().unwrap();
+    let env = [(ALLOW, "127.0.0.2"), ("SANDBOX_BASH_AUDIT_LOG", log_s)];
+    let long = "\u{e9}".repeat(300);
+    let program = format!(
+        "eval \"exec $SANDBOX_BASH_AUDIT_CHANNEL>&-\"; sleep 0.3; python3 client.py http GET http://127.0.0.3:{three}/; \
+         python3 client.py connect {long}.example:443"
+    );
+    let out = ok(&cmd(&lab, "0467", &env, &program).output().unwrap());
+    assert!(out.contains("403"), "{out}");
+    // The supervisor writes them when they come; give it the moment the proxy takes.
+    let mut net: Vec<serde_json::Value> = Vec::new();
+    for _ in 0..50 {
+        let records: Vec<serde_json::Value> =
+            std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        net = records.into_iter().filter(|r| r["event"] == "network").collect();
+        if net.len() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(net.len(), 2, "{net:#?}");
+    assert_eq!(net[0]["host"], "127.0.0.3");
+    let host = net[1]["host"].as_str().unwrap();
+    assert!(host.starts_with("\u{e9}\u{e9}") && host.len() <= 255, "{host}");
+}
+
 #[test]
 fn the_commands_own_servers_and_forwarded_host_ports_work_as_before() {
     let lab = lab();

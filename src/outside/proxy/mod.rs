@@ -70,7 +70,7 @@ impl Context {
         if seen.len() > MAX_RECORDS {
             return;
         }
-        let host: String = d.host.chars().take(255).collect();
+        let host = cut(&d.host, 255);
         if !seen.insert((host.clone(), d.port)) {
             return;
         }
@@ -78,7 +78,7 @@ impl Context {
         drop(seen);
         if let Some(records) = &self.records {
             // Nothing to tell it to: the command already got its 403 or SOCKS reply.
-            let line: String = d.line().chars().take(1024).collect();
+            let line = cut(&d.line(), 1024);
             let denial = if full {
                 Denial {
                     method: method.into(),
@@ -93,6 +93,16 @@ impl Context {
             let _ = nix::sys::socket::send(records.as_raw_fd(), &message, nix::sys::socket::MsgFlags::empty());
         }
     }
+}
+
+/// `text` cut to at most `bytes` bytes, at a character's boundary: a refusal fits the
+/// supervisor's channel whatever the host's name is made of.
+fn cut(text: &str, bytes: usize) -> String {
+    let mut end = text.len().min(bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_string()
 }
 
 /// The proxy process, forked and waiting for its listeners.
