@@ -8,10 +8,10 @@
 //!   of the user's can read their memory through `/proc` either.
 //! - **Out of reach.** Landlock's scoping keeps every process of the run from signalling or
 //!   tracing them (they are outside its domain).
-//! - **Lifetime.** The supervisor lives exactly as long as its jobs: the audit job until every
-//!   end of the channel the command had is closed, the signals job until the kernel says no
-//!   process is left under the filter, the proxy's records until the proxy is gone (when no
-//!   process is left in the run's network namespace). Whatever the processes do (double forks,
+//! - **Lifetime.** The supervisor lives exactly as long as its jobs: nested levels' records
+//!   until every end of the audit channel the command had is closed, the proxy's refusals until
+//!   the proxy is gone (when no process is left in the run's network namespace), the signals
+//!   job (a thread of its own) until the kernel says no process is left under the filter. Whatever the processes do (double forks,
 //!   new sessions, daemons) holds one of those open, so it cannot outlive the supervisor.
 //! - **Peers.** Who sends is judged by what the kernel says ([`peer`]): its credentials, its
 //!   program, its tracer and its seccomp filters; never by what it writes.
