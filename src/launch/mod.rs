@@ -72,23 +72,15 @@ pub(crate) fn lock_and_exec(
     }
     // What runs outside is started before anything is locked, so that it is outside all of it.
     let mut outside = Outside::start(to_run, nested)?;
-    // The snapshot the program takes: created now, so that the kernel can grant that one file.
-    // What a plain program earns goes to the view with it.
-    let snapshots = create_client_files(layout, &decision.client_files);
     let with_snapshots;
-    let layout = if snapshots.is_empty() && decision.relaxed == plain::Relaxed::default() {
-        layout
-    } else {
-        with_snapshots = Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() };
-        &with_snapshots
+    let layout = match with_program_files(layout, decision) {
+        Some(l) => {
+            with_snapshots = l;
+            &with_snapshots
+        }
+        None => layout,
     };
     // Lock first, then exec: bash and everything it starts inherit the rules.
-    let frozen = match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
-        (Some(identity), Some((path, bytes))) => {
-            Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
-        }
-        _ => None,
-    };
     let mut locked = sandbox::lock(sandbox::Lock {
         allowed,
         requested,
@@ -104,7 +96,7 @@ pub(crate) fn lock_and_exec(
         },
         keep_env: &config.keep_env,
         require_namespaces: config.require_namespaces,
-        frozen,
+        frozen: frozen(decision),
         network: outside.network(),
         join: outside.join(),
         signals: outside.signals(),
@@ -119,49 +111,71 @@ pub(crate) fn lock_and_exec(
     // What the mode does not allow but the program only possibly does rests on the rules now
     // in force: each such access must be held by them, or the program is denied after all.
     if let Some(denial) = unheld_possible(decision, &locked.holding()) {
-        recorder.record(
-            decision,
-            Verdict::Deny,
-            Enforced::Nothing,
-            Some("a possible access the rules in force do not hold"),
-            &locked.static_only,
-        )?;
+        let why = Some("a possible access the rules in force do not hold");
+        recorder.record(decision, Verdict::Deny, Enforced::Nothing, why, &locked.static_only)?;
         return Ok(Outcome::Deny(Box::new(denial), None));
     }
     let sandbox::Locked { mode, outcome, mut static_only, namespaces, network, .. } = locked;
     // The proxy gets its listeners; its port goes to the command.
     outside.serve(network)?;
-    if !outcome.shortfalls.is_empty() {
-        let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
-        let _ = writeln!(
-            std::io::stderr(),
-            "sandbox-bash: warning: running degraded ({}=1): not enforced: {}",
-            sandbox::DEGRADED_VAR,
-            missing.join("; ")
-        );
-    }
+    warn_degraded(&outcome);
     static_only.extend(outside.note().map(StaticOnly::Run));
     static_only.extend(removed_secrets(settings, env).map(StaticOnly::Run));
     recorder.record(decision, Verdict::Allow, enforced(&outcome), None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
-    let marker = Marker {
-        mode,
-        namespaces,
-        network: outside.held_lists(&settings.net),
-        workspace: Some(layout.workspace.clone().into()),
-    };
-    let mut enforced = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
-    enforced.extend_from_slice(marker.value().as_bytes());
-    let enforced = std::ffi::CString::new(enforced).map_err(|_| Error::Exec {
-        path: bash.clone(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
-    })?;
+    let network = outside.held_lists(&settings.net);
+    let marker = Marker { mode, namespaces, network, workspace: Some(layout.workspace.clone().into()) };
+    let marker = marker_variable(&marker, &bash)?;
     let replaced: Vec<&str> = std::iter::once(sandbox::ENFORCED_VAR).chain(outside.replaced(settings)).collect();
     let variables = outside.variables(settings, env)?;
     let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
-    command_env.push(&enforced);
+    command_env.push(&marker);
     command_env.extend(variables.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// The layout with what the program earns: the snapshot file it takes, created now so that
+/// the kernel can grant that one file, and what a plain program lifts (`None`: nothing).
+fn with_program_files(layout: &Layout, decision: &Decision) -> Option<Layout> {
+    let snapshots = create_client_files(layout, &decision.client_files);
+    if snapshots.is_empty() && decision.relaxed == plain::Relaxed::default() {
+        return None;
+    }
+    Some(Layout { client_files: snapshots, relaxed: decision.relaxed.clone(), ..layout.clone() })
+}
+
+/// The script bash reads, as it was analysed: the namespace layer gives bash this copy.
+fn frozen(decision: &Decision) -> Option<sandbox::view::Frozen<'_>> {
+    match (decision.script.as_ref(), decision.script_bytes.as_ref()) {
+        (Some(identity), Some((path, bytes))) => {
+            Some(sandbox::view::Frozen { path, bytes, identity: identity.node(), mode: identity.permissions() })
+        }
+        _ => None,
+    }
+}
+
+/// Running degraded is said every time.
+fn warn_degraded(outcome: &sandbox::Outcome) {
+    if outcome.shortfalls.is_empty() {
+        return;
+    }
+    let missing: Vec<String> = outcome.shortfalls.iter().map(|s| format!("{} ({})", s.what, s.why)).collect();
+    let _ = writeln!(
+        std::io::stderr(),
+        "sandbox-bash: warning: running degraded ({}=1): not enforced: {}",
+        sandbox::DEGRADED_VAR,
+        missing.join("; ")
+    );
+}
+
+/// The marker as the command's environment gets it.
+fn marker_variable(marker: &Marker, bash: &std::path::Path) -> Result<std::ffi::CString, Error> {
+    let mut entry = format!("{}=", sandbox::ENFORCED_VAR).into_bytes();
+    entry.extend_from_slice(marker.value().as_bytes());
+    std::ffi::CString::new(entry).map_err(|_| Error::Exec {
+        path: bash.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the workspace path contains a NUL byte"),
+    })
 }
 
 /// What the record says the kernel enforces.
