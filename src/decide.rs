@@ -145,23 +145,8 @@ pub(crate) fn decide(
         invocation::Startup::Expanded(value) => value,
         invocation::Startup::Literal(path) => analysis::literal_startup(&path),
     });
-    let mut decision = Decision {
-        source: inv.source.kind(),
-        cwd: ctx.cwd.clone(),
-        workspace: ctx.layout.workspace.clone(),
-        allowed,
-        required: Mode::NONE,
-        verdict: Verdict::Allow,
-        analysis: Analysis::default(),
-        note: None,
-        script: None,
-        script_bytes: None,
-        program: String::new(),
-        hosts_refused: Vec::new(),
-        client_files: Vec::new(),
-        relaxed: plain::Relaxed::default(),
-        inherited: Vec::new(),
-    };
+    let mut decision =
+        Decision::nothing(inv.source.kind(), ctx.cwd.clone(), ctx.layout.workspace.clone(), allowed, None);
     let shell_itself = |command: &str| Access {
         scope: mode::Scope::Workspace,
         perm: Perm::Read,
@@ -462,22 +447,9 @@ pub(crate) fn invocation(
             Some(decide(argv0, inv, allowed, layout, env, cwd, bash)?)
         }
     };
-    let mut decision = decision.unwrap_or_else(|| Decision {
-        source: "command",
-        cwd: cwd.clone(),
-        workspace: layout.workspace.clone(),
-        allowed,
-        required: Mode::NONE,
-        verdict: Verdict::Allow,
-        analysis: Analysis::default(),
-        note: Some("bash prints its help, version or a usage error and runs nothing".into()),
-        script: None,
-        script_bytes: None,
-        program: String::new(),
-        hosts_refused: Vec::new(),
-        client_files: Vec::new(),
-        relaxed: plain::Relaxed::default(),
-        inherited: Vec::new(),
+    let mut decision = decision.unwrap_or_else(|| {
+        let note = "bash prints its help, version or a usage error and runs nothing";
+        Decision::nothing("command", cwd.clone(), layout.workspace.clone(), allowed, Some(note.into()))
     });
     if let NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) = &settings.net {
         refuse_hosts(&mut decision, list);

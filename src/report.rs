@@ -186,6 +186,33 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The decision on a program that needs nothing (yet): allowed, with no accesses.
+    pub fn nothing(
+        source: &'static str,
+        cwd: String,
+        workspace: String,
+        allowed: Mode,
+        note: Option<String>,
+    ) -> Decision {
+        Decision {
+            source,
+            cwd,
+            workspace,
+            allowed,
+            required: Mode::NONE,
+            verdict: Verdict::Allow,
+            analysis: crate::analysis::Analysis::default(),
+            note,
+            script: None,
+            script_bytes: None,
+            program: String::new(),
+            hosts_refused: Vec::new(),
+            client_files: Vec::new(),
+            relaxed: crate::plain::Relaxed::default(),
+            inherited: Vec::new(),
+        }
+    }
+
     /// The canonical denial line.
     pub fn blocked_line(&self) -> String {
         format!(
