@@ -5,14 +5,16 @@ use crate::decide::{has_pending, unheld_possible};
 use crate::environ::Environ;
 use crate::error::Error;
 
+#[cfg(target_os = "linux")]
+use crate::launch::linux::{reachable_sockets, session_of};
 use crate::network::{NetPlan, network_refusal};
 use crate::outcome::Outcome;
 use crate::report::{self, Decision, Verdict};
+#[cfg(target_os = "linux")]
+use crate::sandbox::inherited;
 use crate::scope::Layout;
 use crate::settings::{Modes, Settings};
 use crate::{exec, hygiene, sandbox};
-#[cfg(target_os = "linux")]
-use crate::{launch::linux::session_of, sandbox::inherited};
 
 /// `--sandbox-info`: the declaration of what is enforced here and now, as text or JSON.
 pub(crate) fn info(settings: &Settings, env: &Environ, json: bool) -> Result<Outcome, Error> {
@@ -67,11 +69,11 @@ pub(crate) fn explain(
     let mut decision = decision;
     #[cfg(target_os = "linux")]
     {
+        let reachable = reachable_sockets(settings, layout, env);
         decision.inherited = inherited::taken()
             .iter()
             .map(|d| {
-                let what = match inherited::judge(d, allowed, layout, &config.sockets, matches!(net, NetPlan::Proxy(_)))
-                {
+                let what = match inherited::judge(d, allowed, layout, &reachable, matches!(net, NetPlan::Proxy(_))) {
                     inherited::Verdict::Kept => "kept".to_string(),
                     inherited::Verdict::Closed { needs, why } if needs == crate::mode::Mode::NONE => {
                         format!("closed: {why}")

@@ -45,7 +45,9 @@ impl Outside {
     /// level writes, the agent session's signals) and the proxy, whose refusals go to it.
     pub(crate) fn start(to_run: &ToRun<'_>, nested: Option<Nested>) -> Result<Outside, Error> {
         let ToRun { layout, settings, env, .. } = *to_run;
-        close_inherited(settings, layout, env);
+        let state = state_dir(layout, env);
+        let reachable = reachable_sockets(settings, layout, env);
+        inherited::close(settings.modes.allowed, layout, &reachable, matches!(settings.net, NetPlan::Proxy(_)));
         let (own_log, passed_on) = match nested {
             Some(Nested::Relay(log)) => (log, None),
             Some(Nested::PassOn(raw)) => (None, Some(raw)),
@@ -64,7 +66,7 @@ impl Outside {
             relay_path: None,
             session: to_run.session.cloned(),
         };
-        started.start_supervisor(to_run, own_log)?;
+        started.start_supervisor(to_run, own_log, state.clone())?;
         if let Some(s) = started.supervisor.as_mut()
             && writes_log
         {
@@ -83,7 +85,7 @@ impl Outside {
                 .filter(|p| p.starts_with('/'));
         }
         if let NetPlan::Proxy(list) = &settings.net {
-            started.start_proxy(list, settings.modes.allowed, layout, env)?;
+            started.start_proxy(list, settings.modes.allowed, state.as_deref())?;
         }
         Ok(started)
     }
@@ -92,13 +94,17 @@ impl Outside {
     /// agent session whose program may send them. Without it, a session's calls cannot signal
     /// each other's processes (said in the record; the run goes on); a log that cannot be kept
     /// is an error: the user asked for a trail.
-    fn start_supervisor(&mut self, to_run: &ToRun<'_>, own_log: Option<crate::audit::Log>) -> Result<(), Error> {
+    fn start_supervisor(
+        &mut self,
+        to_run: &ToRun<'_>,
+        own_log: Option<crate::audit::Log>,
+        state: Option<String>,
+    ) -> Result<(), Error> {
         let session = self.session.clone().filter(|_| sends_signals(to_run.decision));
         let writes_log = own_log.is_some();
         if !writes_log && session.is_none() {
             return Ok(());
         }
-        let state = state_dir(to_run.layout, to_run.env);
         let proxy = matches!(to_run.settings.net, NetPlan::Proxy(_));
         let signals = session.is_some();
         let audit = own_log.map(|log| outside::Audit { log, state, proxy });
@@ -118,13 +124,7 @@ impl Outside {
 
     /// The proxy for `list`; a later call of an agent session joins the session's namespace
     /// and proxy instead, when they live.
-    fn start_proxy(
-        &mut self,
-        list: &allowlist::Allowlist,
-        allowed: Mode,
-        layout: &Layout,
-        env: &Environ,
-    ) -> Result<(), Error> {
+    fn start_proxy(&mut self, list: &allowlist::Allowlist, allowed: Mode, state: Option<&str>) -> Result<(), Error> {
         let sockets = sandbox::netns::inherited_network_sockets().map_err(Error::Refused)?;
         if !sockets.is_empty() {
             let fds: Vec<String> = sockets.iter().map(i32::to_string).collect();
@@ -136,7 +136,7 @@ impl Outside {
         }
         self.loopback = Some(list.loopback());
         // The sessions' directory was made with the layout (see `sessions_dirs`).
-        let registry = self.session.as_ref().and_then(|s| Some(proxy::registry::path(&state_dir(layout, env)?, &s.id)));
+        let registry = self.session.as_ref().zip(state).map(|(s, state)| proxy::registry::path(state, &s.id));
         self.joined = registry.as_deref().and_then(|p| proxy::registry::join(p).ok());
         if self.joined.is_some() {
             return Ok(());
@@ -269,15 +269,17 @@ fn state_dir(layout: &Layout, env: &Environ) -> Option<String> {
     caches::state_dir(layout.home.as_deref(), &var).and_then(|s| exec::canonicalize(&s).ok())
 }
 
-/// Closes what the caller left open and the mode does not give. A nested level's connection
-/// to the audit relay (made by a level above, at the relay's socket in the state directory,
-/// which no command can write) stays.
-fn close_inherited(settings: &Settings, layout: &Layout, env: &Environ) {
+/// The servers' sockets an inherited descriptor may stay connected to: the configuration's, and
+/// the audit relays' in the state directory (a nested level's connection to the relay, made by a
+/// level above, which no command can write), where it is named and where it really is. The run
+/// closes the others before the lock, and `--sandbox-explain` says so from the same list.
+pub(crate) fn reachable_sockets(settings: &Settings, layout: &Layout, env: &Environ) -> Vec<String> {
     let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
-    let relays = caches::state_dir(layout.home.as_deref(), &var).map(|s| format!("{s}/relays"));
-    let reachable: Vec<String> = settings.config.sockets.iter().cloned().chain(relays).collect();
-    let by_host = matches!(settings.net, NetPlan::Proxy(_));
-    inherited::close(settings.modes.allowed, layout, &reachable, by_host);
+    let named = caches::state_dir(layout.home.as_deref(), &var);
+    let real = named.as_deref().and_then(|s| exec::canonicalize(s).ok());
+    let mut relays: Vec<String> = named.into_iter().chain(real).map(|s| format!("{s}/relays")).collect();
+    relays.dedup();
+    settings.config.sockets.iter().cloned().chain(relays).collect()
 }
 
 /// Programs that send signals to processes they name.
