@@ -17,6 +17,7 @@ pub(crate) mod glob;
 pub mod oracle;
 mod parse;
 pub(crate) mod programs;
+mod rescue;
 mod table;
 mod walk;
 mod word;

@@ -92,8 +92,23 @@ pub fn nesting(text: &str) -> usize {
 
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
-    check_program(text, None)?;
-    parse_checked(text)
+    // A text the parser would read otherwise than bash is read rewritten (see `rescue`).
+    if let Some(rewritten) = super::rescue::needed(text)
+        && check_program(&rewritten, None).is_ok()
+        && let Ok(program) = parse_checked(&rewritten)
+    {
+        return Ok(program);
+    }
+    check_program(text, None).and_then(|()| parse_checked(text)).or_else(|failure| {
+        // Shapes bash reads and the parser (or the checks before it) do not, rewritten (see
+        // `rescue`): the rewritten text passes the same checks before the parser sees it.
+        match super::rescue::rewrite(text) {
+            Some(rewritten) if check_program(&rewritten, None).is_ok() => {
+                parse_checked(&rewritten).map_err(|_| failure)
+            }
+            _ => Err(failure),
+        }
+    })
 }
 
 /// The checks [`program`] makes before the parser may see `text`; with `cuts`, also finds

@@ -189,6 +189,29 @@ pub const NUMERIC_BASH_VARS: &[&str] =
 /// enumerating them and keeps only what is common to all.
 const MAX_BRACE_FIELDS: usize = 256;
 
+/// The code of a word that is a whole process substitution, `<(…)` or `>(…)`.
+fn process_substitution_word(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix("<(").or_else(|| raw.strip_prefix(">("))?.strip_suffix(')')?;
+    // The first parenthesis closes at the end (counted roughly: quotes are not followed).
+    let mut depth = 1usize;
+    for c in inner.bytes() {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(inner)
+}
+
+/// Most variables arithmetic follows into each other's values at once (`a='b+1' b='c+1' …`).
+const MAX_ARITHMETIC_VALUES: usize = 32;
+
 /// Decodes the body of a `$'…'` string.
 pub fn decode_ansi_c(s: &str) -> String {
     let mut out = String::new();
@@ -341,6 +364,13 @@ impl Walker<'_> {
 
     /// Expands a word that is not split (assignment values, redirection targets, `case` words).
     pub fn expand_single(&mut self, raw: &str, pos: Pos, st: &mut State) -> Field {
+        // A process substitution the parser left as a word (`2>&<(…)`, `&> >(…)`, `<<< <(…)`):
+        // bash runs it and the word is a `/dev/fd` path.
+        if let Some(code) = process_substitution_word(raw) {
+            // (In a quiet pass the walk records nothing.)
+            self.run_verbatim(code, offset_pos(pos, raw, 2), st, crate::analysis::programs::Nest::Subshell);
+            return Field::unknown();
+        }
         let parts = self.eval_text(raw, pos, st, false);
         let mut field = Field::default();
         for part in parts {
@@ -678,17 +708,28 @@ impl Walker<'_> {
         if text.contains('[') {
             self.subscript_text(text, pos, st);
         }
-        // A variable whose known value holds code runs that code when evaluated here.
+        // A variable whose known value holds code runs that code when evaluated here. A value
+        // that refers to itself again (`c='$((c))'`) is walked once: bash stops it with an
+        // error, and walking it again shows nothing new.
         for ident in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|s| is_name(s)) {
+            if self.arithmetic_values.iter().any(|v| v == ident) {
+                continue;
+            }
+            if self.arithmetic_values.len() >= MAX_ARITHMETIC_VALUES {
+                self.unseen_expansion(ident, "a variable whose value arithmetic evaluates too deeply", pos, st);
+                continue;
+            }
             if let Some(v) = self.var_value(ident, st)
                 && (v.contains("$(") || v.contains('`') || v.contains('['))
             {
+                self.arithmetic_values.push(ident.to_string());
                 if v.contains('$') || v.contains('`') {
                     self.eval_text(&v, pos, st, true);
                 }
                 if v.contains('[') {
                     self.subscript_text(&v, pos, st);
                 }
+                self.arithmetic_values.pop();
             }
         }
     }

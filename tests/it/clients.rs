@@ -172,6 +172,25 @@ fn a_denial_inside_a_wrapper_names_the_commands_own_text() {
     }
 }
 
+/// A denial quotes the command as it is written: spacing, `2>&1`, and a here-document by its
+/// first line (not the command printed back from the parse).
+#[test]
+fn a_denial_quotes_the_command_as_written() {
+    let h = Home::new();
+    for (program, text) in [
+        ("cat   ~/.ssh/id_rsa  2>&1 >/dev/null", "cat   ~/.ssh/id_rsa  2>&1 >/dev/null"),
+        ("2>/dev/null cat ~/.ssh/id_rsa >&2", "2>/dev/null cat ~/.ssh/id_rsa >&2"),
+        ("cat ~/.ssh/id_rsa - <<\"EOF\" 2>&1\nhello\nEOF", "cat ~/.ssh/id_rsa - <<\"EOF\" 2>&1"),
+        ("f() { cat ~/.ssh/id_rsa 2>&1; }\nf", "cat ~/.ssh/id_rsa 2>&1"),
+    ] {
+        let out = h.run(program);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(126), "{stderr}");
+        let line = stderr.lines().find(|l| l.contains("missing system read")).unwrap_or_else(|| panic!("{stderr}"));
+        assert!(line.contains(&format!(" in `{text}`: reads a file")), "{program:?}: {line}");
+    }
+}
+
 /// Codex's snapshot prints each exported variable with `declare -xp "$name"` in a loop over
 /// `compgen -e`: printing sets nothing, so a read-only audit takes the snapshot.
 #[test]

@@ -33,7 +33,8 @@ impl Walker<'_> {
         self.function_sinks.entry(name.clone()).or_default().push(sink);
         self.function_by_name.insert(name.clone(), self.functions.len());
         let origin = if self.origin.verbatim { self.origin } else { Origin { base: pos, ..self.origin } };
-        self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, sink });
+        let source = self.source.clone();
+        self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, source, sink });
     }
 
     /// A call of a function defined earlier: its body runs here, in this shell, with the
@@ -57,9 +58,9 @@ impl Walker<'_> {
             self.stop_shallow();
             return true;
         }
-        let (body, origin) = {
+        let (body, origin, source) = {
             let f = &self.functions[index];
-            (std::sync::Arc::clone(&f.body), f.origin)
+            (std::sync::Arc::clone(&f.body), f.origin, f.source.clone())
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
         st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
@@ -71,6 +72,7 @@ impl Walker<'_> {
         self.calls_followed += 1;
         self.call_stack.push(name.to_string());
         let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let saved_source = std::mem::replace(&mut self.source, source);
         let stdin = match &body.1 {
             Some(r) => self.redirects(&r.0, "", st, Stdin::Unknown),
             None => Stdin::Unknown,
@@ -85,6 +87,7 @@ impl Walker<'_> {
             }
         }
         self.origin = saved_origin;
+        self.source = saved_source;
         self.call_stack.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;

@@ -93,6 +93,8 @@ struct FunctionDef {
     name: String,
     body: std::sync::Arc<ast::FunctionBody>,
     origin: Origin,
+    /// The text the body was parsed from.
+    source: Option<std::sync::Arc<str>>,
     sink: usize,
 }
 
@@ -101,6 +103,8 @@ pub struct Walker<'c> {
     pub ctx: &'c Context,
     failure: Option<Failure>,
     origin: Origin,
+    /// The text being walked, as parsed (commands are quoted from it).
+    source: Option<std::sync::Arc<str>>,
     nested_texts: usize,
     /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
     /// stops the walk, and the analysis starts again on a big stack.
@@ -117,6 +121,9 @@ pub struct Walker<'c> {
     /// The words whose command substitutions are being walked, innermost last (to show the
     /// whole word where the parser cuts one short).
     pub expanding: Vec<String>,
+    /// The variables whose values arithmetic is evaluating, innermost last (bash evaluates
+    /// a value that is itself an expression, to a bound).
+    pub arithmetic_values: Vec<String>,
     loop_depth: usize,
     sink: usize,
     sinks: Vec<Sink>,
@@ -277,6 +284,7 @@ impl<'c> Walker<'c> {
             ctx,
             failure: None,
             origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None },
+            source: None,
             nested_texts: 0,
             parses: 0,
             parsed_bytes: 0,
@@ -284,6 +292,7 @@ impl<'c> Walker<'c> {
             possible: 0,
             exec_held: false,
             expanding: Vec::new(),
+            arithmetic_values: Vec::new(),
             loop_depth: 0,
             sink: 0,
             sinks: vec![Sink::default()],

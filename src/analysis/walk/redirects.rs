@@ -82,10 +82,11 @@ impl Walker<'_> {
                 }
                 ast::IoRedirect::HereDocument(fd, doc) => {
                     let pos = self.word_pos(&doc.doc);
+                    let body = crate::analysis::rescue::restore(&doc.doc.value);
                     let text = if doc.requires_expansion {
-                        self.eval_heredoc(&doc.doc.value, pos, st)
+                        self.eval_heredoc(&body, pos, st)
                     } else {
-                        Some(doc.doc.value.clone())
+                        Some(body.into_owned())
                     };
                     let text = text.map(|t| if doc.remove_tabs { strip_leading_tabs(&t) } else { t });
                     if fd.is_none_or(|f| f == 0) {

@@ -152,7 +152,7 @@ impl Walker<'_> {
         if accesses.len() <= mark || accesses[mark..].iter().all(|a| a.text.is_some()) {
             return;
         }
-        let text = command_text(c);
+        let text = command_text(c, self.source.as_deref());
         for a in accesses[mark..].iter_mut().filter(|a| a.text.is_none()) {
             a.text = Some(text.clone());
         }
@@ -312,8 +312,8 @@ fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
 }
 
 /// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.
-fn command_text(c: &ast::SimpleCommand) -> Arc<str> {
-    let text = c.to_string();
+fn command_text(c: &ast::SimpleCommand, source: Option<&str>) -> Arc<str> {
+    let text = source.and_then(|s| written(c, s)).unwrap_or_else(|| c.to_string());
     if text.len() <= COMMAND_TEXT_MAX && !text.contains('\n') {
         return text.into();
     }
@@ -322,6 +322,115 @@ fn command_text(c: &ast::SimpleCommand) -> Arc<str> {
         Some((cut, _)) => format!("{}…", &one_line[..cut]).into(),
         None => one_line.into(),
     }
+}
+
+/// A simple command as written in `source`, the text it was parsed from: from its first item
+/// to its last, with the operators of redirections that begin or end it, and only the first
+/// line of a here-document (its delimiter, not its body). `None` where the parser recorded no
+/// positions, or where they do not point at the command's words in `source` (a text the
+/// parser read rewritten, or a body walked where it was not written).
+fn written(c: &ast::SimpleCommand, source: &str) -> Option<String> {
+    use ast::SourceLocation;
+    // Character spans of the items, and whether the first item is a redirection.
+    let mut spans: Vec<(usize, usize, bool)> = Vec::new();
+    let word = |w: &ast::Word| w.loc.as_ref().map(|l| (l.start.index, l.end.index));
+    let mut item = |i: &ast::CommandPrefixOrSuffixItem| {
+        let span = match i {
+            ast::CommandPrefixOrSuffixItem::Word(w) | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                word(w).map(|(a, b)| (a, b, false))
+            }
+            // `<(` is just before the subshell's parenthesis.
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                sub.location().map(|l| (l.start.index.saturating_sub(1), l.end.index, false))
+            }
+            ast::CommandPrefixOrSuffixItem::IoRedirect(r) => match r {
+                ast::IoRedirect::File(
+                    _,
+                    _,
+                    ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w),
+                )
+                | ast::IoRedirect::HereString(_, w)
+                | ast::IoRedirect::OutputAndError(w, _) => word(w).map(|(a, b)| (a, b, true)),
+                ast::IoRedirect::HereDocument(_, doc) => word(&doc.here_end).map(|(a, b)| (a, b, true)),
+                ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::ProcessSubstitution(_, sub)) => {
+                    sub.location().map(|l| (l.start.index.saturating_sub(1), l.end.index, true))
+                }
+                // `>&2`: found by extending the end below.
+                ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::Fd(_)) => None,
+            },
+        };
+        if let Some(span) = span {
+            spans.push(span);
+        }
+    };
+    c.prefix.iter().flat_map(|p| p.0.iter()).for_each(&mut item);
+    let name = c.word_or_name.as_ref()?;
+    c.suffix.iter().flat_map(|p| p.0.iter()).for_each(&mut item);
+    let (name_start, name_end) = word(name)?;
+    spans.push((name_start, name_end, false));
+    // Character indexes to byte offsets (the same in ASCII text; other text is walked once,
+    // and only where it is short).
+    let byte = |index: usize| -> Option<usize> {
+        if source.is_ascii() {
+            (index <= source.len()).then_some(index)
+        } else if source.len() <= 64 * 1024 {
+            source.char_indices().map(|(b, _)| b).chain(std::iter::once(source.len())).nth(index)
+        } else {
+            None
+        }
+    };
+    // The positions must point at the command's name as the parser read it.
+    if source.get(byte(name_start)?..byte(name_end)?)? != name.value {
+        return None;
+    }
+    let &(first, _, redirect_first) = spans.iter().min_by_key(|s| s.0)?;
+    let last = spans.iter().map(|s| s.1).max()?;
+    let b = source.as_bytes();
+    let mut start = byte(first)?;
+    if redirect_first {
+        // Back over the operator and its descriptor number (`2> `, `{fd}<`).
+        let mut j = start;
+        while j > 0 && matches!(b[j - 1], b' ' | b'\t') {
+            j -= 1;
+        }
+        let op = j;
+        while j > 0 && matches!(b[j - 1], b'<' | b'>' | b'&' | b'|') {
+            j -= 1;
+        }
+        if j < op {
+            while j > 0 && (b[j - 1].is_ascii_digit()) {
+                j -= 1;
+            }
+            start = j;
+        }
+    }
+    let mut end = byte(last)?;
+    // On over redirections to descriptors that follow (`2>&1`, `>&-`).
+    loop {
+        let mut j = end;
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        let op = j;
+        while matches!(b.get(j), Some(b'<' | b'>' | b'&')) {
+            j += 1;
+        }
+        if j == op || !b[op..j].contains(&b'&') {
+            break;
+        }
+        let target = j;
+        while b.get(j).is_some_and(|c| c.is_ascii_digit() || *c == b'-') {
+            j += 1;
+        }
+        if j == target {
+            break;
+        }
+        end = j;
+    }
+    source.get(start..end).map(str::to_string)
 }
 
 /// How much of a command's text an explanation repeats.

@@ -27,8 +27,8 @@ const PIECE_BYTES: usize = 8 * 1024;
 
 /// What the parsing thread hands the walk.
 enum Ahead {
-    /// The next piece and the line it starts on.
-    Piece(ast::Program, usize),
+    /// The next piece, the line it starts on, and its text.
+    Piece(ast::Program, usize, std::sync::Arc<str>),
     /// A piece that does not parse, or the checks refused the whole text (they know only at
     /// its end).
     Stop,
@@ -55,7 +55,7 @@ impl Walker<'_> {
                     let checked = parse::cut(text, PIECE_BYTES, &mut |from, to| {
                         let piece = &text[from..to];
                         let ahead = match parse::program(piece) {
-                            Ok(program) => Ahead::Piece(program, line),
+                            Ok(program) => Ahead::Piece(program, line, std::sync::Arc::from(piece)),
                             Err(_) => Ahead::Stop,
                         };
                         line += piece.bytes().filter(|&b| b == b'\n').count();
@@ -73,8 +73,9 @@ impl Walker<'_> {
             self.inside_text(key, origin, |w| {
                 for ahead in rx {
                     match ahead {
-                        Ahead::Piece(program, line) => {
+                        Ahead::Piece(program, line, source) => {
                             w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
+                            w.source = Some(source);
                             w.program(&program, st);
                             if w.failed() {
                                 return true;
@@ -100,11 +101,14 @@ impl Walker<'_> {
                 return;
             }
         };
-        self.inside_text(key, origin, |w| match nest {
-            Nest::Same => w.program(&program, st),
-            Nest::Subshell | Nest::NewShell => {
-                let mut inner = st.clone();
-                w.program(&program, &mut inner);
+        self.inside_text(key, origin, |w| {
+            w.source = Some(std::sync::Arc::from(text));
+            match nest {
+                Nest::Same => w.program(&program, st),
+                Nest::Subshell | Nest::NewShell => {
+                    let mut inner = st.clone();
+                    w.program(&program, &mut inner);
+                }
             }
         });
     }
@@ -168,6 +172,7 @@ impl Walker<'_> {
                     Ok(program) => {
                         let inner = Origin { base, ..origin };
                         let saved = std::mem::replace(&mut w.origin, inner);
+                        w.source = Some(std::sync::Arc::from(piece));
                         match nest {
                             Nest::Same => w.program(&program, st),
                             Nest::Subshell | Nest::NewShell => w.program(&program, &mut st.clone()),
@@ -231,6 +236,7 @@ impl Walker<'_> {
     /// and restores where the walk was afterwards.
     fn inside_text<R>(&mut self, key: u64, origin: Origin, walk: impl FnOnce(&mut Self) -> R) -> R {
         let saved_origin = std::mem::replace(&mut self.origin, origin);
+        let saved_source = self.source.take();
         let saved_here = self.here;
         self.nested_texts += 1;
         self.text_stack.push(key);
@@ -238,6 +244,7 @@ impl Walker<'_> {
         self.nested_texts -= 1;
         self.text_stack.pop();
         self.origin = saved_origin;
+        self.source = saved_source;
         self.here = saved_here;
         result
     }

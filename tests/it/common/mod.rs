@@ -33,6 +33,24 @@ pub mod stack;
 /// A small deterministic generator (xorshift), so generated inputs are the same on every run.
 pub struct Rng(pub u64);
 
+/// A seed for generated tests: `fixed` (so that CI is the same run each time), or
+/// `SANDBOX_BASH_SEED` (decimal or `0x` hex) to repeat another run, or `random` for a new one.
+pub fn seed(fixed: u64) -> u64 {
+    let seed = match std::env::var("SANDBOX_BASH_SEED").as_deref() {
+        Ok("random") => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+        }
+        Ok(s) => match s.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).unwrap_or(fixed),
+            None => s.parse().unwrap_or(fixed),
+        },
+        Err(_) => fixed,
+    };
+    // xorshift never leaves zero.
+    seed.max(1)
+}
+
 impl Rng {
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
