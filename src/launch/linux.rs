@@ -150,7 +150,10 @@ impl Outside {
             (Some((None, raw)), _) => exec::duplicate(*raw).ok(),
             _ => None,
         };
-        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry).map_err(Error::Refused)?);
+        // The command's standard error, where the proxy tells each refusal while the command
+        // lives (none when it is closed).
+        let stderr = exec::duplicate(2).ok();
+        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry, stderr).map_err(Error::Refused)?);
         Ok(())
     }
 

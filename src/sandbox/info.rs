@@ -57,7 +57,51 @@ pub struct Info {
     pub config_files: Vec<String>,
     /// The administrator's ceiling (`max_mode`), if any.
     pub ceiling: Option<String>,
+    /// How refusals while a command runs reach it: each class, and whether it is told.
+    pub refusals: Vec<RefusalView>,
     pub rules: Vec<RuleView>,
+}
+
+/// One class of refusal while a command runs, and how it reaches the command.
+#[derive(Clone, Debug, Serialize)]
+pub struct RefusalView {
+    pub class: &'static str,
+    /// Told to the command (a `sandbox-bash: denied:` line on its stderr), or only seen as the
+    /// program's own error.
+    pub told: bool,
+    pub how: String,
+}
+
+/// The classes of refusal while a command runs, with how each reaches it on this kernel.
+fn refusals(network_list: bool) -> Vec<RefusalView> {
+    let network = if network_list {
+        "a destination the proxy refuses is told on the command's stderr as a `sandbox-bash: denied:` line \
+         naming it, the entry that would allow it and the proxy, in the 403's reason phrase and body, and in \
+         the audit log; the run ends with one line that sums them up (for the call that started the proxy; a \
+         later call of the same session that joins it gets the 403 and the record)"
+    } else {
+        "no allowlist is in force: the mode's network bits alone hold, and a refused socket is the program's own \
+         EACCES or EPERM"
+    };
+    vec![
+        RefusalView { class: "network", told: network_list, how: network.into() },
+        RefusalView {
+            class: "files",
+            told: false,
+            how: "a read, write or run the kernel refuses (Landlock, the read-only view, a mask) reaches the program \
+                  as its own EACCES, EROFS or EPERM; the kernel logs Landlock's refusals only to its audit \
+                  subsystem, which sandbox-bash does not read: what the analysis can know it denies before \
+                  anything runs, with the bit that would allow it"
+                .into(),
+        },
+        RefusalView {
+            class: "signals and system calls",
+            told: false,
+            how: "a signal or call the kernel refuses (Landlock's scoping, the seccomp filter) reaches the program \
+                  as EPERM"
+                .into(),
+        },
+    ]
 }
 
 /// Facts about enforcement that are not in the policy.
@@ -632,6 +676,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         allowed: mode.to_string(),
         areas: vec![filesystem, network, credentials, process, limits],
         removed_environment: facts.removed_environment.clone(),
+        refusals: refusals(matches!(facts.network_list, Some(Ok(_)))),
         config_files: facts.config_files.clone(),
         ceiling: facts.ceiling.map(|m| m.to_string()),
         rules: {
@@ -687,6 +732,11 @@ impl Info {
                     out.push_str(&format!("  {label:<6}  {line}\n"));
                 }
             }
+        }
+        out.push_str("\nrefusals while a command runs:\n");
+        for r in &self.refusals {
+            let label = if r.told { "told" } else { "untold" };
+            out.push_str(&format!("  {label:<6}  {}: {}\n", r.class, r.how));
         }
         out.push_str("\nrules:\n");
         for r in &self.rules {

@@ -1058,3 +1058,47 @@ fn a_deep_state_directory_still_shares_the_sessions_network() {
     assert_eq!(text(&out.stdout), "stopped\n", "{}", text(&out.stderr));
     assert!(wait_gone(pid));
 }
+
+// ----- known effects the layers would refuse halfway ----------------------------------------
+
+/// What the table knows a program does, and the layers would refuse while it runs, is denied
+/// before anything runs, with what would allow it: a push into a repository on this machine
+/// outside the workspace (by path, by `file://` URL, by a remote's name), and `pre-commit
+/// install` writing a hook. The push goes through where the mode allows it.
+#[test]
+fn known_effects_the_layers_would_refuse_are_denied_before_anything_runs() {
+    let lab = lab::Lab::new();
+    let bare = lab.outside.join("shared.git");
+    git(&lab.outside, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    git(&lab.ws, &["init", "-q", "-b", "main"]);
+    git(&lab.ws, &["-c", "user.name=t", "-c", "user.email=t@invalid", "commit", "-q", "--allow-empty", "-m", "one"]);
+    git(&lab.ws, &["remote", "add", "shared", bare.to_str().unwrap()]);
+    let before = std::fs::read_dir(bare.join("refs/heads")).unwrap().count();
+    let b = bare.display();
+    for push in [format!("git push {b} main"), format!("git push file://{b} main"), "git push shared main".into()] {
+        let out = lab.run("0467", &push);
+        denied(&out, &format!("missing external write (0200): git needs it for {b} "));
+        assert!(text(&out.stderr).contains("pushes into a repository on this machine"), "{}", text(&out.stderr));
+        assert_eq!(std::fs::read_dir(bare.join("refs/heads")).unwrap().count(), before, "{push} pushed");
+    }
+    // Positive control: with external write the same push goes through.
+    let out = lab.run("0667", "git push -q shared main");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(bare.join("refs/heads/main").exists());
+    // A push over the network is not a write here.
+    let explain = Command::new(SB)
+        .args(["--sandbox-explain", "-c", "git push https://example.invalid/x.git main"])
+        .current_dir(&lab.ws)
+        .env("BASH_AGENT_BASH_MODE", "0467")
+        .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+        .output()
+        .unwrap();
+    assert_eq!(explain.status.code(), Some(0), "{}", text(&explain.stdout));
+    // pre-commit writes the repository's hooks, which the view keeps read-only.
+    for (program, hook) in [("pre-commit install", "pre-commit"), ("pre-commit install -t pre-push", "pre-push")] {
+        let out = lab.run("0467", program);
+        let hook = lab.ws.join(".git/hooks").join(hook);
+        denied(&out, &format!("missing system write (2000): pre-commit needs it for {}", hook.display()));
+        assert!(!hook.exists());
+    }
+}

@@ -15,6 +15,18 @@ use crate::lab::{self, Lab, kernel_refused, ok, text};
 const SYSTEM: &str = "SANDBOX_BASH_TEST_SYSTEM_CONFIG";
 const ALLOW: &str = "SANDBOX_BASH_NETWORK_ALLOW";
 
+/// Whether sandbox-bash denied the program before it ran (the proxy's refusals while it runs
+/// are told on stderr too, and do not count).
+fn denied_before_running(out: &std::process::Output) -> bool {
+    out.status.code() == Some(126)
+        && text(&out.stderr)
+            .lines()
+            .any(|l| l.starts_with("sandbox-bash: denied:") && !l.ends_with("(held by the network proxy)"))
+}
+
+/// How the proxy's line at the end of a run with refusals starts.
+const PROXY_SUMMARY: &str = "sandbox-bash: the network proxy refused ";
+
 /// An HTTP server of the test's own on `addr` (port chosen by the kernel). It answers
 /// `/redirect?URL` with a redirect to URL and everything else with a line that names its
 /// address, the method, the path and the Host it was sent.
@@ -64,9 +76,11 @@ fn lab() -> Lab {
 /// Runs the client with `args` under `mode` with the environment `env`; its one line.
 fn client(lab: &Lab, mode: &str, env: &[(&str, &str)], args: &str) -> String {
     let out = cmd(lab, mode, env, &format!("python3 client.py {args}")).output().unwrap();
-    // What sandbox-bash itself says goes to stderr; the proxy's refusals come back in band.
+    // What sandbox-bash itself says goes to stderr; the proxy's refusals come back in band,
+    // and are told on stderr too.
     let err = text(&out.stderr);
-    assert!(!err.contains("sandbox-bash: error:") && !err.contains("sandbox-bash: denied:"), "{err}");
+    let own = err.lines().filter(|l| !l.ends_with("(held by the network proxy)") && !l.starts_with(PROXY_SUMMARY));
+    assert!(own.clone().all(|l| !l.contains("sandbox-bash: error:") && !l.contains("sandbox-bash: denied:")), "{err}");
     text(&out.stdout).trim().to_string()
 }
 
@@ -109,7 +123,8 @@ fn only_the_proxy_leads_out_and_it_lets_through_what_the_list_allows() {
     let got = client(&lab, "0467", &list, &format!("http GET http://127.0.0.2:{two}/x"));
     assert!(got.contains(&format!("HELLO FROM 127.0.0.2 GET /x host=127.0.0.2:{two}")), "{got}");
     let got = client(&lab, "0467", &list, &format!("http GET http://127.0.0.3:{three}/x"));
-    assert!(got.starts_with("OK HTTP/1.1 403 Forbidden|"), "{got}");
+    // The reason phrase says why too (clients that show only the status line).
+    assert!(got.starts_with(&format!("OK HTTP/1.1 403 denied: 127.0.0.3:{three}: not in the network")), "{got}");
     let line = format!("sandbox-bash: denied: 127.0.0.3:{three}: not in the network allowlist of {ALLOW}");
     assert!(got.contains(&format!("|{line}")), "the header names it: {got}");
     assert!(got.contains(&format!("\"127.0.0.3:{three}\" (or \"127.0.0.3\") in the allow list")), "{got}");
@@ -118,7 +133,7 @@ fn only_the_proxy_leads_out_and_it_lets_through_what_the_list_allows() {
     let got = client(&lab, "0467", &list, &format!("connect 127.0.0.2:{two}"));
     assert!(got.contains("TUNNEL HTTP/1.1 200 OK") && got.contains("HELLO FROM 127.0.0.2"), "{got}");
     let got = client(&lab, "0467", &list, &format!("connect 127.0.0.3:{three}"));
-    assert!(got.contains("403 Forbidden") && got.contains(&line), "{got}");
+    assert!(got.contains("403 denied: 127.0.0.3") && got.contains(&line), "{got}");
     // SOCKS5 with the name resolved by the proxy: the same.
     let got = client(&lab, "0467", &list, &format!("socks 127.0.0.2 {two}"));
     assert!(got.contains("SOCKS HTTP/1.1 200 OK"), "{got}");
@@ -180,7 +195,7 @@ fn read_only_network_lets_through_what_only_reads() {
     for args in [format!("http POST http://127.0.0.2:{two}/w data"), format!("http GET http://127.0.0.2:{two}/w body")]
     {
         let got = client(&lab, "0447", &list, &args);
-        assert!(got.contains("403 Forbidden") && got.contains("network read only"), "{args}: {got}");
+        assert!(got.contains("HTTP/1.1 403 denied: ") && got.contains("network read only"), "{args}: {got}");
         assert!(!got.contains("HELLO"), "{got}");
         // Positive control: with network write the same request goes through.
         assert!(client(&lab, "0467", &list, &args).contains("HELLO FROM 127.0.0.2"), "{args}");
@@ -212,6 +227,51 @@ fn names_are_resolved_by_the_proxy_pins_hold_and_metadata_is_never_reached() {
     assert!(got.starts_with("OK HTTP/1.1 302 Found|Location: http://meta.test/latest/"), "{got}");
     let out = cmd(&lab, "0467", &env, &format!("curl -sSL http://127.0.0.2:{two}/redirect?{to}")).output().unwrap();
     assert!(text(&out.stdout).contains("sandbox-bash: denied: meta.test:80"), "{}", text(&out.stderr));
+}
+
+/// Each refusal reaches the command's own stderr, whatever the client shows of it (a CONNECT's
+/// 403, a SOCKS reply code), naming the destination, the entry that would allow it and the
+/// proxy that held it; the run ends with one line that sums them up. What the list allows
+/// prints nothing.
+#[test]
+fn refusals_reach_the_commands_stderr_and_the_run_ends_with_a_summary() {
+    let lab = lab();
+    let two = http_server("127.0.0.2");
+    let three = http_server("127.0.0.3");
+    let four = http_server("127.0.0.3");
+    let env = [(ALLOW, "127.0.0.2")];
+    let allowed = format!(
+        "python3 client.py http GET http://127.0.0.2:{two}/; python3 client.py connect 127.0.0.2:{two};          python3 client.py socks 127.0.0.2 {two}"
+    );
+    let out = cmd(&lab, "0467", &env, &allowed).output().unwrap();
+    ok(&out);
+    assert_eq!(text(&out.stderr), "", "nothing refused, nothing said");
+    let refused = format!(
+        "python3 client.py http GET http://127.0.0.3:{three}/; python3 client.py connect 127.0.0.3:{four}; \
+         python3 client.py socks 127.0.0.9 81; python3 client.py http GET http://127.0.0.3:{three}/again"
+    );
+    let out = cmd(&lab, "0467", &env, &refused).output().unwrap();
+    ok(&out);
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    let told: Vec<&&str> = lines.iter().filter(|l| l.ends_with("(held by the network proxy)")).collect();
+    assert_eq!(told.len(), 3, "once per destination: {err}");
+    for (line, dest) in
+        told.iter().zip([format!("127.0.0.3:{three}"), format!("127.0.0.3:{four}"), "127.0.0.9:81".into()])
+    {
+        assert!(
+            line.starts_with(&format!("sandbox-bash: denied: {dest}: not in the network allowlist of {ALLOW}")),
+            "{line}"
+        );
+        assert!(line.contains(&format!("\"{dest}\"")) && line.contains("would allow it"), "{line}");
+    }
+    let last = lines.last().copied().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "{PROXY_SUMMARY}3 destinations in this run: 127.0.0.3:{three}, 127.0.0.3:{four}, 127.0.0.9:81; to allow: "
+        )),
+        "{err}"
+    );
 }
 
 #[test]
@@ -436,7 +496,7 @@ fn nested_invocations_cannot_widen_and_an_unheld_list_means_no_network() {
     .output()
     .unwrap();
     assert!(
-        text(&out.stdout).contains("403 Forbidden") && !text(&out.stdout).contains("HELLO"),
+        text(&out.stdout).contains("HTTP/1.1 403 denied: ") && !text(&out.stdout).contains("HELLO"),
         "{}",
         text(&out.stdout)
     );
@@ -475,6 +535,13 @@ fn info_says_how_the_network_is_held() {
     let held = info(&[(ALLOW, "127.0.0.2")]);
     assert!(held.contains("by host: the command's own network namespace has only loopback"), "{held}");
     assert!(held.contains(ALLOW) && !held.contains("every host"), "{held}");
+    // Which refusals while a command runs are told to it, and which are only its own errors.
+    assert!(
+        held.contains("\n  told    network: a destination the proxy refuses is told on the command's stderr"),
+        "{held}"
+    );
+    assert!(held.contains("\n  untold  files: "), "{held}");
+    assert!(open.contains("\n  untold  network: no allowlist is in force"), "{open}");
     // A wrong entry is an error that names the variable.
     let out = cmd(&lab, "0467", &[(ALLOW, "a b")], "true").output().unwrap();
     assert_eq!(out.status.code(), Some(125));
@@ -517,11 +584,13 @@ fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
     let got = ok(&cmd(&lab, "0467", &env, &format!("curl -s http://127.0.0.2:{two}/ok")).output().unwrap());
     assert!(got.contains("HELLO FROM 127.0.0.2 GET /ok"), "{got}");
     let out = cmd(&lab, "0467", &env, "git ls-remote https://www.allowed.test/r.git").output().unwrap();
-    assert!(!text(&out.stderr).contains("sandbox-bash: denied"), "{}", text(&out.stderr));
+    assert!(!denied_before_running(&out), "{}", text(&out.stderr));
+    // (The name does not resolve here: the proxy refuses it, and says so.)
+    assert!(text(&out.stderr).contains("www.allowed.test:443: the name does not resolve"), "{}", text(&out.stderr));
     // An ssh-style host may be an alias of ssh's own configuration: only a deny entry judges it
     // before it runs (the proxy judges the real name through --sandbox-connect).
     let out = cmd(&lab, "0467", &env, "ssh -o BatchMode=yes deploy@github.com-work true").output().unwrap();
-    assert!(!text(&out.stderr).contains("sandbox-bash: denied"), "{}", text(&out.stderr));
+    assert!(!denied_before_running(&out), "{}", text(&out.stderr));
     let system = system_file(&lab, "[network]\nallow = [\"127.0.0.2\"]\ndeny = [\"evil.test\"]\n");
     let out =
         cmd(&lab, "0467", &[(SYSTEM, system.to_str().unwrap())], "git push git@evil.test:o/r.git").output().unwrap();
@@ -850,7 +919,7 @@ fn the_hosts_own_loopback_is_reached_only_by_address_or_loopback_port() {
     for allow in ["0.0.0.0/0,::/0", "localhost", "127.0.0.0/7"] {
         for target in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("0.0.0.0:{port}")] {
             let got = client(&lab, "0467", &[(ALLOW, allow)], &format!("connect {target}"));
-            assert!(got.contains("403 Forbidden"), "{allow} {target}: {got}");
+            assert!(got.contains("HTTP/1.1 403 denied: "), "{allow} {target}: {got}");
         }
     }
     assert!(heard.lock().unwrap().is_empty());
@@ -863,7 +932,7 @@ fn the_hosts_own_loopback_is_reached_only_by_address_or_loopback_port() {
     assert!(!own.is_loopback() && !own.is_unspecified(), "{own}");
     let (any_port, any_heard) = listening_server("0.0.0.0");
     let got = client(&lab, "0467", &[(ALLOW, "0.0.0.0/0")], &format!("connect {own}:{any_port}"));
-    assert!(got.contains("403 Forbidden") && got.contains("this machine's own"), "{got}");
+    assert!(got.contains("HTTP/1.1 403 denied: ") && got.contains("this machine's own"), "{got}");
     assert!(any_heard.lock().unwrap().is_empty());
     let got = client(&lab, "0467", &[(ALLOW, &own.to_string())], &format!("connect {own}:{any_port}"));
     assert!(got.contains("TUNNEL HELLO"), "named by address it is reached: {got}");

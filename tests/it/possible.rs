@@ -76,6 +76,8 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
             format!("f() {{ \"$@\"; }}; f ./reader.py {c}"),
             // A function only a command whose name is not static calls.
             format!("f() {{ cat {c}; }}; read -r n < name; \"$n\""),
+            // A branch of a `case` on a word the analysis cannot know (config.guess on uname).
+            format!("read -r w < name; case \"$w\" in f) cat {c};; *) echo other;; esac"),
         ] {
             assert_eq!(
                 explain_certainty(&lab, "0467", &program, &canary),
@@ -93,6 +95,9 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
             // Positive control: where the mode allows system read, the same program reads it.
             assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
         }
+        // A `case` on a word the analysis knows: its branch's read is known, and needs its bit.
+        let known = format!("case f in f) cat {c};; esac");
+        assert_eq!(explain_certainty(&lab, "0467", &known, &canary).0, "known", "{known}");
     }
 }
 

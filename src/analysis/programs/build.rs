@@ -110,6 +110,9 @@ pub fn handle(call: &Call) -> Effects {
     }
     let words: Vec<String> = call.args.iter().filter_map(Arg::known).collect();
     let sub = parsed.operands.first().and_then(Arg::known).unwrap_or_default();
+    if base == "pre-commit" && matches!(sub.as_str(), "install" | "uninstall") {
+        git_hooks(call, &mut out);
+    }
     let sub2 = parsed.operands.get(1).and_then(Arg::known).unwrap_or_default();
     let fetch_subs = FETCHES.iter().find(|(tools, _)| tools.contains(&base)).map_or(&[][..], |(_, subs)| *subs);
     let fetches = fetch_subs.contains(&"*")
@@ -176,6 +179,44 @@ pub fn handle(call: &Call) -> Effects {
         }
     }
     out
+}
+
+/// `pre-commit install` writes the hooks of the repository around the working directory
+/// (`pre-commit` by default, each `-t TYPE` otherwise): a protected path, which the namespace
+/// view keeps read-only, so it is named before anything runs.
+fn git_hooks(call: &Call, out: &mut Effects) {
+    let Some(cwd) = call.cwd else {
+        out.unresolved_text("the repository's hooks", call.pos);
+        return;
+    };
+    let mut dir = std::path::Path::new(cwd);
+    let root = loop {
+        if dir.join(".git").exists() {
+            break Some(dir);
+        }
+        match dir.parent() {
+            Some(up) => dir = up,
+            None => break None,
+        }
+    };
+    let Some(root) = root else { return };
+    // (`-t TYPE`, `-tTYPE`, `--hook-type TYPE`, `--hook-type=TYPE`.)
+    let words: Vec<String> = call.args.iter().map(|a| a.known().unwrap_or_default()).collect();
+    let mut types = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let value = match w.as_str() {
+            "-t" | "--hook-type" => words.get(i + 1).cloned(),
+            _ => w.strip_prefix("--hook-type=").or_else(|| w.strip_prefix("-t")).map(str::to_string),
+        };
+        types.extend(value.filter(|v| !v.is_empty() && !v.contains('/')));
+    }
+    if types.is_empty() {
+        types.push("pre-commit".into());
+    }
+    for t in types {
+        let hook = format!("{}/.git/hooks/{t}", root.display());
+        out.path(&literal(&hook, call.pos), &[Perm::Write], "installs a git hook");
+    }
 }
 
 /// Where an installer that serves one interpreter (`pip`) puts packages.

@@ -350,6 +350,27 @@ impl Git<'_> {
         self.repo_path("", perms, reason);
     }
 
+    /// Where `git push DEST` writes when DEST is a repository on this machine: a remote of
+    /// the repository's own configuration whose URL is a path or a `file://` URL, or such a
+    /// path or URL itself. `None` for a remote reached over the network, or one not known.
+    fn local_push_target(&self, dest: &str) -> Option<String> {
+        let url = self
+            .repo_dir()
+            .and_then(|dir| {
+                let git = format!("{}/.git/config", dir.trim_end_matches('/'));
+                std::fs::read_to_string(&git).ok().or_else(|| std::fs::read_to_string(format!("{dir}/config")).ok())
+            })
+            .and_then(|config| remote_url(&config, dest));
+        // A bare name that is no remote here is not read as a path (git would say so).
+        let url = match url {
+            Some(url) => url,
+            None if dest.contains('/') => dest.to_string(),
+            None => return None,
+        };
+        let path = local_repository(&url)?;
+        self.call.absolute(&path)
+    }
+
     /// The absolute directory of the repository, when it is known.
     fn repo_dir(&self) -> Option<String> {
         match &self.repo {
@@ -433,6 +454,19 @@ impl Git<'_> {
                 }
                 if name == "push" {
                     self.need(Scope::Network, Perm::Write, &remote, "sends commits to a remote", pos);
+                    // A repository on this machine is written, and runs its own hooks: where the
+                    // mode may not write it, the push would fail halfway.
+                    let dest = match options().operands.first() {
+                        Some(a) => a.known(),
+                        None => Some("origin".to_string()),
+                    };
+                    if let Some(dir) = dest.and_then(|d| self.local_push_target(&d)) {
+                        self.out.path(
+                            &literal(&dir, pos),
+                            &[Perm::Write],
+                            "pushes into a repository on this machine (and runs its hooks)",
+                        );
+                    }
                 }
                 if name == "bisect" && words.first().is_some_and(|x| x == "run") && args.len() > 1 {
                     self.out.run(args[1..].to_vec());
@@ -925,6 +959,40 @@ fn dry_run(words: &[String]) -> bool {
 
 /// Whether a remote is given as a URL (`https://host/r.git`) or as ssh's `user@host:path`,
 /// not as the name of a configured remote.
+/// The `url` of `[remote "NAME"]` in a git configuration file's text.
+fn remote_url(config: &str, name: &str) -> Option<String> {
+    let header = format!("[remote \"{name}\"]");
+    let mut inside = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == header;
+            continue;
+        }
+        if inside
+            && let Some((key, value)) = line.split_once('=')
+            && key.trim().eq_ignore_ascii_case("url")
+        {
+            return Some(value.trim().trim_matches('"').to_string());
+        }
+    }
+    None
+}
+
+/// The path of a repository URL that is on this machine (a path, `file://`); git reads
+/// `host:path` as ssh and any other `scheme://` as that transport.
+fn local_repository(url: &str) -> Option<String> {
+    if let Some(path) = url.strip_prefix("file://") {
+        return Some(path.to_string());
+    }
+    if url.contains("://") {
+        return None;
+    }
+    match (url.find(':'), url.find('/')) {
+        (Some(colon), slash) if slash.is_none_or(|s| colon < s) => None,
+        _ => Some(url.to_string()),
+    }
+}
+
 fn is_url(word: &str) -> bool {
     word.contains("://") || word.split_once(':').is_some_and(|(h, _)| h.contains('@') && !h.contains('/'))
 }

@@ -85,7 +85,11 @@ impl Walker<'_> {
             }
             ast::CompoundCommand::CaseClause(c) => {
                 let pos = self.word_pos(&c.value);
-                self.expand_single(&c.value.value, pos, st);
+                let subject = self.expand_single(&c.value.value, pos, st);
+                // A word the analysis cannot know (`uname`'s output, an argument) decides which
+                // branch runs: what each branch does is only possible, held by the kernel where
+                // the kernel holds it (config.guess's branches for other systems).
+                let undecided = subject.known().is_none();
                 let before = st.clone();
                 let mut merged = before.clone();
                 for item in &c.cases {
@@ -95,7 +99,11 @@ impl Walker<'_> {
                     }
                     if let Some(body) = &item.cmd {
                         let mut inner = before.clone();
-                        self.compound_list(body, &mut inner);
+                        if undecided {
+                            self.possibly(|w| w.compound_list(body, &mut inner));
+                        } else {
+                            self.compound_list(body, &mut inner);
+                        }
                         self.join(&mut merged, &inner);
                     }
                 }

@@ -362,8 +362,11 @@ fn deny(client: &mut TcpStream, cx: &Context, method: &str, d: &Denied) {
     let line = d.line();
     let header_value = line.strip_prefix("sandbox-bash: ").unwrap_or(&line).replace(['\r', '\n'], " ");
     let body = format!("{line}\n");
+    // The reason phrase carries it too: clients that show only the status line (`curl` on a
+    // refused CONNECT: "CONNECT tunnel failed, response 403") still say why.
+    let reason: String = header_value.chars().filter(|c| c.is_ascii() && !c.is_ascii_control()).take(300).collect();
     let response = format!(
-        "HTTP/1.1 403 Forbidden\r\nsandbox-bash: {header_value}\r\nContent-Type: text/plain; charset=utf-8\r\n\
+        "HTTP/1.1 403 {reason}\r\nsandbox-bash: {header_value}\r\nContent-Type: text/plain; charset=utf-8\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );

@@ -60,6 +60,70 @@ pub struct Context {
     /// enclosing level's audit channel). The proxy holds no log.
     records: Option<OwnedFd>,
     recorded: Mutex<HashSet<(String, u16)>>,
+    /// The command's standard error while its process lives (each refusal is told there too,
+    /// whatever the client shows of a 403), and the refusals to sum up when it ends.
+    told: Mutex<Told>,
+}
+
+/// What the command was told of refusals, and where.
+#[derive(Default)]
+struct Told {
+    stderr: Option<OwnedFd>,
+    /// The first refused destinations, with the entry that would allow each.
+    refused: Vec<(String, u16, String)>,
+    count: usize,
+}
+
+/// Refused destinations named in the summary at the end of a run.
+const SUMMARY_NAMES: usize = 8;
+
+impl Told {
+    fn tell(&mut self, d: &gate::Denied) {
+        self.count += 1;
+        if self.refused.len() < SUMMARY_NAMES {
+            self.refused.push((gate::shown(&d.host), d.port, d.remedy.clone()));
+        }
+        let line = format!("{} (held by the network proxy)\n", one_line(&d.line()));
+        self.write(&line);
+    }
+
+    fn write(&self, text: &str) {
+        if let Some(fd) = &self.stderr {
+            // A blocking write from this connection's thread: a reader that does not read
+            // holds only this connection.
+            let _ = nix::unistd::write(fd, text.as_bytes());
+        }
+    }
+
+    /// The command's process ended: one line naming what was refused and what would allow
+    /// it, then standard error is let go (a reader waiting for its end is not held).
+    fn end(&mut self) {
+        if self.count > 0 {
+            let names: Vec<String> = self.refused.iter().map(|(h, p, _)| format!("{h}:{p}")).collect();
+            let more = if self.count > self.refused.len() {
+                format!(" and {} more", self.count - self.refused.len())
+            } else {
+                String::new()
+            };
+            let mut remedies: Vec<&str> = self.refused.iter().map(|(_, _, r)| r.as_str()).collect();
+            remedies.dedup();
+            let line = format!(
+                "sandbox-bash: the network proxy refused {} destination{} in this run: {}{more}; to allow: {}\n",
+                self.count,
+                if self.count == 1 { "" } else { "s" },
+                names.join(", "),
+                remedies.join("; ")
+            );
+            self.write(&one_line(&line[..line.len() - 1]));
+            self.write("\n");
+        }
+        self.stderr = None;
+    }
+}
+
+/// `text` on one line of printable characters (a host name is the command's to choose).
+fn one_line(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 impl Context {
@@ -76,6 +140,9 @@ impl Context {
         }
         let full = seen.len() > MAX_RECORDS;
         drop(seen);
+        if let Ok(mut told) = self.told.lock() {
+            told.tell(d);
+        }
         if let Some(records) = &self.records {
             // Nothing to tell it to: the command already got its 403 or SOCKS reply.
             let line = cut(&d.line(), 1024);
@@ -121,13 +188,21 @@ pub fn spawn(
     access: Access,
     records: Option<OwnedFd>,
     registry: Option<String>,
+    stderr: Option<OwnedFd>,
 ) -> Result<Spawned, String> {
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
-        let cx =
-            Context { list, access, resolve: &gate::system_resolve, records, recorded: Mutex::new(HashSet::new()) };
+        let told = Mutex::new(Told { stderr, ..Told::default() });
+        let cx = Context {
+            list,
+            access,
+            resolve: &gate::system_resolve,
+            records,
+            recorded: Mutex::new(HashSet::new()),
+            told,
+        };
         serve(theirs, cx, registry)
     })?;
     Ok(Spawned { channel: ours })
@@ -179,7 +254,10 @@ impl Spawned {
 /// exit status.
 fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
     let records = cx.records.as_ref().map(AsRawFd::as_raw_fd);
-    crate::outside::process::detach(&[Some(channel.as_raw_fd()), records].into_iter().flatten().collect::<Vec<_>>());
+    let stderr = cx.told.lock().ok().and_then(|t| t.stderr.as_ref().map(AsRawFd::as_raw_fd));
+    crate::outside::process::detach(
+        &[Some(channel.as_raw_fd()), records, stderr].into_iter().flatten().collect::<Vec<_>>(),
+    );
     let Some((pidfd, netns, listeners)) = receive(&channel) else { return 0 };
     raise_descriptor_limit();
     if nix::sys::socket::send(channel.as_raw_fd(), b"k", nix::sys::socket::MsgFlags::empty()).is_err() {
@@ -210,6 +288,9 @@ fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
             command_gone = true;
             polled[0].events = 0;
             polled[0].fd = -1;
+            if let Ok(mut told) = cx.told.lock() {
+                told.end();
+            }
         }
         if command_gone && !anyone_in(netns_inode) {
             return 0;
