@@ -99,13 +99,258 @@ fn lex(text: &str) -> Option<(String, bool)> {
     if text.chars().any(|c| HIDDEN.iter().any(|&(_, h)| h == c)) {
         return None;
     }
-    let mut l = Lexer { b: text.as_bytes(), i: 0, out: Vec::with_capacity(text.len() + 16), ..Lexer::default() };
+    // Continuations first, wherever they split a token (an operator, a delimiter).
+    let joined = join_continuations(text.as_bytes());
+    let b = joined.as_ref().map_or(text.as_bytes(), |(j, _)| j.as_slice());
+    let mut l = Lexer { b, i: 0, out: Vec::with_capacity(b.len() + 16), ..Lexer::default() };
     l.run();
+    if let Some((_, vital)) = &joined {
+        l.changed = true;
+        l.vital |= vital;
+    }
     if !l.changed {
         return None;
     }
     l.out.extend(std::iter::repeat_n(b'\n', l.owed_newlines));
     String::from_utf8(l.out).ok().map(|out| (out, l.vital))
+}
+
+/// The text with its line continuations removed where bash removes them: everywhere but in
+/// single quotes, `$'…'`, comments and the bodies of here-documents with a quoted delimiter,
+/// also inside an operator (`<\` newline `<<`) or a delimiter. Each newline taken is given
+/// back at the next newline of code, so later lines keep their numbers. With whether one was
+/// in a here-document's operator, delimiter or closing line, which the parser would read
+/// otherwise without complaint. `None` when there is none.
+fn join_continuations(b: &[u8]) -> Option<(Vec<u8>, bool)> {
+    if !b.windows(2).any(|w| w == b"\\\n") {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ctx {
+        /// Code, with the parentheses opened in it (`)` at 0 closes a `$(`), or ended by a
+        /// backquote.
+        Code(usize, bool),
+        Double,
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut stack = vec![Ctx::Code(0, false)];
+    // Pending here-documents of the line: (delimiter, quoted, strip tabs).
+    let mut docs: Vec<(Vec<u8>, bool, bool)> = Vec::new();
+    let mut owed = 0usize;
+    let mut vital = false;
+    let mut joined = false;
+    let mut i = 0;
+    let at_word_start = |out: &[u8]| out.last().is_none_or(|c| b" \t\n;&|(){}<>`".contains(c));
+    // Skips continuations at `i`.
+    let skip = |i: &mut usize, owed: &mut usize, joined: &mut bool| {
+        while b.get(*i) == Some(&b'\\') && b.get(*i + 1) == Some(&b'\n') {
+            *i += 2;
+            *owed += 1;
+            *joined = true;
+        }
+    };
+    while i < b.len() {
+        let ctx = *stack.last().unwrap_or(&Ctx::Code(0, false));
+        let c = b[i];
+        if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            // In an operator or word alike: bash reads on as if it were not there.
+            i += 2;
+            owed += 1;
+            joined = true;
+            continue;
+        }
+        match ctx {
+            Ctx::Double => match c {
+                b'\\' => {
+                    out.extend_from_slice(&b[i..(i + 2).min(b.len())]);
+                    i += 2;
+                    continue;
+                }
+                b'"' => {
+                    stack.pop();
+                }
+                b'`' => stack.push(Ctx::Code(0, true)),
+                b'$' if b.get(i + 1) == Some(&b'(') => {
+                    out.extend_from_slice(b"$(");
+                    i += 2;
+                    stack.push(Ctx::Code(0, false));
+                    continue;
+                }
+                _ => {}
+            },
+            Ctx::Code(depth, backquote) => match c {
+                b'\\' => {
+                    out.extend_from_slice(&b[i..(i + 2).min(b.len())]);
+                    i += 2;
+                    continue;
+                }
+                b'\'' => {
+                    let ansi = out.last() == Some(&b'$');
+                    let mut j = i + 1;
+                    while j < b.len() && b[j] != b'\'' {
+                        j += if ansi && b[j] == b'\\' { 2 } else { 1 };
+                    }
+                    let end = (j + 1).min(b.len());
+                    out.extend_from_slice(&b[i..end]);
+                    i = end;
+                    continue;
+                }
+                b'#' if at_word_start(&out) => {
+                    let end = b[i..].iter().position(|&x| x == b'\n').map_or(b.len(), |p| p + i);
+                    out.extend_from_slice(&b[i..end]);
+                    i = end;
+                    continue;
+                }
+                b'"' => stack.push(Ctx::Double),
+                b'`' if backquote => {
+                    stack.pop();
+                }
+                b'`' => stack.push(Ctx::Code(0, true)),
+                b'(' => {
+                    if out.last() == Some(&b'$') || out.last().is_some_and(|x| matches!(x, b'<' | b'>')) {
+                        stack.push(Ctx::Code(0, false));
+                    } else if let Some(Ctx::Code(d, _)) = stack.last_mut() {
+                        *d += 1;
+                    }
+                }
+                b')' if depth == 0 && stack.len() > 1 => {
+                    stack.pop();
+                }
+                b')' => {
+                    if let Some(Ctx::Code(d, _)) = stack.last_mut() {
+                        *d = d.saturating_sub(1);
+                    }
+                }
+                b'<' if out.last() == Some(&b'<') && !out.ends_with(b"<<") => {
+                    // `<<` (also split by continuations), not `<<<`: a here-document.
+                    out.push(c);
+                    i += 1;
+                    let before = owed;
+                    skip(&mut i, &mut owed, &mut joined);
+                    if b.get(i) == Some(&b'<') {
+                        vital |= owed > before;
+                        continue;
+                    }
+                    if b.get(i) == Some(&b'-') {
+                        out.push(b'-');
+                        i += 1;
+                    }
+                    let strip = out.ends_with(b"-");
+                    loop {
+                        skip(&mut i, &mut owed, &mut joined);
+                        match b.get(i) {
+                            Some(&x @ (b' ' | b'\t')) => {
+                                out.push(x);
+                                i += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    // The delimiter, continuations removed but in single quotes.
+                    let mut delim = Vec::new();
+                    let mut quoted = false;
+                    while let Some(&x) = b.get(i) {
+                        if x == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                            skip(&mut i, &mut owed, &mut joined);
+                            continue;
+                        }
+                        if matches!(x, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')') {
+                            break;
+                        }
+                        match x {
+                            b'\'' => {
+                                quoted = true;
+                                let end = b[i + 1..].iter().position(|&y| y == b'\'').map_or(b.len(), |p| p + i + 1);
+                                delim.extend_from_slice(&b[i + 1..end]);
+                                out.extend_from_slice(&b[i..(end + 1).min(b.len())]);
+                                i = end + 1;
+                            }
+                            b'"' => {
+                                quoted = true;
+                                out.push(x);
+                                i += 1;
+                                while let Some(&y) = b.get(i) {
+                                    if y == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                                        skip(&mut i, &mut owed, &mut joined);
+                                        continue;
+                                    }
+                                    out.push(y);
+                                    i += 1;
+                                    if y == b'"' {
+                                        break;
+                                    }
+                                    delim.push(y);
+                                }
+                            }
+                            b'\\' => {
+                                quoted = true;
+                                out.extend_from_slice(&b[i..(i + 2).min(b.len())]);
+                                if let Some(&y) = b.get(i + 1) {
+                                    delim.push(y);
+                                }
+                                i += 2;
+                            }
+                            _ => {
+                                out.push(x);
+                                delim.push(x);
+                                i += 1;
+                            }
+                        }
+                    }
+                    vital |= owed > before;
+                    docs.push((delim, quoted, strip));
+                    continue;
+                }
+                b'\n' => {
+                    out.push(c);
+                    i += 1;
+                    // The bodies of the line's here-documents.
+                    for (delim, quoted, strip) in std::mem::take(&mut docs) {
+                        while i < b.len() {
+                            let mut line = Vec::new();
+                            let mut taken = 0;
+                            loop {
+                                let end = b[i..].iter().position(|&x| x == b'\n').map_or(b.len(), |p| p + i);
+                                let part = &b[i..end];
+                                let odd = part.iter().rev().take_while(|&&x| x == b'\\').count() % 2 == 1;
+                                i = end;
+                                if !quoted && odd && end < b.len() {
+                                    line.extend_from_slice(&part[..part.len() - 1]);
+                                    i += 1;
+                                    taken += 1;
+                                    continue;
+                                }
+                                line.extend_from_slice(part);
+                                break;
+                            }
+                            owed += taken;
+                            joined |= taken > 0;
+                            let tabs = if strip { line.iter().take_while(|&&x| x == b'\t').count() } else { 0 };
+                            out.extend_from_slice(&line);
+                            if i < b.len() {
+                                out.push(b'\n');
+                                i += 1;
+                            }
+                            if line[tabs..] == delim[..] {
+                                vital |= taken > 0;
+                                break;
+                            }
+                        }
+                    }
+                    if stack.len() == 1 && owed > 0 {
+                        out.extend(std::iter::repeat_n(b'\n', owed));
+                        owed = 0;
+                    }
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        out.push(c);
+        i += 1;
+    }
+    out.extend(std::iter::repeat_n(b'\n', owed));
+    joined.then_some((out, vital))
 }
 
 #[derive(Default)]
@@ -908,6 +1153,20 @@ mod tests {
         assert_eq!(r("cat <<E\n$(case k in k) id;; esac)\nE"), "cat <<E\n$(case k in (k) id;; esac)\nE");
         assert_eq!(r("echo `case k in k) id;; e\\\nsac`"), "echo `case k in (k) id;; esac;`\n");
         assert_eq!(r("x=$(case k in k) id;;\\\n esac)"), "x=$(case k in (k) id;; esac;)\n");
+    }
+
+    #[test]
+    fn continuations_inside_operators_and_delimiters_are_joined_first() {
+        assert_eq!(r("cat <\\\n<< $(id)"), "cat <<< $(id)\n");
+        assert_eq!(r(": &> <\\\n(id)"), ": >  <(id)\n");
+        assert_eq!(needed("sh <<E\\\nOF\nid\nEOF\nls").as_deref(), Some("sh <<EOF\nid\nEOF\n\nls"));
+        assert_eq!(
+            r("cat <<\"$(stu\\\nb)\" >/dev/null\nx\n$(stub)\nls"),
+            "cat <<\"XXXXXXX\" >/dev/null\nx\nXXXXXXX\n\nls"
+        );
+        // Not in single quotes, nor in a quoted body.
+        assert_eq!(r("echo 'a\\\nb' $\\\n(id)"), "echo 'a\\\nb' $(id)\n");
+        assert_eq!(r("cat <<'E'\na\\\nE\nE\necho $\\\n(id)"), "cat <<'E'\na\\\nE\nE\necho $(id)\n");
     }
 
     #[test]
