@@ -74,6 +74,9 @@ struct Told {
     count: usize,
 }
 
+/// The most bytes a line to standard error has: what a pipe takes in one atomic write.
+const PIPE_ATOMIC: usize = 4096;
+
 /// Refused destinations named in the summary at the end of a run.
 const SUMMARY_NAMES: usize = 8;
 
@@ -83,15 +86,23 @@ impl Told {
         if self.refused.len() < SUMMARY_NAMES {
             self.refused.push((gate::shown(&d.host), d.port, d.remedy.clone()));
         }
-        let line = format!("{} (held by the network proxy)\n", one_line(&d.line()));
-        self.write(&line);
+        self.write(&fit(&format!("{} (held by the network proxy)", d.line())));
     }
 
+    /// Writes `text` if standard error takes it within a tenth of a second: a reader that does
+    /// not read (a full pipe) loses the line rather than holding the proxy. A line fits a
+    /// pipe's atomic write, so a pipe that says it has room takes it whole without blocking.
     fn write(&self, text: &str) {
-        if let Some(fd) = &self.stderr {
-            // A blocking write from this connection's thread: a reader that does not read
-            // holds only this connection.
-            let _ = nix::unistd::write(fd, text.as_bytes());
+        let Some(fd) = &self.stderr else { return };
+        let mut end = text.len().min(PIPE_ATOMIC);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLOUT, revents: 0 };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut p, 1, 100) };
+        if ready == 1 && p.revents & libc::POLLOUT != 0 {
+            let _ = nix::unistd::write(fd, &text.as_bytes()[..end]);
         }
     }
 
@@ -114,11 +125,25 @@ impl Told {
                 names.join(", "),
                 remedies.join("; ")
             );
-            self.write(&one_line(&line[..line.len() - 1]));
-            self.write("\n");
+            self.write(&fit(&line[..line.len() - 1]));
         }
         self.stderr = None;
     }
+}
+
+/// `text` as one line of printable characters with its newline, cut to fit one atomic write.
+fn fit(text: &str) -> String {
+    let mut line = one_line(text);
+    if line.len() > PIPE_ATOMIC - 1 {
+        let mut end = PIPE_ATOMIC - 5;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        line.truncate(end);
+        line.push('…');
+    }
+    line.push('\n');
+    line
 }
 
 /// `text` on one line of printable characters (a host name is the command's to choose).
