@@ -1,24 +1,30 @@
-//! Text bash reads that the parser rejects, rewritten into text the parser reads the same way.
+//! Text bash reads that the parser rejects, or reads otherwise than bash, rewritten into text
+//! the parser reads as bash does.
 //!
 //! The parser trips on a few lexical shapes bash accepts: a line continuation inside a token
-//! (`$\` newline `(whoami)`, `2>\` newline `&1`), a process substitution that is itself the
-//! command (`$(<(whoami))`), a here-document whose delimiter holds a substitution
-//! (`cat <<$(x)`, which bash reads as plain text), and a here-document inside `$( … )` whose
-//! body holds a parenthesis or a quote (the parser looks for the closing `)` without knowing
-//! here-documents). Code in any of them would otherwise be code the analysis cannot see.
+//! (`$\` newline `(whoami)`, `<\` newline `<<`), a process substitution that is itself the
+//! command (`$(<(whoami))`) or the target of `>&`, `&>` or `<<<`, a here-document whose
+//! delimiter holds a substitution (`cat <<$(x)`, plain text to bash) or that runs to the end of
+//! the text, a here-document inside `$( … )` whose body holds a parenthesis or a quote (the
+//! parser looks for the closing `)` without knowing here-documents), a `case` pattern without
+//! its `(` inside a substitution, `select`, and subshells it takes for arithmetic (`( (a) )`,
+//! `$(( a ) | b)`). Code in any of them would otherwise be hidden or unreadable.
 //!
-//! [`rewrite`] is tried only after the parser rejected a text. It changes nothing bash would
-//! run:
-//! - a continuation is removed where bash removes it (not in single quotes, `$'…'`, comments
-//!   or the body of a here-document), and the newline it took is put back after the next line
-//!   of code, so that later lines keep their numbers;
+//! [`rewrite`] is used after the parser rejected a text, and [`needed`] before parsing a text
+//! the parser would accept and read wrongly. Neither changes what bash would run:
+//! - continuations are removed first wherever bash removes them (not in single quotes, `$'…'`,
+//!   comments or the body of a here-document with a quoted delimiter), and each newline taken
+//!   is given back after the next line of code, so that later lines keep their numbers;
 //! - a process substitution in command position gets `: ` before it (bash would run the pipe
-//!   it names, which is never executable);
-//! - a delimiter with `$` or a backquote, and the line that ends its body, become `X`s of the
-//!   same length (bash reads the delimiter as text, so only the match matters);
+//!   it names, which is never executable); as a redirection's target, a plain `<` or `>`;
+//! - a delimiter with `$` or a backquote, and the line that ends its body, become `X`s (bash
+//!   reads the delimiter as text, so only the match matters); a body that runs to the end gets
+//!   its closing line;
 //! - in a here-document inside a substitution, the parentheses and quotes of its text (not
 //!   those of code in it) become private-use characters that [`restore`] turns back when
-//!   the body is read.
+//!   the body is read;
+//! - a `case` pattern gets its `(`, `esac` a `;` before a closing parenthesis, `select` the
+//!   spelling of `for`, and a subshell first in a subshell or substitution a `:;` or a space.
 
 use std::borrow::Cow;
 
