@@ -368,12 +368,12 @@ fn written(c: &ast::SimpleCommand, source: &str) -> Option<String> {
     c.suffix.iter().flat_map(|p| p.0.iter()).for_each(&mut item);
     let (name_start, name_end) = word(name)?;
     spans.push((name_start, name_end, false));
-    // Character indexes to byte offsets (the same in ASCII text; other text is walked once,
-    // and only where it is short).
+    // Character indexes to byte offsets (the same in ASCII text; other text is walked for
+    // each, so only where it is short: a longer one is quoted as the parser prints it).
     let byte = |index: usize| -> Option<usize> {
         if source.is_ascii() {
             (index <= source.len()).then_some(index)
-        } else if source.len() <= 64 * 1024 {
+        } else if source.len() <= 8 * 1024 {
             source.char_indices().map(|(b, _)| b).chain(std::iter::once(source.len())).nth(index)
         } else {
             None
