@@ -357,6 +357,18 @@ pub(crate) fn network_denial_record(
     encode(&Event::new(pid, uid, "network", "deny", d))
 }
 
+/// The record of one call the rules refused that the supervisor saw (`event` is `file` or
+/// `signal`), as one JSON line; `pid` is the command's process.
+#[cfg(target_os = "linux")]
+pub(crate) fn refusal_record(
+    pid: i32,
+    uid: u32,
+    event: &'static str,
+    detail: &impl Serialize,
+) -> Result<Vec<u8>, String> {
+    encode(&Event::new(pid, uid, event, "deny", detail))
+}
+
 /// A record as one JSON line, without its newline.
 fn encode(record: &impl Serialize) -> Result<Vec<u8>, String> {
     serde_json::to_vec(record).map_err(|e| format!("cannot encode the audit record: {e}"))

@@ -122,6 +122,7 @@ fn declaration(
         requested,
         outer,
         caller_is_root,
+        seccomp_listener: sandbox::seccomp_listener(),
         removed_environment: hygiene::removed_names(env, &config.keep_env),
         config_files: config.files.clone(),
         ceiling: config.max_mode,

@@ -21,7 +21,7 @@ use crate::{allowlist, caches, exec, outside, sandbox};
 /// What runs outside for this run, started.
 pub(crate) struct Outside {
     supervisor: Option<outside::Supervisor>,
-    /// The supervisor serves the agent session's signals.
+    /// The supervisor serves the agent session's signals, and watches the run's refusals.
     signals: bool,
     /// Why the session's calls cannot signal each other's processes (no supervisor could be had).
     missing: Option<String>,
@@ -100,15 +100,20 @@ impl Outside {
         own_log: Option<crate::audit::Log>,
         state: Option<String>,
     ) -> Result<(), Error> {
-        let session = self.session.clone().filter(|_| sends_signals(to_run.decision));
+        // The outermost level watches a program that may send signals or run code the analysis
+        // cannot see: what the rules refuse it is told on its stderr.
+        let watched = !to_run.settings.nested() && sends_signals(to_run.decision);
+        let session = self.session.clone().filter(|_| watched);
         let writes_log = own_log.is_some();
-        if !writes_log && session.is_none() {
+        if !writes_log && !watched {
             return Ok(());
         }
         let proxy = matches!(to_run.settings.net, NetPlan::Proxy(_));
-        let signals = session.is_some();
+        let signals = watched;
         let audit = own_log.map(|log| outside::Audit { log, state, proxy });
-        match outside::spawn(outside::Jobs { audit, session }) {
+        let watch =
+            watched.then(|| outside::Watching { layout: to_run.layout.clone(), stderr: exec::duplicate(2).ok() });
+        match outside::spawn(outside::Jobs { audit, session, watch }) {
             Ok(s) => {
                 self.supervisor = Some(s);
                 self.signals = signals;
@@ -168,9 +173,10 @@ impl Outside {
         self.joined.as_ref().map(|(fd, _)| fd)
     }
 
-    /// Whether the lock is to hand the run's signals to the supervisor.
-    pub(crate) fn signals(&self) -> bool {
-        self.signals
+    /// What the lock is to hand the supervisor: the run's signals, and its calls that change
+    /// paths.
+    pub(crate) fn watch(&self) -> Option<sandbox::Watch> {
+        self.signals.then_some(sandbox::Watch { paths: true, reads: true })
     }
 
     /// The sockets the command keeps reaching: the run's own relay, for its nested levels.
@@ -178,10 +184,13 @@ impl Outside {
         self.relay_path.iter().cloned().collect()
     }
 
-    /// Hands the supervisor what the lock made (the signals listener).
+    /// Hands the supervisor what the lock made (the watch's listener) and the rules in force.
     pub(crate) fn locked(&mut self, locked: &mut sandbox::Locked) -> Result<(), Error> {
         match self.supervisor.take() {
-            Some(s) => s.hand_over(locked.signals.take()).map_err(Error::Refused),
+            Some(s) => {
+                let rules = locked.signals.is_some().then(|| sandbox::watch_rules(locked)).flatten();
+                s.hand_over(locked.signals.take(), rules).map_err(Error::Refused)
+            }
             None => Ok(()),
         }
     }

@@ -30,8 +30,8 @@ impl Outside {
         None
     }
 
-    pub(crate) fn signals(&self) -> bool {
-        false
+    pub(crate) fn watch(&self) -> Option<sandbox::Watch> {
+        None
     }
 
     pub(crate) fn sockets(&self) -> Vec<String> {

@@ -37,6 +37,8 @@ pub mod proxy;
 pub mod relay;
 pub mod session;
 pub mod signals;
+pub mod told;
+pub mod watch;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
@@ -52,6 +54,15 @@ pub struct Jobs {
     /// The agent session the run belongs to: signals to its processes from the run are sent for
     /// them, past Landlock's scoping.
     pub session: Option<session::Session>,
+    /// The refusals the watch tells the command (see [`watch`]): the layout that names a
+    /// path's scope, and the command's standard error.
+    pub watch: Option<Watching>,
+}
+
+/// The watch's part of [`Jobs`].
+pub struct Watching {
+    pub layout: crate::scope::Layout,
+    pub stderr: Option<OwnedFd>,
 }
 
 /// The audit job's part of [`Jobs`].
@@ -82,6 +93,12 @@ struct Held {
     proxy: Option<OwnedFd>,
     session: Option<session::Session>,
     command_pid: i32,
+    /// The watch, until the hand-over starts its thread, and the main thread's end of the
+    /// channel its records come through.
+    watch: Option<watch::Watch>,
+    watch_records: Option<OwnedFd>,
+    /// The command's process (a pidfd), for the watch.
+    command: Option<OwnedFd>,
 }
 
 /// Forks the supervisor for `jobs` and waits until it serves. The process must be
@@ -115,11 +132,32 @@ pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
     };
     let command_pid = std::process::id() as i32;
     let session = jobs.session;
+    // The watch's records go to this thread's log through a channel of the supervisor's own.
+    let (mut watch_records, mut watch, mut command) = (None, None, None);
+    if let Some(w) = jobs.watch {
+        let records = match &relay {
+            Some(_) => {
+                let (ours, its) =
+                    pair().map_err(|e| unmade(format!("cannot make the watch's records channel: {e}")))?;
+                watch_records = Some(ours);
+                Some(its)
+            }
+            None => None,
+        };
+        watch = Some(watch::Watch::new(w.layout, command_pid, w.stderr, records));
+        // SAFETY: pidfd_open takes a pid and flags; it returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, command_pid, 0) };
+        // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+        command = (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
+    }
     process::spawn("the supervisor", c"sb-supervisor", move || {
         let keep: Vec<RawFd> = [theirs.as_raw_fd(), ready_w.as_raw_fd()]
             .into_iter()
             .chain(relay.iter().flat_map(relay::Relay::fds))
             .chain(proxy.as_ref().map(AsRawFd::as_raw_fd))
+            .chain(watch.iter().flat_map(watch::Watch::fds))
+            .chain(watch_records.as_ref().map(AsRawFd::as_raw_fd))
+            .chain(command.as_ref().map(AsRawFd::as_raw_fd))
             .collect();
         process::detach(&keep);
         if let Some(r) = &relay {
@@ -127,7 +165,7 @@ pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
         }
         let _ = nix::unistd::write(&ready_w, b"R");
         drop(ready_w);
-        serve(Held { control: Some(theirs), relay, proxy, session, command_pid });
+        serve(Held { control: Some(theirs), relay, proxy, session, command_pid, watch, watch_records, command });
         0
     })
     .map_err(unmade)?;
@@ -143,11 +181,12 @@ pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
 
 impl Supervisor {
     /// Hands the supervisor what the lock made: the listener of the filter that hands the run's
-    /// signals over (none: the kernel gave no such filter, or no session asked for it).
-    pub fn hand_over(self, signals: Option<OwnedFd>) -> Result<(), String> {
+    /// signals (and calls that change paths) over (none: the kernel gave no such filter, or
+    /// nothing asked for it), and the rules in force the watch asks.
+    pub fn hand_over(self, signals: Option<OwnedFd>, rules: Option<watch::Rules>) -> Result<(), String> {
         use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
         let fds: Vec<RawFd> = signals.iter().map(AsRawFd::as_raw_fd).collect();
-        let message = protocol::Request::Handover { signals: signals.is_some() }.encode();
+        let message = protocol::Request::Handover { signals: signals.is_some(), rules }.encode();
         let cmsgs = [ControlMessage::ScmRights(&fds)];
         let cmsgs: &[ControlMessage] = if fds.is_empty() { &[] } else { &cmsgs };
         sendmsg::<()>(self.control.as_raw_fd(), &[std::io::IoSlice::new(&message)], cmsgs, MsgFlags::empty(), None)
@@ -162,6 +201,7 @@ enum Source {
     Control,
     Relay,
     Proxy,
+    Watch,
 }
 
 /// The supervisor's life: serves its jobs until none is left. The signals job has a thread of
@@ -175,6 +215,7 @@ fn serve(mut held: Held) {
             watched.extend(r.watched().into_iter().map(|fd| (Source::Relay, fd)));
         }
         watched.extend(held.proxy.as_ref().map(|p| (Source::Proxy, p.as_raw_fd())));
+        watched.extend(held.watch_records.as_ref().map(|w| (Source::Watch, w.as_raw_fd())));
         if watched.is_empty() {
             break;
         }
@@ -197,11 +238,27 @@ fn serve(mut held: Held) {
                 _ if !ready => {}
                 Source::Control => {
                     let control = held.control.take();
-                    if let (Some(listener), Some(session)) =
-                        (control.as_ref().and_then(receive_handover), held.session.take())
-                        && let Some(job) = signals::Job::new(listener, session)
-                    {
-                        signals = std::thread::Builder::new().name("signals".into()).spawn(move || job.run()).ok();
+                    let (listener, rules) = control.as_ref().map(receive_handover).unwrap_or_default();
+                    let mut watch =
+                        held.watch.take().unwrap_or_else(|| watch::Watch::new(Default::default(), 0, None, None));
+                    if let Some(rules) = rules {
+                        watch.set_rules(rules);
+                    }
+                    match listener.and_then(|l| signals::Job::new(l, held.session.take(), watch, held.command.take())) {
+                        Some(job) => {
+                            signals = std::thread::Builder::new().name("signals".into()).spawn(move || job.run()).ok();
+                        }
+                        // Nothing to watch: the records' channel is not waited for.
+                        None => held.watch_records = None,
+                    }
+                }
+                Source::Watch => {
+                    let alive = match (&mut held.relay, &held.watch_records) {
+                        (Some(r), Some(w)) => r.watch_record(w.as_raw_fd()),
+                        _ => false,
+                    };
+                    if !alive {
+                        held.watch_records = None;
                     }
                 }
                 Source::Proxy => {
@@ -217,8 +274,8 @@ fn serve(mut held: Held) {
         }
         if let Some(r) = &mut held.relay {
             r.serve(&relay_ready);
-            // The log stays while nested levels or the proxy may still send.
-            if !r.open() && held.proxy.is_none() {
+            // The log stays while nested levels, the proxy or the watch may still send.
+            if !r.open() && held.proxy.is_none() && held.watch_records.is_none() {
                 held.relay = None;
             }
         }
@@ -231,29 +288,33 @@ fn serve(mut held: Held) {
     }
 }
 
-/// The signals listener the hand-over carries; `None` when the channel closed first (the run
-/// ended before its lock), carried none, or carried something else.
-fn receive_handover(control: &OwnedFd) -> Option<OwnedFd> {
+/// The watch's listener the hand-over carries, and the rules in force; nothing when the
+/// channel closed first (the run ended before its lock), or carried something else.
+fn receive_handover(control: &OwnedFd) -> (Option<OwnedFd>, Option<watch::Rules>) {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
-    let mut buf = [0u8; 16];
+    let mut buf = vec![0u8; protocol::MAX_MESSAGE + 1];
     let mut cmsg = nix::cmsg_space!([RawFd; 4]);
     let mut iov = [std::io::IoSliceMut::new(&mut buf)];
     let msg = loop {
         match recvmsg::<()>(control.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC) {
             Err(nix::errno::Errno::EINTR) => continue,
-            other => break other.ok()?,
+            Err(_) => return (None, None),
+            Ok(m) => break m,
         }
     };
     let mut received: Vec<OwnedFd> = Vec::new();
-    for c in msg.cmsgs().ok()? {
-        if let ControlMessageOwned::ScmRights(fds) = c {
-            // SAFETY: descriptors just received, owned by nothing else here.
-            received.extend(fds.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            if let ControlMessageOwned::ScmRights(fds) = c {
+                // SAFETY: descriptors just received, owned by nothing else here.
+                received.extend(fds.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+            }
         }
     }
     let bytes = msg.bytes;
     match protocol::Request::decode(&buf[..bytes]) {
-        Ok(protocol::Request::Handover { signals: true }) if received.len() == 1 => received.pop(),
-        _ => None,
+        Ok(protocol::Request::Handover { signals: true, rules }) if received.len() == 1 => (received.pop(), rules),
+        Ok(protocol::Request::Handover { signals: false, rules }) if received.is_empty() => (None, rules),
+        _ => (None, None),
     }
 }

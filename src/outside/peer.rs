@@ -17,7 +17,7 @@ impl Executable {
     }
 
     /// The executable of process `pid` (`"self"` for this one).
-    fn of(pid: &str) -> std::io::Result<Executable> {
+    pub fn of(pid: &str) -> std::io::Result<Executable> {
         let m = std::fs::metadata(format!("/proc/{pid}/exe"))?;
         Ok(Executable(m.dev(), m.ino()))
     }

@@ -22,8 +22,9 @@ pub const MAX_MESSAGE: usize = 128 * 1024 + 2;
 /// What one packet to the supervisor asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
-    /// What the locked level hands over: whether the signals listener comes beside it.
-    Handover { signals: bool },
+    /// What the locked level hands over: whether the watch's listener comes beside it, and the
+    /// rules in force that the watch asks (see [`super::watch`]).
+    Handover { signals: bool, rules: Option<super::watch::Rules> },
     /// A nested level's audit record, to be written with the supervisor's own time and the
     /// kernel's pid and uid.
     Record(Vec<u8>),
@@ -83,7 +84,11 @@ impl Request {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = vec![VERSION];
         match self {
-            Request::Handover { signals } => out.extend([b'H', u8::from(*signals)]),
+            Request::Handover { signals, rules } => {
+                out.extend([b'H', u8::from(*signals)]);
+                // Strings, numbers and flags always encode.
+                out.extend(rules.as_ref().map(|r| serde_json::to_vec(r).unwrap_or_default()).unwrap_or_default());
+            }
             Request::Record(record) => {
                 out.push(b'R');
                 out.extend_from_slice(record);
@@ -99,9 +104,14 @@ impl Request {
 
     pub fn decode(bytes: &[u8]) -> Result<Request, Malformed> {
         match versioned(bytes)? {
-            (b'H', [0]) => Ok(Request::Handover { signals: false }),
-            (b'H', [1]) => Ok(Request::Handover { signals: true }),
-            (b'H', _) => Err(Malformed::Payload("a hand-over of another length".into())),
+            (b'H', [flag @ (0 | 1), rules @ ..]) => Ok(Request::Handover {
+                signals: *flag == 1,
+                rules: match rules {
+                    [] => None,
+                    json => Some(serde_json::from_slice(json).map_err(|e| Malformed::Payload(e.to_string()))?),
+                },
+            }),
+            (b'H', _) => Err(Malformed::Payload("a hand-over without its flag".into())),
             (b'R', record) => Ok(Request::Record(record.to_vec())),
             (b'D', denial) => {
                 serde_json::from_slice(denial).map(Request::Denial).map_err(|e| Malformed::Payload(e.to_string()))
@@ -142,8 +152,20 @@ mod tests {
         let denial =
             Denial { method: "CONNECT".into(), host: "example.org".into(), port: 443, reason: "not listed".into() };
         for r in [
-            Request::Handover { signals: true },
-            Request::Handover { signals: false },
+            Request::Handover { signals: true, rules: None },
+            Request::Handover { signals: false, rules: None },
+            Request::Handover {
+                signals: true,
+                rules: Some(super::super::watch::Rules {
+                    mode: 0o467,
+                    grants: vec![("/w".into(), 7, false), ("/e/f".into(), 6, true)],
+                    view: true,
+                    masks: vec!["/w/.env".into()],
+                    points: vec![("/w".into(), true, false)],
+                    read_only_base: true,
+                    scoped: true,
+                }),
+            },
             Request::Record(br#"{"verdict":"allow"}"#.to_vec()),
             Request::Denial(denial),
         ] {

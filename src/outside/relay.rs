@@ -319,6 +319,23 @@ impl Relay {
     }
 }
 
+impl Relay {
+    /// Writes the record the watch (a thread of the supervisor) sent on `fd`; `false` once
+    /// its end is closed.
+    pub(super) fn watch_record(&mut self, fd: RawFd) -> bool {
+        let len = match nix::sys::socket::recv(fd, &mut self.buf, MsgFlags::MSG_DONTWAIT) {
+            Ok(0) => return false,
+            Ok(n) => n,
+            Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => return true,
+            Err(_) => return false,
+        };
+        if let Ok(protocol::Request::Record(line)) = protocol::Request::decode(&self.buf[..len]) {
+            let _ = self.log.append_line(&line);
+        }
+        true
+    }
+}
+
 /// The most refusals of one proxy the supervisor writes (the proxy itself stops sooner).
 const MAX_DENIALS: usize = 128;
 

@@ -1,5 +1,8 @@
-//! The signals job: every signal a process of the run sends comes here first (a seccomp filter
-//! with a listener, installed last by the outermost level). A signal to a process of the same
+//! The listener's job: every signal a process of the run sends, and every call that opens,
+//! changes or runs a path, comes here first (a seccomp filter with a listener, installed last
+//! by the outermost level). The path calls, and the signals the kernel is left to judge, are
+//! shown to the watch ([`super::watch`]), which tells the command what the rules refuse; every
+//! such call then goes on unchanged. A signal to a process of the same
 //! agent session (see [`super::session`]) is sent by the supervisor for the caller, past
 //! Landlock's scoping, which keeps each call to its own processes; every other signal goes on
 //! as if nothing had looked at it, and the kernel's own rules judge it (EPERM for a process
@@ -27,40 +30,62 @@ enum Answer {
     Done(Result<i64, i32>),
 }
 
-/// The job: the filter's listener and the session whose processes the run may reach.
+/// The job: the filter's listener, the session whose processes the run may reach, and the
+/// watch that tells the command what the rules refuse it.
 pub(super) struct Job {
     listener: OwnedFd,
-    session: Session,
+    session: Option<Session>,
+    watch: super::watch::Watch,
+    /// The command's process (a pidfd): when it ends, the watch sums up.
+    command: Option<OwnedFd>,
     arch: crate::sandbox::seccomp::Arch,
 }
 
 impl Job {
     /// The job for `listener`; `None` on an architecture the filter does not know.
-    pub(super) fn new(listener: OwnedFd, session: Session) -> Option<Job> {
-        Some(Job { listener, session, arch: crate::sandbox::seccomp::native()? })
+    pub(super) fn new(
+        listener: OwnedFd,
+        session: Option<Session>,
+        watch: super::watch::Watch,
+        command: Option<OwnedFd>,
+    ) -> Option<Job> {
+        Some(Job { listener, session, watch, command, arch: crate::sandbox::seccomp::native()? })
     }
 
     /// Serves the listener until it hangs up: no process is left that could send a signal
     /// through the filter.
-    pub(super) fn run(&self) {
+    pub(super) fn run(mut self) {
+        // The caller and this thread are woken in turn on one CPU, not each by the scheduler:
+        // a call that waits here costs less (the kernel ignores it before Linux 6.6).
+        // SAFETY: the listener is a seccomp notification descriptor; the flag is a number.
+        unsafe { libc::ioctl(self.listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS, SYNC_WAKE_UP) };
         loop {
-            let mut poll = [libc::pollfd { fd: self.listener.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(poll.as_mut_ptr(), 1, -1) } < 0 {
+            let command = self.command.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+            let mut poll = [
+                libc::pollfd { fd: self.listener.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: command, events: libc::POLLIN, revents: 0 },
+            ];
+            // SAFETY: two valid pollfds (a negative descriptor is skipped).
+            if unsafe { libc::poll(poll.as_mut_ptr(), 2, -1) } < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                return;
+                break;
             }
-            if !self.serve(poll[0].revents) {
-                return;
+            if poll[1].revents != 0 {
+                self.command = None;
+                self.watch.end();
+            }
+            if poll[0].revents != 0 && !self.serve(poll[0].revents) {
+                break;
             }
         }
+        self.watch.end();
     }
 
     /// Answers the notification waiting on the listener (`revents` is what `poll` said of it);
     /// `false` once it hung up: the filter has no process left that could send a signal.
-    fn serve(&self, revents: libc::c_short) -> bool {
+    fn serve(&mut self, revents: libc::c_short) -> bool {
         if revents & libc::POLLIN == 0 {
             return false;
         }
@@ -73,7 +98,24 @@ impl Job {
             // interruption: the next one.
             return true;
         }
-        let answer = judge(&note, &self.arch, &self.session, listener);
+        let nr = note.data.nr as u32;
+        let answer = if let Some(call) = self.arch.path_calls.iter().find(|c| c.nr == nr) {
+            self.watch.path_call(&note, call, listener);
+            Answer::Continue
+        } else {
+            match signal(&note, &self.arch, listener) {
+                Some((target, sig)) => {
+                    let answer = judge(target, sig, self.session.as_ref());
+                    if answer == Answer::Continue
+                        && let Some(pid) = target.process()
+                    {
+                        self.watch.signal(note.pid as i32, pid, sig);
+                    }
+                    answer
+                }
+                None => Answer::Continue,
+            }
+        };
         // SAFETY: an all-zero response is valid; its fields are set below.
         let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
         resp.id = note.id;
@@ -88,13 +130,39 @@ impl Job {
     }
 }
 
-/// What to do with one signal.
-fn judge(
+/// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (not named by the C library's crate).
+const SYNC_WAKE_UP: u64 = 1;
+
+/// Whom a signal is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Process(i32),
+    Group(i32),
+    /// A thread (`tid`), of the process `group` when it is not 0.
+    Thread {
+        group: i32,
+        tid: i32,
+    },
+}
+
+impl Target {
+    /// The one process the signal is for, when it is for one.
+    fn process(self) -> Option<i32> {
+        match self {
+            Target::Process(pid) => Some(pid),
+            Target::Thread { tid, .. } => thread_of(tid),
+            Target::Group(_) => None,
+        }
+    }
+}
+
+/// The target and the signal of a call that sends one; `None` for one the kernel is left
+/// to judge whoever it names (every process, the caller's own group, a pidfd with flags).
+fn signal(
     note: &libc::seccomp_notif,
     arch: &crate::sandbox::seccomp::Arch,
-    session: &Session,
     listener: &OwnedFd,
-) -> Answer {
+) -> Option<(Target, i32)> {
     let nr = note.data.nr as u32;
     let arg = |i: usize| note.data.args[i];
     // The numbers of kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal.
@@ -103,22 +171,16 @@ fn judge(
     if nr == kill {
         let pid = arg(0) as i32;
         if pid > 0 {
-            return to_process(pid, sig(1), session);
+            return Some((Target::Process(pid), sig(1)));
         }
         if pid < -1 {
-            return to_group(-pid, sig(1), session);
+            return Some((Target::Group(-pid), sig(1)));
         }
     } else if nr == tgkill || nr == tkill {
-        let (tgid, tid, sig) =
+        let (group, tid, sig) =
             if nr == tgkill { (arg(0) as i32, arg(1) as i32, sig(2)) } else { (0, arg(0) as i32, sig(1)) };
-        if tid > 0
-            && tgid >= 0
-            && let Some(fd) = thread_pidfd(tid)
-            && let Some(group) = thread_of(tid).filter(|g| *g > 0 && (tgid == 0 || *g == tgid))
-            && session.holds(group)
-            && alive(&fd)
-        {
-            return Answer::Done(send(&fd, sig));
+        if tid > 0 && group >= 0 {
+            return Some((Target::Thread { group, tid }, sig));
         }
     } else if nr == pidfd_send_signal && arg(2) == 0 {
         // The process the caller's pidfd names, read from its descriptor's information.
@@ -129,10 +191,29 @@ fn judge(
         let valid = unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &note.id) } == 0;
         let target = fdinfo.lines().find_map(|l| l.strip_prefix("Pid:")).and_then(|p| p.trim().parse::<i32>().ok());
         if let (true, Some(pid)) = (valid, target.filter(|p| *p > 0)) {
-            return to_process(pid, sig(1), session);
+            return Some((Target::Process(pid), sig(1)));
         }
     }
-    Answer::Continue
+    None
+}
+
+/// What to do with one signal: sent here when its target belongs to the session.
+fn judge(target: Target, sig: i32, session: Option<&Session>) -> Answer {
+    let Some(session) = session else { return Answer::Continue };
+    match target {
+        Target::Process(pid) => to_process(pid, sig, session),
+        Target::Group(pgid) => to_group(pgid, sig, session),
+        Target::Thread { group: tgid, tid } => {
+            if let Some(fd) = thread_pidfd(tid)
+                && let Some(group) = thread_of(tid).filter(|g| *g > 0 && (tgid == 0 || *g == tgid))
+                && session.holds(group)
+                && alive(&fd)
+            {
+                return Answer::Done(send(&fd, sig));
+            }
+            Answer::Continue
+        }
+    }
 }
 
 /// A signal for the process `pid`: sent here when it belongs to the session.

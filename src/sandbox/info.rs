@@ -72,8 +72,10 @@ pub struct RefusalView {
     pub how: String,
 }
 
-/// The classes of refusal while a command runs, with how each reaches it on this kernel.
-fn refusals(network_list: bool) -> Vec<RefusalView> {
+/// The classes of refusal while a command runs, with how each reaches it on this kernel:
+/// `watched` when the supervisor can watch the run (an outermost level, Landlock with signal
+/// scoping, and a seccomp listener), `seatbelt` on macOS.
+fn refusals(network_list: bool, watched: bool, nested: bool) -> Vec<RefusalView> {
     let network = if network_list {
         "a destination the proxy refuses is told on the command's stderr as a `sandbox-bash: denied:` line \
          naming it, the entry that would allow it and the proxy, in the 403's reason phrase and body, and in \
@@ -83,23 +85,31 @@ fn refusals(network_list: bool) -> Vec<RefusalView> {
         "no allowlist is in force: the mode's network bits alone hold, and a refused socket is the program's own \
          EACCES or EPERM"
     };
+    let unwatched = if nested {
+        "this level is nested: the outermost level's supervisor tells what its own rules refuse; what only this \
+         level's narrower rules refuse reaches the program as its own EACCES, EROFS or EPERM"
+    } else {
+        "this kernel gives no seccomp listener or no Landlock signal scoping (ABI 6): a refusal reaches the program \
+         as its own EACCES, EROFS or EPERM, and what the analysis can know is denied before anything runs"
+    };
+    let files = "an open, change or run of a path that the kernel refuses (Landlock, the read-only view, a \
+                 credential mask) is told on the command's stderr as a `sandbox-bash: denied:` line naming the \
+                 program, the path, the bit that would allow it and the rule that held it, and recorded in the \
+                 audit log; the run ends with one line that sums them up. The supervisor watches a program whose \
+                 accesses the analysis cannot all see (an interpreter, a script, a build tool, standard input): it \
+                 reads each call's path as the process names it, asks the rules in force, and lets the call go on \
+                 for the kernel to judge. Not told: what a nested level's narrower rules alone refuse; reads and \
+                 writes of descriptors the process already holds";
+    let signals = "a signal Landlock's scoping refuses (to a process the run did not start and its agent session \
+                   does not hold) is told and recorded the same way; a call the seccomp filter refuses reaches the \
+                   program as EPERM, untold";
     vec![
         RefusalView { class: "network", told: network_list, how: network.into() },
-        RefusalView {
-            class: "files",
-            told: false,
-            how: "a read, write or run the kernel refuses (Landlock, the read-only view, a mask) reaches the program \
-                  as its own EACCES, EROFS or EPERM; the kernel logs Landlock's refusals only to its audit \
-                  subsystem, which sandbox-bash does not read: what the analysis can know it denies before \
-                  anything runs, with the bit that would allow it"
-                .into(),
-        },
+        RefusalView { class: "files", told: watched, how: if watched { files } else { unwatched }.into() },
         RefusalView {
             class: "signals and system calls",
-            told: false,
-            how: "a signal or call the kernel refuses (Landlock's scoping, the seccomp filter) reaches the program \
-                  as EPERM"
-                .into(),
+            told: watched,
+            how: if watched { signals } else { unwatched }.into(),
         },
     ]
 }
@@ -113,6 +123,8 @@ pub struct Facts<'a> {
     pub requested: Mode,
     pub outer: Option<Mode>,
     pub caller_is_root: bool,
+    /// The kernel hands a filter's calls to a listener (seccomp's user notification).
+    pub seccomp_listener: bool,
     /// Names of variables the command will not see.
     pub removed_environment: Vec<String>,
     /// Configuration files that were read.
@@ -676,7 +688,11 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
         allowed: mode.to_string(),
         areas: vec![filesystem, network, credentials, process, limits],
         removed_environment: facts.removed_environment.clone(),
-        refusals: refusals(matches!(facts.network_list, Some(Ok(_)))),
+        refusals: refusals(
+            matches!(facts.network_list, Some(Ok(_))),
+            !seatbelt && facts.outer.is_none() && scoped && facts.seccomp_listener,
+            facts.outer.is_some(),
+        ),
         config_files: facts.config_files.clone(),
         ceiling: facts.ceiling.map(|m| m.to_string()),
         rules: {

@@ -529,14 +529,14 @@ pub enum Applied {
 /// loopback ports forwarded), the namespace layer must be had: when it cannot, this returns
 /// [`Error::NoNetworkNamespace`] having changed nothing, and the caller plans without network.
 ///
-/// With `signals`, a second filter hands every signal the run sends to a listener, which is
-/// returned for the supervisor (none where the kernel has no such filters, or Landlock does
+/// With `watch`, a second filter hands every signal the run sends (and with its `paths`, every
+/// call that changes a path) to a listener, which is returned for the supervisor (none where the kernel has no such filters, or Landlock does
 /// not scope signals: then nothing needs a supervisor's say).
 pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
     network: Option<(&[u16], Option<&OwnedFd>)>,
-    signals: bool,
+    watch: Option<super::Watch>,
 ) -> Result<(Applied, Option<crate::outside::proxy::Handover>, Option<OwnedFd>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     let mut handover = None;
@@ -600,9 +600,9 @@ pub fn apply(
     if let Some(filter) = &prepared.filter {
         install_filter(filter)?;
     }
-    let listener = match (signals, seccomp::native(), prepared.abi) {
-        (true, Some(arch), Some(abi)) if abi >= 6 && prepared.filter.is_some() => {
-            signals_listener(&seccomp::signals_program(arch))
+    let listener = match (watch, seccomp::native(), prepared.abi) {
+        (Some(w), Some(arch), Some(abi)) if abi >= 6 && prepared.filter.is_some() => {
+            watch_listener(&seccomp::watch_program(arch, w.paths, w.reads))
         }
         _ => None,
     };
@@ -630,7 +630,7 @@ pub fn apply(
 
 /// Installs `filter` with a listener for its notifications and returns the listener, or `None`
 /// where the kernel gives none (the filter is then not installed).
-fn signals_listener(filter: &[Insn]) -> Option<OwnedFd> {
+fn watch_listener(filter: &[Insn]) -> Option<OwnedFd> {
     #[repr(C)]
     struct SockFprog {
         len: libc::c_ushort,
@@ -785,7 +785,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         lock.degraded_ok,
         lock.requested,
         outer,
-        lock.signals,
+        lock.watch,
     );
     let (mut outcome, handover, signals) = match first {
         // Nothing was changed: the command gets no network at all, never every host.
@@ -799,7 +799,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
                 lock.degraded_ok,
                 lock.requested,
                 outer,
-                lock.signals,
+                lock.watch,
             )?
         }
         other => other?,
@@ -862,7 +862,7 @@ fn enforce(
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
-    signals: bool,
+    watch: Option<super::Watch>,
 ) -> Result<(Outcome, Option<crate::outside::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
     use crate::error::Error as RunError;
     let mut prepared = prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
@@ -890,7 +890,7 @@ fn enforce(
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
     let (applied, handover, listener) =
-        apply(prepared, layer, network, signals).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+        apply(prepared, layer, network, watch).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let outcome = match applied {
         Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
         Applied::LayerLimit(enforcement) => match outer {

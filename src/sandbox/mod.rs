@@ -508,9 +508,8 @@ pub struct Lock<'a> {
     /// A network namespace of the command's own for the allowlist's proxy, with these ports of
     /// the host's loopback forwarded into it.
     pub network: Option<&'a [u16]>,
-    /// Every signal the run sends goes to the supervisor outside first (a filter with a
-    /// listener; see [`crate::outside`]).
-    pub signals: bool,
+    /// What the supervisor outside watches (a filter with a listener; see [`crate::outside`]).
+    pub watch: Option<Watch>,
     /// With [`Lock::network`]: the agent session's network namespace to join instead of making
     /// one (see [`crate::outside::proxy::registry`]).
     pub join: Option<&'a std::os::fd::OwnedFd>,
@@ -545,9 +544,69 @@ pub struct Locked {
     /// The Landlock rules in force (Linux).
     pub policy: Option<Policy>,
     pub network: NetworkLayer,
-    /// The listener of the filter that hands the run's signals to the supervisor, when
-    /// [`Lock::signals`] asked for one and the kernel gave it.
+    /// The listener of the filter that hands the run's signals (and calls that change paths)
+    /// to the supervisor, when [`Lock::watch`] asked for one and the kernel gave it.
     pub signals: Option<std::os::fd::OwnedFd>,
+}
+
+/// What the supervisor outside watches through a seccomp listener: every signal the run sends,
+/// with `paths` every call that changes or runs a path, and with `reads` every open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watch {
+    pub paths: bool,
+    pub reads: bool,
+}
+
+/// Whether the kernel hands a seccomp filter's calls to a listener (user notification), which
+/// the supervisor's watch needs.
+pub fn seccomp_listener() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
+        .is_ok_and(|a| a.split_whitespace().any(|w| w == "user_notif"))
+}
+
+/// What the supervisor's watch asks of the rules `locked` holds (see [`crate::outside::watch`]):
+/// the Landlock path rules with the package caches' layers the view mounted, and whether a
+/// read-only view and signal scoping hold beside them.
+#[cfg(target_os = "linux")]
+pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
+    let policy = locked.policy.as_ref()?;
+    let mut grants: Vec<(String, u8, bool)> =
+        policy.paths.iter().map(|r| (r.path.clone(), r.rights.0, r.kind == policy::Kind::File)).collect();
+    if let (Some(view), Some(view::Entered::Held { layers, .. })) =
+        (&locked.view, &locked.outcome.enforcement.namespaces)
+    {
+        for point in &view.points {
+            if let view::Point::Layer { path, rights, .. } = point
+                && layers.contains(path)
+            {
+                grants.push((path.clone(), rights.0, false));
+            }
+        }
+    }
+    let (mut masks, mut points) = (Vec::new(), Vec::new());
+    for point in locked.view.iter().flat_map(|v| &v.points) {
+        match point {
+            view::Point::Mask { path, dir: false, .. } => masks.push(path.clone()),
+            view::Point::Writable { path, noexec } => points.push((path.clone(), true, *noexec)),
+            view::Point::ReadOnly { path, noexec } => points.push((path.clone(), false, *noexec)),
+            view::Point::Layer { path, noexec, .. } => points.push((path.clone(), true, *noexec)),
+            view::Point::Mask { .. } => {}
+        }
+    }
+    if let Some(v) = &locked.view {
+        // Trees of the command's own, writable whatever the base is.
+        points.extend(v.private_shm.map(|noexec| ("/dev/shm".to_string(), true, noexec)));
+        points.extend(v.private_mqueue.then(|| ("/dev/mqueue".to_string(), true, true)));
+    }
+    Some(crate::outside::watch::Rules {
+        mode: locked.mode.0,
+        grants,
+        view: locked.view.is_some(),
+        masks,
+        points,
+        read_only_base: locked.view.as_ref().is_some_and(|v| v.read_only_base),
+        scoped: policy.scoped && locked.outcome.enforcement.landlock,
+    })
 }
 
 /// What holds the possible accesses a mode does not allow: the rules in force after

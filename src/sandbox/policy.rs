@@ -234,17 +234,22 @@ impl Policy {
     /// is counted where its path lies, so this can miss a grant that reaches `path` through a
     /// link elsewhere, never invent one.
     pub fn granted(&self, path: &str) -> Rights {
-        let mut r = Rights::NONE;
-        for rule in &self.paths {
-            let exact = rule.path == path;
-            if exact {
-                r = r.union(rule.rights);
-            } else if rule.kind != Kind::File && scope::is_within(path, &rule.path) {
-                r = r.union(rule.rights.without(Rights::LIST));
-            }
-        }
-        r.without(Rights::LIST)
+        granted_by(self.paths.iter().map(|r| (r.path.as_str(), r.rights, r.kind == Kind::File)), path)
     }
+}
+
+/// The rights `rules` (each a path, its rights, and whether it grants that file only) grant on
+/// `path`, as [`Policy::granted`] says.
+pub fn granted_by<'a>(rules: impl IntoIterator<Item = (&'a str, Rights, bool)>, path: &str) -> Rights {
+    let mut r = Rights::NONE;
+    for (rule, rights, file) in rules {
+        if rule == path {
+            r = r.union(rights);
+        } else if !file && scope::is_within(path, rule) {
+            r = r.union(rights.without(Rights::LIST));
+        }
+    }
+    r.without(Rights::LIST)
 }
 
 /// One entry of a directory listing.

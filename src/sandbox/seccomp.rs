@@ -138,7 +138,84 @@ pub struct Arch {
     /// The calls that send a signal: kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
     /// pidfd_send_signal.
     pub signals: [u32; 6],
+    /// The calls that change what a path names (create, write, remove, rename, link), which
+    /// the supervisor watches to tell the command what the rules refuse it.
+    pub path_calls: &'static [PathCall],
 }
+
+/// One call that changes a path, as the supervisor reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathCall {
+    pub nr: u32,
+    pub name: &'static str,
+    /// The paths it changes: each the argument of a directory descriptor it is relative to
+    /// (`None`: the working directory), and the argument of the path.
+    pub paths: &'static [(Option<u8>, u8)],
+    /// Where its open flags are, for the calls that change a file only when they say so.
+    pub flags: Flags,
+}
+
+/// Where a call's open flags are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flags {
+    /// It always changes its path.
+    None,
+    /// In this argument.
+    Arg(u8),
+    /// In the first field of the structure this argument points at (`openat2`).
+    How(u8),
+    /// It runs its path (`execve`, `execveat`).
+    Exec,
+}
+
+/// The open flags that ask to change a file: write, read-write, create, truncate.
+pub const CHANGING_OPEN: u32 = 0o1 | 0o2 | 0o100 | 0o1000;
+
+const fn call(nr: u32, name: &'static str, paths: &'static [(Option<u8>, u8)], flags: Flags) -> PathCall {
+    PathCall { nr, name, paths, flags }
+}
+
+const CWD0: &[(Option<u8>, u8)] = &[(None, 0)];
+const AT01: &[(Option<u8>, u8)] = &[(Some(0), 1)];
+
+const X86_64_PATH_CALLS: &[PathCall] = &[
+    call(2, "open", CWD0, Flags::Arg(1)),
+    call(257, "openat", AT01, Flags::Arg(2)),
+    call(437, "openat2", AT01, Flags::How(2)),
+    call(85, "creat", CWD0, Flags::None),
+    call(83, "mkdir", CWD0, Flags::None),
+    call(258, "mkdirat", AT01, Flags::None),
+    call(133, "mknod", CWD0, Flags::None),
+    call(259, "mknodat", AT01, Flags::None),
+    call(87, "unlink", CWD0, Flags::None),
+    call(263, "unlinkat", AT01, Flags::None),
+    call(84, "rmdir", CWD0, Flags::None),
+    call(82, "rename", &[(None, 0), (None, 1)], Flags::None),
+    call(264, "renameat", &[(Some(0), 1), (Some(2), 3)], Flags::None),
+    call(316, "renameat2", &[(Some(0), 1), (Some(2), 3)], Flags::None),
+    call(86, "link", &[(None, 1)], Flags::None),
+    call(265, "linkat", &[(Some(2), 3)], Flags::None),
+    call(88, "symlink", &[(None, 1)], Flags::None),
+    call(266, "symlinkat", &[(Some(1), 2)], Flags::None),
+    call(76, "truncate", CWD0, Flags::None),
+    call(59, "execve", CWD0, Flags::Exec),
+    call(322, "execveat", AT01, Flags::Exec),
+];
+
+const AARCH64_PATH_CALLS: &[PathCall] = &[
+    call(56, "openat", AT01, Flags::Arg(2)),
+    call(437, "openat2", AT01, Flags::How(2)),
+    call(34, "mkdirat", AT01, Flags::None),
+    call(33, "mknodat", AT01, Flags::None),
+    call(35, "unlinkat", AT01, Flags::None),
+    call(38, "renameat", &[(Some(0), 1), (Some(2), 3)], Flags::None),
+    call(276, "renameat2", &[(Some(0), 1), (Some(2), 3)], Flags::None),
+    call(37, "linkat", &[(Some(2), 3)], Flags::None),
+    call(36, "symlinkat", &[(Some(1), 2)], Flags::None),
+    call(45, "truncate", CWD0, Flags::None),
+    call(221, "execve", CWD0, Flags::Exec),
+    call(281, "execveat", AT01, Flags::Exec),
+];
 
 pub const X86_64: Arch = Arch {
     name: "x86_64",
@@ -175,6 +252,7 @@ pub const X86_64: Arch = Arch {
     memfd_create: 319,
     setns: 308,
     signals: [62, 200, 234, 129, 297, 424],
+    path_calls: X86_64_PATH_CALLS,
 };
 
 pub const AARCH64: Arch = Arch {
@@ -212,6 +290,7 @@ pub const AARCH64: Arch = Arch {
     memfd_create: 279,
     setns: 268,
     signals: [129, 130, 131, 138, 240, 424],
+    path_calls: AARCH64_PATH_CALLS,
 };
 
 /// The architecture this binary runs on, if the filter knows its numbers.
@@ -249,20 +328,51 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
 
 pub const RET_USER_NOTIF: u32 = 0x7fc0_0000;
 
-/// The filter that hands every signal a process of the run sends to the supervisor outside
-/// (see [`crate::outside`]), which lets the kernel's own rules judge it, or sends it itself to
-/// a process of the same agent session. Installed after the main filter, which ends the
-/// process on a call of another architecture.
-pub fn signals_program(arch: Arch) -> Vec<Insn> {
+/// The filter that hands the supervisor outside (see [`crate::outside`]) every signal a
+/// process of the run sends, which it lets the kernel's own rules judge, or sends itself to a
+/// process of the same agent session; and, with `paths`, every call that changes or runs a
+/// path (an open only when its flags ask to change the file, every open with `reads`), which
+/// it lets go on unchanged after telling the command what the rules will refuse. Installed
+/// after the main filter, which ends the process on a call of another architecture.
+pub fn watch_program(arch: Arch, paths: bool, reads: bool) -> Vec<Insn> {
     let mut p = vec![stmt(LD_W_ABS, OFFSET_ARCH), jump(JEQ_K, arch.audit, 1, 0), stmt(RET_K, RET_ALLOW)];
     p.push(stmt(LD_W_ABS, OFFSET_NR));
-    let n = arch.signals.len() as u8;
-    for (i, nr) in arch.signals.iter().enumerate() {
-        // To the notification when it matches, else on to the next test.
-        p.push(jump(JEQ_K, *nr, n - i as u8, 0));
+    let calls: &[PathCall] = if paths { arch.path_calls } else { &[] };
+    let flagged: Vec<(u32, u8)> = calls
+        .iter()
+        .filter_map(|c| match c.flags {
+            Flags::Arg(a) if !reads => Some((c.nr, a)),
+            _ => None,
+        })
+        .collect();
+    let always: Vec<u32> = arch
+        .signals
+        .iter()
+        .copied()
+        .chain(calls.iter().filter(|c| !flagged.iter().any(|(nr, _)| *nr == c.nr)).map(|c| c.nr))
+        .collect();
+    // Laid out as: the tests of `always`, those of `flagged`, "allow", one block of three per
+    // flagged call (load its flags, test them, "allow"), "notify".
+    let tests = always.len() + flagged.len();
+    let notify = 4 + tests + 1 + 3 * flagged.len();
+    for (i, nr) in always.iter().enumerate() {
+        let here = 4 + i;
+        p.push(jump(JEQ_K, *nr, (notify - here - 1) as u8, 0));
+    }
+    for (j, (nr, _)) in flagged.iter().enumerate() {
+        let here = 4 + always.len() + j;
+        let block = 4 + tests + 1 + 3 * j;
+        p.push(jump(JEQ_K, *nr, (block - here - 1) as u8, 0));
     }
     p.push(stmt(RET_K, RET_ALLOW));
+    for (j, (_, arg)) in flagged.iter().enumerate() {
+        let here = 4 + tests + 1 + 3 * j + 1;
+        p.push(stmt(LD_W_ABS, arg_low(*arg)));
+        p.push(jump(JSET_K, CHANGING_OPEN, (notify - here - 1) as u8, 0));
+        p.push(stmt(RET_K, RET_ALLOW));
+    }
     p.push(stmt(RET_K, RET_USER_NOTIF));
+    debug_assert_eq!(p.len(), notify + 1);
     p
 }
 
@@ -686,7 +796,7 @@ mod tests {
     #[test]
     fn every_signal_goes_to_the_supervisor_and_nothing_else() {
         for arch in [X86_64, AARCH64] {
-            let p = signals_program(arch);
+            let p = watch_program(arch, false, false);
             for nr in arch.signals {
                 assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {nr}", arch.name);
             }
@@ -695,6 +805,43 @@ mod tests {
             }
             // Another architecture is the main filter's to end.
             assert_eq!(run(&p, 0x4000_0003, arch.signals[0], [0; 6]), Ok(RET_ALLOW));
+        }
+    }
+
+    #[test]
+    fn with_paths_every_call_that_changes_a_path_goes_to_the_supervisor_and_reads_do_not() {
+        for arch in [X86_64, AARCH64] {
+            let p = watch_program(arch, true, false);
+            for nr in arch.signals {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {nr}", arch.name);
+            }
+            for c in arch.path_calls {
+                let Flags::Arg(at) = c.flags else {
+                    assert_eq!(run(&p, arch.audit, c.nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {}", arch.name, c.name);
+                    continue;
+                };
+                let with = |flags: u64| {
+                    let mut args = [0u64; 6];
+                    args[at as usize] = flags;
+                    run(&p, arch.audit, c.nr, args)
+                };
+                // Read only, also as a directory, close-on-exec, without following a link.
+                for flags in [0, 0o200000 | 0o2000000, 0o400000, 0o4000] {
+                    assert_eq!(with(flags), Ok(RET_ALLOW), "{} {} {flags:o}", arch.name, c.name);
+                }
+                // Write, read-write, create, truncate, a temporary file.
+                for flags in [0o1, 0o2, 0o100, 0o1000, 0o20200002, 0o2000101] {
+                    assert_eq!(with(flags), Ok(RET_USER_NOTIF), "{} {} {flags:o}", arch.name, c.name);
+                }
+            }
+            for nr in [0, 1, arch.setns, arch.fcntl] {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_ALLOW), "{} {nr}", arch.name);
+            }
+            // Without paths, an open that writes is not the supervisor's.
+            assert_eq!(
+                run(&watch_program(arch, false, false), arch.audit, arch.openat, [0, 0, 1, 0, 0, 0]),
+                Ok(RET_ALLOW)
+            );
         }
     }
 
@@ -967,6 +1114,34 @@ mod tests {
             (a.mknod, libc::SYS_mknod),
         ] {
             assert_eq!(ours, Some(theirs as u32));
+        }
+        use libc::*;
+        for c in a.path_calls {
+            let theirs = match c.name {
+                "open" => SYS_open,
+                "openat" => SYS_openat,
+                "openat2" => SYS_openat2,
+                "creat" => SYS_creat,
+                "mkdir" => SYS_mkdir,
+                "mkdirat" => SYS_mkdirat,
+                "mknod" => SYS_mknod,
+                "mknodat" => SYS_mknodat,
+                "unlink" => SYS_unlink,
+                "unlinkat" => SYS_unlinkat,
+                "rmdir" => SYS_rmdir,
+                "rename" => SYS_rename,
+                "renameat" => SYS_renameat,
+                "renameat2" => SYS_renameat2,
+                "link" => SYS_link,
+                "linkat" => SYS_linkat,
+                "symlink" => SYS_symlink,
+                "symlinkat" => SYS_symlinkat,
+                "truncate" => SYS_truncate,
+                "execve" => SYS_execve,
+                "execveat" => SYS_execveat,
+                other => panic!("no number known for {other}"),
+            };
+            assert_eq!(c.nr, theirs as u32, "{}", c.name);
         }
     }
 

@@ -7,10 +7,20 @@ use crate::lab;
 use lab::{Lab, read, text};
 
 fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    all_lines(path).into_iter().filter(|r| !told(r)).collect()
+}
+
+/// Every record, the supervisor's records of what it saw refused included.
+fn all_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
     read(path)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not one JSON object: {e}: {l}")))
         .collect()
+}
+
+/// A record of a call the rules refused, which the supervisor saw and told.
+fn told(r: &serde_json::Value) -> bool {
+    r["event"] == "file" || r["event"] == "signal"
 }
 
 #[test]
@@ -258,6 +268,17 @@ fn nested_invocations_are_recorded_and_the_command_cannot_forge_or_erase_records
     let programs: Vec<&str> = records.iter().filter_map(|r| r["program"].as_str()).collect();
     // The empty message and the forged record are both refused.
     assert_eq!(records.len(), 6, "{records:#?}");
+    // The two opens of the log the rules refused were seen, told and recorded.
+    let all = all_lines(&log);
+    let refused: Vec<&serde_json::Value> =
+        all.iter().filter(|r| told(r) && r["target"] == log.to_str().unwrap()).collect();
+    assert_eq!(refused.len(), 2, "{all:#?}");
+    assert!(refused.iter().all(|r| r["verdict"] == "deny" && r["program"] == "python3"), "{refused:#?}");
+    assert!(
+        text(&out.stderr).contains(&format!("opens for writing {} (openat)", log.display())),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(records[0]["nested"], serde_json::Value::Null);
     assert!(programs[0].starts_with("echo outer"), "{programs:?}");
     assert!(programs[1].starts_with("echo inner-one"), "{programs:?}");

@@ -328,13 +328,19 @@ fn python_append(path: &str) -> String {
 #[track_caller]
 fn kernel_refused_write(out: &Output, userns: Userns, what: &str) {
     let err = text(&out.stderr);
-    assert!(!err.contains("sandbox-bash:"), "{what}: the kernel should refuse, not sandbox-bash: {}", all(out));
+    let untold = crate::common::untold(&err);
+    assert!(!untold.contains("sandbox-bash:"), "{what}: the kernel should refuse, not sandbox-bash: {}", all(out));
     assert_ne!(out.status.code(), Some(0), "{what}: {}", all(out));
-    let errno = match userns {
-        Userns::Allowed => "[Errno 30] Read-only file system",
-        Userns::Forbidden => "[Errno 13] Permission denied",
+    let (errno, held) = match userns {
+        Userns::Allowed => ("[Errno 30] Read-only file system", "held by the read-only view and Landlock"),
+        Userns::Forbidden => ("[Errno 13] Permission denied", "held by Landlock;"),
     };
     assert!(err.contains(errno), "{what}: expected {errno:?}: {}", all(out));
+    // The refusal is told, with the rule that held it.
+    assert!(
+        err.starts_with("sandbox-bash: denied: missing external write (0200): python3") && err.contains(held),
+        "{what}: {err}"
+    );
 }
 
 fn bin_bash_image() -> Image {

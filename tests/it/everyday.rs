@@ -161,11 +161,12 @@ enum Shell {
 }
 
 /// What a step said, comparable between two fixtures: the status and the output, with the
-/// fixture's own paths replaced.
+/// fixture's own paths replaced, and without what sandbox-bash told of refusals while it ran
+/// (bash has no boundary to tell of).
 fn seen(f: &Fixture, out: &Output) -> (Option<i32>, String, String) {
     let root = f.root.path().display().to_string();
     let clean = |b: &[u8]| text(b).replace(&root, "<root>");
-    (out.status.code(), clean(&out.stdout), clean(&out.stderr))
+    (out.status.code(), clean(&out.stdout), crate::common::untold(&clean(&out.stderr)))
 }
 
 /// Runs `steps` one by one with bash in one copy of the fixture and sandboxed at `mode` in

@@ -42,3 +42,4 @@ mod shallow;
 mod startup_files;
 mod symlinks;
 mod table_examples;
+mod told;

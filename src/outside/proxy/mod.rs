@@ -28,6 +28,7 @@ pub use gate::Access;
 
 use crate::allowlist::Allowlist;
 use crate::outside::protocol::Denial;
+use crate::outside::told::Stderr;
 
 /// The variable that tells `--sandbox-connect` (and scripts) where the proxy listens.
 pub const PROXY_VAR: &str = "SANDBOX_BASH_PROXY";
@@ -68,14 +69,11 @@ pub struct Context {
 /// What the command was told of refusals, and where.
 #[derive(Default)]
 struct Told {
-    stderr: Option<OwnedFd>,
+    stderr: Stderr,
     /// The first refused destinations, with the entry that would allow each.
     refused: Vec<(String, u16, String)>,
     count: usize,
 }
-
-/// The most bytes a line to standard error has: what a pipe takes in one atomic write.
-const PIPE_ATOMIC: usize = 4096;
 
 /// Refused destinations named in the summary at the end of a run.
 const SUMMARY_NAMES: usize = 8;
@@ -86,24 +84,7 @@ impl Told {
         if self.refused.len() < SUMMARY_NAMES {
             self.refused.push((gate::shown(&d.host), d.port, d.remedy.clone()));
         }
-        self.write(&fit(&format!("{} (held by the network proxy)", d.line())));
-    }
-
-    /// Writes `text` if standard error takes it within a tenth of a second: a reader that does
-    /// not read (a full pipe) loses the line rather than holding the proxy. A line fits a
-    /// pipe's atomic write, so a pipe that says it has room takes it whole without blocking.
-    fn write(&self, text: &str) {
-        let Some(fd) = &self.stderr else { return };
-        let mut end = text.len().min(PIPE_ATOMIC);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLOUT, revents: 0 };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut p, 1, 100) };
-        if ready == 1 && p.revents & libc::POLLOUT != 0 {
-            let _ = nix::unistd::write(fd, &text.as_bytes()[..end]);
-        }
+        self.stderr.line(&format!("{} (held by the network proxy)", d.line()));
     }
 
     /// The command's process ended: one line naming what was refused and what would allow
@@ -118,37 +99,16 @@ impl Told {
             };
             let mut remedies: Vec<&str> = self.refused.iter().map(|(_, _, r)| r.as_str()).collect();
             remedies.dedup();
-            let line = format!(
-                "sandbox-bash: the network proxy refused {} destination{} in this run: {}{more}; to allow: {}\n",
+            self.stderr.line(&format!(
+                "sandbox-bash: the network proxy refused {} destination{} in this run: {}{more}; to allow: {}",
                 self.count,
                 if self.count == 1 { "" } else { "s" },
                 names.join(", "),
                 remedies.join("; ")
-            );
-            self.write(&fit(&line[..line.len() - 1]));
+            ));
         }
-        self.stderr = None;
+        self.stderr.release();
     }
-}
-
-/// `text` as one line of printable characters with its newline, cut to fit one atomic write.
-fn fit(text: &str) -> String {
-    let mut line = one_line(text);
-    if line.len() > PIPE_ATOMIC - 1 {
-        let mut end = PIPE_ATOMIC - 5;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        line.truncate(end);
-        line.push('…');
-    }
-    line.push('\n');
-    line
-}
-
-/// `text` on one line of printable characters (a host name is the command's to choose).
-fn one_line(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 impl Context {
@@ -219,7 +179,7 @@ pub fn spawn(
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
-        let told = Mutex::new(Told { stderr, ..Told::default() });
+        let told = Mutex::new(Told { stderr: Stderr::new(stderr), ..Told::default() });
         let cx = Context {
             list,
             access,
@@ -279,7 +239,7 @@ impl Spawned {
 /// exit status.
 fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
     let records = cx.records.as_ref().map(AsRawFd::as_raw_fd);
-    let stderr = cx.told.lock().ok().and_then(|t| t.stderr.as_ref().map(AsRawFd::as_raw_fd));
+    let stderr = cx.told.lock().ok().and_then(|t| t.stderr.raw());
     crate::outside::process::detach(
         &[Some(channel.as_raw_fd()), records, stderr].into_iter().flatten().collect::<Vec<_>>(),
     );

@@ -63,3 +63,17 @@ impl Rng {
         if n == 0 { 0 } else { (self.next() % n as u64) as usize }
     }
 }
+
+/// Whether `line` is one the processes outside tell of a refusal they saw while the command
+/// ran, or their summary at its end.
+pub fn told_line(line: &str) -> bool {
+    (line.starts_with("sandbox-bash: denied:")
+        && (line.contains("; held by ") || line.ends_with("(held by the network proxy)")))
+        || line.starts_with("sandbox-bash: the rules refused ")
+        || line.starts_with("sandbox-bash: the network proxy refused ")
+}
+
+/// `stderr` without the told lines (see [`told_line`]): what bash alone would have printed.
+pub fn untold(stderr: &str) -> String {
+    stderr.split_inclusive('\n').filter(|l| !told_line(l.trim_end_matches('\n'))).collect()
+}

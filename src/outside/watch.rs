@@ -1,0 +1,667 @@
+//! What the run is refused, seen from outside and told to the command.
+//!
+//! The kernel tells no one but the program when Landlock, the read-only view or its signal
+//! scoping refuses a call (Landlock logs only to the kernel's audit subsystem, which may be
+//! off). So the calls the filter hands the supervisor (see [`super::signals`]) are looked at
+//! before the kernel judges them: every signal, and every call that changes a path. The
+//! supervisor reads what the call names (the path, through the process's own root and working
+//! directory), asks the rules in force whether they grant it, lets the call go on unchanged,
+//! and, when they do not, writes a `sandbox-bash: denied:` line on the command's stderr (before
+//! the program's own error) and an audit record. The kernel's answer is the kernel's: this
+//! only tells. At the end of the command's process, one line sums up what was refused.
+//!
+//! What is read is read once, from a process blocked in the call, and the notification is
+//! checked to be still pending afterwards; a wrong reading can only make a line wrong, never
+//! a call allowed.
+
+use std::collections::HashSet;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use serde::{Deserialize, Serialize};
+
+use super::told::Stderr;
+use crate::mode::{Mode, Perm};
+use crate::sandbox::policy::Rights;
+use crate::sandbox::seccomp::{Flags, PathCall};
+use crate::scope::Layout;
+
+/// What the watch needs of the rules in force, handed over once they hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    /// The mode the rules enforce.
+    pub mode: u16,
+    /// The Landlock path rules: each path, its rights, and whether it grants that file only.
+    pub grants: Vec<(String, u8, bool)>,
+    /// A read-only view of the tree holds beside Landlock (the namespace layer).
+    pub view: bool,
+    /// The view's files covered by a stand-in that cannot be opened.
+    pub masks: Vec<String>,
+    /// The view's trees bound writable (`true`) or read-only (`false`), and whether without
+    /// execute; what lies in none of them is read-only when `read_only_base`.
+    pub points: Vec<(String, bool, bool)>,
+    pub read_only_base: bool,
+    /// Landlock keeps the run's signals to its own processes.
+    pub scoped: bool,
+}
+
+impl Rules {
+    /// The rights the rules grant on `path`, as [`crate::sandbox::policy::Policy::granted`].
+    fn granted(&self, path: &str) -> Rights {
+        crate::sandbox::policy::granted_by(self.grants.iter().map(|(p, r, f)| (p.as_str(), Rights(*r), *f)), path)
+    }
+
+    /// What refuses `change` of `path` (whether it `exists`), if anything does: a mask, the
+    /// view (a read-only tree, a tree without execute), or Landlock.
+    fn refuses(&self, path: &str, change: Change, exists: bool) -> Option<&'static str> {
+        if self.view && self.masks.iter().any(|m| m == path) {
+            return Some("the credential mask");
+        }
+        let landlock = !self.grant(path, change);
+        let point = self.points.iter().filter(|(p, ..)| crate::scope::is_within(path, p)).max_by_key(|(p, ..)| p.len());
+        match change.needs() {
+            Perm::Write if self.view => {
+                // A device is written whatever its mount says.
+                let device = exists
+                    && std::fs::metadata(path).is_ok_and(|m| {
+                        use std::os::unix::fs::FileTypeExt;
+                        m.file_type().is_char_device() || m.file_type().is_block_device()
+                    });
+                let read_only = !device && point.map_or(self.read_only_base, |(_, writable, _)| !*writable);
+                match (read_only, landlock) {
+                    (true, true) => Some("the read-only view and Landlock"),
+                    (true, false) => Some("the read-only view"),
+                    (false, true) => Some("Landlock"),
+                    (false, false) => None,
+                }
+            }
+            Perm::Execute if self.view && point.is_some_and(|(.., noexec)| *noexec) => {
+                Some(if landlock { "the view (no execute there) and Landlock" } else { "the view (no execute there)" })
+            }
+            _ => landlock.then_some("Landlock"),
+        }
+    }
+
+    /// Whether the rules grant what `change` needs of `path`: reading a directory also when a
+    /// rule lists that very directory; reading and writing both for an open that does both.
+    fn grant(&self, path: &str, change: Change) -> bool {
+        let granted = self.granted(path);
+        let listed = || self.grants.iter().any(|(p, r, _)| p == path && Rights(*r).contains(Rights::LIST));
+        match change {
+            Change::Open(f) if f & libc::O_ACCMODE as u64 == libc::O_RDWR as u64 => granted.contains(Rights::RW),
+            Change::Open(f) if !open_writes(f) => granted.contains(Rights::READ) || listed(),
+            Change::Exec => granted.contains(Rights::EXECUTE),
+            _ => granted.contains(Rights::WRITE),
+        }
+    }
+}
+
+/// The most refusals told on stderr one by one; further ones are only counted.
+const MAX_LINES: usize = 32;
+
+/// The most refusals named in the summary.
+const SUMMARY_NAMES: usize = 8;
+
+/// The most audit records of refusals one run writes.
+const MAX_RECORDS: usize = 128;
+
+/// The watch: where it tells, and what it has told.
+pub struct Watch {
+    layout: Layout,
+    /// The command's process, as the records name it.
+    command_pid: i32,
+    stderr: Stderr,
+    /// The channel to the supervisor's main thread, which writes the records (when a log is
+    /// kept).
+    records: Option<OwnedFd>,
+    rules: Option<Rules>,
+    /// What was told, once each (the call's kind and its target).
+    seen: HashSet<String>,
+    /// sandbox-bash's own program: a nested level's own look around (its planning) is not
+    /// the command's, and is not told.
+    own: Option<super::peer::Executable>,
+    /// The first refusals, for the summary, with what would allow each.
+    first: Vec<(String, String)>,
+    count: usize,
+}
+
+impl Watch {
+    pub fn new(layout: Layout, command_pid: i32, stderr: Option<OwnedFd>, records: Option<OwnedFd>) -> Watch {
+        Watch {
+            layout,
+            command_pid,
+            stderr: Stderr::new(stderr),
+            records,
+            rules: None,
+            seen: HashSet::new(),
+            own: super::peer::Executable::own().ok(),
+            first: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// The descriptors the supervisor's process keeps for the watch.
+    pub fn fds(&self) -> Vec<std::os::fd::RawFd> {
+        self.stderr.raw().into_iter().chain(self.records.as_ref().map(AsRawFd::as_raw_fd)).collect()
+    }
+
+    /// The rules in force, once they hold.
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.rules = Some(rules);
+    }
+
+    /// Looks at a call that changes a path, from the process `note` names, still blocked in it.
+    pub fn path_call(&mut self, note: &libc::seccomp_notif, call: &PathCall, listener: &OwnedFd) {
+        let Some(rules) = &self.rules else { return };
+        let pid = note.pid as i32;
+        if self.own.is_some() && super::peer::Executable::of(&pid.to_string()).ok() == self.own {
+            return;
+        }
+        let arg = |i: u8| note.data.args[i as usize];
+        let flags = match call.flags {
+            Flags::None | Flags::Exec => None,
+            Flags::Arg(a) => Some(arg(a)),
+            // openat2's `struct open_how` starts with its flags.
+            Flags::How(a) => Some(read_u64(pid, arg(a)).unwrap_or(0)),
+        };
+        let mut targets = Vec::new();
+        for &(dirfd, path_arg) in call.paths {
+            let Some(path) = read_path(pid, arg(path_arg)) else { return };
+            let base = match dirfd.map(|a| arg(a) as i32) {
+                None | Some(libc::AT_FDCWD) => std::fs::read_link(format!("/proc/{pid}/cwd")),
+                Some(fd) => std::fs::read_link(format!("/proc/{pid}/fd/{fd}")),
+            };
+            let Some(base) = base.ok().and_then(|b| b.to_str().map(str::to_string)) else { return };
+            targets.push((base, path));
+        }
+        // What was read was the blocked call's: the process is still in it.
+        if !still_pending(listener, note.id) {
+            return;
+        }
+        let Some(root) = open_path(None, &format!("/proc/{pid}/root")) else { return };
+        let creat = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
+        let mut found = Vec::new();
+        for (i, (base, path)) in targets.into_iter().enumerate() {
+            if !base.starts_with('/') || base.ends_with(" (deleted)") {
+                continue;
+            }
+            let change = match (call.name, flags) {
+                (_, _) if call.flags == Flags::Exec => Change::Exec,
+                (_, Some(f)) => Change::Open(f),
+                ("creat", None) => Change::Open(creat),
+                ("mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" | "link" | "linkat", _) => {
+                    Change::New
+                }
+                ("rename" | "renameat" | "renameat2", _) if i == 1 => Change::Either,
+                ("truncate", _) => Change::Existing { follow: true },
+                // The kernel asks a mount whether it is writable before it looks for the name.
+                _ if rules.view => Change::Either,
+                _ => Change::Existing { follow: false },
+            };
+            let joined = if path.starts_with('/') { path } else { format!("{base}/{path}") };
+            let Some((resolved, exists)) = resolve(&root, &joined, change.follows()) else { continue };
+            if !change.refusable(exists) || unseen(&resolved) {
+                continue;
+            }
+            let perm = change.needs();
+            let class = self.layout.classify(&resolved, perm == Perm::Write);
+            let allowed = Mode(rules.mode);
+            let Some(rule) = rules.refuses(&resolved, change, exists) else { continue };
+            let word = match perm {
+                Perm::Read => "read",
+                Perm::Write => "write",
+                Perm::Execute => "execute",
+            };
+            let (missing, remedy) = match class.scope() {
+                Some(scope) if !allowed.has(scope, perm) => {
+                    let bit = Mode::bit(scope, perm);
+                    (format!("missing {} {word} ({bit})", scope.name()), format!("mode {}", allowed.union(bit)))
+                }
+                _ => (format!("{} is kept from this {word}", class.noun()), "nothing in the mode".to_string()),
+            };
+            found.push((resolved, missing, remedy, rule, change));
+        }
+        for (target, missing, remedy, rule, change) in found {
+            let what = match (call.name, change) {
+                (_, Change::Exec) => "runs",
+                (_, Change::Open(f)) if change.needs() == Perm::Read => {
+                    if f & libc::O_DIRECTORY as u64 != 0 {
+                        "lists"
+                    } else {
+                        "opens for reading"
+                    }
+                }
+                ("open" | "openat" | "openat2" | "creat", _) => "opens for writing",
+                ("mkdir" | "mkdirat", _) => "makes the directory",
+                ("mknod" | "mknodat", _) => "makes the node",
+                ("unlink" | "unlinkat" | "rmdir", _) => "removes",
+                ("rename" | "renameat" | "renameat2", _) => "renames",
+                ("link" | "linkat", _) => "links",
+                ("symlink" | "symlinkat", _) => "makes the link",
+                _ => "changes",
+            };
+            if !self.seen.insert(format!("{what} {target}")) {
+                continue;
+            }
+            let program = comm(pid);
+            let allow = match remedy.as_str() {
+                "nothing in the mode" => "no bit of the mode allows it (see --sandbox-info)".to_string(),
+                mode => format!("{mode} would allow it"),
+            };
+            let line = format!(
+                "sandbox-bash: denied: {missing}: {program} (pid {pid}) {what} {target} ({}); held by {rule}; {allow}",
+                call.name
+            );
+            self.tell(&line, target.clone(), remedy.clone());
+            self.record(&Record {
+                call: call.name,
+                process: pid,
+                program: &program,
+                target: &target,
+                missing: &missing,
+                held_by: rule,
+                remedy: &remedy,
+            });
+        }
+    }
+
+    /// Looks at a signal the kernel is about to judge: `sender` sends `sig` to the process
+    /// `target`. Told when Landlock's scoping will refuse it: the target is outside the run
+    /// (it carries fewer seccomp filters than the sender, so it is in no domain the sender's
+    /// encloses).
+    pub fn signal(&mut self, sender: i32, target: i32, sig: i32) {
+        let Some(rules) = &self.rules else { return };
+        if !rules.scoped || target <= 0 {
+            return;
+        }
+        let count = |pid: i32| super::peer::Status::of(&pid.to_string()).and_then(|s| s.filters);
+        let (Some(ours), Some(theirs)) = (count(sender), count(target)) else { return };
+        if theirs >= ours {
+            return;
+        }
+        let name = signal_name(sig);
+        let key = format!("signal {name} {target}");
+        if !self.seen.insert(key) {
+            return;
+        }
+        let (program, theirs) = (comm(sender), comm(target));
+        let remedy = "nothing in the mode (a call can signal what calls of its own agent session started)";
+        let line = format!(
+            "sandbox-bash: denied: {program} (pid {sender}) sends signal {name} to process {target} ({theirs}), which \
+             this run did not start; held by Landlock's signal scoping; no mode allows it (a call can signal what \
+             calls of its own agent session started)"
+        );
+        let what = format!("signal {name} to process {target} ({theirs})");
+        self.tell(&line, what.clone(), remedy.to_string());
+        self.record(&Record {
+            call: "signal",
+            process: sender,
+            program: &program,
+            target: &what,
+            missing: "",
+            held_by: "Landlock's signal scoping",
+            remedy,
+        });
+    }
+
+    fn tell(&mut self, line: &str, what: String, remedy: String) {
+        self.count += 1;
+        if self.first.len() < SUMMARY_NAMES {
+            self.first.push((what, remedy));
+        }
+        if self.count <= MAX_LINES {
+            self.stderr.line(line);
+        }
+    }
+
+    fn record(&mut self, r: &Record<'_>) {
+        let Some(channel) = &self.records else { return };
+        if self.count > MAX_RECORDS {
+            return;
+        }
+        let event = if r.call == "signal" { "signal" } else { "file" };
+        if let Ok(bytes) = crate::audit::refusal_record(self.command_pid, crate::exec::uid(), event, r) {
+            let message = super::protocol::Request::Record(bytes).encode();
+            let _ = nix::sys::socket::send(channel.as_raw_fd(), &message, nix::sys::socket::MsgFlags::empty());
+        }
+    }
+
+    /// The command's process ended: one line sums up what was refused, then standard error
+    /// is let go.
+    pub fn end(&mut self) {
+        if self.count > 0 {
+            let names: Vec<&str> = self.first.iter().map(|(w, _)| w.as_str()).collect();
+            let more = match self.count - self.first.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            let mut remedies: Vec<&str> = self.first.iter().map(|(_, r)| r.as_str()).collect();
+            remedies.sort_unstable();
+            remedies.dedup();
+            self.stderr.line(&format!(
+                "sandbox-bash: the rules refused {} call{} in this run: {}{more}; to allow: {}",
+                self.count,
+                if self.count == 1 { "" } else { "s" },
+                names.join(", "),
+                remedies.join("; ")
+            ));
+        }
+        self.stderr.release();
+    }
+}
+
+/// What a call does to one of its paths, as far as whether the rules are asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    /// An open with these flags.
+    Open(u64),
+    /// A new name (mkdir, mknod, link, symlink): an existing one fails first (EEXIST).
+    New,
+    /// Something that must exist (unlink, rmdir, truncate, a rename's source).
+    Existing { follow: bool },
+    /// A rename's destination: new or replaced; or a removal where a read-only view holds
+    /// (the kernel refuses it before it looks for the name).
+    Either,
+    /// A program run.
+    Exec,
+}
+
+impl Change {
+    /// Whether a link at the path's end is followed.
+    fn follows(self) -> bool {
+        match self {
+            Change::Open(f) => {
+                f & libc::O_NOFOLLOW as u64 == 0
+                    && f & (libc::O_CREAT | libc::O_EXCL) as u64 != (libc::O_CREAT | libc::O_EXCL) as u64
+            }
+            Change::Existing { follow } => follow,
+            Change::Exec => true,
+            Change::New | Change::Either => false,
+        }
+    }
+
+    /// The permission the call needs of the rules.
+    fn needs(self) -> Perm {
+        match self {
+            Change::Open(f) if !open_writes(f) => Perm::Read,
+            Change::Exec => Perm::Execute,
+            _ => Perm::Write,
+        }
+    }
+
+    /// Whether the call reaches the rules, given whether its path exists: otherwise it fails
+    /// for that first (EEXIST, ENOENT) or changes nothing (an existing file opened to read
+    /// with O_CREAT).
+    fn refusable(self, exists: bool) -> bool {
+        match self {
+            Change::Open(f) => {
+                let (creat, excl) = (f & libc::O_CREAT as u64 != 0, f & libc::O_EXCL as u64 != 0);
+                if exists { !(creat && excl) } else { creat }
+            }
+            Change::New => !exists,
+            Change::Existing { .. } | Change::Exec => exists,
+            Change::Either => true,
+        }
+    }
+}
+
+/// Whether an open with flags `f` changes its file: written, or truncated.
+fn open_writes(f: u64) -> bool {
+    f & libc::O_ACCMODE as u64 != libc::O_RDONLY as u64 || f & libc::O_TRUNC as u64 != 0
+}
+
+/// One refusal as the audit log keeps it.
+#[derive(Serialize)]
+struct Record<'a> {
+    call: &'static str,
+    process: i32,
+    program: &'a str,
+    target: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    missing: &'a str,
+    held_by: &'a str,
+    remedy: &'a str,
+}
+
+/// Paths whose meaning is the process's own (its descriptors, `/proc`): the rules are not
+/// asked about them here.
+fn unseen(path: &str) -> bool {
+    crate::scope::is_within(path, "/proc")
+        || crate::scope::is_within(path, "/dev/fd")
+        || ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(&path)
+}
+
+/// `path` (absolute) as the process sees it, its symbolic links followed inside `root` (its
+/// `/proc/PID/root`): every component but the last, and the last too with `follow` when it
+/// exists; and whether it exists. `None` when the directory it is in does not exist (the
+/// call fails for that).
+fn resolve(root: &OwnedFd, path: &str, follow: bool) -> Option<(String, bool)> {
+    resolve_within(root, path, follow, 8)
+}
+
+/// [`resolve`], following at most `links` more dangling links at the end.
+fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option<(String, bool)> {
+    let path = path.trim_end_matches('/');
+    let (dir, last) = path.rsplit_once('/')?;
+    if (matches!(last, "" | "." | "..") || follow)
+        && let Some(whole) = open_path(Some(root), path)
+    {
+        return Some((descriptor_path(&whole)?, true));
+    }
+    let dir_fd = open_path(Some(root), dir)?;
+    let dir = descriptor_path(&dir_fd)?;
+    let name = std::ffi::CString::new(last).ok()?;
+    // SAFETY: an all-zero stat is valid to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor, C string and out-pointer; the name itself, not its link.
+    let exists = unsafe { libc::fstatat(dir_fd.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } == 0;
+    let here = if dir == "/" { format!("/{last}") } else { format!("{dir}/{last}") };
+    // A link that leads nowhere yet: a create through it makes its target.
+    if follow && exists && st.st_mode & libc::S_IFMT == libc::S_IFLNK && links > 0 {
+        let mut buf = [0u8; libc::PATH_MAX as usize];
+        // SAFETY: a valid descriptor and C string, and a buffer of the length given.
+        let n = unsafe { libc::readlinkat(dir_fd.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        let target = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+        let next = if target.starts_with('/') { target.to_string() } else { format!("{dir}/{target}") };
+        return resolve_within(root, &next, follow, links - 1);
+    }
+    Some((here, exists))
+}
+
+/// An `O_PATH` descriptor of `path`: inside `root` when given (its absolute links and `..`
+/// stay in it, as for the process whose root it is), else as this process sees it.
+fn open_path(root: Option<&OwnedFd>, path: &str) -> Option<OwnedFd> {
+    /// The kernel's `struct open_how`.
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    let relative = std::ffi::CString::new(if root.is_some() { path.trim_start_matches('/') } else { path }).ok()?;
+    let relative = if relative.as_bytes().is_empty() { c".".to_owned() } else { relative };
+    let how = OpenHow {
+        flags: (libc::O_PATH | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: if root.is_some() { libc::RESOLVE_IN_ROOT | libc::RESOLVE_NO_MAGICLINKS } else { 0 },
+    };
+    let dirfd = root.map_or(libc::AT_FDCWD, AsRawFd::as_raw_fd);
+    // SAFETY: a valid C string and open_how of the size given; the kernel returns a new
+    // descriptor or -1.
+    let fd =
+        unsafe { libc::syscall(libc::SYS_openat2, dirfd, relative.as_ptr(), &how, std::mem::size_of::<OpenHow>()) };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    (fd >= 0).then(|| unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
+}
+
+/// The path the kernel gives the file `fd` names.
+fn descriptor_path(fd: &OwnedFd) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+    link.to_str().filter(|p| p.starts_with('/') && !p.ends_with(" (deleted)")).map(str::to_string)
+}
+
+/// Whether the notification `id` still waits for its answer: its process is still in the call.
+fn still_pending(listener: &OwnedFd, id: u64) -> bool {
+    // SAFETY: the listener is a seccomp notification descriptor, `id` a valid u64.
+    unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 }
+}
+
+/// Reads `buf.len()` bytes at `address` of process `pid`; how many were read.
+fn read_memory(pid: i32, address: u64, buf: &mut [u8]) -> Option<usize> {
+    let local = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    let remote = libc::iovec { iov_base: address as *mut libc::c_void, iov_len: buf.len() };
+    // SAFETY: one local iovec over `buf`, one remote iovec the kernel checks; no flags.
+    let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+    usize::try_from(n).ok()
+}
+
+fn read_u64(pid: i32, address: u64) -> Option<u64> {
+    let mut buf = [0u8; 8];
+    (read_memory(pid, address, &mut buf)? == 8).then(|| u64::from_ne_bytes(buf))
+}
+
+/// The path (a C string of at most `PATH_MAX` bytes) at `address` of process `pid`. Read a
+/// page at a time: a string near the end of a mapping is still read.
+fn read_path(pid: i32, address: u64) -> Option<String> {
+    const PAGE: u64 = 4096;
+    let mut out = Vec::new();
+    let mut at = address;
+    while out.len() < libc::PATH_MAX as usize {
+        let room = (PAGE - at % PAGE) as usize;
+        let mut buf = vec![0u8; room];
+        let n = read_memory(pid, at, &mut buf)?;
+        if let Some(end) = buf[..n].iter().position(|&b| b == 0) {
+            out.extend_from_slice(&buf[..end]);
+            return String::from_utf8(out).ok();
+        }
+        if n < room {
+            return None;
+        }
+        out.extend_from_slice(&buf);
+        at += room as u64;
+    }
+    None
+}
+
+/// A signal as `kill -l` names it, or its number.
+fn signal_name(sig: i32) -> String {
+    let named = [
+        (libc::SIGHUP, "HUP"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGQUIT, "QUIT"),
+        (libc::SIGKILL, "KILL"),
+        (libc::SIGUSR1, "USR1"),
+        (libc::SIGUSR2, "USR2"),
+        (libc::SIGPIPE, "PIPE"),
+        (libc::SIGALRM, "ALRM"),
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGCHLD, "CHLD"),
+        (libc::SIGCONT, "CONT"),
+        (libc::SIGSTOP, "STOP"),
+        (libc::SIGTSTP, "TSTP"),
+        (libc::SIGWINCH, "WINCH"),
+    ];
+    match named.iter().find(|(n, _)| *n == sig) {
+        Some((_, name)) => (*name).to_string(),
+        None if sig == 0 => "0 (a check)".to_string(),
+        None => sig.to_string(),
+    }
+}
+
+/// The program name of process `pid`.
+fn comm(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_followed_inside_the_root_given() {
+        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let d = dir.path().canonicalize().unwrap().to_str().unwrap().to_string();
+        std::fs::create_dir(format!("{d}/real")).unwrap();
+        std::os::unix::fs::symlink(format!("{d}/real"), format!("{d}/abs")).unwrap();
+        std::os::unix::fs::symlink("real", format!("{d}/rel")).unwrap();
+        std::os::unix::fs::symlink("../outside", format!("{d}/real/up")).unwrap();
+        std::fs::write(format!("{d}/real/file"), "").unwrap();
+        std::os::unix::fs::symlink("file", format!("{d}/real/to-file")).unwrap();
+        let root = open_path(None, "/").unwrap();
+        let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow);
+        assert_eq!(r("abs/f", true), Some((format!("{d}/real/f"), false)));
+        assert_eq!(r("rel/f", true), Some((format!("{d}/real/f"), false)));
+        assert_eq!(r("real/to-file", true), Some((format!("{d}/real/file"), true)));
+        // The last link is the name itself when not followed (unlink, rename, mkdir), or when
+        // it leads nowhere.
+        assert_eq!(r("real/to-file", false), Some((format!("{d}/real/to-file"), true)));
+        // A link that leads nowhere yet: its target is what a create makes.
+        assert_eq!(r("abs/up", true), Some((format!("{d}/outside"), false)));
+        assert_eq!(r("abs/up", false), Some((format!("{d}/real/up"), true)));
+        assert_eq!(r("real/../abs/./g", true), Some((format!("{d}/real/g"), false)));
+        // A directory that does not exist: the call fails for that, nothing to tell.
+        assert_eq!(r("none/f", true), None);
+        // Inside another root, an absolute link stays in it.
+        let inner = open_path(None, &d).unwrap();
+        std::os::unix::fs::symlink("/real", format!("{d}/rooted")).unwrap();
+        assert_eq!(resolve(&inner, "/rooted/f", true), Some((format!("{d}/real/f"), false)));
+    }
+
+    #[test]
+    fn a_path_is_read_from_a_process_whole_and_only_to_its_end() {
+        let pid = std::process::id() as i32;
+        let text = c"/work/some/path";
+        assert_eq!(read_path(pid, text.as_ptr() as u64).as_deref(), Some("/work/some/path"));
+        let long = std::ffi::CString::new("a".repeat(6000)).unwrap();
+        assert_eq!(read_path(pid, long.as_ptr() as u64), None);
+        assert_eq!(read_path(pid, 8), None);
+    }
+
+    #[test]
+    fn only_a_call_that_gets_past_its_own_checks_reaches_the_rules() {
+        let (rd, wr, creat, excl, trunc) = (0u64, 1u64, 0o100u64, 0o200u64, 0o1000u64);
+        // An existing file: written, truncated, read (also with O_CREAT); not when O_EXCL
+        // fails first.
+        assert!(Change::Open(wr).refusable(true) && Change::Open(wr).needs() == Perm::Write);
+        assert!(Change::Open(rd | trunc).refusable(true) && Change::Open(rd | trunc).needs() == Perm::Write);
+        assert!(Change::Open(rd | creat).refusable(true) && Change::Open(rd | creat).needs() == Perm::Read);
+        assert!(!Change::Open(wr | creat | excl).refusable(true));
+        assert!(Change::Exec.refusable(true) && !Change::Exec.refusable(false) && Change::Exec.follows());
+        // A missing file: only when it is created.
+        assert!(Change::Open(wr | creat).refusable(false));
+        assert!(!Change::Open(wr).refusable(false) && !Change::Open(rd).refusable(false));
+        assert!(Change::New.refusable(false) && !Change::New.refusable(true));
+        let remove = Change::Existing { follow: false };
+        assert!(remove.refusable(true) && !remove.refusable(false));
+        assert!(Change::Either.refusable(true) && Change::Either.refusable(false));
+        // O_CREAT with O_EXCL and O_NOFOLLOW name the link itself.
+        assert!(Change::Open(wr).follows() && !Change::Open(wr | creat | excl).follows());
+        assert!(!Change::Open(wr | 0o400000).follows() && !Change::New.follows());
+    }
+
+    #[test]
+    fn the_rules_grant_as_landlock_unites_them() {
+        let rules = Rules {
+            mode: 0o467,
+            grants: vec![("/w".into(), 7, false), ("/e".into(), 4, false), ("/e/f".into(), 6, true)],
+            view: true,
+            masks: vec!["/w/.env".into()],
+            points: vec![("/w".into(), true, false), ("/w/.git/hooks".into(), false, true)],
+            read_only_base: true,
+            scoped: true,
+        };
+        assert!(rules.granted("/w/x/y").contains(Rights::WRITE));
+        let write = Change::Open(1);
+        assert_eq!(rules.refuses("/w/x", write, true), None);
+        assert_eq!(rules.refuses("/w/.git/hooks/pre-commit", write, false), Some("the read-only view"));
+        assert_eq!(rules.refuses("/e/x", write, true), Some("the read-only view and Landlock"));
+        assert_eq!(rules.refuses("/w/.env", Change::Open(0), true), Some("the credential mask"));
+        assert_eq!(rules.refuses("/e/x", Change::Open(0), true), None);
+        assert_eq!(rules.refuses("/n/x", Change::Open(0), true), Some("Landlock"));
+        assert_eq!(rules.refuses("/w/.git/hooks/x", Change::Exec, true), Some("the view (no execute there)"));
+        assert!(!rules.granted("/e/x").contains(Rights::WRITE));
+        assert!(rules.granted("/e/f").contains(Rights::WRITE));
+        assert!(!rules.granted("/e/f/g").contains(Rights::WRITE));
+    }
+}

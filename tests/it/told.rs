@@ -1,0 +1,252 @@
+//! What the kernel refuses while a command runs is told: a write, a read, a run and a signal
+//! the static layer cannot see (the program comes on standard input), each refused by the
+//! kernel, each named on the command's stderr with the bit that would allow it and the rule
+//! that held it, recorded in the audit log, and summed up at the end. The same acts where the
+//! mode allows them print nothing. As root and as an unprivileged user.
+#![cfg(target_os = "linux")]
+
+use std::io::Write;
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::lab::{self, Lab, SB, text};
+
+const NOBODY: u32 = 65534;
+
+/// Who runs sandbox-bash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum User {
+    Root,
+    Nobody,
+}
+
+/// A lab `user` owns.
+fn lab_for(user: User) -> Lab {
+    let lab = Lab::new();
+    if user == User::Nobody {
+        let root = lab.ws.parent().unwrap().to_path_buf();
+        for dir in [&root, &lab.system] {
+            let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
+            assert!(status.success(), "chown {}", dir.display());
+        }
+    }
+    lab
+}
+
+/// `program` as `user` (a command starts as that user too).
+fn as_user(user: User, program: &str) -> Command {
+    match user {
+        User::Root => Command::new(program),
+        User::Nobody => {
+            let mut c = Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", program]);
+            c
+        }
+    }
+}
+
+/// Runs `script` on standard input (the static layer does not see it) under `mode`.
+fn run_stdin(lab: &Lab, user: User, mode: &str, script: &str, env: &[(&str, &str)]) -> Output {
+    let mut c = as_user(user, SB);
+    c.arg("-s").current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C");
+    c.envs(env.iter().copied());
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The lines the supervisor told: each names what held the refusal.
+fn told(out: &Output) -> Vec<String> {
+    text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("sandbox-bash: denied: ") && l.contains("; held by "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The one told line that contains `what`.
+#[track_caller]
+fn line_with<'a>(lines: &'a [String], what: &str) -> &'a str {
+    let found: Vec<&String> = lines.iter().filter(|l| l.contains(what)).collect();
+    assert_eq!(found.len(), 1, "one line with {what:?} in {lines:#?}");
+    found[0]
+}
+
+/// A process outside the run, `user`'s own, which ends when dropped.
+struct Outside(Child);
+
+impl Outside {
+    fn start(user: User) -> Outside {
+        Outside(as_user(user, "sleep").arg("600").stdin(Stdio::null()).spawn().unwrap())
+    }
+
+    fn alive(&mut self) -> bool {
+        self.0.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Outside {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_summed_up() {
+    lab::require_landlock();
+    for user in [User::Root, User::Nobody] {
+        let lab = lab_for(user);
+        let mut target = Outside::start(user);
+        let pid = target.0.id();
+        let (out_dir, canary, log) = (lab.outside.display(), lab.canary(), lab.outside.join("audit.jsonl"));
+        std::fs::copy("/bin/true", lab.outside.join("mytrue")).unwrap();
+        if user == User::Nobody {
+            let status =
+                Command::new("chown").arg(format!("{NOBODY}:{NOBODY}")).arg(lab.outside.join("mytrue")).status();
+            assert!(status.unwrap().success());
+        }
+        let script = format!(
+            "python3 -c 'open(\"{out_dir}/new.txt\", \"w\")'\n\
+             python3 -c 'print(open(\"{canary}\").read())'\n\
+             {out_dir}/mytrue\n\
+             python3 -c 'import os; os.kill({pid}, 15)'\n\
+             echo done\n",
+            canary = canary.display()
+        );
+        let out = run_stdin(&lab, user, "0467", &script, &[("SANDBOX_BASH_AUDIT_LOG", log.to_str().unwrap())]);
+        let err = text(&out.stderr);
+        assert_eq!(text(&out.stdout), "done\n", "{user:?}: {err}");
+        // The programs' own errors: the kernel refused each.
+        for errno in ["Read-only file system", "Permission denied", "Operation not permitted"] {
+            assert!(err.contains(errno), "{user:?}: {errno} in {err}");
+        }
+        let lines = told(&out);
+        assert_eq!(lines.len(), 4, "{user:?}: {err}");
+        let write = line_with(&lines, "new.txt");
+        assert!(
+            write.starts_with("sandbox-bash: denied: missing external write (0200): python3 (pid ")
+                && write.ends_with(&format!(
+                    "opens for writing {out_dir}/new.txt (openat); held by the read-only view and Landlock; mode \
+                     0667 would allow it"
+                )),
+            "{user:?}: {write}"
+        );
+        let read = line_with(&lines, "canary");
+        assert!(
+            read.starts_with("sandbox-bash: denied: missing system read (4000): python3 (pid ")
+                && read.ends_with(&format!(
+                    "opens for reading {} (openat); held by Landlock; mode 4467 would allow it",
+                    canary.display()
+                )),
+            "{user:?}: {read}"
+        );
+        let run = line_with(&lines, "mytrue");
+        assert!(
+            run.starts_with("sandbox-bash: denied: missing external execute (0100): ")
+                && run
+                    .ends_with(&format!("runs {out_dir}/mytrue (execve); held by Landlock; mode 0567 would allow it")),
+            "{user:?}: {run}"
+        );
+        let signal = line_with(&lines, "signal");
+        assert!(
+            signal.contains(&format!(
+                "sends signal TERM to process {pid} (sleep), which this run did not start; held by Landlock's signal \
+                 scoping; no mode allows it"
+            )),
+            "{user:?}: {signal}"
+        );
+        // Nothing changed.
+        assert!(!lab.outside.join("new.txt").exists());
+        assert!(target.alive(), "{user:?}: the process outside was stopped");
+        // One summary, last.
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("sandbox-bash: the rules refused 4 calls in this run: ")
+                && last.contains("to allow: ")
+                && last.contains("mode 0667"),
+            "{user:?}: {last}"
+        );
+        // The records: one per refusal, with the same fields.
+        let records: Vec<serde_json::Value> = lab::read(&log)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|r: &serde_json::Value| r["verdict"] == "deny")
+            .collect();
+        assert_eq!(records.len(), 4, "{user:?}: {records:#?}");
+        let file = records.iter().find(|r| r["target"] == format!("{out_dir}/new.txt")).expect("the write's record");
+        assert_eq!(
+            (file["event"].as_str(), file["call"].as_str(), file["held_by"].as_str(), file["missing"].as_str()),
+            (
+                Some("file"),
+                Some("openat"),
+                Some("the read-only view and Landlock"),
+                Some("missing external write (0200)")
+            )
+        );
+        let sig = records.iter().find(|r| r["event"] == "signal").expect("the signal's record");
+        assert_eq!(sig["held_by"], "Landlock's signal scoping");
+        assert_eq!(sig["target"], format!("signal TERM to process {pid} (sleep)"));
+
+        // Where the mode allows them, the same acts print nothing; a signal to the run's own
+        // process is never refused.
+        let allowed = format!(
+            "python3 -c 'open(\"{out_dir}/new.txt\", \"w\")'\n\
+             python3 -c 'open(\"{canary}\").read()'\n\
+             {out_dir}/mytrue\n\
+             sleep 60 & python3 -c \"import os; os.kill($!, 15)\"; wait\n\
+             echo done\n",
+            canary = canary.display()
+        );
+        let out = run_stdin(&lab, user, "4767", &allowed, &[]);
+        assert_eq!(text(&out.stdout), "done\n", "{user:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), "", "{user:?}: nothing refused, nothing told");
+        assert!(lab.outside.join("new.txt").exists());
+    }
+}
+
+#[test]
+fn a_refusal_names_the_file_a_planted_link_leads_to_and_the_mask_that_held_a_read() {
+    let lab = Lab::new();
+    std::os::unix::fs::symlink(&lab.outside, lab.ws.join("esc")).unwrap();
+    std::fs::write(lab.ws.join(".env"), "SECRET=CANARY\n").unwrap();
+    let script = "python3 -c 'open(\"esc/planted\", \"w\")'\npython3 -c 'open(\".env\").read()'\n";
+    let out = run_stdin(&lab, User::Root, "0467", script, &[]);
+    let lines = told(&out);
+    let planted = line_with(&lines, "planted");
+    assert!(planted.contains(&format!("opens for writing {}/planted (openat)", lab.outside.display())), "{planted}");
+    let env = line_with(&lines, ".env");
+    assert!(
+        env.starts_with("sandbox-bash: denied: missing system read (4000): python3")
+            && env.contains("held by the credential mask; mode 4467 would allow it"),
+        "{env}"
+    );
+    assert!(!lab.outside.join("planted").exists());
+    assert!(!text(&out.stdout).contains("CANARY"));
+}
+
+#[test]
+fn ordinary_work_in_the_workspace_is_not_told_anything() {
+    let lab = Lab::new();
+    let out_dir = lab.outside.display();
+    // Writes where the mode allows them, calls that fail for their own reasons first (a
+    // directory that exists, a file that does not), a read-only open with O_CREAT of a file
+    // that exists, descriptors and devices, and a nested sandbox-bash planning its own rules.
+    let script = format!(
+        "git init -q . && git add file.txt && git -c user.name=t -c user.email=t@t commit -qm one\n\
+         mkdir -p sub/dir && echo x > sub/dir/f && mv sub/dir/f sub/g && rm -r sub\n\
+         echo scratch > /tmp/sbx-told-$$ && rm /tmp/sbx-told-$$\n\
+         echo gone > /dev/null; echo err >&2 2>/dev/null; exec 3>/dev/stderr; exec 3>&-\n\
+         python3 -c 'import os; os.makedirs(\"{out_dir}\", exist_ok=True)'\n\
+         python3 -c 'import os; os.close(os.open(\"{out_dir}/file.txt\", os.O_RDONLY | os.O_CREAT))'\n\
+         rm -f missing-file\n\
+         {SB} -c 'echo nested > nested.txt'\n\
+         echo done\n"
+    );
+    let out = run_stdin(&lab, User::Root, "0467", &script, &[]);
+    assert_eq!(text(&out.stdout), "done\n", "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "err\n");
+    assert_eq!(lab::read(&lab.ws.join("nested.txt")), "nested\n");
+}
