@@ -78,6 +78,9 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
             format!("f() {{ cat {c}; }}; read -r n < name; \"$n\""),
             // A branch of a `case` on a word the analysis cannot know (config.guess on uname).
             format!("read -r w < name; case \"$w\" in f) cat {c};; *) echo other;; esac"),
+            // The branches of an `if` on a test of such a word, `elif` and `[[ ]]` too.
+            format!("read -r w < name; if [ \"$w\" = f ]; then cat {c}; else echo other; fi"),
+            format!("read -r w < name; if [[ $w == g ]]; then echo g; elif true; then cat {c}; fi"),
         ] {
             assert_eq!(
                 explain_certainty(&lab, "0467", &program, &canary),
@@ -97,6 +100,8 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
         }
         // A `case` on a word the analysis knows: its branch's read is known, and needs its bit.
         let known = format!("case f in f) cat {c};; esac");
+        assert_eq!(explain_certainty(&lab, "0467", &known, &canary).0, "known", "{known}");
+        let known = format!("if [ f = f ]; then cat {c}; fi");
         assert_eq!(explain_certainty(&lab, "0467", &known, &canary).0, "known", "{known}");
     }
 }

@@ -110,21 +110,25 @@ impl Walker<'_> {
                 *st = merged;
             }
             ast::CompoundCommand::IfClause(i) => {
+                // As for `case`: a test of a word the analysis cannot know decides which branch
+                // runs, so what each branch after it does is only possible.
+                let mut undecided = self.undecided_test(&i.condition, st);
                 self.compound_list(&i.condition, st);
                 let before = st.clone();
                 let mut then = before.clone();
-                self.compound_list(&i.then, &mut then);
+                self.branch(undecided, &i.then, &mut then);
                 let mut merged = then;
                 let mut has_else = false;
                 let mut cond_state = before.clone();
                 for e in i.elses.iter().flatten() {
                     if let Some(cond) = &e.condition {
+                        undecided |= self.undecided_test(cond, &cond_state);
                         self.compound_list(cond, &mut cond_state);
                     } else {
                         has_else = true;
                     }
                     let mut branch = cond_state.clone();
-                    self.compound_list(&e.body, &mut branch);
+                    self.branch(undecided, &e.body, &mut branch);
                     self.join(&mut merged, &branch);
                 }
                 if !has_else {
@@ -237,6 +241,49 @@ impl Walker<'_> {
             && a.downloaded == b.downloaded
     }
 
+    /// Walks one branch of an `if`, every access only possible when `undecided`.
+    fn branch(&mut self, undecided: bool, body: &ast::CompoundList, st: &mut State) {
+        if undecided {
+            self.possibly(|w| w.compound_list(body, st));
+        } else {
+            self.compound_list(body, st);
+        }
+    }
+
+    /// Whether `condition` is one test (`[`, `test`, `[[ ]]`) of a word whose value the
+    /// analysis cannot know (`uname`'s output, an argument): then which branch runs is not
+    /// known. Computed without recording anything; the condition is walked after.
+    fn undecided_test(&mut self, condition: &ast::CompoundList, st: &State) -> bool {
+        let [ast::CompoundListItem(and_or, _)] = condition.0.as_slice() else { return false };
+        let [command] = and_or.first.seq.as_slice() else { return false };
+        if !and_or.additional.is_empty() {
+            return false;
+        }
+        let mut words: Vec<&ast::Word> = Vec::new();
+        match command {
+            ast::Command::Simple(s) => {
+                let name = s.word_or_name.as_ref().map(|w| w.value.as_str());
+                if !matches!(name, Some("[" | "test")) {
+                    return false;
+                }
+                for item in s.suffix.iter().flat_map(|x| &x.0) {
+                    if let ast::CommandPrefixOrSuffixItem::Word(w) = item {
+                        words.push(w);
+                    }
+                }
+            }
+            ast::Command::ExtendedTest(t, _) => test_words(&t.expr, &mut words),
+            _ => return false,
+        }
+        let mut scratch = st.clone();
+        self.quiet_eval(|w| {
+            words.iter().any(|word| {
+                let pos = w.word_pos(word);
+                w.expand_single(&word.value, pos, &mut scratch).known().is_none()
+            })
+        })
+    }
+
     pub(super) fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
         match e {
             ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
@@ -280,5 +327,18 @@ impl Walker<'_> {
         for name in crate::analysis::effects::arithmetic_targets(text) {
             self.assign(name, None, st);
         }
+    }
+}
+
+/// The words of a `[[ ]]` test.
+fn test_words<'a>(e: &'a ast::ExtendedTestExpr, out: &mut Vec<&'a ast::Word>) {
+    match e {
+        ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+            test_words(a, out);
+            test_words(b, out);
+        }
+        ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => test_words(a, out),
+        ast::ExtendedTestExpr::UnaryTest(_, w) => out.push(w),
+        ast::ExtendedTestExpr::BinaryTest(_, a, b) => out.extend([a, b]),
     }
 }
