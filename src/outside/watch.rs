@@ -177,7 +177,7 @@ impl Watch {
         if !still_pending(listener, note.id) {
             return;
         }
-        let Some(root) = open_path(None, &format!("/proc/{pid}/root")) else { return };
+        let mut root: Option<OwnedFd> = None;
         let creat = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
         let mut found = Vec::new();
         for (i, (base, path)) in targets.into_iter().enumerate() {
@@ -198,7 +198,20 @@ impl Watch {
                 _ => Change::Existing { follow: false },
             };
             let joined = if path.starts_with('/') { path } else { format!("{base}/{path}") };
-            let Some((resolved, exists)) = resolve(&root, &joined, change.follows()) else { continue };
+            // A read or run of a path the rules grant, in a tree the run cannot write (so no
+            // link on the way is the command's): not looked at further. Most calls are these.
+            let lexical = crate::scope::normalize("/", &joined);
+            if change.needs() != Perm::Write
+                && !rules.granted(&lexical).contains(Rights::WRITE)
+                && rules.refuses(&lexical, change, true).is_none()
+            {
+                continue;
+            }
+            if root.is_none() {
+                root = open_path(None, &format!("/proc/{pid}/root"));
+            }
+            let Some(root) = &root else { return };
+            let Some((resolved, exists)) = resolve(root, &joined, change.follows()) else { continue };
             if !change.refusable(exists) || unseen(&resolved) {
                 continue;
             }
