@@ -164,6 +164,7 @@ mod tests {
                     points: vec![("/w".into(), true, false)],
                     read_only_base: true,
                     scoped: true,
+                    filters: Some(2),
                 }),
             },
             Request::Record(br#"{"verdict":"allow"}"#.to_vec()),

@@ -42,6 +42,9 @@ pub struct Rules {
     pub read_only_base: bool,
     /// Landlock keeps the run's signals to its own processes.
     pub scoped: bool,
+    /// How many seccomp filters the locked process carries (every process of the run carries
+    /// at least these).
+    pub filters: Option<u32>,
 }
 
 impl Rules {
@@ -50,23 +53,18 @@ impl Rules {
         crate::sandbox::policy::granted_by(self.grants.iter().map(|(p, r, f)| (p.as_str(), Rights(*r), *f)), path)
     }
 
-    /// What refuses `change` of `path` (whether it `exists`), if anything does: a mask, the
-    /// view (a read-only tree, a tree without execute), or Landlock.
-    fn refuses(&self, path: &str, change: Change, exists: bool) -> Option<&'static str> {
+    /// What refuses `change` of the file `found` (at `path`), if anything does: a mask, the view
+    /// (a read-only tree, a tree without execute), or Landlock.
+    fn refuses(&self, path: &str, change: Change, found: &Found) -> Option<&'static str> {
         if self.view && self.masks.iter().any(|m| m == path) {
             return Some("the credential mask");
         }
-        let landlock = !self.grant(path, change);
+        let landlock = !self.grant(path, change, found);
         let point = self.points.iter().filter(|(p, ..)| crate::scope::is_within(path, p)).max_by_key(|(p, ..)| p.len());
-        match change.needs() {
+        match change.needs(found.exists) {
             Perm::Write if self.view => {
                 // A device is written whatever its mount says.
-                let device = exists
-                    && std::fs::metadata(path).is_ok_and(|m| {
-                        use std::os::unix::fs::FileTypeExt;
-                        m.file_type().is_char_device() || m.file_type().is_block_device()
-                    });
-                let read_only = !device && point.map_or(self.read_only_base, |(_, writable, _)| !*writable);
+                let read_only = !found.device && point.map_or(self.read_only_base, |(_, writable, _)| !*writable);
                 match (read_only, landlock) {
                     (true, true) => Some("the read-only view and Landlock"),
                     (true, false) => Some("the read-only view"),
@@ -81,14 +79,21 @@ impl Rules {
         }
     }
 
-    /// Whether the rules grant what `change` needs of `path`: reading a directory also when a
-    /// rule lists that very directory; reading and writing both for an open that does both.
-    fn grant(&self, path: &str, change: Change) -> bool {
+    /// Whether the rules grant what `change` needs of `path`: reading and writing both for an
+    /// open that does both; a directory is read (listed) where a rule on it or above it lists
+    /// or reads, as Landlock's rights reach everything below their path.
+    fn grant(&self, path: &str, change: Change, found: &Found) -> bool {
         let granted = self.granted(path);
-        let listed = || self.grants.iter().any(|(p, r, _)| p == path && Rights(*r).contains(Rights::LIST));
         match change {
-            Change::Open(f) if f & libc::O_ACCMODE as u64 == libc::O_RDWR as u64 => granted.contains(Rights::RW),
-            Change::Open(f) if !open_writes(f) => granted.contains(Rights::READ) || listed(),
+            Change::Open(f) if change.needs(found.exists) == Perm::Write => {
+                let both = f & libc::O_ACCMODE as u64 == libc::O_RDWR as u64;
+                granted.contains(if both { Rights::RW } else { Rights::WRITE })
+            }
+            Change::Open(_) if found.dir => self.grants.iter().any(|(p, r, file)| {
+                (p == path || (!file && crate::scope::is_within(path, p)))
+                    && Rights(*r).intersect(Rights::READ.union(Rights::LIST)) != Rights::NONE
+            }),
+            Change::Open(_) => granted.contains(Rights::READ),
             Change::Exec => granted.contains(Rights::EXECUTE),
             _ => granted.contains(Rights::WRITE),
         }
@@ -97,6 +102,9 @@ impl Rules {
 
 /// The most refusals told on stderr one by one; further ones are only counted.
 const MAX_LINES: usize = 32;
+
+/// The most refusals remembered so that each is told once.
+const MAX_SEEN: usize = 1024;
 
 /// The most refusals named in the summary.
 const SUMMARY_NAMES: usize = 8;
@@ -109,6 +117,9 @@ pub struct Watch {
     layout: Layout,
     /// The command's process, as the records name it.
     command_pid: i32,
+    /// How many seccomp filters the command's process carried once locked: every process of
+    /// the run carries at least these.
+    run_filters: Option<u32>,
     stderr: Stderr,
     /// The channel to the supervisor's main thread, which writes the records (when a log is
     /// kept).
@@ -129,6 +140,7 @@ impl Watch {
         Watch {
             layout,
             command_pid,
+            run_filters: None,
             stderr: Stderr::new(stderr),
             records,
             rules: None,
@@ -146,6 +158,7 @@ impl Watch {
 
     /// The rules in force, once they hold.
     pub fn set_rules(&mut self, rules: Rules) {
+        self.run_filters = rules.filters;
         self.rules = Some(rules);
     }
 
@@ -177,12 +190,17 @@ impl Watch {
         if !still_pending(listener, note.id) {
             return;
         }
+        // An O_PATH open reads nothing, and Landlock does not look at it.
+        if flags.is_some_and(|f| f & libc::O_PATH as u64 != 0) {
+            return;
+        }
         let mut root: Option<OwnedFd> = None;
         let creat = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
         let mut found = Vec::new();
+        let mut mounts = Vec::new();
         for (i, (base, path)) in targets.into_iter().enumerate() {
             if !base.starts_with('/') || base.ends_with(" (deleted)") {
-                continue;
+                return;
             }
             let change = match (call.name, flags) {
                 (_, _) if call.flags == Flags::Exec => Change::Exec,
@@ -201,9 +219,16 @@ impl Watch {
             // A read or run of a path the rules grant, in a tree the run cannot write (so no
             // link on the way is the command's): not looked at further. Most calls are these.
             let lexical = crate::scope::normalize("/", &joined);
-            if change.needs() != Perm::Write
+            let guess = Found {
+                exists: true,
+                dir: flags.is_some_and(|f| f & libc::O_DIRECTORY as u64 != 0),
+                device: false,
+                mount: None,
+            };
+            if change.needs(true) != Perm::Write
+                && change.needs(false) != Perm::Write
                 && !rules.granted(&lexical).contains(Rights::WRITE)
-                && rules.refuses(&lexical, change, true).is_none()
+                && rules.refuses(&lexical, change, &guess).is_none()
             {
                 continue;
             }
@@ -211,33 +236,25 @@ impl Watch {
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
             let Some(root) = &root else { return };
-            let Some((resolved, exists)) = resolve(root, &joined, change.follows()) else { continue };
-            if !change.refusable(exists) || unseen(&resolved) {
+            let Some((resolved, target)) = resolve(root, &joined, change.follows()) else { return };
+            mounts.push(target.mount);
+            if !change.refusable(target.exists) || unseen(&resolved) || fails_first(&joined, change, &target) {
                 continue;
             }
-            let perm = change.needs();
-            let class = self.layout.classify(&resolved, perm == Perm::Write);
-            let allowed = Mode(rules.mode);
-            let Some(rule) = rules.refuses(&resolved, change, exists) else { continue };
-            let word = match perm {
-                Perm::Read => "read",
-                Perm::Write => "write",
-                Perm::Execute => "execute",
-            };
-            let (missing, remedy) = match class.scope() {
-                Some(scope) if !allowed.has(scope, perm) => {
-                    let bit = Mode::bit(scope, perm);
-                    (format!("missing {} {word} ({bit})", scope.name()), format!("mode {}", allowed.union(bit)))
-                }
-                _ => (format!("{} is kept from this {word}", class.noun()), "nothing in the mode".to_string()),
-            };
-            found.push((resolved, missing, remedy, rule, change));
+            let perm = change.needs(target.exists);
+            let Some(rule) = rules.refuses(&resolved, change, &target) else { continue };
+            let (missing, remedy) = self.missing(&resolved, perm, change, &target, rule, Mode(rules.mode));
+            found.push((resolved, missing, remedy, rule, change, target));
         }
-        for (target, missing, remedy, rule, change) in found {
+        // A rename from one mount to another fails for that first (EXDEV).
+        if mounts.len() == 2 && mounts[0].is_some() && mounts[1].is_some() && mounts[0] != mounts[1] {
+            return;
+        }
+        for (target, missing, remedy, rule, change, found) in found {
             let what = match (call.name, change) {
                 (_, Change::Exec) => "runs",
-                (_, Change::Open(f)) if change.needs() == Perm::Read => {
-                    if f & libc::O_DIRECTORY as u64 != 0 {
+                (_, Change::Open(_)) if change.needs(found.exists) == Perm::Read => {
+                    if found.dir {
                         "lists"
                     } else {
                         "opens for reading"
@@ -252,7 +269,7 @@ impl Watch {
                 ("symlink" | "symlinkat", _) => "makes the link",
                 _ => "changes",
             };
-            if !self.seen.insert(format!("{what} {target}")) {
+            if !self.first_time(format!("{what} {target}")) {
                 continue;
             }
             let program = comm(pid);
@@ -277,6 +294,57 @@ impl Watch {
         }
     }
 
+    /// What the refusal of `perm` on `path` misses, and the narrowest mode that would allow it:
+    /// the path's scope bit; for an entry made or removed right in a directory the view keeps
+    /// read-only below the whole system (the home, `~/.config`, an agent's directory at the top
+    /// of the workspace), the system's three bits; none when no bit of the mode lifts the rule.
+    fn missing(
+        &self,
+        path: &str,
+        perm: Perm,
+        change: Change,
+        found: &Found,
+        rule: &str,
+        allowed: Mode,
+    ) -> (String, String) {
+        use crate::mode::Scope;
+        let word = match perm {
+            Perm::Read => "read",
+            Perm::Write => "write",
+            Perm::Execute => "execute",
+        };
+        let entry = perm == Perm::Write
+            && rule.contains("view")
+            && !matches!(change, Change::Existing { follow: true })
+            && !(matches!(change, Change::Open(_)) && found.exists);
+        let parent = path.rsplit_once('/').map_or("/", |(p, _)| if p.is_empty() { "/" } else { p });
+        let home = self.layout.home.as_deref().filter(|h| *h != "/");
+        let pinned = (home.is_some_and(|h| crate::scope::is_within(parent, h)) && self.layout.holds(parent, true))
+            || self.layout.is_workspace_holder(parent);
+        let class = self.layout.classify(path, perm == Perm::Write);
+        if entry && pinned {
+            // The whole system, and the write of the tree the entry is in.
+            let mut needed = Mode::scope(Scope::System);
+            if let Some(scope) = class.scope() {
+                needed = needed.union(Mode::bit(scope, Perm::Write));
+            }
+            let extra = needed.missing_from(allowed);
+            if extra != Mode(0) {
+                return (
+                    format!("missing {} ({extra}) for a new or removed entry here", bits_in_words(extra)),
+                    format!("mode {}", allowed.union(extra)),
+                );
+            }
+        }
+        match class.scope() {
+            Some(scope) if !allowed.has(scope, perm) => {
+                let bit = Mode::bit(scope, perm);
+                (format!("missing {} {word} ({bit})", scope.name()), format!("mode {}", allowed.union(bit)))
+            }
+            _ => (format!("{} is kept from this {word}", class.noun()), "nothing in the mode".to_string()),
+        }
+    }
+
     /// Looks at a signal the kernel is about to judge: `sender` sends `sig` to the process
     /// `target`. Told when Landlock's scoping will refuse it: the target is outside the run
     /// (it carries fewer seccomp filters than the sender, so it is in no domain the sender's
@@ -287,13 +355,15 @@ impl Watch {
             return;
         }
         let count = |pid: i32| super::peer::Status::of(&pid.to_string()).and_then(|s| s.filters);
-        let (Some(ours), Some(theirs)) = (count(sender), count(target)) else { return };
-        if theirs >= ours {
+        // Outside the run: fewer filters than the run's own command had once it was locked
+        // (a process of the run that added a filter of its own still counts the run's).
+        let (Some(run), Some(theirs)) = (self.run_filters, count(target)) else { return };
+        if theirs >= run {
             return;
         }
         let name = signal_name(sig);
         let key = format!("signal {name} {target}");
-        if !self.seen.insert(key) {
+        if !self.first_time(key) {
             return;
         }
         let (program, theirs) = (comm(sender), comm(target));
@@ -314,6 +384,15 @@ impl Watch {
             held_by: "Landlock's signal scoping",
             remedy,
         });
+    }
+
+    /// Whether `key` is told for the first time. Past [`MAX_SEEN`] keys every refusal counts
+    /// as new (the lines stopped long before): a run cannot make the supervisor keep more.
+    fn first_time(&mut self, key: String) -> bool {
+        if self.seen.len() >= MAX_SEEN {
+            return !self.seen.contains(&key);
+        }
+        self.seen.insert(key)
     }
 
     fn tell(&mut self, line: &str, what: String, remedy: String) {
@@ -392,10 +471,11 @@ impl Change {
         }
     }
 
-    /// The permission the call needs of the rules.
-    fn needs(self) -> Perm {
+    /// The permission the call needs of the rules (an open with O_CREAT of a file that does
+    /// not exist makes it).
+    fn needs(self, exists: bool) -> Perm {
         match self {
-            Change::Open(f) if !open_writes(f) => Perm::Read,
+            Change::Open(f) if !open_writes(f) && (exists || f & libc::O_CREAT as u64 == 0) => Perm::Read,
             Change::Exec => Perm::Execute,
             _ => Perm::Write,
         }
@@ -415,6 +495,15 @@ impl Change {
             Change::Either => true,
         }
     }
+}
+
+/// Whether the call fails for the path itself before any rule is asked: a directory opened to
+/// be written (EISDIR), a file named with a trailing slash (ENOTDIR), a name too long.
+fn fails_first(path: &str, change: Change, found: &Found) -> bool {
+    let written = matches!(change, Change::Open(f) if open_writes(f));
+    (written && found.dir)
+        || (path.ends_with('/') && found.exists && !found.dir)
+        || path.split('/').any(|c| c.len() > 255)
 }
 
 /// Whether an open with flags `f` changes its file: written, or truncated.
@@ -443,33 +532,47 @@ fn unseen(path: &str) -> bool {
         || ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(&path)
 }
 
+/// What the watch learns of a call's file as the process sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Found {
+    exists: bool,
+    dir: bool,
+    /// A device, FIFO or socket: opened for writing whatever its mount says (a read-only mount
+    /// holds regular files, directories and links only).
+    device: bool,
+    /// The mount of the directory it is in.
+    mount: Option<u64>,
+}
+
 /// `path` (absolute) as the process sees it, its symbolic links followed inside `root` (its
 /// `/proc/PID/root`): every component but the last, and the last too with `follow` when it
-/// exists; and whether it exists. `None` when the directory it is in does not exist (the
-/// call fails for that).
-fn resolve(root: &OwnedFd, path: &str, follow: bool) -> Option<(String, bool)> {
+/// exists; and what it is. `None` when the directory it is in does not exist (the call fails
+/// for that).
+fn resolve(root: &OwnedFd, path: &str, follow: bool) -> Option<(String, Found)> {
     resolve_within(root, path, follow, 8)
 }
 
 /// [`resolve`], following at most `links` more dangling links at the end.
-fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option<(String, bool)> {
+fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option<(String, Found)> {
     let path = path.trim_end_matches('/');
     let (dir, last) = path.rsplit_once('/')?;
+    let dir_fd = open_path(Some(root), if dir.is_empty() { "/" } else { dir })?;
+    let mount = statx(&dir_fd, c"", libc::AT_EMPTY_PATH).map(|s| s.stx_mnt_id);
     if (matches!(last, "" | "." | "..") || follow)
         && let Some(whole) = open_path(Some(root), path)
     {
-        return Some((descriptor_path(&whole)?, true));
+        let st = statx(&whole, c"", libc::AT_EMPTY_PATH)?;
+        let kind = u32::from(st.stx_mode) & libc::S_IFMT;
+        let found = Found { exists: true, dir: kind == libc::S_IFDIR, device: special(kind), mount };
+        return Some((descriptor_path(&whole)?, found));
     }
-    let dir_fd = open_path(Some(root), dir)?;
     let dir = descriptor_path(&dir_fd)?;
     let name = std::ffi::CString::new(last).ok()?;
-    // SAFETY: an all-zero stat is valid to be overwritten.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid descriptor, C string and out-pointer; the name itself, not its link.
-    let exists = unsafe { libc::fstatat(dir_fd.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } == 0;
+    let st = statx(&dir_fd, &name, libc::AT_SYMLINK_NOFOLLOW);
+    let kind = st.map_or(0, |s| u32::from(s.stx_mode) & libc::S_IFMT);
     let here = if dir == "/" { format!("/{last}") } else { format!("{dir}/{last}") };
     // A link that leads nowhere yet: a create through it makes its target.
-    if follow && exists && st.st_mode & libc::S_IFMT == libc::S_IFLNK && links > 0 {
+    if follow && kind == libc::S_IFLNK && links > 0 {
         let mut buf = [0u8; libc::PATH_MAX as usize];
         // SAFETY: a valid descriptor and C string, and a buffer of the length given.
         let n = unsafe { libc::readlinkat(dir_fd.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
@@ -477,7 +580,23 @@ fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option
         let next = if target.starts_with('/') { target.to_string() } else { format!("{dir}/{target}") };
         return resolve_within(root, &next, follow, links - 1);
     }
-    Some((here, exists))
+    let found = Found { exists: st.is_some(), dir: kind == libc::S_IFDIR, device: special(kind), mount };
+    Some((here, found))
+}
+
+/// Whether a file of type `kind` is written whatever its mount says: a device, FIFO or socket.
+fn special(kind: u32) -> bool {
+    matches!(kind, libc::S_IFCHR | libc::S_IFBLK | libc::S_IFIFO | libc::S_IFSOCK)
+}
+
+/// `statx` of `name` under `fd` (with `AT_EMPTY_PATH`, of `fd` itself): the type, and the mount.
+fn statx(fd: &OwnedFd, name: &std::ffi::CStr, flags: libc::c_int) -> Option<libc::statx> {
+    // SAFETY: an all-zero statx is valid to be overwritten.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor, C string and out-pointer.
+    let rc =
+        unsafe { libc::statx(fd.as_raw_fd(), name.as_ptr(), flags, libc::STATX_TYPE | libc::STATX_MNT_ID, &mut st) };
+    (rc == 0).then_some(st)
 }
 
 /// An `O_PATH` descriptor of `path`: inside `root` when given (its absolute links and `..`
@@ -555,6 +674,29 @@ fn read_path(pid: i32, address: u64) -> Option<String> {
     None
 }
 
+/// The bits of `mode` in words: "system read, write and execute, external write".
+fn bits_in_words(mode: Mode) -> String {
+    let mut parts = Vec::new();
+    for scope in crate::mode::Scope::ALL {
+        let words: Vec<&str> = Perm::ALL
+            .into_iter()
+            .filter(|p| mode.has(scope, *p))
+            .map(|p| match p {
+                Perm::Read => "read",
+                Perm::Write => "write",
+                Perm::Execute => "execute",
+            })
+            .collect();
+        let joined = match words.as_slice() {
+            [] => continue,
+            [one] => one.to_string(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        };
+        parts.push(format!("{} {joined}", scope.name()));
+    }
+    parts.join(", ")
+}
+
 /// A signal as `kill -l` names it, or its number.
 fn signal_name(sig: i32) -> String {
     let named = [
@@ -602,7 +744,7 @@ mod tests {
         std::fs::write(format!("{d}/real/file"), "").unwrap();
         std::os::unix::fs::symlink("file", format!("{d}/real/to-file")).unwrap();
         let root = open_path(None, "/").unwrap();
-        let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow);
+        let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow).map(|(p, f)| (p, f.exists));
         assert_eq!(r("abs/f", true), Some((format!("{d}/real/f"), false)));
         assert_eq!(r("rel/f", true), Some((format!("{d}/real/f"), false)));
         assert_eq!(r("real/to-file", true), Some((format!("{d}/real/file"), true)));
@@ -618,7 +760,15 @@ mod tests {
         // Inside another root, an absolute link stays in it.
         let inner = open_path(None, &d).unwrap();
         std::os::unix::fs::symlink("/real", format!("{d}/rooted")).unwrap();
-        assert_eq!(resolve(&inner, "/rooted/f", true), Some((format!("{d}/real/f"), false)));
+        assert_eq!(
+            resolve(&inner, "/rooted/f", true).map(|(p, f)| (p, f.exists)),
+            Some((format!("{d}/real/f"), false))
+        );
+        // What it is, and where it is mounted.
+        let (_, dir) = resolve(&root, &format!("{d}/real"), true).unwrap();
+        assert!(dir.exists && dir.dir && !dir.device && dir.mount.is_some());
+        let (_, null) = resolve(&root, "/dev/null", true).unwrap();
+        assert!(null.device && !null.dir);
     }
 
     #[test]
@@ -636,9 +786,11 @@ mod tests {
         let (rd, wr, creat, excl, trunc) = (0u64, 1u64, 0o100u64, 0o200u64, 0o1000u64);
         // An existing file: written, truncated, read (also with O_CREAT); not when O_EXCL
         // fails first.
-        assert!(Change::Open(wr).refusable(true) && Change::Open(wr).needs() == Perm::Write);
-        assert!(Change::Open(rd | trunc).refusable(true) && Change::Open(rd | trunc).needs() == Perm::Write);
-        assert!(Change::Open(rd | creat).refusable(true) && Change::Open(rd | creat).needs() == Perm::Read);
+        assert!(Change::Open(wr).refusable(true) && Change::Open(wr).needs(true) == Perm::Write);
+        assert!(Change::Open(rd | trunc).refusable(true) && Change::Open(rd | trunc).needs(true) == Perm::Write);
+        assert!(Change::Open(rd | creat).refusable(true) && Change::Open(rd | creat).needs(true) == Perm::Read);
+        // Read-only with O_CREAT makes a file that is not there.
+        assert_eq!(Change::Open(rd | creat).needs(false), Perm::Write);
         assert!(!Change::Open(wr | creat | excl).refusable(true));
         assert!(Change::Exec.refusable(true) && !Change::Exec.refusable(false) && Change::Exec.follows());
         // A missing file: only when it is created.
@@ -663,16 +815,27 @@ mod tests {
             points: vec![("/w".into(), true, false), ("/w/.git/hooks".into(), false, true)],
             read_only_base: true,
             scoped: true,
+            filters: Some(2),
         };
         assert!(rules.granted("/w/x/y").contains(Rights::WRITE));
         let write = Change::Open(1);
-        assert_eq!(rules.refuses("/w/x", write, true), None);
-        assert_eq!(rules.refuses("/w/.git/hooks/pre-commit", write, false), Some("the read-only view"));
-        assert_eq!(rules.refuses("/e/x", write, true), Some("the read-only view and Landlock"));
-        assert_eq!(rules.refuses("/w/.env", Change::Open(0), true), Some("the credential mask"));
-        assert_eq!(rules.refuses("/e/x", Change::Open(0), true), None);
-        assert_eq!(rules.refuses("/n/x", Change::Open(0), true), Some("Landlock"));
-        assert_eq!(rules.refuses("/w/.git/hooks/x", Change::Exec, true), Some("the view (no execute there)"));
+        let file = Found { exists: true, dir: false, device: false, mount: None };
+        let new = Found { exists: false, ..file };
+        let dir = Found { dir: true, ..file };
+        assert_eq!(rules.refuses("/w/x", write, &file), None);
+        assert_eq!(rules.refuses("/w/.git/hooks/pre-commit", write, &new), Some("the read-only view"));
+        assert_eq!(rules.refuses("/e/x", write, &file), Some("the read-only view and Landlock"));
+        // A device is written whatever its mount says; Landlock still judges it.
+        assert_eq!(rules.refuses("/e/tty", write, &Found { device: true, ..file }), Some("Landlock"));
+        assert_eq!(rules.refuses("/w/.env", Change::Open(0), &file), Some("the credential mask"));
+        assert_eq!(rules.refuses("/e/x", Change::Open(0), &file), None);
+        assert_eq!(rules.refuses("/n/x", Change::Open(0), &file), Some("Landlock"));
+        assert_eq!(rules.refuses("/w/.git/hooks/x", Change::Exec, &file), Some("the view (no execute there)"));
+        // A directory below one a rule lists is listed too (Landlock's rights reach below);
+        // a file there is not read.
+        let listed = Rules { grants: vec![("/l".into(), 8, false)], ..rules.clone() };
+        assert_eq!(listed.refuses("/l/private", Change::Open(0o200000), &dir), None);
+        assert_eq!(listed.refuses("/l/private/key", Change::Open(0), &file), Some("Landlock"));
         assert!(!rules.granted("/e/x").contains(Rights::WRITE));
         assert!(rules.granted("/e/f").contains(Rights::WRITE));
         assert!(!rules.granted("/e/f/g").contains(Rights::WRITE));

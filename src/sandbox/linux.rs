@@ -600,6 +600,9 @@ pub fn apply(
     if let Some(filter) = &prepared.filter {
         install_filter(filter)?;
     }
+    // Counted before the watch's filter holds: from then on, until the supervisor has the
+    // listener, every open of this process waits for it.
+    let filters = crate::outside::peer::Status::of("self").and_then(|s| s.filters);
     let listener = match (watch, seccomp::native(), prepared.abi) {
         (Some(w), Some(arch), Some(abi)) if abi >= 6 && prepared.filter.is_some() => {
             watch_listener(&seccomp::watch_program(arch, w.paths, w.reads))
@@ -625,6 +628,7 @@ pub fn apply(
         }
     }
     enforcement.capabilities_dropped = prepared.drop.len();
+    enforcement.filters = filters.map(|n| n + u32::from(listener.is_some()));
     Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover, listener))
 }
 

@@ -115,6 +115,8 @@ pub struct Enforcement {
     pub capabilities_dropped: usize,
     /// The namespace layer: `None` when none was planned.
     pub namespaces: Option<view::Entered>,
+    /// How many seccomp filters the process carries once locked (when the kernel counts them).
+    pub filters: Option<u32>,
 }
 
 /// The machine as the planner sees it: directory listings and canonical paths.
@@ -606,6 +608,7 @@ pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
         points,
         read_only_base: locked.view.as_ref().is_some_and(|v| v.read_only_base),
         scoped: policy.scoped && locked.outcome.enforcement.landlock,
+        filters: locked.outcome.enforcement.filters,
     })
 }
 

@@ -231,6 +231,24 @@ fn a_refusal_names_the_file_a_planted_link_leads_to_and_the_mask_that_held_a_rea
 fn ordinary_work_in_the_workspace_is_not_told_anything() {
     let lab = Lab::new();
     let out_dir = lab.outside.display();
+    // Calls that get past the rules, or fail first for their own reasons: an O_PATH open
+    // (Landlock does not look at it), a directory listed below one a rule lists, a directory
+    // opened to be written (EISDIR), a rename from scratch to the workspace (EXDEV).
+    // On purpose in /tmp: scratch, a mount of its own in the view.
+    let scratch = std::path::PathBuf::from(format!("/tmp/sbx-told-{}", std::process::id()));
+    let calls = format!(
+        "import os\n\
+         os.close(os.open(\"{canary}\", os.O_PATH))\n\
+         os.listdir(\"{home}/.ssh\")\n\
+         for f in (lambda: open(\"{out_dir}\", \"w\"), lambda: os.rename(\"{scratch}\", \"{out_dir}/never\")):\n\
+         \x20   try: f()\n\
+         \x20   except OSError as e: assert e.errno in (21, 18, 2), e\n",
+        canary = lab.canary().display(),
+        home = lab.home.display(),
+        scratch = scratch.display()
+    )
+    .replace('\'', "'\\''");
+    std::fs::write(&scratch, "x").unwrap();
     // Writes where the mode allows them, calls that fail for their own reasons first (a
     // directory that exists, a file that does not), a read-only open with O_CREAT of a file
     // that exists, descriptors and devices, and a nested sandbox-bash planning its own rules.
@@ -243,10 +261,40 @@ fn ordinary_work_in_the_workspace_is_not_told_anything() {
          python3 -c 'import os; os.close(os.open(\"{out_dir}/file.txt\", os.O_RDONLY | os.O_CREAT))'\n\
          rm -f missing-file\n\
          {SB} -c 'echo nested > nested.txt'\n\
+         mkfifo fifo && python3 -c 'import os; os.close(os.open(\"fifo\", os.O_RDWR))'\n\
+         python3 -c '{calls}'\n\
          echo done\n"
     );
     let out = run_stdin(&lab, User::Root, "0467", &script, &[]);
     assert_eq!(text(&out.stdout), "done\n", "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "err\n");
+    assert!(!lab.outside.join("never").exists());
+    let _ = std::fs::remove_file(&scratch);
     assert_eq!(lab::read(&lab.ws.join("nested.txt")), "nested\n");
+}
+
+#[test]
+fn a_new_entry_right_in_the_home_names_the_bits_that_allow_it() {
+    let lab = Lab::new();
+    let lock = lab.home.join("tool.lock");
+    // Opened to read, with O_CREAT: it makes the file, which only the whole system allows.
+    let script =
+        format!("python3 -c 'import os; os.close(os.open(\"{}\", os.O_RDONLY | os.O_CREAT))'\n", lock.display());
+    let out = run_stdin(&lab, User::Root, "0467", &script, &[]);
+    let lines = told(&out);
+    let line = line_with(&lines, "tool.lock");
+    assert!(
+        line.starts_with(
+            "sandbox-bash: denied: missing system read, write and execute, external write (7200) for a new or removed entry"
+        ) && line.ends_with("held by the read-only view and Landlock; mode 7667 would allow it"),
+        "{line}"
+    );
+    assert!(!lock.exists());
+    // With the whole system but not the home's tree, still refused, and told.
+    let out = run_stdin(&lab, User::Root, "7467", &script, &[]);
+    assert!(line_with(&told(&out), "tool.lock").ends_with("mode 7667 would allow it"), "{}", text(&out.stderr));
+    // The mode it names allows it, and nothing is told.
+    let out = run_stdin(&lab, User::Root, "7667", &script, &[]);
+    assert_eq!(text(&out.stderr), "");
+    assert!(lock.exists());
 }
