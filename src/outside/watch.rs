@@ -166,9 +166,6 @@ impl Watch {
     pub fn path_call(&mut self, note: &libc::seccomp_notif, call: &PathCall, listener: &OwnedFd) {
         let Some(rules) = &self.rules else { return };
         let pid = note.pid as i32;
-        if self.own.is_some() && super::peer::Executable::of(&pid.to_string()).ok() == self.own {
-            return;
-        }
         let arg = |i: u8| note.data.args[i as usize];
         let flags = match call.flags {
             Flags::None | Flags::Exec => None,
@@ -236,7 +233,9 @@ impl Watch {
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
             let Some(root) = &root else { return };
-            let Some((resolved, target)) = resolve(root, &joined, change.follows()) else { return };
+            let Some((resolved, target)) = resolve(root, &joined, change.follows(), call.paths.len() == 2) else {
+                return;
+            };
             mounts.push(target.mount);
             if !change.refusable(target.exists) || unseen(&resolved) || fails_first(&joined, change, &target) {
                 continue;
@@ -248,6 +247,10 @@ impl Watch {
         }
         // A rename from one mount to another fails for that first (EXDEV).
         if mounts.len() == 2 && mounts[0].is_some() && mounts[1].is_some() && mounts[0] != mounts[1] {
+            return;
+        }
+        // A nested sandbox-bash looking around to plan its rules is not the command.
+        if !found.is_empty() && self.own.is_some() && super::peer::Executable::of(&pid.to_string()).ok() == self.own {
             return;
         }
         for (target, missing, remedy, rule, change, found) in found {
@@ -548,24 +551,29 @@ struct Found {
 /// `/proc/PID/root`): every component but the last, and the last too with `follow` when it
 /// exists; and what it is. `None` when the directory it is in does not exist (the call fails
 /// for that).
-fn resolve(root: &OwnedFd, path: &str, follow: bool) -> Option<(String, Found)> {
-    resolve_within(root, path, follow, 8)
+fn resolve(root: &OwnedFd, path: &str, follow: bool, mount: bool) -> Option<(String, Found)> {
+    resolve_within(root, path, follow, mount, 8)
 }
 
-/// [`resolve`], following at most `links` more dangling links at the end.
-fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option<(String, Found)> {
+/// [`resolve`], following at most `links` more dangling links at the end; the mount of the
+/// directory is looked up only when asked (a rename's two paths).
+fn resolve_within(root: &OwnedFd, path: &str, follow: bool, want_mount: bool, links: u8) -> Option<(String, Found)> {
     let path = path.trim_end_matches('/');
     let (dir, last) = path.rsplit_once('/')?;
-    let dir_fd = open_path(Some(root), if dir.is_empty() { "/" } else { dir })?;
-    let mount = statx(&dir_fd, c"", libc::AT_EMPTY_PATH).map(|s| s.stx_mnt_id);
+    let dir = if dir.is_empty() { "/" } else { dir };
+    let mount_of =
+        |fd: &OwnedFd| if want_mount { statx(fd, c"", libc::AT_EMPTY_PATH).map(|s| s.stx_mnt_id) } else { None };
     if (matches!(last, "" | "." | "..") || follow)
         && let Some(whole) = open_path(Some(root), path)
     {
         let st = statx(&whole, c"", libc::AT_EMPTY_PATH)?;
         let kind = u32::from(st.stx_mode) & libc::S_IFMT;
+        let mount = if want_mount { open_path(Some(root), dir).and_then(|d| mount_of(&d)) } else { None };
         let found = Found { exists: true, dir: kind == libc::S_IFDIR, device: special(kind), mount };
         return Some((descriptor_path(&whole)?, found));
     }
+    let dir_fd = open_path(Some(root), dir)?;
+    let mount = mount_of(&dir_fd);
     let dir = descriptor_path(&dir_fd)?;
     let name = std::ffi::CString::new(last).ok()?;
     let st = statx(&dir_fd, &name, libc::AT_SYMLINK_NOFOLLOW);
@@ -578,7 +586,7 @@ fn resolve_within(root: &OwnedFd, path: &str, follow: bool, links: u8) -> Option
         let n = unsafe { libc::readlinkat(dir_fd.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
         let target = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
         let next = if target.starts_with('/') { target.to_string() } else { format!("{dir}/{target}") };
-        return resolve_within(root, &next, follow, links - 1);
+        return resolve_within(root, &next, follow, want_mount, links - 1);
     }
     let found = Found { exists: st.is_some(), dir: kind == libc::S_IFDIR, device: special(kind), mount };
     Some((here, found))
@@ -744,7 +752,7 @@ mod tests {
         std::fs::write(format!("{d}/real/file"), "").unwrap();
         std::os::unix::fs::symlink("file", format!("{d}/real/to-file")).unwrap();
         let root = open_path(None, "/").unwrap();
-        let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow).map(|(p, f)| (p, f.exists));
+        let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow, false).map(|(p, f)| (p, f.exists));
         assert_eq!(r("abs/f", true), Some((format!("{d}/real/f"), false)));
         assert_eq!(r("rel/f", true), Some((format!("{d}/real/f"), false)));
         assert_eq!(r("real/to-file", true), Some((format!("{d}/real/file"), true)));
@@ -761,13 +769,13 @@ mod tests {
         let inner = open_path(None, &d).unwrap();
         std::os::unix::fs::symlink("/real", format!("{d}/rooted")).unwrap();
         assert_eq!(
-            resolve(&inner, "/rooted/f", true).map(|(p, f)| (p, f.exists)),
+            resolve(&inner, "/rooted/f", true, false).map(|(p, f)| (p, f.exists)),
             Some((format!("{d}/real/f"), false))
         );
         // What it is, and where it is mounted.
-        let (_, dir) = resolve(&root, &format!("{d}/real"), true).unwrap();
+        let (_, dir) = resolve(&root, &format!("{d}/real"), true, true).unwrap();
         assert!(dir.exists && dir.dir && !dir.device && dir.mount.is_some());
-        let (_, null) = resolve(&root, "/dev/null", true).unwrap();
+        let (_, null) = resolve(&root, "/dev/null", true, false).unwrap();
         assert!(null.device && !null.dir);
     }
 
