@@ -10,37 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-use lab::{Lab, SB, kernel_refused, ok, text};
-
-/// The uid and gid of the unprivileged user the tests run as.
-const NOBODY: u32 = 65534;
-
-/// Who runs sandbox-bash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum User {
-    Root,
-    Nobody,
-}
-
-const USERS: [User; 2] = [User::Root, User::Nobody];
-
-/// A lab that `user` owns, so that the unprivileged user can work in it too.
-fn lab_for(user: User) -> Lab {
-    let lab = Lab::new();
-    give(&lab, user);
-    lab
-}
-
-/// Hands everything in the lab (made so far) to `user`.
-fn give(lab: &Lab, user: User) {
-    if user == User::Nobody {
-        let root = lab.ws.parent().unwrap().to_path_buf();
-        for dir in [&root, &lab.system] {
-            let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
-            assert!(status.success(), "chown {}", dir.display());
-        }
-    }
-}
+use lab::{Lab, NOBODY, SB, USERS, User, as_user, give, kernel_refused, lab_for, ok, text};
 
 /// sandbox-bash under `mode`, reading `script` on standard input, run by `user` in the lab's
 /// workspace. Python is the system's, which every user can run.
@@ -51,7 +21,7 @@ fn run(lab: &Lab, user: User, mode: &str, script: &str) -> Output {
 /// Like [`run`], with `home` as the home directory and `path` as `PATH`.
 fn run_in(lab: &Lab, user: User, home: &Path, path: &str, mode: &str, script: &str) -> Output {
     use std::io::Write;
-    let mut c = sandbox_bash_as(user);
+    let mut c = as_user(user, SB);
     c.arg("-s").current_dir(&lab.ws).env_clear();
     c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", home);
     c.env("PATH", path).env("LC_ALL", "C");
@@ -59,18 +29,6 @@ fn run_in(lab: &Lab, user: User, home: &Path, path: &str, mode: &str, script: &s
     let mut child = c.spawn().unwrap();
     child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
-}
-
-/// The command that starts sandbox-bash as `user`.
-fn sandbox_bash_as(user: User) -> Command {
-    match user {
-        User::Root => Command::new(SB),
-        User::Nobody => {
-            let mut c = Command::new("setpriv");
-            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", SB]);
-            c
-        }
-    }
 }
 
 fn mode_bits(p: &Path) -> u32 {
@@ -359,7 +317,7 @@ fn plant_code_for_later(user: User) {
     assert!(std::fs::read_to_string(first).unwrap().ends_with("# mine\n"));
     // The static layer names them too, with what it takes.
     for (p, _) in &points {
-        let out = sandbox_bash_as(user)
+        let out = as_user(user, SB)
             .args(["--sandbox-explain", "-c", &format!("echo x >> {}", p.display())])
             .current_dir(&lab.ws)
             .env("BASH_AGENT_BASH_MODE", "0667")
@@ -403,7 +361,7 @@ fn declaration_against_probe(user: User) {
         }
         let path = "/usr/bin:/bin";
         for mode in ["0467", "0667"] {
-            let info = sandbox_bash_as(user)
+            let info = as_user(user, SB)
                 .args(["--sandbox-info", "--sandbox-json"])
                 .current_dir(&lab.ws)
                 .env_clear()
@@ -656,7 +614,7 @@ fn the_account_home_is_guarded_whatever_home_the_command_is_given() {
         assert!(text(&out.stdout).contains(need), "{program}: {}", text(&out.stdout));
     }
     // The kernel layer holds them too, and says so.
-    let info = sandbox_bash_as(User::Root)
+    let info = as_user(User::Root, SB)
         .args(["--sandbox-info", "--sandbox-json"])
         .current_dir(&lab.ws)
         .env("BASH_AGENT_BASH_MODE", "0667")

@@ -19,10 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use lab::{Lab, SB, ok, text};
-
-/// The uid and gid of the unprivileged user the tests run as.
-const NOBODY: u32 = 65534;
+use lab::{Lab, NOBODY, SB, USERS, User, as_user, give, give_tree, lab_for, ok, text};
 
 const PATH: &str = "/usr/bin:/bin:/usr/sbin:/sbin";
 
@@ -30,57 +27,6 @@ const PATH: &str = "/usr/bin:/bin:/usr/sbin:/sbin";
 const LOADER: &str = "/lib64/ld-linux-x86-64.so.2";
 #[cfg(target_arch = "aarch64")]
 const LOADER: &str = "/lib/ld-linux-aarch64.so.1";
-
-/// Who runs sandbox-bash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum User {
-    Root,
-    Nobody,
-}
-
-const USERS: [User; 2] = [User::Root, User::Nobody];
-
-impl User {
-    fn uid(self) -> u32 {
-        match self {
-            User::Root => 0,
-            User::Nobody => NOBODY,
-        }
-    }
-}
-
-/// A lab that `user` owns, so that the unprivileged user can work in it too.
-fn lab_for(user: User) -> Lab {
-    let lab = Lab::new();
-    give(&lab, user);
-    lab
-}
-
-/// Hands everything in the lab (made so far) to `user`.
-fn give(lab: &Lab, user: User) {
-    give_tree(lab.ws.parent().unwrap(), user);
-    give_tree(&lab.system, user);
-}
-
-/// Hands a tree the test made to `user`.
-fn give_tree(dir: &Path, user: User) {
-    if user == User::Nobody {
-        let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
-        assert!(status.success(), "chown {}", dir.display());
-    }
-}
-
-/// `program` run as `user` (through setpriv, which execs it: the PID stays).
-fn as_user(user: User, program: &str) -> Command {
-    match user {
-        User::Root => Command::new(program),
-        User::Nobody => {
-            let mut c = Command::new("setpriv");
-            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", program]);
-            c
-        }
-    }
-}
 
 /// sandbox-bash under `mode`, run by `user` in `ws` (the workspace), with a clean environment.
 fn sb_in(ws: &Path, home: &Path, user: User, mode: &str) -> Command {

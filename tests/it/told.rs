@@ -8,41 +8,7 @@
 use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 
-use crate::lab::{self, Lab, SB, text};
-
-const NOBODY: u32 = 65534;
-
-/// Who runs sandbox-bash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum User {
-    Root,
-    Nobody,
-}
-
-/// A lab `user` owns.
-fn lab_for(user: User) -> Lab {
-    let lab = Lab::new();
-    if user == User::Nobody {
-        let root = lab.ws.parent().unwrap().to_path_buf();
-        for dir in [&root, &lab.system] {
-            let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
-            assert!(status.success(), "chown {}", dir.display());
-        }
-    }
-    lab
-}
-
-/// `program` as `user` (a command starts as that user too).
-fn as_user(user: User, program: &str) -> Command {
-    match user {
-        User::Root => Command::new(program),
-        User::Nobody => {
-            let mut c = Command::new("setpriv");
-            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", program]);
-            c
-        }
-    }
-}
+use crate::lab::{self, Lab, NOBODY, SB, USERS, User, as_user, lab_for, text};
 
 /// Runs `script` on standard input (the static layer does not see it) under `mode`.
 fn run_stdin(lab: &Lab, user: User, mode: &str, script: &str, env: &[(&str, &str)]) -> Output {
@@ -97,7 +63,7 @@ impl Drop for Outside {
 #[test]
 fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_summed_up() {
     lab::require_landlock();
-    for user in [User::Root, User::Nobody] {
+    for user in USERS {
         let lab = lab_for(user);
         let mut target = Outside::start(user);
         let pid = target.0.id();

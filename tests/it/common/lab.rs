@@ -177,3 +177,57 @@ pub fn py(code: &str) -> String {
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| format!("<{e}>"))
 }
+
+/// The uid and gid of the unprivileged user the tests run as.
+pub const NOBODY: u32 = 65534;
+
+/// Who runs sandbox-bash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum User {
+    Root,
+    Nobody,
+}
+
+pub const USERS: [User; 2] = [User::Root, User::Nobody];
+
+impl User {
+    pub fn uid(self) -> u32 {
+        match self {
+            User::Root => 0,
+            User::Nobody => NOBODY,
+        }
+    }
+}
+
+/// A lab that `user` owns, so that the unprivileged user can work in it too.
+pub fn lab_for(user: User) -> Lab {
+    let lab = Lab::new();
+    give(&lab, user);
+    lab
+}
+
+/// Hands everything in the lab (made so far) to `user`.
+pub fn give(lab: &Lab, user: User) {
+    give_tree(lab.ws.parent().unwrap(), user);
+    give_tree(&lab.system, user);
+}
+
+/// Hands a tree the test made to `user`.
+pub fn give_tree(dir: &Path, user: User) {
+    if user == User::Nobody {
+        let status = Command::new("chown").arg("-R").arg(format!("{NOBODY}:{NOBODY}")).arg(dir).status().unwrap();
+        assert!(status.success(), "chown {}", dir.display());
+    }
+}
+
+/// `program` run as `user` (through setpriv, which execs it: the PID stays).
+pub fn as_user(user: User, program: &str) -> Command {
+    match user {
+        User::Root => Command::new(program),
+        User::Nobody => {
+            let mut c = Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", program]);
+            c
+        }
+    }
+}
