@@ -106,10 +106,15 @@ impl Job {
             match signal(&note, &self.arch, listener) {
                 Some((target, sig)) => {
                     let answer = judge(target, sig, self.session.as_ref());
-                    if answer == Answer::Continue
-                        && let Some(pid) = target.process()
-                    {
-                        self.watch.signal(note.pid as i32, pid, sig);
+                    if answer == Answer::Continue {
+                        match target {
+                            Target::Group(pgid) => self.watch.signal(note.pid as i32, pgid, sig, true),
+                            _ => {
+                                if let Some(pid) = target.process() {
+                                    self.watch.signal(note.pid as i32, pid, sig, false);
+                                }
+                            }
+                        }
                     }
                     answer
                 }

@@ -349,10 +349,10 @@ impl Watch {
     }
 
     /// Looks at a signal the kernel is about to judge: `sender` sends `sig` to the process
-    /// `target`. Told when Landlock's scoping will refuse it: the target is outside the run
+    /// `target` (with `group`, to the process group it leads). Told when Landlock's scoping will refuse it: the target is outside the run
     /// (it carries fewer seccomp filters than the sender, so it is in no domain the sender's
     /// encloses).
-    pub fn signal(&mut self, sender: i32, target: i32, sig: i32) {
+    pub fn signal(&mut self, sender: i32, target: i32, sig: i32, group: bool) {
         let Some(rules) = &self.rules else { return };
         if !rules.scoped || target <= 0 {
             return;
@@ -371,12 +371,13 @@ impl Watch {
         }
         let (program, theirs) = (comm(sender), comm(target));
         let remedy = "nothing in the mode (a call can signal what calls of its own agent session started)";
+        let whom = if group { "process group" } else { "process" };
         let line = format!(
-            "sandbox-bash: denied: {program} (pid {sender}) sends signal {name} to process {target} ({theirs}), which \
+            "sandbox-bash: denied: {program} (pid {sender}) sends signal {name} to {whom} {target} ({theirs}), which \
              this run did not start; held by Landlock's signal scoping; no mode allows it (a call can signal what \
              calls of its own agent session started)"
         );
-        let what = format!("signal {name} to process {target} ({theirs})");
+        let what = format!("signal {name} to {whom} {target} ({theirs})");
         self.tell(&line, what.clone(), remedy.to_string());
         self.record(&Record {
             call: "signal",

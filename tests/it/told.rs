@@ -45,7 +45,9 @@ struct Outside(Child);
 
 impl Outside {
     fn start(user: User) -> Outside {
-        Outside(as_user(user, "sleep").arg("600").stdin(Stdio::null()).spawn().unwrap())
+        use std::os::unix::process::CommandExt;
+        // The leader of a process group of its own.
+        Outside(as_user(user, "sleep").arg("600").stdin(Stdio::null()).process_group(0).spawn().unwrap())
     }
 
     fn alive(&mut self) -> bool {
@@ -79,6 +81,7 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
              python3 -c 'print(open(\"{canary}\").read())'\n\
              {out_dir}/mytrue\n\
              python3 -c 'import os; os.kill({pid}, 15)'\n\
+             python3 -c 'import os; os.killpg({pid}, 0)'\n\
              echo done\n",
             canary = canary.display()
         );
@@ -90,7 +93,7 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
             assert!(err.contains(errno), "{user:?}: {errno} in {err}");
         }
         let lines = told(&out);
-        assert_eq!(lines.len(), 4, "{user:?}: {err}");
+        assert_eq!(lines.len(), 5, "{user:?}: {err}");
         let write = line_with(&lines, "new.txt");
         assert!(
             write.starts_with("sandbox-bash: denied: missing external write (0200): python3 (pid ")
@@ -116,7 +119,9 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
                     .ends_with(&format!("runs {out_dir}/mytrue (execve); held by Landlock; mode 0567 would allow it")),
             "{user:?}: {run}"
         );
-        let signal = line_with(&lines, "signal");
+        let group = line_with(&lines, "process group");
+        assert!(group.contains(&format!("sends signal 0 (a check) to process group {pid} (sleep)")), "{group}");
+        let signal = line_with(&lines, "signal TERM");
         assert!(
             signal.contains(&format!(
                 "sends signal TERM to process {pid} (sleep), which this run did not start; held by Landlock's signal \
@@ -130,7 +135,7 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
         // One summary, last.
         let last = err.lines().last().unwrap_or_default();
         assert!(
-            last.starts_with("sandbox-bash: the rules refused 4 calls in this run: ")
+            last.starts_with("sandbox-bash: the rules refused 5 calls in this run: ")
                 && last.contains("to allow: ")
                 && last.contains("mode 0667"),
             "{user:?}: {last}"
@@ -141,7 +146,7 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
             .map(|l| serde_json::from_str(l).unwrap())
             .filter(|r: &serde_json::Value| r["verdict"] == "deny")
             .collect();
-        assert_eq!(records.len(), 4, "{user:?}: {records:#?}");
+        assert_eq!(records.len(), 5, "{user:?}: {records:#?}");
         let file = records.iter().find(|r| r["target"] == format!("{out_dir}/new.txt")).expect("the write's record");
         assert_eq!(
             (file["event"].as_str(), file["call"].as_str(), file["held_by"].as_str(), file["missing"].as_str()),
@@ -152,7 +157,10 @@ fn a_write_a_read_a_run_and_a_signal_the_kernel_refuses_are_told_recorded_and_su
                 Some("missing external write (0200)")
             )
         );
-        let sig = records.iter().find(|r| r["event"] == "signal").expect("the signal's record");
+        let sig = records
+            .iter()
+            .find(|r| r["event"] == "signal" && r["target"].as_str().is_some_and(|t| t.contains("TERM")))
+            .expect("the signal's record");
         assert_eq!(sig["held_by"], "Landlock's signal scoping");
         assert_eq!(sig["target"], format!("signal TERM to process {pid} (sleep)"));
 
