@@ -173,23 +173,21 @@ impl Outside {
         self.joined.as_ref().map(|(fd, _)| fd)
     }
 
-    /// What the lock is to hand the supervisor: the run's signals, and its calls that change
-    /// paths.
-    pub(crate) fn watch(&self) -> Option<sandbox::Watch> {
-        self.signals.then_some(sandbox::Watch { paths: true, reads: true })
-    }
-
     /// The sockets the command keeps reaching: the run's own relay, for its nested levels.
     pub(crate) fn sockets(&self) -> Vec<String> {
         self.relay_path.iter().cloned().collect()
     }
 
-    /// Hands the supervisor what the lock made (the watch's listener) and the rules in force.
+    /// Once locked: puts the watch's filter on last and hands its listener to the supervisor at
+    /// once, with the rules in force (until the supervisor holds it, every open of this process
+    /// would wait: nothing is opened between the two).
     pub(crate) fn locked(&mut self, locked: &mut sandbox::Locked) -> Result<(), Error> {
         match self.supervisor.take() {
             Some(s) => {
-                let rules = locked.signals.is_some().then(|| sandbox::watch_rules(locked)).flatten();
-                s.hand_over(locked.signals.take(), rules).map_err(Error::Refused)
+                let watch = sandbox::Watch { paths: true, reads: true };
+                let listener = if self.signals { sandbox::linux::install_watch(locked, watch) } else { None };
+                let rules = listener.as_ref().and_then(|_| sandbox::watch_rules(locked));
+                s.hand_over(listener, rules).map_err(Error::Refused)
             }
             None => Ok(()),
         }

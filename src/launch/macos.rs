@@ -30,10 +30,6 @@ impl Outside {
         None
     }
 
-    pub(crate) fn watch(&self) -> Option<sandbox::Watch> {
-        None
-    }
-
     pub(crate) fn sockets(&self) -> Vec<String> {
         Vec::new()
     }

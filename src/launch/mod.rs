@@ -99,7 +99,6 @@ pub(crate) fn lock_and_exec(
         frozen: frozen(decision),
         network: outside.network(),
         join: outside.join(),
-        watch: outside.watch(),
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.

@@ -529,15 +529,14 @@ pub enum Applied {
 /// loopback ports forwarded), the namespace layer must be had: when it cannot, this returns
 /// [`Error::NoNetworkNamespace`] having changed nothing, and the caller plans without network.
 ///
-/// With `watch`, a second filter hands every signal the run sends (and with its `paths`, every
-/// call that changes a path) to a listener, which is returned for the supervisor (none where the kernel has no such filters, or Landlock does
+/// (The watch's filter, which hands calls to the supervisor, goes on later: see
+/// [`install_watch`].) (none where the kernel has no such filters, or Landlock does
 /// not scope signals: then nothing needs a supervisor's say).
 pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
     network: Option<(&[u16], Option<&OwnedFd>)>,
-    watch: Option<super::Watch>,
-) -> Result<(Applied, Option<crate::outside::proxy::Handover>, Option<OwnedFd>), Error> {
+) -> Result<(Applied, Option<crate::outside::proxy::Handover>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     let mut handover = None;
     // Mounts first: Landlock refuses them once it is in force.
@@ -600,16 +599,6 @@ pub fn apply(
     if let Some(filter) = &prepared.filter {
         install_filter(filter)?;
     }
-    // Counted before the watch's filter holds: from then on, until the supervisor has the
-    // listener, every open of this process waits for it.
-    let filters = crate::outside::peer::Status::of("self").and_then(|s| s.filters);
-    let listener = match (watch, seccomp::native(), prepared.abi) {
-        (Some(w), Some(arch), Some(abi)) if abi >= 6 && prepared.filter.is_some() => {
-            watch_listener(&seccomp::watch_program(arch, w.paths, w.reads))
-        }
-        _ => None,
-    };
-
     // Read back what holds.
     enforcement.no_new_privs = nix::sys::prctl::get_no_new_privs() == Ok(true);
     if !enforcement.no_new_privs {
@@ -628,8 +617,25 @@ pub fn apply(
         }
     }
     enforcement.capabilities_dropped = prepared.drop.len();
-    enforcement.filters = filters.map(|n| n + u32::from(listener.is_some()));
-    Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover, listener))
+    Ok((if layer_limit { Applied::LayerLimit(enforcement) } else { Applied::Done(enforcement) }, handover))
+}
+
+/// Installs, last, the filter that hands the supervisor every signal of the run and (with
+/// `watch.paths`) every open, change or run of a path, and returns its listener; `None` where
+/// the kernel gives no listener or Landlock does not scope signals (then nothing needs the
+/// supervisor's say), or the rules are not in force. Counts the process's filters into
+/// `locked` first. From here until the supervisor holds the listener, every open of this
+/// process waits for it: the caller hands it over at once, and opens nothing before.
+pub fn install_watch(locked: &mut super::Locked, watch: super::Watch) -> Option<OwnedFd> {
+    let e = &locked.outcome.enforcement;
+    if !(e.seccomp && e.landlock && e.landlock_abi.is_some_and(|v| v >= 6)) {
+        return None;
+    }
+    let arch = seccomp::native()?;
+    let filters = crate::outside::peer::Status::of("self").and_then(|s| s.filters);
+    let listener = watch_listener(&seccomp::watch_program(arch, watch.paths, watch.reads))?;
+    locked.outcome.enforcement.filters = filters.map(|n| n + 1);
+    Some(listener)
 }
 
 /// Installs `filter` with a listener for its notifications and returns the listener, or `None`
@@ -789,22 +795,13 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         lock.degraded_ok,
         lock.requested,
         outer,
-        lock.watch,
     );
-    let (mut outcome, handover, signals) = match first {
+    let (mut outcome, handover) = match first {
         // Nothing was changed: the command gets no network at all, never every host.
         Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
             network = NetworkLayer::Unavailable(why);
             (policy, view) = plan(lock.allowed.without(Mode::scope(crate::mode::Scope::Network)));
-            enforce(
-                &policy,
-                mounts(&view, lock.frozen.as_ref(), outer),
-                None,
-                lock.degraded_ok,
-                lock.requested,
-                outer,
-                lock.watch,
-            )?
+            enforce(&policy, mounts(&view, lock.frozen.as_ref(), outer), None, lock.degraded_ok, lock.requested, outer)?
         }
         other => other?,
     };
@@ -828,7 +825,6 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         view: if entered { Some(view) } else { None },
         policy: Some(policy),
         network,
-        signals,
     })
 }
 
@@ -866,8 +862,7 @@ fn enforce(
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
-    watch: Option<super::Watch>,
-) -> Result<(Outcome, Option<crate::outside::proxy::Handover>, Option<std::os::fd::OwnedFd>), crate::error::Error> {
+) -> Result<(Outcome, Option<crate::outside::proxy::Handover>), crate::error::Error> {
     use crate::error::Error as RunError;
     let mut prepared = prepare(policy).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     // The frozen copy of the script hides the file that had the rule, when the rule was on the
@@ -893,8 +888,8 @@ fn enforce(
     if !shortfalls.is_empty() && !degraded_ok {
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
-    let (applied, handover, listener) =
-        apply(prepared, layer, network, watch).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+    let (applied, handover) =
+        apply(prepared, layer, network).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let outcome = match applied {
         Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
         Applied::LayerLimit(enforcement) => match outer {
@@ -902,7 +897,7 @@ fn enforce(
             _ => return Err(RunError::LayerLimit { requested, outer }),
         },
     };
-    Ok((outcome, handover, listener))
+    Ok((outcome, handover))
 }
 
 #[cfg(test)]

@@ -79,7 +79,6 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         view: None,
         policy: None,
         network,
-        signals: None,
     })
 }
 

@@ -510,8 +510,6 @@ pub struct Lock<'a> {
     /// A network namespace of the command's own for the allowlist's proxy, with these ports of
     /// the host's loopback forwarded into it.
     pub network: Option<&'a [u16]>,
-    /// What the supervisor outside watches (a filter with a listener; see [`crate::outside`]).
-    pub watch: Option<Watch>,
     /// With [`Lock::network`]: the agent session's network namespace to join instead of making
     /// one (see [`crate::outside::proxy::registry`]).
     pub join: Option<&'a std::os::fd::OwnedFd>,
@@ -546,9 +544,6 @@ pub struct Locked {
     /// The Landlock rules in force (Linux).
     pub policy: Option<Policy>,
     pub network: NetworkLayer,
-    /// The listener of the filter that hands the run's signals (and calls that change paths)
-    /// to the supervisor, when [`Lock::watch`] asked for one and the kernel gave it.
-    pub signals: Option<std::os::fd::OwnedFd>,
 }
 
 /// What the supervisor outside watches through a seccomp listener: every signal the run sends,
