@@ -142,7 +142,10 @@ impl Outside {
         self.loopback = Some(list.loopback());
         // The sessions' directory was made with the layout (see `sessions_dirs`).
         let registry = self.session.as_ref().zip(state).map(|(s, state)| proxy::registry::path(state, &s.id));
-        self.joined = registry.as_deref().and_then(|p| proxy::registry::join(p).ok());
+        // The command's standard error goes along: the session's proxy tells this call what it
+        // refuses this call's processes.
+        let stderr = exec::duplicate(2).ok();
+        self.joined = registry.as_deref().and_then(|p| proxy::registry::join(p, stderr.as_ref()).ok());
         if self.joined.is_some() {
             return Ok(());
         }

@@ -79,8 +79,8 @@ fn refusals(network_list: bool, watched: bool, nested: bool) -> Vec<RefusalView>
     let network = if network_list {
         "a destination the proxy refuses is told on the command's stderr as a `sandbox-bash: denied:` line \
          naming it, the entry that would allow it and the proxy, in the 403's reason phrase and body, and in \
-         the audit log; the run ends with one line that sums them up (for the call that started the proxy; a \
-         later call of the same session that joins it gets the 403 and the record)"
+         the audit log; the run ends with one line that sums them up (a later call of the same session, which \
+         joins the first call's proxy, is told what is refused to its own processes' connections)"
     } else {
         "no allowlist is in force: the mode's network bits alone hold, and a refused socket is the program's own \
          EACCES or EPERM"

@@ -71,15 +71,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         Some(_) => lock.allowed.without(Mode::scope(crate::mode::Scope::Network)),
         None => lock.allowed,
     };
-    Ok(Locked {
-        mode,
-        outcome,
-        static_only: Vec::new(),
-        namespaces: false,
-        view: None,
-        policy: None,
-        network,
-    })
+    Ok(Locked { mode, outcome, static_only: Vec::new(), namespaces: false, view: None, policy: None, network })
 }
 
 /// What the kernel offers here (see [`super::kernel_facts`]): no Landlock ABI.

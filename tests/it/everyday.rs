@@ -948,6 +948,23 @@ fn with_an_allowlist_the_calls_of_a_session_share_one_network_namespace() {
         let port = server_port(&f).unwrap_or_else(|| panic!("nobody={nobody}: the server said no port"));
         let out = step(&format!("curl -s --max-time 5 http://127.0.0.1:{port}/index.html"));
         assert_eq!(text(&out.stdout), "served\n", "nobody={nobody}: {}", text(&out.stderr));
+        // What the session's proxy refuses a later call is told on that call's own stderr,
+        // and summed up when it ends.
+        assert_eq!(step("echo refused.test > host").status.code(), Some(0));
+        let out = step("curl -s -o /dev/null --max-time 5 http://$(cat host)/; echo $?");
+        let err = text(&out.stderr);
+        assert_eq!(text(&out.stdout), "0\n", "nobody={nobody}: {err}");
+        assert!(
+            err.lines().any(|l| l.starts_with("sandbox-bash: denied: refused.test:80: ")
+                && l.ends_with("(held by the network proxy)")),
+            "nobody={nobody}: {err}"
+        );
+        assert!(
+            err.lines()
+                .any(|l| l
+                    .starts_with("sandbox-bash: the network proxy refused 1 destination in this run: refused.test:80")),
+            "nobody={nobody}: {err}"
+        );
         // The user's own loopback is still not theirs: outside the namespace nothing listens.
         assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err() || port == 0);
         // The session's socket is out of every other sandbox's reach (connecting to a socket by

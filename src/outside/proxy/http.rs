@@ -370,8 +370,10 @@ fn deny(client: &mut TcpStream, cx: &Context, method: &str, d: &Denied) {
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    // Told before the answer, while the client still waits for it; recorded after (a record
+    // waits for the log's lock).
+    cx.tell(d);
     let _ = client.write_all(response.as_bytes());
-    // The answer first: a record waits for the log's lock.
     cx.record(d, method);
 }
 

@@ -64,12 +64,25 @@ pub struct Context {
     /// The command's standard error while its process lives (each refusal is told there too,
     /// whatever the client shows of a 403), and the refusals to sum up when it ends.
     told: Mutex<Told>,
+    /// The same for each later call of the agent session that joined this proxy: a refusal
+    /// is told to the call whose process made the connection.
+    joined: Mutex<Vec<Arc<Mutex<Told>>>>,
 }
 
-/// What the command was told of refusals, and where.
+thread_local! {
+    /// The client's port of the connection this thread serves (its own, on loopback in the
+    /// namespace), to find whose it is.
+    static PEER_PORT: std::cell::Cell<Option<u16>> = const { std::cell::Cell::new(None) };
+}
+
+/// What the command of one call was told of refusals, and where.
 #[derive(Default)]
 struct Told {
+    /// The call's command process.
+    pid: i32,
     stderr: Stderr,
+    /// The destinations told, once each.
+    seen: HashSet<(String, u16)>,
     /// The first refused destinations, with the entry that would allow each.
     refused: Vec<(String, u16, String)>,
     count: usize,
@@ -80,6 +93,9 @@ const SUMMARY_NAMES: usize = 8;
 
 impl Told {
     fn tell(&mut self, d: &gate::Denied) {
+        if self.seen.len() >= MAX_RECORDS || !self.seen.insert((d.host.clone(), d.port)) {
+            return;
+        }
         self.count += 1;
         if self.refused.len() < SUMMARY_NAMES {
             self.refused.push((gate::shown(&d.host), d.port, d.remedy.clone()));
@@ -115,6 +131,7 @@ impl Context {
     /// Records a refusal, once per destination, and at most [`MAX_RECORDS`] of them: a command
     /// must not fill a log that other runs share (the last record says the rest were not kept).
     fn record(&self, d: &gate::Denied, method: &str) {
+        self.tell(d);
         let Ok(mut seen) = self.recorded.lock() else { return };
         if seen.len() > MAX_RECORDS {
             return;
@@ -125,9 +142,28 @@ impl Context {
         }
         let full = seen.len() > MAX_RECORDS;
         drop(seen);
-        if let Ok(mut told) = self.told.lock() {
-            told.tell(d);
+        self.send_record(d, method, host, full);
+    }
+
+    /// Tells the refusal to the call whose process made the connection (once per destination
+    /// each), while that process still waits for the answer: before it is sent.
+    fn tell(&self, d: &gate::Denied) {
+        match self.call_of_connection() {
+            Some(call) => {
+                if let Ok(mut told) = call.lock() {
+                    told.tell(d);
+                }
+            }
+            None => {
+                if let Ok(mut told) = self.told.lock() {
+                    told.tell(d);
+                }
+            }
         }
+    }
+
+    /// Sends the record of a refusal to the supervisor (`full`: the last one kept).
+    fn send_record(&self, d: &gate::Denied, method: &str, host: String, full: bool) {
         if let Some(records) = &self.records {
             // Nothing to tell it to: the command already got its 403 or SOCKS reply.
             let line = cut(&d.line(), 1024);
@@ -145,6 +181,91 @@ impl Context {
             let _ = nix::sys::socket::send(records.as_raw_fd(), &message, nix::sys::socket::MsgFlags::empty());
         }
     }
+}
+
+impl Context {
+    /// The joined call whose process made the connection this thread serves; `None` for the
+    /// first call's, or when it cannot be told (the connection's socket, or the process that
+    /// holds it, is gone).
+    fn call_of_connection(&self) -> Option<Arc<Mutex<Told>>> {
+        let port = PEER_PORT.with(std::cell::Cell::get)?;
+        let joined: Vec<(i32, Arc<Mutex<Told>>)> =
+            self.joined.lock().ok()?.iter().filter_map(|t| Some((t.lock().ok()?.pid, Arc::clone(t)))).collect();
+        if joined.is_empty() {
+            return None;
+        }
+        let first = self.told.lock().ok()?.pid;
+        // The client's socket, seen from a process in the namespace; then who holds it.
+        let inode =
+            std::iter::once(first).chain(joined.iter().map(|(p, _)| *p)).find_map(|pid| socket_inode(pid, port))?;
+        let mut pid = owner_of(inode)?;
+        for _ in 0..64 {
+            if pid == first {
+                return None;
+            }
+            if let Some((_, call)) = joined.iter().find(|(p, _)| *p == pid) {
+                return Some(Arc::clone(call));
+            }
+            pid = parent_of(pid).filter(|p| *p > 1)?;
+        }
+        None
+    }
+
+    /// A later call of the session joined: its refusals go to `stderr` until its process
+    /// (`pidfd`) ends, and then one line sums them up.
+    fn join(&self, pidfd: OwnedFd, stderr: Option<OwnedFd>) {
+        let Some(pid) = registry::pid_of(&pidfd) else { return };
+        let told = Arc::new(Mutex::new(Told { pid, stderr: Stderr::new(stderr), ..Told::default() }));
+        let Ok(mut joined) = self.joined.lock() else { return };
+        joined.retain(|t| t.lock().is_ok_and(|t| t.stderr.raw().is_some()));
+        if joined.len() >= MAX_JOINED {
+            return;
+        }
+        joined.push(Arc::clone(&told));
+        drop(joined);
+        thread(move || {
+            let mut p = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd; the call's process ending makes it readable.
+            while unsafe { libc::poll(&mut p, 1, -1) } < 0 {}
+            if let Ok(mut told) = told.lock() {
+                told.end();
+            }
+        });
+    }
+}
+
+/// The most joined calls told at once.
+const MAX_JOINED: usize = 64;
+
+/// The inode of the TCP socket bound to local `port` in the network namespace of process
+/// `pid`.
+fn socket_inode(pid: i32, port: u16) -> Option<u64> {
+    let want = format!(":{port:04X}");
+    ["tcp", "tcp6"].iter().find_map(|table| {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).ok()?;
+        text.lines().skip(1).find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.get(1)?.ends_with(&want)).then(|| fields.get(9)?.parse().ok()).flatten()
+        })
+    })
+}
+
+/// The process that holds the socket `inode`.
+fn owner_of(inode: u64) -> Option<i32> {
+    let want = format!("socket:[{inode}]");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let fds = std::fs::read_dir(e.path().join("fd")).ok()?;
+        fds.flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == want.as_str()))
+            .then_some(pid)
+    })
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `text` cut to at most `bytes` bytes, at a character's boundary: a refusal fits the
@@ -178,8 +299,10 @@ pub fn spawn(
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
+    let command_pid = std::process::id() as i32;
     crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
-        let told = Mutex::new(Told { stderr: Stderr::new(stderr), ..Told::default() });
+        let told = Mutex::new(Told { pid: command_pid, stderr: Stderr::new(stderr), ..Told::default() });
+        let joined = Mutex::new(Vec::new());
         let cx = Context {
             list,
             access,
@@ -187,6 +310,7 @@ pub fn spawn(
             records,
             recorded: Mutex::new(HashSet::new()),
             told,
+            joined,
         };
         serve(theirs, cx, registry)
     })?;
@@ -282,8 +406,9 @@ fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
         }
         if let (Some((r, port)), Some(netns)) = (&registry, &netns)
             && polled.last().is_some_and(|p| p.revents & libc::POLLIN != 0)
+            && let Some((pidfd, stderr)) = r.answer(netns, *port)
         {
-            r.answer(netns, *port);
+            cx.join(pidfd, stderr);
         }
         for (i, (role, listener)) in listeners.iter().enumerate() {
             if polled[i + 1].revents & libc::POLLIN == 0 {
@@ -304,9 +429,11 @@ fn serve(channel: OwnedFd, cx: Context, registry: Option<String>) -> i32 {
             let _ = stream.set_nonblocking(false);
             let role = *role;
             let local = listener.local_addr().ok();
+            let peer = stream.peer_addr().ok().map(|a| a.port());
             let cx = Arc::clone(&cx);
             OPEN.fetch_add(1, Ordering::Relaxed);
             let spawned = thread(move || {
+                PEER_PORT.with(|p| p.set(peer));
                 match role {
                     Role::Proxy => first_byte_decides(stream, &cx),
                     Role::Forward(port) => {

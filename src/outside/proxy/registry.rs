@@ -42,8 +42,10 @@ pub enum NotJoined {
     NoAnswer,
 }
 
-/// Joins the session registered at `path`: its network namespace and the proxy's port.
-pub fn join(path: &str) -> Result<(OwnedFd, u16), NotJoined> {
+/// Joins the session registered at `path`: its network namespace and the proxy's port. The
+/// proxy gets this process (a pidfd) and `stderr`, where it tells what it refuses the
+/// connections of this call's processes while this process lives.
+pub fn join(path: &str, stderr: Option<&OwnedFd>) -> Result<(OwnedFd, u16), NotJoined> {
     use nix::errno::Errno;
     let (addr, _dir) = crate::exec::socket_address(path).ok_or(NotJoined::NoAnswer)?;
     let sock = socket(AddressFamily::Unix, SockType::SeqPacket, SockFlag::SOCK_CLOEXEC, None)
@@ -53,14 +55,22 @@ pub fn join(path: &str) -> Result<(OwnedFd, u16), NotJoined> {
         Err(Errno::ENOENT | Errno::ECONNREFUSED) => return Err(NotJoined::Absent),
         Err(_) => return Err(NotJoined::NoAnswer),
     }
-    answer_of(&sock).ok_or(NotJoined::NoAnswer)
+    answer_of(&sock, stderr).ok_or(NotJoined::NoAnswer)
 }
 
 /// The proxy's answer on a connected socket.
-fn answer_of(sock: &OwnedFd) -> Option<(OwnedFd, u16)> {
+fn answer_of(sock: &OwnedFd, stderr: Option<&OwnedFd>) -> Option<(OwnedFd, u16)> {
     nix::sys::socket::setsockopt(sock, nix::sys::socket::sockopt::ReceiveTimeout, &nix::sys::time::TimeVal::new(2, 0))
         .ok()?;
-    nix::sys::socket::send(sock.as_raw_fd(), &[VERSION, b'J'], MsgFlags::empty()).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags; it returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0) };
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) });
+    // This process first, then its standard error (none when it is closed).
+    let fds: Vec<RawFd> = pidfd.iter().chain(stderr.filter(|_| pidfd.is_some())).map(AsRawFd::as_raw_fd).collect();
+    let cmsgs = [ControlMessage::ScmRights(&fds)];
+    let cmsgs: &[ControlMessage] = if fds.is_empty() { &[] } else { &cmsgs };
+    sendmsg::<()>(sock.as_raw_fd(), &[std::io::IoSlice::new(&[VERSION, b'J'])], cmsgs, MsgFlags::empty(), None).ok()?;
     let mut buf = [0u8; 8];
     let mut cmsg = nix::cmsg_space!([RawFd; 2]);
     let mut iov = [std::io::IoSliceMut::new(&mut buf)];
@@ -90,7 +100,7 @@ impl Registry {
     /// of one session at once: the second keeps its namespace to itself). A socket left by a
     /// proxy that is gone (the kernel refuses the connection) is replaced.
     pub fn bind(path: &str) -> Option<Registry> {
-        if !matches!(join(path), Err(NotJoined::Absent)) {
+        if !matches!(join(path, None), Err(NotJoined::Absent)) {
             return None;
         }
         if std::fs::symlink_metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
@@ -110,18 +120,25 @@ impl Registry {
     }
 
     /// Answers one join: the namespace `netns` and the proxy's `port`, to a peer that may have
-    /// them (see the module's comment); nothing to anyone else.
-    pub fn answer(&self, netns: &OwnedFd, port: u16) {
-        let Ok(conn) = nix::sys::socket::accept4(&self.listener, SockFlag::SOCK_CLOEXEC) else { return };
+    /// them (see the module's comment); nothing to anyone else. Returns what the peer gave:
+    /// its pidfd and standard error, when it joined.
+    pub fn answer(&self, netns: &OwnedFd, port: u16) -> Option<(OwnedFd, Option<OwnedFd>)> {
+        let Ok(conn) = nix::sys::socket::accept4(&self.listener, SockFlag::SOCK_CLOEXEC) else { return None };
         let refuse = || {
             let _ = nix::sys::socket::send(conn.as_raw_fd(), &[VERSION, b'N'], MsgFlags::MSG_DONTWAIT);
         };
         // Who connected, as the kernel recorded it then; the process is held by a pidfd, so
         // that what is read of its pid is read of it.
-        let Ok(peer) = nix::sys::socket::getsockopt(&conn, nix::sys::socket::sockopt::PeerCredentials) else { return };
-        let Some(pidfd) = peer_pidfd(&conn) else { return refuse() };
+        let Ok(peer) = nix::sys::socket::getsockopt(&conn, nix::sys::socket::sockopt::PeerCredentials) else {
+            return None;
+        };
+        let Some(pidfd) = peer_pidfd(&conn) else {
+            refuse();
+            return None;
+        };
         if !may_join(peer.pid(), peer.uid()) || !alive(&pidfd) {
-            return refuse();
+            refuse();
+            return None;
         }
         let _ = nix::sys::socket::setsockopt(
             &conn,
@@ -129,19 +146,36 @@ impl Registry {
             &nix::sys::time::TimeVal::new(0, 250_000),
         );
         let mut buf = [0u8; 4];
-        let Ok(n) = nix::sys::socket::recv(conn.as_raw_fd(), &mut buf, MsgFlags::empty()) else { return };
-        if n != 2 || buf[0] != VERSION || buf[1] != b'J' {
-            return refuse();
+        let mut cmsg = nix::cmsg_space!([RawFd; 4]);
+        let mut iov = [std::io::IoSliceMut::new(&mut buf)];
+        let Ok(msg) = recvmsg::<()>(conn.as_raw_fd(), &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC) else {
+            return None;
+        };
+        let mut given: Vec<OwnedFd> = Vec::new();
+        for c in msg.cmsgs().into_iter().flatten() {
+            if let ControlMessageOwned::ScmRights(r) = c {
+                // SAFETY: descriptors just received, owned by nothing else here.
+                given.extend(r.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+            }
+        }
+        if msg.bytes != 2 || buf[0] != VERSION || buf[1] != b'J' || given.len() > 2 {
+            refuse();
+            return None;
         }
         let [hi, lo] = port.to_be_bytes();
         let fds = [netns.as_raw_fd()];
-        let _ = sendmsg::<()>(
+        sendmsg::<()>(
             conn.as_raw_fd(),
             &[std::io::IoSlice::new(&[VERSION, b'Y', hi, lo])],
             &[ControlMessage::ScmRights(&fds)],
             MsgFlags::MSG_DONTWAIT,
             None,
-        );
+        )
+        .ok()?;
+        // The process it gave must be the one that connected.
+        let mut given = given.into_iter();
+        let theirs = given.next()?;
+        (pid_of(&theirs) == Some(peer.pid())).then(|| (theirs, given.next()))
     }
 }
 
@@ -165,6 +199,12 @@ fn peer_pidfd(conn: &OwnedFd) -> Option<OwnedFd> {
         unsafe { libc::getsockopt(conn.as_raw_fd(), libc::SOL_SOCKET, SO_PEERPIDFD, (&raw mut fd).cast(), &mut len) };
     // SAFETY: a descriptor the kernel just returned, owned by nothing else.
     (rc == 0 && fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The process a pidfd names, from its descriptor's information.
+pub(crate) fn pid_of(pidfd: &OwnedFd) -> Option<i32> {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())).ok()?;
+    info.lines().find_map(|l| l.strip_prefix("Pid:"))?.trim().parse().ok().filter(|p: &i32| *p > 0)
 }
 
 /// Whether the process of `pidfd` has not exited.

@@ -81,6 +81,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
     let admitted = match gate::admit_here(&cx.list, &host, port, cx.resolve) {
         Ok(a) => a,
         Err(d) => {
+            cx.tell(&d);
             reply(&mut client, NOT_ALLOWED);
             return cx.record(&d, "SOCKS5");
         }
