@@ -100,9 +100,12 @@ impl Outside {
         own_log: Option<crate::audit::Log>,
         state: Option<String>,
     ) -> Result<(), Error> {
-        // The outermost level watches a program that may send signals or run code the analysis
-        // cannot see: what the rules refuse it is told on its stderr.
-        let watched = !to_run.settings.nested() && sends_signals(to_run.decision);
+        // The outermost level watches a program that may send signals, run code the analysis
+        // cannot see, or reach paths it could not name (words it could not resolve, accesses
+        // only possible): what the rules refuse it is told on its stderr.
+        let analysis = &to_run.decision.analysis;
+        let unseen = !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some());
+        let watched = !to_run.settings.nested() && (sends_signals(to_run.decision) || unseen);
         let session = self.session.clone().filter(|_| watched);
         let writes_log = own_log.is_some();
         if !writes_log && !watched {

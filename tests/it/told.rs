@@ -272,3 +272,15 @@ fn a_new_entry_right_in_the_home_names_the_bits_that_allow_it() {
     assert_eq!(text(&out.stderr), "");
     assert!(lock.exists());
 }
+
+#[test]
+fn a_path_the_analysis_could_not_name_is_told_where_the_kernel_refuses_it() {
+    let lab = Lab::new();
+    std::fs::write(lab.ws.join("where"), lab.canary().display().to_string()).unwrap();
+    // The command is one the analysis knows; its operand is a word it could not resolve.
+    let out = lab.run("0467", "p=$(cat where); cat \"$p\"");
+    lab::kernel_refused(&out, &[]);
+    let lines = told(&out);
+    let line = line_with(&lines, "canary");
+    assert!(line.contains("cat (pid ") && line.ends_with("held by Landlock; mode 4467 would allow it"), "{line}");
+}
