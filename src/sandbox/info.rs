@@ -96,8 +96,9 @@ fn refusals(network_list: bool, watched: bool, nested: bool) -> Vec<RefusalView>
                  credential mask) is told on the command's stderr as a `sandbox-bash: denied:` line naming the \
                  program, the path, the bit that would allow it and the rule that held it, and recorded in the \
                  audit log; the run ends with one line that sums them up. The supervisor watches a program whose \
-                 accesses the analysis cannot all see (an interpreter, a script, a build tool, standard input, a word it could not resolve): it \
-                 reads each call's path as the process names it, asks the rules in force, and lets the call go on \
+                 accesses the analysis cannot all see (an interpreter, a script, a build tool, standard input, a \
+                 word it could not resolve): it reads each call's path as the process names it, asks the rules in \
+                 force, and lets the call go on \
                  for the kernel to judge. Not told: what a nested level's narrower rules alone refuse; reads and \
                  writes of descriptors the process already holds";
     let signals = "a signal Landlock's scoping refuses (to a process the run did not start and its agent session \
