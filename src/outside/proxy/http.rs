@@ -374,7 +374,7 @@ fn deny(client: &mut TcpStream, cx: &Context, method: &str, d: &Denied) {
     // waits for the log's lock).
     cx.tell(d);
     let _ = client.write_all(response.as_bytes());
-    cx.record(d, method);
+    cx.record_told(d, method);
 }
 
 fn unreachable(client: &mut TcpStream, host: &str, port: u16, e: &std::io::Error) {

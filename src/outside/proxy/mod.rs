@@ -132,6 +132,12 @@ impl Context {
     /// must not fill a log that other runs share (the last record says the rest were not kept).
     fn record(&self, d: &gate::Denied, method: &str) {
         self.tell(d);
+        self.record_told(d, method);
+    }
+
+    /// Records a refusal already told (see [`Context::record`]): told before the answer, while
+    /// the client waits, and recorded after it, since a record waits for the log's lock.
+    fn record_told(&self, d: &gate::Denied, method: &str) {
         let Ok(mut seen) = self.recorded.lock() else { return };
         if seen.len() > MAX_RECORDS {
             return;

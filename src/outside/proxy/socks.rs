@@ -83,7 +83,7 @@ pub fn serve(mut client: TcpStream, cx: &Context) {
         Err(d) => {
             cx.tell(&d);
             reply(&mut client, NOT_ALLOWED);
-            return cx.record(&d, "SOCKS5");
+            return cx.record_told(&d, "SOCKS5");
         }
     };
     let upstream = match tunnel::connect(&admitted.addrs) {
