@@ -369,6 +369,17 @@ pub(crate) fn refusal_record(
     encode(&Event::new(pid, uid, event, "deny", detail))
 }
 
+/// A record of `event` with `verdict`, as one JSON line.
+pub(crate) fn event_record(
+    pid: i32,
+    uid: u32,
+    event: &'static str,
+    verdict: &'static str,
+    detail: &impl Serialize,
+) -> Result<Vec<u8>, String> {
+    encode(&Event::new(pid, uid, event, verdict, detail))
+}
+
 /// A record as one JSON line, without its newline.
 fn encode(record: &impl Serialize) -> Result<Vec<u8>, String> {
     serde_json::to_vec(record).map_err(|e| format!("cannot encode the audit record: {e}"))

@@ -29,6 +29,8 @@ pub enum Action {
     Version,
     /// `--sandbox-connect HOST PORT`: a tunnel through the network proxy on stdin and stdout.
     Connect,
+    /// `--sandbox-approvals [--json | --web [ADDR:PORT]]`: answer requests for more access.
+    Approvals,
 }
 
 /// The `--sandbox-*` option parser; it is also the source of the manual's option list.
@@ -68,6 +70,10 @@ pub fn sandbox_command() -> clap::Command {
                      sandbox-bash --sandbox-connect %h %p)",
                 ),
         )
+        .arg(Arg::new("sandbox-approvals").long("sandbox-approvals").action(ArgAction::SetTrue).help(
+            "Answer requests for more access from this user's commands, in this terminal (--json: one JSON \
+                     object a line, for tools; --web [ADDR:PORT]: on a page on loopback); run it in another terminal",
+        ))
         .arg(
             Arg::new("sandbox-help")
                 .long("sandbox-help")
@@ -88,6 +94,7 @@ pub fn sandbox_command() -> clap::Command {
             "sandbox-help",
             "sandbox-version",
             "sandbox-connect",
+            "sandbox-approvals",
         ]))
 }
 
@@ -97,6 +104,15 @@ pub fn split_sandbox_args(args: &[OsString]) -> Result<(Action, Vec<OsString>), 
     // The one option with values of its own: what follows it is its host and port, not bash's.
     if count > 0 && args[count - 1] == "--sandbox-connect" {
         count = (count + 2).min(args.len());
+    }
+    // `--sandbox-approvals` takes what follows as its own options.
+    if let Some(at) = args[..count].iter().position(|a| a == "--sandbox-approvals") {
+        if at > 0 {
+            return Err(Error::Options(
+                "--sandbox-approvals goes alone, before its own options (see --sandbox-help)".into(),
+            ));
+        }
+        return Ok((Action::Approvals, args[1..].to_vec()));
     }
     let (ours, bash) = args.split_at(count);
     if ours.is_empty() {
@@ -160,6 +176,48 @@ pub(crate) fn immediate(action: Action, args: &[OsString], env: &Environ) -> Opt
         )))),
         Action::Version => Some(Ok(Outcome::Print(format!("sandbox-bash {version}\n")))),
         Action::Connect => Some(connect(args, env)),
+        Action::Approvals => Some(approvals(args, env)),
         _ => None,
+    }
+}
+
+/// `--sandbox-approvals [--json | --web [ADDR:PORT]]`.
+pub(crate) fn approvals(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
+    let mut json = false;
+    let mut web: Option<Option<String>> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        match a.as_ref() {
+            "--json" | "--sandbox-json" => json = true,
+            "--web" => {
+                let addr = args.get(i + 1).map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.starts_with("--"));
+                i += usize::from(addr.is_some());
+                web = Some(addr);
+            }
+            other => {
+                return Err(Error::Options(format!(
+                    "--sandbox-approvals takes --json or --web [ADDR:PORT], not {other:?}"
+                )));
+            }
+        }
+        i += 1;
+    }
+    if json && web.is_some() {
+        return Err(Error::Options("--sandbox-approvals takes --json or --web, not both".into()));
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let home = env.get("HOME").map(|h| h.to_string_lossy().into_owned());
+        let Some(dir) = crate::approval::dir(env, home.as_deref()) else {
+            return Err(Error::Refused("no state directory: set HOME or XDG_STATE_HOME".into()));
+        };
+        let status = crate::approval::listen::run(&dir, json, web).map_err(Error::Refused)?;
+        Ok(Outcome::Exit(status))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (env, json, web);
+        Err(Error::Refused("--sandbox-approvals is not available on this platform yet".into()))
     }
 }

@@ -52,6 +52,33 @@ struct File {
     #[serde(default)]
     environment: Environment,
     network: Option<Network>,
+    approval: Option<ApprovalFile>,
+}
+
+/// `[approval]`: who answers a request for more access (see [`crate::approval`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalFile {
+    program: Option<String>,
+    timeout: Option<u64>,
+    rejected_for: Option<u64>,
+}
+
+/// Who answers a request for more access, and for how long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The approver program (absolute), given the request as JSON on standard input.
+    pub program: Option<String>,
+    /// Seconds a request waits for its answer.
+    pub timeout: u64,
+    /// Seconds a rejected request is refused without asking again.
+    pub rejected_for: u64,
+}
+
+impl Default for Approval {
+    fn default() -> Approval {
+        Approval { program: None, timeout: 120, rejected_for: 600 }
+    }
 }
 
 /// `[network]`: the allowlist (see [`crate::allowlist`]).
@@ -126,6 +153,8 @@ pub struct Config {
     /// The network allowlist, one layer per file with a `[network]` section (the system file's
     /// first); `None` when no file has one: every host, as the mode allows.
     pub network: Option<crate::allowlist::Allowlist>,
+    /// Who answers a request for more access (the system file only).
+    pub approval: Approval,
 }
 
 /// The audit log a file names, and which file named it.
@@ -429,10 +458,13 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
         && (file.max_mode.is_some()
             || file.allow_degraded.is_some()
             || file.require_namespaces.is_some()
+            || file.approval.is_some()
             || !file.paths.credential_exempt.is_empty())
     {
         let key = if !file.paths.credential_exempt.is_empty() {
             "paths.credential_exempt"
+        } else if file.approval.is_some() {
+            "[approval]"
         } else if file.max_mode.is_some() {
             "max_mode"
         } else if file.allow_degraded.is_some() {
@@ -453,6 +485,26 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
     }
     if let Some(r) = file.require_namespaces {
         config.require_namespaces = r;
+    }
+    if let Some(a) = file.approval {
+        if let Some(p) = a.program {
+            if !p.starts_with('/') {
+                return Err(format!("invalid approval.program = {p:?} in {shown}: expected an absolute path"));
+            }
+            config.approval.program = Some(p);
+        }
+        for (key, value, into) in [
+            ("approval.timeout", a.timeout, &mut config.approval.timeout),
+            ("approval.rejected_for", a.rejected_for, &mut config.approval.rejected_for),
+        ] {
+            match value {
+                Some(0) | Some(86_401..) => {
+                    return Err(format!("invalid {key} in {shown}: expected seconds from 1 to 86400"));
+                }
+                Some(v) => *into = v,
+                None => {}
+            }
+        }
     }
     let path_value = |key: &str, v: String| -> Result<String, String> {
         let expanded = expand(&v, home);

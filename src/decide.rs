@@ -17,7 +17,7 @@ use crate::scope::{self, Layout};
 use crate::settings::Settings;
 use crate::trail::Recorder;
 use crate::workspace::SYSTEM_PROGRAM_DIRS;
-use crate::{exec, plain, sandbox};
+use crate::{exec, plain, request, sandbox};
 
 /// Whether some possible access of `decision` needs a bit the mode does not allow.
 pub(crate) fn has_pending(decision: &Decision) -> bool {
@@ -454,7 +454,20 @@ pub(crate) fn invocation(
     if let NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) = &settings.net {
         refuse_hosts(&mut decision, list);
     }
+    decision.request = request::hint(&decision, bounds(settings));
     Ok((exec_args, decision))
+}
+
+/// What a request for more access is judged by, besides the decision.
+pub(crate) fn bounds(settings: &Settings) -> request::Bounds<'_> {
+    request::Bounds {
+        ceiling: settings.config.max_mode,
+        outer: settings.modes.outer,
+        network_off: match &settings.net {
+            NetPlan::Off(why) => Some(why.as_str()),
+            _ => None,
+        },
+    }
 }
 
 /// What a decision that does not run comes to, recorded: bash's own failure, a refusal (a

@@ -5,6 +5,7 @@
 
 pub mod allowlist;
 pub mod analysis;
+pub mod approval;
 pub mod audit;
 pub mod baseline;
 pub mod caches;
@@ -23,10 +24,12 @@ pub mod outside;
 pub mod plain;
 pub mod project;
 pub mod report;
+pub mod request;
 #[allow(unsafe_code)]
 pub mod sandbox;
 pub mod scope;
 
+mod ask;
 mod cli;
 mod decide;
 mod explain;
@@ -78,22 +81,51 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     if let Some(immediate) = cli::immediate(action, &bash_args, env) {
         return immediate;
     }
-    let settings = Settings::read(argv0, action, env)?;
+    let mut settings = Settings::read(argv0, action, env)?;
     if let Action::Info { json } = action {
         return explain::info(&settings, env, json);
     }
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&settings.argv0, &bash_args, tty);
-    let mut layout = settings.layout(env)?;
-    let trail = trail::Trail::find(&settings, env, &mut layout)?;
-    workspace::hold_sessions(&mut layout, env);
     let bash = settings.find_bash(env);
-    let (exec_args, decision) = decide::invocation(&parsed, &bash_args, &settings, &layout, env, bash.as_deref().ok())?;
+    let (mut layout, mut trail, mut exec_args, mut decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
     if let Action::Explain { json } = action {
         return Ok(explain::explain(decision, &settings, &layout, bash.as_deref().ok(), env, json));
     }
+    // A program that asks for more access: a person answers, before anything is locked.
+    let mut events = Vec::new();
+    let mut refused = None;
+    match ask::settle(&settings, &layout, &decision, &bash_args, env, &mut events) {
+        ask::Settled::Nothing => {}
+        ask::Settled::Deny(why) => refused = Some(why),
+        ask::Settled::Run(mode, question) => {
+            let allowed_before = settings.modes.allowed;
+            settings.widen(mode, env)?;
+            (layout, trail, exec_args, decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
+            if let Some(q) = &question {
+                if ask::still_bound(q, &decision, &bash_args, allowed_before) {
+                    let by = events.last().and_then(|e| e.line.get("by")).and_then(|b| b.as_str()).unwrap_or("?");
+                    eprintln!("sandbox-bash: request: allowed once (by {by}): this run has mode {mode}");
+                } else {
+                    refused = Some(
+                        "the program, its arguments or its place changed while the request was asked: the answer was \
+                         for another; ask again"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+    }
     let session = launch::session(&settings, &layout, env);
     let (mut recorder, nested) = trail.open(&settings, env, session.id())?;
+    for e in &events {
+        recorder.event("approval", e.verdict, &e.line)?;
+    }
+    if let Some(why) = refused {
+        recorder.record(&decision, audit::Verdict::Deny, audit::Enforced::Nothing, Some(&why), &[])?;
+        decision.request = None;
+        return Ok(Outcome::Deny(Box::new(decision), Some(why)));
+    }
     if let Some(stopped) = decide::stopped(&decision, &settings, &mut recorder)? {
         return stopped;
     }
@@ -113,4 +145,20 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         recorder.record(&decision, audit::Verdict::Error, audit::Enforced::Nothing, Some(&e.to_string()), &[])?;
     }
     result
+}
+
+/// Where the run stands, where its records go, and the decision on what it runs.
+fn plan(
+    settings: &Settings,
+    parsed: &invocation::Parsed,
+    bash_args: &[OsString],
+    env: &Environ,
+    bash: &Result<std::path::PathBuf, Error>,
+) -> Result<(scope::Layout, trail::Trail, Vec<OsString>, report::Decision), Error> {
+    let mut layout = settings.layout(env)?;
+    let trail = trail::Trail::find(settings, env, &mut layout)?;
+    workspace::hold_sessions(&mut layout, env);
+    let (exec_args, decision) =
+        decide::invocation(parsed, bash_args, settings, &layout, env, bash.as_ref().ok().map(|b| b.as_path()))?;
+    Ok((layout, trail, exec_args, decision))
 }

@@ -13,7 +13,8 @@ pub enum Outcome {
     /// `--sandbox-explain`: the explanation, and the status of its verdict.
     Explain(String, i32),
     /// Denied by policy: the denial (one line per missing bit), with a note when the
-    /// administrator's ceiling took away a bit the mode asked for.
+    /// administrator's ceiling took away a bit the mode asked for, or what became of the
+    /// program's request for more access.
     Deny(Box<Decision>, Option<String>),
     /// bash itself fails before running anything: its message and status.
     BashFails(String, i32),
@@ -42,7 +43,10 @@ impl Outcome {
         match self {
             Outcome::Print(text) | Outcome::Explain(text, _) => write_stdout(text)?,
             Outcome::Deny(decision, ceiling) => {
-                let _ = stderr.write_all(decision.denial_message().as_bytes());
+                // A program denied for its request alone has no denial lines of its own.
+                if decision.verdict != crate::report::Verdict::Allow {
+                    let _ = stderr.write_all(decision.denial_message().as_bytes());
+                }
                 if let Some(note) = ceiling {
                     let _ = writeln!(stderr, "sandbox-bash: denied: {note}");
                 }

@@ -183,6 +183,9 @@ pub struct Decision {
     /// The descriptors the caller left open and what the run does with each (explanations
     /// only).
     pub inherited: Vec<String>,
+    /// The mode a person could grant for one run (see [`crate::request::hint`]): the denial
+    /// ends with how to ask for it.
+    pub request: Option<Mode>,
 }
 
 impl Decision {
@@ -210,6 +213,7 @@ impl Decision {
             client_files: Vec::new(),
             relaxed: crate::plain::Relaxed::default(),
             inherited: Vec::new(),
+            request: None,
         }
     }
 
@@ -261,7 +265,7 @@ impl Decision {
             for line in &self.hosts_refused {
                 out.push_str(&format!("sandbox-bash: denied: {line}\n"));
             }
-            return out;
+            return self.with_hint(out);
         }
         out.push_str(&format!("sandbox-bash: denied: {}\n", self.blocked_line()));
         for line in self.missing_lines() {
@@ -269,6 +273,15 @@ impl Decision {
         }
         for line in &self.hosts_refused {
             out.push_str(&format!("sandbox-bash: denied: {line}\n"));
+        }
+        self.with_hint(out)
+    }
+
+    /// A denial's lines, then how to ask for more when a person could grant it.
+    fn with_hint(&self, mut out: String) -> String {
+        if let Some(mode) = self.request {
+            out.push_str(&crate::request::hint_line(mode));
+            out.push('\n');
         }
         out
     }
@@ -300,6 +313,12 @@ impl Decision {
         }
         if let Some(note) = &self.note {
             out.push_str(&format!("note:       {note}\n"));
+        }
+        if let Some(mode) = self.request {
+            out.push_str(&format!(
+                "request:    to run it once with more access, make its first line # sandbox-bash: request {mode} \
+                 because REASON\n"
+            ));
         }
         if !self.hosts_refused.is_empty() {
             out.push_str("hosts refused by the network allowlist:\n");
@@ -412,6 +431,12 @@ impl Decision {
             hosts_refused: &'a [String],
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             inherited: &'a [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            request: Option<JsonRequest>,
+        }
+        #[derive(Serialize)]
+        struct JsonRequest {
+            mode: String,
         }
         let error = match (&self.verdict, &self.analysis.failure) {
             (Verdict::BashFails { error, .. }, _) => Some(error.clone()),
@@ -454,6 +479,7 @@ impl Decision {
             note: self.note.as_deref(),
             hosts_refused: &self.hosts_refused,
             inherited: &self.inherited,
+            request: self.request.map(|m| JsonRequest { mode: m.to_string() }),
         };
         serde_json::to_string_pretty(&doc)
             .unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))

@@ -86,6 +86,24 @@ impl Settings {
         Ok(Settings { argv0, action, config, marker, modes, net, cwd })
     }
 
+    /// The settings of this one run once a request for `mode` is granted (or held by the
+    /// enclosing level): the mode as allowed and asked, still within the enclosing level's
+    /// mode and the ceiling, and the network planned for it.
+    pub(crate) fn widen(&mut self, mode: Mode, env: &Environ) -> Result<(), Error> {
+        let mut allowed = self.modes.outer.map_or(mode, |o| mode.intersect(o));
+        if let Some(ceiling) = self.config.max_mode {
+            allowed = allowed.intersect(ceiling);
+        }
+        let allowlist = network_allowlist(&self.config, env)?;
+        self.net = net_plan(allowlist.as_ref(), allowed, self.marker.as_ref());
+        if let NetPlan::Off(_) = &self.net {
+            allowed = allowed.without(NETWORK_BITS);
+        }
+        self.modes.requested = mode;
+        self.modes.allowed = allowed;
+        Ok(())
+    }
+
     /// Where the run stands (see [`crate::workspace`]). A configuration file the command may
     /// write is refused: it would widen every later run, and the kernel cannot keep a file
     /// inside the writable workspace from being changed.

@@ -215,6 +215,22 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Appends a record of something other than the invocation (`event`, `verdict`, then what
+    /// `detail` says), with this process's pid.
+    pub(crate) fn event(
+        &mut self,
+        event: &'static str,
+        verdict: &'static str,
+        detail: &impl serde::Serialize,
+    ) -> Result<(), Error> {
+        let Some(log) = self.log.as_mut() else { return Ok(()) };
+        let line = audit::event_record(std::process::id() as i32, crate::exec::uid(), event, verdict, detail)
+            .map_err(Error::Audit)?;
+        log.append_line(&line).map_err(Error::Audit)
+    }
+}
+
 /// The tree `log` lies in when the mode lets commands write it (scratch always).
 fn writable_tree(layout: &Layout, allowed: Mode, log: &str) -> Option<scope::Class> {
     match layout.classify(log, true) {

@@ -161,6 +161,9 @@ pub struct Analysis {
     pub commands: Vec<CommandUse>,
     pub unresolved: Vec<Unresolved>,
     pub failure: Option<Failure>,
+    /// The first lines of texts handed to `eval` or `bash -c` that are request lines (see
+    /// [`crate::request`]): clients wrap the command they are given so.
+    pub requests: Vec<String>,
 }
 
 impl Analysis {

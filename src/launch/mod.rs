@@ -109,7 +109,8 @@ pub(crate) fn lock_and_exec(
     }
     // What the mode does not allow but the program only possibly does rests on the rules now
     // in force: each such access must be held by them, or the program is denied after all.
-    if let Some(denial) = unheld_possible(decision, &locked.holding()) {
+    if let Some(mut denial) = unheld_possible(decision, &locked.holding()) {
+        denial.request = crate::request::hint(&denial, crate::decide::bounds(settings));
         let why = Some("a possible access the rules in force do not hold");
         recorder.record(decision, Verdict::Deny, Enforced::Nothing, why, &locked.static_only)?;
         return Ok(Outcome::Deny(Box::new(denial), None));

@@ -124,6 +124,7 @@ impl Walker<'_> {
             commands: dedup(self.commands),
             unresolved: dedup(self.unresolved),
             failure: None,
+            requests: self.requests,
         }
     }
 

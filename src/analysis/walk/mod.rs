@@ -106,6 +106,8 @@ pub struct Walker<'c> {
     /// The text being walked, as parsed (commands are quoted from it).
     source: Option<std::sync::Arc<str>>,
     nested_texts: usize,
+    /// Request lines that begin texts handed to `eval` or `bash -c`.
+    requests: Vec<String>,
     /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
     /// stops the walk, and the analysis starts again on a big stack.
     shallow: bool,
@@ -286,6 +288,7 @@ impl<'c> Walker<'c> {
             origin: Origin { base: Pos { line: 1, column: 1 }, verbatim: true, file: None },
             source: None,
             nested_texts: 0,
+            requests: Vec::new(),
             parses: 0,
             parsed_bytes: 0,
             quiet: 0,

@@ -270,6 +270,13 @@ impl Walker<'_> {
 
     /// Walks text that was decoded from a word at `pos` (positions inside map to `pos`).
     pub fn run_decoded(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
+        if let Some(first) = text.lines().next()
+            && crate::request::is_request_line(first)
+            && !self.requests.iter().any(|r| r == first)
+            && self.requests.len() < 4
+        {
+            self.requests.push(first.to_string());
+        }
         let origin = Origin { base: pos, verbatim: false, file: self.origin.file };
         self.run_text(text, origin, st, nest)
     }

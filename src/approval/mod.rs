@@ -1,0 +1,386 @@
+//! Who answers a request for more access (see [`crate::request`]), and how the answer is bound
+//! to what was asked.
+//!
+//! The outermost level asks before it locks anything, so nothing of the command has run yet
+//! and nothing of it can answer. It asks, in this order of preference:
+//!
+//! - the approver program the system file names (`[approval] program`), alone when there is
+//!   one: the question as JSON on its standard input, `allow-once` or `reject` on its standard
+//!   output, within the time limit;
+//! - else every approvals listener of this user (`sandbox-bash --sandbox-approvals`, see
+//!   [`listen`]) at once, each a socket in `{state}/approvals/`; the first answer wins and the
+//!   others are told the request is gone.
+//!
+//! The directory is masked in every view (no mode below `7777` reaches it), and a listener's
+//! word counts only when the kernel says it is this user running this executable, untraced,
+//! with no more seccomp filters than the asking level (a process in a sandbox has more).
+
+#[cfg(target_os = "linux")]
+pub mod listen;
+#[cfg(target_os = "linux")]
+mod web;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Approval;
+use crate::environ::Environ;
+use crate::mode::Mode;
+use crate::report::Decision;
+
+/// One missing bit, with the first access that needs it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Missing {
+    pub bit: String,
+    pub words: String,
+    pub target: String,
+    pub command: String,
+    pub reason: String,
+}
+
+/// What a person is asked, and what the answer is bound to.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Question {
+    pub id: String,
+    pub uid: u32,
+    pub workspace: String,
+    pub cwd: String,
+    /// bash's arguments, as given.
+    pub argv: Vec<String>,
+    pub source: String,
+    /// The program text.
+    pub program: String,
+    pub allowed: String,
+    pub mode: String,
+    pub missing: Vec<Missing>,
+    pub hosts: Vec<String>,
+    pub reason: String,
+    /// Seconds since the epoch.
+    pub asked_at: u64,
+    pub expires_at: u64,
+    /// What the answer is bound to: argv, program, cwd, workspace, modes, hosts and uid.
+    pub binding: String,
+}
+
+/// What the run and a listener say to each other, one JSON object a line.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Message {
+    /// The run asks.
+    Ask { question: Box<Question> },
+    /// The listener shows it to a person (`by` says how: a terminal, a page).
+    Held { by: String },
+    /// The listener has no person to show it to.
+    Absent { why: String },
+    /// A person's answer: `allow-once` or `reject`.
+    Answer { id: String, answer: String },
+    /// The run took this listener's answer: what it came to.
+    Decided { id: String, outcome: String },
+    /// The request is gone for this listener (answered elsewhere, expired, refused).
+    Withdrawn { id: String, why: String },
+}
+
+impl Message {
+    pub fn line(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec(self).unwrap_or_default();
+        v.push(b'\n');
+        v
+    }
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    AllowedOnce { by: String },
+    Rejected { by: String },
+    Expired { seconds: u64 },
+    NoOne { why: String },
+}
+
+impl Answer {
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Answer::AllowedOnce { .. } => "allowed-once",
+            Answer::Rejected { .. } => "rejected",
+            Answer::Expired { .. } => "expired",
+            Answer::NoOne { .. } => "no-one-to-ask",
+        }
+    }
+}
+
+pub fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// A fresh request id: 128 random bits.
+pub fn new_id() -> String {
+    let mut b = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    if read.is_err() {
+        // Unique still, if not secret: the id names, the connection carries the answer.
+        let t = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        b.copy_from_slice(&(t ^ u128::from(std::process::id())).to_le_bytes());
+    }
+    hex(&b)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn sha256(parts: &[&str]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    hex(&h.finalize())
+}
+
+/// The digest an answer is bound to.
+pub fn binding(
+    argv: &[String],
+    program: &str,
+    cwd: &str,
+    workspace: &str,
+    allowed: Mode,
+    mode: Mode,
+    uid: u32,
+) -> String {
+    let argv = argv.join("\0");
+    let (allowed, mode, uid) = (allowed.to_string(), mode.to_string(), uid.to_string());
+    sha256(&[&argv, program, cwd, workspace, &allowed, &mode, "", &uid])
+}
+
+/// The question for a decided program that asks for `mode` because of `reason`.
+pub fn question(decision: &Decision, argv: &[String], mode: Mode, reason: &str, timeout: u64) -> Question {
+    let missing_bits = decision.required.missing_from(decision.allowed);
+    let missing = missing_bits
+        .bits()
+        .filter_map(|(scope, perm)| {
+            let a = decision.analysis.accesses.iter().find(|a| a.scope == scope && a.perm == perm)?;
+            Some(Missing {
+                bit: Mode::bit(scope, perm).to_string(),
+                words: crate::report::bit_words(scope, perm),
+                target: a.target.clone(),
+                command: a.command.clone(),
+                reason: a.reason.clone(),
+            })
+        })
+        .collect();
+    let uid = crate::exec::uid();
+    let asked_at = now();
+    Question {
+        id: new_id(),
+        uid,
+        workspace: decision.workspace.clone(),
+        cwd: decision.cwd.clone(),
+        argv: argv.to_vec(),
+        source: decision.source.to_string(),
+        program: decision.program.clone(),
+        allowed: decision.allowed.to_string(),
+        mode: mode.to_string(),
+        missing,
+        hosts: Vec::new(),
+        reason: reason.to_string(),
+        asked_at,
+        expires_at: asked_at + timeout,
+        binding: binding(argv, &decision.program, &decision.cwd, &decision.workspace, decision.allowed, mode, uid),
+    }
+}
+
+/// What makes two requests the same, however worded: the user, the workspace, and each
+/// missing bit with every target that needs it.
+pub fn sameness(decision: &Decision) -> String {
+    let missing = decision.required.missing_from(decision.allowed);
+    let mut needs: Vec<String> = decision
+        .analysis
+        .accesses
+        .iter()
+        .filter(|a| a.required() && missing.has(a.scope, a.perm))
+        .map(|a| format!("{} {}", Mode::bit(a.scope, a.perm), a.target))
+        .collect();
+    needs.sort();
+    needs.dedup();
+    let uid = crate::exec::uid().to_string();
+    sha256(&[&uid, &decision.workspace, &needs.join("\n")])
+}
+
+/// `{state}/approvals`, where listeners listen and rejections are remembered.
+pub fn dir(env: &Environ, home: Option<&str>) -> Option<PathBuf> {
+    let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+    crate::caches::state_dir(home, &var).map(|s| PathBuf::from(s).join("approvals"))
+}
+
+/// Makes the directory (mode 0700) when missing; `false` when it is not a directory of this
+/// user's own that only they can enter.
+pub fn make_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir);
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
+}
+
+/// Until when a request like this one is refused without asking (seconds since the epoch).
+pub fn rejected_until(dir: &Path, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.join("rejected").join(key)).ok()?;
+    let until: u64 = text.trim().parse().ok()?;
+    (until > now()).then_some(until)
+}
+
+/// Remembers that a request like this one was rejected.
+pub fn remember_rejection(dir: &Path, key: &str, seconds: u64) {
+    let rejected = dir.join("rejected");
+    if make_dir(&rejected) {
+        let _ = std::fs::write(rejected.join(key), format!("{}\n", now() + seconds));
+    }
+}
+
+/// Asks whoever can answer, and waits at most until the question expires.
+pub fn ask(q: &Question, config: &Approval, dir: Option<&Path>) -> Answer {
+    if let Some(program) = &config.program {
+        return ask_program(q, program, config.timeout);
+    }
+    #[cfg(target_os = "linux")]
+    if let Some(dir) = dir {
+        return listen::ask_listeners(q, dir, config.timeout);
+    }
+    let _ = dir;
+    Answer::NoOne { why: no_one(false) }
+}
+
+/// The words of "no one to ask".
+pub fn no_one(listener_dir: bool) -> String {
+    format!(
+        "approval needed, and no one can be asked here (no approver configured, no approvals listener{})",
+        if listener_dir { "" } else { "; and no state directory to find one in" }
+    )
+}
+
+/// The approver program: the question on its standard input, its answer the first line of
+/// its standard output. Anything but `allow-once`, a failure or no answer in time is a reject.
+fn ask_program(q: &Question, program: &str, timeout: u64) -> Answer {
+    let by = format!("the approver program {program}");
+    let child = std::process::Command::new(program)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .env("SANDBOX_BASH_REQUEST_ID", &q.id)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return Answer::Rejected { by: format!("{by}, which cannot be started ({e})") },
+    };
+    let text = serde_json::to_vec(q).unwrap_or_default();
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&text);
+        }
+        let mut first = String::new();
+        if let Some(out) = stdout {
+            let _ = BufReader::new(out.take(4096)).read_line(&mut first);
+        }
+        let _ = tx.send(first);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(timeout));
+    let _ = child.kill();
+    let status = child.wait();
+    let _ = reader.join();
+    let Ok(line) = line else { return Answer::Expired { seconds: timeout } };
+    match (line.trim(), status) {
+        ("allow-once", Ok(s)) if s.success() => Answer::AllowedOnce { by },
+        ("reject", _) => Answer::Rejected { by },
+        (other, Ok(s)) if s.success() => {
+            Answer::Rejected { by: format!("{by}, whose answer {other:?} counts as a reject") }
+        }
+        (_, status) => Answer::Rejected {
+            by: format!(
+                "{by}, which failed ({}), and that counts as a reject",
+                status.map_or("?".into(), |s| s.to_string())
+            ),
+        },
+    }
+}
+
+/// The record of a request asked or decided.
+#[derive(Serialize)]
+pub struct Record<'a> {
+    pub id: &'a str,
+    pub allowed: &'a str,
+    pub mode: &'a str,
+    pub reason: &'a str,
+    pub missing: &'a [Missing],
+    pub hosts: &'a [String],
+    pub cwd: &'a str,
+    pub workspace: &'a str,
+    pub program: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<&'a str>,
+}
+
+impl<'a> Record<'a> {
+    pub fn of(q: &'a Question) -> Record<'a> {
+        Record {
+            id: &q.id,
+            allowed: &q.allowed,
+            mode: &q.mode,
+            reason: &q.reason,
+            missing: &q.missing,
+            hosts: &q.hosts,
+            cwd: &q.cwd,
+            workspace: &q.workspace,
+            program: &q.program,
+            outcome: None,
+            by: None,
+            why: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_one_line_each_and_read_back() {
+        let m = Message::Answer { id: "ab".into(), answer: "allow-once".into() };
+        let line = m.line();
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        assert_eq!(serde_json::from_slice::<Message>(&line).unwrap(), m);
+    }
+
+    #[test]
+    fn the_binding_changes_with_every_field_it_binds() {
+        let argv = vec!["-c".to_string(), "x".to_string()];
+        let base = binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 0);
+        for other in [
+            binding(&["-c".into(), "y".into()], "x", "/w", "/w", Mode(0o467), Mode(0o667), 0),
+            binding(&argv, "y", "/w", "/w", Mode(0o467), Mode(0o667), 0),
+            binding(&argv, "x", "/v", "/w", Mode(0o467), Mode(0o667), 0),
+            binding(&argv, "x", "/w", "/v", Mode(0o467), Mode(0o667), 0),
+            binding(&argv, "x", "/w", "/w", Mode(0o447), Mode(0o667), 0),
+            binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o677), 0),
+            binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 1),
+        ] {
+            assert_ne!(base, other);
+        }
+        assert_eq!(base, binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 0));
+    }
+
+    #[test]
+    fn ids_are_fresh() {
+        assert_ne!(new_id(), new_id());
+        assert_eq!(new_id().len(), 32);
+    }
+}

@@ -1,0 +1,107 @@
+//! A program that asks for more access (see [`crate::request`]): judged, asked (see
+//! [`crate::approval`]), and what the answer comes to for this one run.
+
+use std::ffi::OsString;
+
+use crate::approval::{self, Answer, Question};
+use crate::decide;
+use crate::environ::Environ;
+use crate::mode::Mode;
+use crate::report::Decision;
+use crate::request::{self, Judged};
+use crate::scope::Layout;
+use crate::settings::Settings;
+
+/// What a request comes to.
+pub(crate) enum Settled {
+    /// The program asks for nothing.
+    Nothing,
+    /// Denied: the line that says why (after the denial's own lines).
+    Deny(String),
+    /// This run alone goes on with `mode`; the answer is bound to `question` (none where
+    /// nothing was asked: a nested level within what encloses it).
+    Run(Mode, Option<Box<Question>>),
+}
+
+/// An audit record to write once the log is open.
+pub(crate) struct Event {
+    pub(crate) verdict: &'static str,
+    pub(crate) line: serde_json::Value,
+}
+
+/// Judges the program's request and asks when it may be asked. `events` gets the records of
+/// the asking and of the answer.
+pub(crate) fn settle(
+    settings: &Settings,
+    layout: &Layout,
+    decision: &Decision,
+    bash_args: &[OsString],
+    env: &Environ,
+    events: &mut Vec<Event>,
+) -> Settled {
+    let Some(found) = request::of_decision(decision) else { return Settled::Nothing };
+    let req = match found {
+        Ok(r) => r,
+        Err(why) => return Settled::Deny(why),
+    };
+    let ask = match request::judge(&req, decision, decide::bounds(settings)) {
+        Judged::Ask => true,
+        Judged::Held(mode) => return Settled::Run(mode, None),
+        Judged::Refused(why) | Judged::Forbidden(why) => return Settled::Deny(why),
+    };
+    debug_assert!(ask);
+    let config = &settings.config.approval;
+    let argv: Vec<String> = bash_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let q = approval::question(decision, &argv, req.mode, &req.reason, config.timeout);
+    let dir = approval::dir(env, layout.home.as_deref());
+    let same = approval::sameness(decision);
+    let record = |outcome: Option<&str>, by: Option<&str>, why: Option<&str>| {
+        let mut r = approval::Record::of(&q);
+        r.outcome = outcome;
+        r.by = by;
+        r.why = why;
+        serde_json::to_value(&r).unwrap_or_default()
+    };
+    if let Some(dir) = dir.as_deref()
+        && let Some(until) = approval::rejected_until(dir, &same)
+    {
+        let why = format!(
+            "the same request (the same missing bits on the same targets in this workspace) was rejected; it is not \
+             asked again for {} s more",
+            until.saturating_sub(approval::now())
+        );
+        events.push(Event { verdict: "refused", line: record(Some("rejected-before"), None, Some(&why)) });
+        return Settled::Deny(why);
+    }
+    events.push(Event { verdict: "asked", line: record(None, None, None) });
+    let answer = approval::ask(&q, config, dir.as_deref());
+    let (by, why) = match &answer {
+        Answer::AllowedOnce { by } | Answer::Rejected { by } => (Some(by.as_str()), None),
+        Answer::Expired { .. } | Answer::NoOne { .. } => (None, None),
+    };
+    events.push(Event { verdict: answer.outcome(), line: record(Some(answer.outcome()), by, why) });
+    match answer {
+        Answer::AllowedOnce { .. } => Settled::Run(req.mode, Some(Box::new(q))),
+        Answer::Rejected { by } => {
+            if let Some(dir) = dir.as_deref() {
+                approval::remember_rejection(dir, &same, config.rejected_for);
+            }
+            Settled::Deny(format!("the request for {} was rejected (by {by})", req.mode))
+        }
+        Answer::Expired { seconds } => {
+            Settled::Deny(format!("the request for {} expired: no answer within {seconds} s", req.mode))
+        }
+        Answer::NoOne { why } => Settled::Deny(why),
+    }
+}
+
+/// Whether the program about to run is still the one the answer was given for (a script
+/// edited while the question waited is not).
+pub(crate) fn still_bound(q: &Question, decision: &Decision, argv: &[OsString], original_allowed: Mode) -> bool {
+    let argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let mode = Mode::parse(&q.mode).unwrap_or(Mode::NONE);
+    approval::binding(&argv, &decision.program, &decision.cwd, &decision.workspace, original_allowed, mode, q.uid)
+        == q.binding
+        && q.uid == crate::exec::uid()
+        && approval::now() <= q.expires_at
+}

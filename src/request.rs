@@ -1,0 +1,271 @@
+//! Asking for one run with more access: the line a program may start with, what such a request
+//! may ask, and the hint a denial ends with. Who answers is [`crate::approval`]'s.
+//!
+//! The line is a bash comment, so bash runs the program the same with it or without it:
+//! `# sandbox-bash: request MODE because REASON`. It is read where the model's command lands:
+//! the first line of the program (the second, after a `#!` line), or the first line of a text
+//! the program hands to `eval` or `bash -c` (clients wrap the command they are given so).
+
+use crate::mode::Mode;
+use crate::network::NETWORK_BITS;
+use crate::report::{Decision, Verdict};
+
+/// What every request line starts with (after blanks).
+pub const PREFIX: &str = "# sandbox-bash: request";
+
+/// A request as the program wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The mode asked for.
+    pub mode: Mode,
+    /// Why, in the program's words.
+    pub reason: String,
+    /// The line as written.
+    pub line: String,
+}
+
+/// Whether `line` is meant as a request (well formed or not).
+pub fn is_request_line(line: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let Some(rest) = rest.strip_prefix('#') else { return false };
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let Some(rest) = rest.strip_prefix("sandbox-bash:") else { return false };
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.strip_prefix("request").is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+}
+
+/// The request on `line`: `None` when it is no request line, `Err` with what is missing or
+/// wrong when it is one that cannot be asked.
+pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
+    if !is_request_line(line) {
+        return None;
+    }
+    let line = line.trim_end_matches(['\r', ' ', '\t']);
+    let after = &line[line.find("request").map_or(line.len(), |i| i + "request".len())..];
+    let usage = "write it as: # sandbox-bash: request MODE because REASON";
+    let mut words = after.split_whitespace();
+    let Some(first) = words.next() else {
+        return Some(Err(format!("the request line names no mode and gives no reason; {usage}")));
+    };
+    if first == "because" {
+        return Some(Err(format!("the request line names no mode; {usage}")));
+    }
+    let mode = match Mode::parse(first) {
+        Ok(m) if first.bytes().all(|b| b.is_ascii_digit()) => m,
+        _ => {
+            return Some(Err(format!(
+                "the request line's mode {first:?} is not four octal digits (system, external, network, workspace); \
+                 {usage}"
+            )));
+        }
+    };
+    match words.next() {
+        Some("because") => {}
+        Some("host") => {
+            return Some(Err("the request line asks for hosts, which this version cannot grant: ask for the mode \
+                             alone, or add the hosts to the network allowlist"
+                .into()));
+        }
+        Some(other) => {
+            return Some(Err(format!("the request line has {other:?} where \"because\" belongs; {usage}")));
+        }
+        None => return Some(Err(format!("the request for {mode} gives no reason; {usage}"))),
+    }
+    let reason = after[after.find("because").map_or(after.len(), |i| i + "because".len())..].trim().to_string();
+    if reason.is_empty() {
+        return Some(Err(format!("the request for {mode} gives no reason; {usage}")));
+    }
+    Some(Ok(Request { mode, reason, line: line.trim().to_string() }))
+}
+
+/// The request a text starts with: its first line, or its second after a `#!` line.
+pub fn of_text(text: &str) -> Option<Result<Request, String>> {
+    let mut lines = text.lines();
+    let first = lines.next()?;
+    match parse_line(first) {
+        None if first.starts_with("#!") => parse_line(lines.next()?),
+        found => found,
+    }
+}
+
+/// The request of a decided program: its own first line, or the first line of a text it hands
+/// to `eval` or `bash -c`. Two different ones cannot be asked.
+pub fn of_decision(decision: &Decision) -> Option<Result<Request, String>> {
+    let mut found: Vec<Result<Request, String>> = Vec::new();
+    for r in
+        of_text(&decision.program).into_iter().chain(decision.analysis.requests.iter().filter_map(|l| parse_line(l)))
+    {
+        if !found.contains(&r) {
+            found.push(r);
+        }
+    }
+    match found.len() {
+        0 => None,
+        1 => found.pop(),
+        n => Some(Err(format!("the program makes {n} different requests; make one, as its first line"))),
+    }
+}
+
+/// What can be done with a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judged {
+    /// A person may be asked: the mode is exactly what the program is missing.
+    Ask,
+    /// Denied without asking, with why (the request may be written again).
+    Refused(String),
+    /// Never granted here, whoever would answer (final).
+    Forbidden(String),
+    /// A nested level asked for no more than the enclosing level holds: nothing to ask, the
+    /// program runs with that mode (the enclosing level's rules bound it all the same).
+    Held(Mode),
+}
+
+/// The facts a request is judged by, besides the decision.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds<'a> {
+    /// The administrator's ceiling and the file that sets it.
+    pub ceiling: Option<Mode>,
+    /// The enclosing level's mode (a nested level).
+    pub outer: Option<Mode>,
+    /// Why the network cannot be had here, when it cannot.
+    pub network_off: Option<&'a str>,
+}
+
+/// Judges `request` against the decision on the rest of the program.
+pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judged {
+    let (asked, allowed) = (request.mode, decision.allowed);
+    if let Some(outer) = bounds.outer {
+        if outer.covers(asked) && bounds.ceiling.is_none_or(|c| c.covers(asked)) {
+            return Judged::Held(asked);
+        }
+        return Judged::Refused(format!(
+            "the request for {asked} is made inside another sandbox-bash, whose mode {outer} a nested level can only \
+             narrow: make the request the first line of the outermost command"
+        ));
+    }
+    if let Some(ceiling) = bounds.ceiling
+        && !ceiling.covers(asked)
+    {
+        return Judged::Forbidden(format!(
+            "the request for {asked} is forbidden: the administrator's ceiling max_mode={ceiling} ({}) does not \
+             allow {}; no one is asked",
+            crate::config::SYSTEM_FILE,
+            asked.without(ceiling)
+        ));
+    }
+    if let Some(why) = bounds.network_off
+        && asked.without(allowed).intersect(NETWORK_BITS) != Mode::NONE
+    {
+        return Judged::Forbidden(format!(
+            "the request for {asked} is forbidden: it adds network, and {why}; no one is asked"
+        ));
+    }
+    if let Some(failure) = &decision.analysis.failure {
+        return Judged::Refused(format!(
+            "the request for {asked} cannot be asked: the program cannot be analysed ({failure})"
+        ));
+    }
+    if let Verdict::BashFails { .. } = decision.verdict {
+        return Judged::Refused(format!("the request for {asked} cannot be asked: bash would fail before running it"));
+    }
+    if !decision.hosts_refused.is_empty() {
+        return Judged::Refused(format!(
+            "the request for {asked} cannot be asked: the program names hosts the network allowlist refuses, which a \
+             request cannot add"
+        ));
+    }
+    if !asked.covers(allowed) {
+        return Judged::Refused(format!(
+            "the request for {asked} does not contain the allowed mode {allowed} (it would take away {}): a request \
+             only adds bits",
+            allowed.without(asked)
+        ));
+    }
+    let added = asked.without(allowed);
+    let missing = decision.required.missing_from(allowed);
+    let narrowest = allowed.union(missing);
+    if added == Mode::NONE {
+        return Judged::Refused(format!("the request for {asked} adds nothing to the allowed mode {allowed}"));
+    }
+    if missing == Mode::NONE {
+        return Judged::Refused(format!(
+            "the request for {asked} is not needed: the program runs with the allowed mode {allowed}; remove the line"
+        ));
+    }
+    if !missing.covers(added) {
+        return Judged::Refused(format!(
+            "the request for {asked} is wider than the program needs ({} is not missing): ask for {narrowest}",
+            added.without(missing)
+        ));
+    }
+    if !added.covers(missing) {
+        return Judged::Refused(format!(
+            "the request for {asked} does not cover what the program needs ({} is still missing): ask for {narrowest}",
+            missing.without(added)
+        ));
+    }
+    Judged::Ask
+}
+
+/// The mode a denial's hint names: the allowed mode plus only the bits the program is missing,
+/// when a person could grant it (none at a nested level, above the ceiling, for a network that
+/// cannot be had, for hosts the list refuses, or for a program that cannot be analysed).
+pub fn hint(decision: &Decision, bounds: Bounds<'_>) -> Option<Mode> {
+    if decision.verdict != Verdict::Deny || decision.analysis.failure.is_some() || bounds.outer.is_some() {
+        return None;
+    }
+    if !decision.hosts_refused.is_empty() {
+        return None;
+    }
+    let missing = decision.required.missing_from(decision.allowed);
+    let narrowest = decision.allowed.union(missing);
+    let blocked = missing == Mode::NONE
+        || bounds.ceiling.is_some_and(|c| !c.covers(narrowest))
+        || (bounds.network_off.is_some() && missing.intersect(NETWORK_BITS) != Mode::NONE);
+    (!blocked).then_some(narrowest)
+}
+
+/// The hint line a denial ends with.
+pub fn hint_line(mode: Mode) -> String {
+    format!(
+        "sandbox-bash: request: to run this once with more access, make its first line \
+         # sandbox-bash: request {mode} because REASON"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_line_is_paired_and_names_a_mode() {
+        let ok = parse_line("# sandbox-bash: request 0667 because the build writes /srv/out").unwrap().unwrap();
+        assert_eq!(ok.mode, Mode(0o0667));
+        assert_eq!(ok.reason, "the build writes /srv/out");
+        assert_eq!(parse_line("#sandbox-bash:   request\t0667 because x").unwrap().unwrap().mode, Mode(0o0667));
+        for (line, says) in [
+            ("# sandbox-bash: request", "names no mode and gives no reason"),
+            ("# sandbox-bash: request because x", "names no mode"),
+            ("# sandbox-bash: request 0667", "gives no reason"),
+            ("# sandbox-bash: request 0667 because   ", "gives no reason"),
+            ("# sandbox-bash: request 667 because x", "not four octal digits"),
+            ("# sandbox-bash: request full because x", "not four octal digits"),
+            ("# sandbox-bash: request 0667 since x", "where \"because\" belongs"),
+        ] {
+            let e = parse_line(line).unwrap().unwrap_err();
+            assert!(e.contains(says), "{line}: {e}");
+        }
+        for not in ["# sandbox-bash: requests 0667 because x", "echo # sandbox-bash: request", "# request 0667", ""] {
+            assert_eq!(parse_line(not), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn the_request_is_the_first_line_or_the_one_after_a_shebang() {
+        let r = |t: &str| of_text(t).map(|r| r.map(|r| r.mode));
+        assert_eq!(r("# sandbox-bash: request 0667 because x\ntouch /srv/x"), Some(Ok(Mode(0o0667))));
+        assert_eq!(r("#!/bin/bash\n# sandbox-bash: request 0667 because x\n"), Some(Ok(Mode(0o0667))));
+        assert_eq!(r("touch /srv/x\n# sandbox-bash: request 0667 because x"), None);
+        assert_eq!(r(""), None);
+    }
+}
