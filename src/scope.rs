@@ -42,6 +42,10 @@ pub struct Layout {
     /// credentials to every rule, and masked in every view that masks credentials, since
     /// connecting to a socket by its path is beyond Landlock.
     pub sessions: Vec<String>,
+    /// sandbox-bash's own state that no command reaches in any mode below `7777` (the
+    /// approvals listeners and what they remember, see [`crate::approval`]): masked in every
+    /// view, whatever the mode lets read.
+    pub private: Vec<String>,
     /// What the kernel layer does not pin for this plain program (see [`crate::plain`]): the
     /// repository configurations it writes with keys that run no program, and the trees it
     /// deletes first.

@@ -225,6 +225,7 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
         client_files: Vec::new(),
         caches: Vec::new(),
         sessions: Vec::new(),
+        private: Vec::new(),
         relaxed: plain::Relaxed::default(),
     };
     // A temporary directory among credentials is not scratch: it keeps being a credential.
@@ -331,12 +332,22 @@ pub(crate) fn link_targets(home: &str, workspace: &str, credentials: &mut Vec<St
 
 /// The agents' sessions' sockets are held like credentials: no command reaches another
 /// session's proxy (connecting to a socket by path is beyond Landlock). The directory is made
-/// now, so that it is masked even when the first proxy comes after this run started.
+/// now, so that it is masked even when the first proxy comes after this run started. The
+/// approvals directory is masked in every mode.
 pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
     #[cfg(target_os = "linux")]
     {
         layout.sessions = sessions_dirs(env, layout);
         layout.extra_credentials.extend(layout.sessions.iter().cloned());
+        // The approvals directory is made now, so that it is masked even when the first
+        // listener comes after this run started.
+        if let Some(dir) = crate::approval::dir(env, layout.home.as_deref())
+            && crate::approval::make_dir(&dir)
+        {
+            let dir = dir.to_string_lossy().into_owned();
+            layout.extra_credentials.push(dir.clone());
+            layout.private.push(dir);
+        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (layout, env);

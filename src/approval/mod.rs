@@ -20,7 +20,7 @@ pub mod listen;
 #[cfg(target_os = "linux")]
 mod web;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -265,7 +265,10 @@ pub fn no_one(listener_dir: bool) -> String {
 /// its standard output. Anything but `allow-once`, a failure or no answer in time is a reject.
 fn ask_program(q: &Question, program: &str, timeout: u64) -> Answer {
     let by = format!("the approver program {program}");
-    let child = std::process::Command::new(program)
+    let mut command = std::process::Command::new(program);
+    // A group of its own, so that no process it started outlives a late answer.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -283,29 +286,43 @@ fn ask_program(q: &Question, program: &str, timeout: u64) -> Answer {
         if let Some(mut stdin) = stdin {
             let _ = stdin.write_all(&text);
         }
-        let mut first = String::new();
-        if let Some(out) = stdout {
-            let _ = BufReader::new(out.take(4096)).read_line(&mut first);
+        let mut out = Vec::new();
+        if let Some(o) = stdout {
+            let _ = o.take(4096).read_to_end(&mut out);
         }
-        let _ = tx.send(first);
+        let _ = tx.send(out);
     });
-    let line = rx.recv_timeout(Duration::from_secs(timeout));
-    let _ = child.kill();
-    let status = child.wait();
-    let _ = reader.join();
-    let Ok(line) = line else { return Answer::Expired { seconds: timeout } };
-    match (line.trim(), status) {
-        ("allow-once", Ok(s)) if s.success() => Answer::AllowedOnce { by },
-        ("reject", _) => Answer::Rejected { by },
-        (other, Ok(s)) if s.success() => {
-            Answer::Rejected { by: format!("{by}, whose answer {other:?} counts as a reject") }
+    // Its whole output and its status, both before the deadline.
+    let deadline = std::time::Instant::now() + Duration::from_secs(timeout);
+    let out = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if out.is_ok() && std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => break None,
         }
-        (_, status) => Answer::Rejected {
-            by: format!(
-                "{by}, which failed ({}), and that counts as a reject",
-                status.map_or("?".into(), |s| s.to_string())
-            ),
-        },
+    };
+    if status.is_none() {
+        #[cfg(target_os = "linux")]
+        let _ =
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    // The run locks itself next, single-threaded; a reader still held by a process the
+    // approver left behind is left to the denial that follows.
+    if reader.is_finished() || status.is_some() {
+        let _ = reader.join();
+    }
+    let (Ok(out), Some(status)) = (out, status) else { return Answer::Expired { seconds: timeout } };
+    let text = String::from_utf8_lossy(&out);
+    match (text.lines().next().unwrap_or("").trim(), status.success()) {
+        ("allow-once", true) => Answer::AllowedOnce { by },
+        ("reject", _) => Answer::Rejected { by },
+        (other, true) => Answer::Rejected { by: format!("{by}, whose answer {other:?} counts as a reject") },
+        (_, false) => Answer::Rejected { by: format!("{by}, which failed ({status}), and that counts as a reject") },
     }
 }
 

@@ -496,6 +496,13 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 .into(),
         ));
     }
+    // sandbox-bash's own private state (the approvals listeners' sockets, the rejections they
+    // remember): in every mode, whatever it lets read.
+    for dir in &layout.private {
+        if world.is_dir(dir) == Some(true) && !world.is_link(dir) && !view.points.iter().any(|p| p.path() == dir) {
+            view.points.push(Point::Mask { path: dir.clone(), dir: true, node: None });
+        }
+    }
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
         view.static_only.push(super::StaticOnly::View(
             "a repository, hook or settings file created after the command started (a new .git/commondir, a \

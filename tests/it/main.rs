@@ -11,6 +11,7 @@ mod common;
 #[path = "common/lab.rs"]
 mod lab;
 
+mod approval;
 mod audit;
 mod classification;
 mod clients;

@@ -1,0 +1,471 @@
+//! Asking a person: the hint in a denial, the request line, who answers (an approver program,
+//! an approvals listener), what each answer comes to, what an answer is bound to, and that no
+//! command can answer its own request. On the real kernel, as root and as an unprivileged
+//! user.
+#![cfg(target_os = "linux")]
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::lab::{self, Lab, SB, USERS, User, as_user, give_tree, lab_for, text};
+
+const SYSTEM: &str = "SANDBOX_BASH_TEST_SYSTEM_CONFIG";
+const HINT: &str = "sandbox-bash: request: to run this once with more access, make its first line";
+
+/// `sandbox-bash` as `user` in the lab's workspace with `mode`, a fresh environment.
+fn sb(lab: &Lab, user: User, mode: &str) -> Command {
+    let mut c = as_user(user, SB);
+    c.current_dir(&lab.ws).env_clear();
+    c.env("BASH_AGENT_BASH_MODE", mode).env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home);
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C");
+    c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c
+}
+
+fn run(lab: &Lab, user: User, mode: &str, program: &str, env: &[(&str, &Path)]) -> Output {
+    let mut c = sb(lab, user, mode);
+    c.arg("-c").arg(program);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// The `sandbox-bash: denied:` and `request:` lines of `out`.
+fn marked(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().filter(|l| l.starts_with("sandbox-bash: ")).map(str::to_string).collect()
+}
+
+#[track_caller]
+fn denied_with(out: &Output, words: &str) {
+    let lines = marked(out);
+    assert_eq!(out.status.code(), Some(126), "{lines:#?}\n{}", text(&out.stderr));
+    assert!(lines.iter().any(|l| l.starts_with("sandbox-bash: denied: ") && l.contains(words)), "{words}: {lines:#?}");
+}
+
+/// A directory of the lab's own for configuration and approver programs: owned by `user`, not
+/// writable by others, outside the workspace.
+fn etc(lab: &Lab, user: User) -> PathBuf {
+    let d = lab.ws.parent().unwrap().join("etc");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_tree(&d, user);
+    d
+}
+
+/// A system file with `body`, as `user` may read it.
+fn system_file(lab: &Lab, user: User, body: &str) -> PathBuf {
+    let d = etc(lab, user);
+    let p = d.join("config.toml");
+    std::fs::write(&p, body).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    give_tree(&d, user);
+    p
+}
+
+/// An approver program that keeps what it was given in `asked-N.json` (N counting calls) and
+/// answers `answer` after `delay` seconds.
+fn approver(lab: &Lab, user: User, answer: &str, delay: u32) -> PathBuf {
+    let d = etc(lab, user);
+    let p = d.join(format!("approve-{}", answer.replace(' ', "_")));
+    let script = format!(
+        "#!/bin/sh\nn=$(ls {dir}/asked-*.json 2>/dev/null | wc -l)\ncat > {dir}/asked-$n.json\nsleep {delay}\necho '{answer}'\n",
+        dir = d.display()
+    );
+    std::fs::write(&p, script).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_tree(&d, user);
+    p
+}
+
+fn asked(lab: &Lab) -> Vec<serde_json::Value> {
+    let d = lab.ws.parent().unwrap().join("etc");
+    let mut out = Vec::new();
+    for n in 0..20 {
+        match std::fs::read_to_string(d.join(format!("asked-{n}.json"))) {
+            Ok(t) => out.push(serde_json::from_str(&t).unwrap()),
+            Err(_) => break,
+        }
+    }
+    out
+}
+
+fn records(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// A write outside the workspace that `0467` refuses, its target, and the program that asks.
+fn write_outside(lab: &Lab, name: &str) -> (PathBuf, String) {
+    let target = lab.outside.join(name);
+    (target.clone(), format!("touch {}", target.display()))
+}
+
+fn request(mode: &str, reason: &str, program: &str) -> String {
+    format!("# sandbox-bash: request {mode} because {reason}\n{program}")
+}
+
+#[test]
+fn a_denial_ends_with_the_hint_naming_the_narrowest_mode_and_the_json_carries_it() {
+    lab::require_landlock();
+    let lab = lab_for(User::Root);
+    let (_, write) = write_outside(&lab, "x");
+    let out = run(&lab, User::Root, "0467", &write, &[]);
+    let lines = marked(&out);
+    assert_eq!(lines.last().unwrap(), &format!("{HINT} # sandbox-bash: request 0667 because REASON"), "{lines:#?}");
+    // Two scopes missing: both bits, nothing else.
+    let out = run(&lab, User::Root, "0444", &format!("{write}; cat {}", lab.canary().display()), &[]);
+    assert!(marked(&out).last().unwrap().contains("request 4644 because"), "{:#?}", marked(&out));
+    // The JSON of the explanation.
+    let out = sb(&lab, User::Root, "0467")
+        .arg("--sandbox-explain")
+        .arg("--sandbox-json")
+        .arg("-c")
+        .arg(&write)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["request"]["mode"], "0667", "{json}");
+    // No hint where nothing can be granted: above the administrator's ceiling, at a nested
+    // level, or for a program that cannot be analysed.
+    let ceiling = system_file(&lab, User::Root, "max_mode = \"0467\"\n");
+    let out = run(&lab, User::Root, "0667", &write, &[(SYSTEM, &ceiling)]);
+    assert_eq!(out.status.code(), Some(126));
+    assert!(!text(&out.stderr).contains("sandbox-bash: request:"), "{}", text(&out.stderr));
+    let nested = format!("{SB} -c '{write}'");
+    let out = run(&lab, User::Root, "0667", &format!("BASH_AGENT_BASH_MODE=0467 {nested}"), &[]);
+    assert!(text(&out.stderr).contains("missing external write"), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("sandbox-bash: request:"), "{}", text(&out.stderr));
+    let out = run(&lab, User::Root, "0467", "echo $(( 1 +", &[]);
+    assert!(!text(&out.stderr).contains("sandbox-bash: request:"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_request_is_paired_exact_and_within_the_ceiling_before_anyone_is_asked() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    let (target, write) = write_outside(&lab, "x");
+    let program = approver(&lab, user, "allow-once", 0);
+    let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+    let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
+    for (line, says) in [
+        ("# sandbox-bash: request 0667", "gives no reason"),
+        ("# sandbox-bash: request because I must", "names no mode"),
+        (
+            "# sandbox-bash: request 0777 because I must",
+            "wider than the program needs (0110 is not missing): ask for 0667",
+        ),
+        ("# sandbox-bash: request 0467 because I must", "adds nothing"),
+        ("# sandbox-bash: request 0447 because I must", "does not contain the allowed mode 0467"),
+    ] {
+        let out = run(&lab, user, "0467", &format!("{line}\n{write}"), &env);
+        denied_with(&out, says);
+    }
+    // Narrower than needed.
+    let both = format!("{write}; cat {}", lab.canary().display());
+    let out = run(&lab, user, "0467", &request("0667", "x", &both), &env);
+    denied_with(&out, "does not cover what the program needs (4000 is still missing): ask for 4667");
+    // Not needed at all: the program runs with the allowed mode.
+    let out = run(&lab, user, "0467", &request("0667", "x", "echo fine"), &env);
+    denied_with(&out, "is not needed");
+    // Above the ceiling: forbidden, and no one is asked.
+    let capped =
+        system_file(&lab, user, &format!("max_mode = \"0667\"\n[approval]\nprogram = \"{}\"\n", program.display()));
+    let out = run(&lab, user, "0467", &request("4667", "x", &both), &[(SYSTEM, &capped)]);
+    denied_with(&out, "is forbidden: the administrator's ceiling max_mode=0667");
+    assert!(asked(&lab).is_empty(), "the approver was asked: {:?}", asked(&lab));
+    assert!(!target.exists());
+    // The line is a comment to bash: a request where nothing is missing changes nothing else.
+    let out =
+        sb(&lab, user, "0467").arg("--sandbox-explain").arg("-c").arg(request("0667", "x", &write)).output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+}
+
+#[test]
+fn an_approver_program_grants_one_run_with_the_wider_kernel_layer_and_the_next_run_is_back() {
+    lab::require_landlock();
+    for user in USERS {
+        let lab = lab_for(user);
+        let (target, write) = write_outside(&lab, "granted.txt");
+        let program = approver(&lab, user, "allow-once", 0);
+        let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+        // Where 0667 does not let commands write.
+        let log = lab.system.join("audit.jsonl");
+        let env: [(&str, &Path); 2] = [(SYSTEM, &config), ("SANDBOX_BASH_AUDIT_LOG", &log)];
+        let out = run(&lab, user, "0467", &request("0667", "the release notes go there", &write), &env);
+        assert_eq!(out.status.code(), Some(0), "{user:?}: {}", text(&out.stderr));
+        assert!(target.exists(), "{user:?}");
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "sandbox-bash: request: allowed once (by the approver program {}",
+                program.display()
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+        // What the approver was given.
+        let q = &asked(&lab)[0];
+        assert_eq!((q["allowed"].as_str(), q["mode"].as_str()), (Some("0467"), Some("0667")), "{q}");
+        assert_eq!(q["reason"], "the release notes go there");
+        assert_eq!(q["uid"], user.uid());
+        assert_eq!(q["workspace"], lab.ws.display().to_string());
+        assert_eq!(q["missing"][0]["bit"], "0200", "{q}");
+        assert_eq!(q["missing"][0]["target"], target.display().to_string(), "{q}");
+        assert_eq!(q["id"].as_str().unwrap().len(), 32);
+        // Asked and decided are records, the run's own record says the mode it had.
+        let recs = records(&log);
+        let approval: Vec<&serde_json::Value> = recs.iter().filter(|r| r["event"] == "approval").collect();
+        assert_eq!(approval.len(), 2, "{recs:#?}");
+        assert_eq!(approval[0]["verdict"], "asked");
+        assert_eq!(approval[1]["verdict"], "allowed-once");
+        assert_eq!(approval[1]["by"], format!("the approver program {}", program.display()));
+        assert_eq!(approval[1]["id"], q["id"]);
+        let runs: Vec<&serde_json::Value> = recs.iter().filter(|r| r.get("event").is_none()).collect();
+        assert_eq!(runs.last().unwrap()["allowed"], "0667", "{recs:#?}");
+        // The next call is back at 0467: statically, and where only the kernel stands.
+        std::fs::remove_file(&target).unwrap();
+        let out = run(&lab, user, "0467", &write, &env);
+        assert_eq!(out.status.code(), Some(126));
+        let mut c = sb(&lab, user, "0467");
+        c.arg("-s").stdin(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(format!("{write}\n").as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        lab::kernel_refused(&out, &[]);
+        assert!(!target.exists(), "{user:?}");
+        assert_eq!(asked(&lab).len(), 1, "asked again");
+    }
+}
+
+#[test]
+fn a_rejection_is_final_and_the_same_request_reworded_is_not_asked_again() {
+    lab::require_landlock();
+    let user = User::Nobody;
+    let lab = lab_for(user);
+    let (target, write) = write_outside(&lab, "x");
+    let program = approver(&lab, user, "reject", 0);
+    let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+    let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
+    let out = run(&lab, user, "0467", &request("0667", "please", &write), &env);
+    denied_with(&out, &format!("the request for 0667 was rejected (by the approver program {})", program.display()));
+    assert!(!target.exists());
+    // Worded otherwise, the same missing bit on the same target: refused without asking.
+    let reworded = format!(": first\n{write} # again");
+    let out = run(&lab, user, "0467", &request("0667", "pretty please", &reworded), &env);
+    denied_with(&out, "the same request");
+    assert_eq!(asked(&lab).len(), 1);
+    // Another target is another request.
+    let (_, other) = write_outside(&lab, "y");
+    let out = run(&lab, user, "0467", &request("0667", "please", &other), &env);
+    denied_with(&out, "was rejected");
+    assert_eq!(asked(&lab).len(), 2);
+    // An answer that is neither word, or a failing approver, is a reject too.
+    let odd = approver(&lab, user, "yes", 0);
+    let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", odd.display()));
+    let (_, third) = write_outside(&lab, "z");
+    let out = run(&lab, user, "0467", &request("0667", "x", &third), &[(SYSTEM, &config)]);
+    denied_with(&out, "whose answer \"yes\" counts as a reject");
+}
+
+#[test]
+fn no_answer_in_time_expires_and_no_one_to_ask_is_a_denial_at_once() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    let (target, write) = write_outside(&lab, "x");
+    let slow = approver(&lab, user, "allow-once", 30);
+    let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\ntimeout = 1\n", slow.display()));
+    let started = Instant::now();
+    let out = run(&lab, user, "0467", &request("0667", "x", &write), &[(SYSTEM, &config)]);
+    denied_with(&out, "the request for 0667 expired: no answer within 1 s");
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    assert!(!target.exists());
+    // Headless: no approver, no listener, input that says yes on standard input. Denied at
+    // once; nothing is read from the command's own input.
+    let started = Instant::now();
+    let mut c = sb(&lab, user, "0467");
+    c.arg("-c").arg(request("0667", "x", &write)).stdin(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(b"a\nallow-once\ny\n");
+    let out = child.wait_with_output().unwrap();
+    denied_with(&out, "approval needed, and no one can be asked here (no approver configured, no approvals listener)");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(!target.exists());
+}
+
+/// A `--sandbox-approvals --json` listener of `user`'s, its events on a channel.
+struct Listener {
+    child: Child,
+    events: mpsc::Receiver<serde_json::Value>,
+}
+
+impl Listener {
+    fn start(lab: &Lab, user: User) -> Listener {
+        let mut c = as_user(user, SB);
+        c.arg("--sandbox-approvals").arg("--json").env_clear().env("HOME", &lab.home).env("PATH", "/usr/bin:/bin");
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = c.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, events) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut l = Listener { child, events };
+        assert_eq!(l.next()["event"], "listening");
+        l
+    }
+
+    #[track_caller]
+    fn next(&mut self) -> serde_json::Value {
+        self.events.recv_timeout(Duration::from_secs(30)).expect("an event from the listener")
+    }
+
+    fn say(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_listener_in_another_terminal_answers_and_an_answer_binds_one_request_once() {
+    lab::require_landlock();
+    for user in USERS {
+        let lab = lab_for(user);
+        let mut listener = Listener::start(&lab, user);
+        let (target, write) = write_outside(&lab, "granted.txt");
+        let asking = sb(&lab, user, "0467").arg("-c").arg(request("0667", "notes", &write)).spawn().unwrap();
+        let pending = listener.next();
+        assert_eq!(pending["event"], "pending", "{pending}");
+        let q = &pending["request"];
+        assert_eq!((q["mode"].as_str(), q["reason"].as_str()), (Some("0667"), Some("notes")), "{q}");
+        assert!(pending["expires_in"].as_u64().unwrap() > 100);
+        // An answer for another id is refused by the listener; the request still waits.
+        listener.say(&format!("{{\"id\":\"{}\",\"answer\":\"allow-once\"}}", "0".repeat(32)));
+        let refused = listener.next();
+        assert_eq!(refused["event"], "refused", "{refused}");
+        listener.say(&format!("{{\"id\":{},\"answer\":\"allow-once\"}}", q["id"]));
+        assert_eq!(listener.next()["event"], "answered");
+        let gone = listener.next();
+        assert_eq!((gone["event"].as_str(), gone["outcome"].as_str()), (Some("gone"), Some("allowed-once")), "{gone}");
+        let out = asking.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{user:?}: {}", text(&out.stderr));
+        assert!(target.exists());
+        assert!(
+            text(&out.stderr).contains("by sandbox-bash --sandbox-approvals --json (pid "),
+            "{}",
+            text(&out.stderr)
+        );
+        // A second answer to the same request is refused: it was used.
+        listener.say(&format!("{{\"id\":{},\"answer\":\"allow-once\"}}", q["id"]));
+        assert_eq!(listener.next()["event"], "refused");
+        // A rejection by the listener.
+        std::fs::remove_file(&target).unwrap();
+        let (other, write2) = write_outside(&lab, "other.txt");
+        let asking = sb(&lab, user, "0467").arg("-c").arg(request("0667", "notes", &write2)).spawn().unwrap();
+        assert_eq!(listener.next()["event"], "pending");
+        listener.say("r");
+        assert_eq!(listener.next()["event"], "answered");
+        assert_eq!(listener.next()["outcome"], "rejected");
+        let out = asking.wait_with_output().unwrap();
+        denied_with(&out, "the request for 0667 was rejected (by sandbox-bash --sandbox-approvals --json");
+        assert!(!other.exists());
+    }
+}
+
+#[test]
+fn a_script_changed_while_its_request_waits_is_not_what_was_approved() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    let mut listener = Listener::start(&lab, user);
+    let (target, write) = write_outside(&lab, "x");
+    let script = lab.ws.join("job.sh");
+    std::fs::write(&script, request("0667", "notes", &write)).unwrap();
+    let asking = sb(&lab, user, "0467").arg(&script).spawn().unwrap();
+    let pending = listener.next();
+    assert_eq!(pending["event"], "pending", "{pending}");
+    // The script now writes elsewhere too.
+    std::fs::write(&script, request("0667", "notes", &format!("{write}; touch {}/y", lab.outside.display()))).unwrap();
+    listener.say("a");
+    let out = asking.wait_with_output().unwrap();
+    denied_with(&out, "changed while the request was asked");
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_nested_level_cannot_widen_what_encloses_it() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    let (target, write) = write_outside(&lab, "x");
+    let inner = lab.outside.join("inner.sh");
+    std::fs::write(&inner, request("0667", "x", &write)).unwrap();
+    // The outer level cannot see the inner program (it reads it from a file at run time).
+    let outer = format!("p=$(cat {}); {SB} -c \"$p\"", inner.display());
+    let out = run(&lab, user, "4467", &outer, &[]);
+    denied_with(&out, "made inside another sandbox-bash, whose mode 4467");
+    assert!(text(&out.stderr).contains("make the request the first line of the outermost command"));
+    assert!(!target.exists());
+    // Within what encloses it, a nested request is held already: it runs.
+    let out = run(&lab, user, "4667", &format!("export BASH_AGENT_BASH_MODE=0467; {outer}"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(target.exists());
+}
+
+#[test]
+fn no_command_can_answer_its_own_request() {
+    lab::require_landlock();
+    for user in USERS {
+        let lab = lab_for(user);
+        let listener = Listener::start(&lab, user);
+        let dir = lab.home.join(".local/state/sandbox-bash/approvals");
+        let socket = dir.join(format!("listener-{}.sock", listener.child.id()));
+        assert!(socket.exists(), "{}", socket.display());
+        let rejected = dir.join("rejected");
+        for mode in ["0467", "4467", "4667", "7767", "7677"] {
+            // The program comes on standard input: only the kernel stands in the way.
+            let attack = format!(
+                "ls -a {dir}; echo list=$?\n\
+                 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' {socket}; echo connect=$?\n\
+                 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' /proc/{pid}/root{socket}; echo proc=$?\n\
+                 mkdir -p {rejected} && echo forged > {rejected}/forged; echo forge=$?\n\
+                 {SB} --sandbox-approvals --json </dev/null; echo listen=$?\n",
+                dir = dir.display(),
+                socket = socket.display(),
+                pid = listener.child.id(),
+                rejected = rejected.display(),
+            );
+            let mut c = sb(&lab, user, mode);
+            c.arg("-s").stdin(Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            child.stdin.take().unwrap().write_all(attack.as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert!(!said.contains("CONNECTED"), "{user:?} {mode}: {said}");
+            let listing = said.split("list=").next().unwrap();
+            assert!(!listing.contains("listener-"), "{user:?} {mode}: the listing shows the socket: {said}");
+            for failed in ["connect=1", "proc=1", "listen=125"] {
+                assert!(said.contains(failed), "{user:?} {mode}: {failed}: {said}");
+            }
+            assert!(!rejected.join("forged").exists(), "{user:?} {mode}: {said}");
+            assert!(socket.exists());
+        }
+    }
+}
