@@ -469,3 +469,26 @@ fn no_command_can_answer_its_own_request() {
         }
     }
 }
+
+#[test]
+fn the_page_answers_in_a_real_browser() {
+    lab::require_landlock();
+    for tool in ["chromium", "chromedriver"] {
+        let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().unwrap();
+        assert!(
+            found.status.success(),
+            "MISSING: this test drives a real browser and needs {tool} (Debian: apt install chromium chromium-driver); \
+             it fails rather than skips"
+        );
+    }
+    let lab = Lab::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/approvals/page.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .args([Path::new(SB), &lab.ws, &lab.outside, &lab.home])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success() && said.contains("page: all 8 steps passed"), "{said}");
+}
