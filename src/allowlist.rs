@@ -315,6 +315,16 @@ impl Allowlist {
         Ok(())
     }
 
+    /// This allowlist with `entries` allowed by every layer (a request a person granted for one
+    /// run; a deny entry still refuses what it names).
+    pub fn with_hosts(&self, entries: &[Entry]) -> Allowlist {
+        let mut out = self.clone();
+        for layer in &mut out.layers {
+            layer.allow.extend(entries.iter().cloned());
+        }
+        out
+    }
+
     /// This allowlist with one more layer: entries from `SANDBOX_BASH_NETWORK_ALLOW` (or a
     /// nested invocation), which can only narrow it.
     pub fn narrowed(&self, source: &str, entries: &str) -> Result<Allowlist, String> {

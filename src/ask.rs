@@ -18,9 +18,10 @@ pub(crate) enum Settled {
     Nothing,
     /// Denied: the line that says why (after the denial's own lines).
     Deny(String),
-    /// This run alone goes on with `mode`; the answer is bound to `question` (none where
-    /// nothing was asked: a nested level within what encloses it).
-    Run(Mode, Option<Box<Question>>),
+    /// This run alone goes on with `mode` and `hosts` added to the network allowlist; the
+    /// answer is bound to `question` (none where nothing was asked: a nested level within what
+    /// encloses it).
+    Run(Mode, Vec<String>, Option<Box<Question>>),
 }
 
 /// An audit record to write once the log is open.
@@ -46,13 +47,13 @@ pub(crate) fn settle(
     };
     let ask = match request::judge(&req, decision, decide::bounds(settings)) {
         Judged::Ask => true,
-        Judged::Held(mode) => return Settled::Run(mode, None),
+        Judged::Held(mode) => return Settled::Run(mode, Vec::new(), None),
         Judged::Refused(why) | Judged::Forbidden(why) => return Settled::Deny(why),
     };
     debug_assert!(ask);
     let config = &settings.config.approval;
     let argv: Vec<String> = bash_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let q = approval::question(decision, &argv, req.mode, &req.reason, config.timeout);
+    let q = approval::question(decision, &argv, &req, config.timeout);
     let dir = approval::dir(env, layout.home.as_deref());
     let same = approval::sameness(decision);
     let record = |outcome: Option<&str>, by: Option<&str>, why: Option<&str>| {
@@ -81,7 +82,7 @@ pub(crate) fn settle(
     };
     events.push(Event { verdict: answer.outcome(), line: record(Some(answer.outcome()), by, why) });
     match answer {
-        Answer::AllowedOnce { .. } => Settled::Run(req.mode, Some(Box::new(q))),
+        Answer::AllowedOnce { .. } => Settled::Run(req.mode, req.hosts.clone(), Some(Box::new(q))),
         Answer::Rejected { by } => {
             if let Some(dir) = dir.as_deref() {
                 approval::remember_rejection(dir, &same, config.rejected_for);
@@ -100,8 +101,15 @@ pub(crate) fn settle(
 pub(crate) fn still_bound(q: &Question, decision: &Decision, argv: &[OsString], original_allowed: Mode) -> bool {
     let argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let mode = Mode::parse(&q.mode).unwrap_or(Mode::NONE);
-    approval::binding(&argv, &decision.program, &decision.cwd, &decision.workspace, original_allowed, mode, q.uid)
-        == q.binding
-        && q.uid == crate::exec::uid()
-        && approval::now() <= q.expires_at
+    let bound = approval::Bound {
+        argv: &argv,
+        program: &decision.program,
+        cwd: &decision.cwd,
+        workspace: &decision.workspace,
+        allowed: original_allowed,
+        mode,
+        hosts: &q.hosts,
+        uid: q.uid,
+    };
+    approval::binding(&bound) == q.binding && q.uid == crate::exec::uid() && approval::now() <= q.expires_at
 }

@@ -467,6 +467,10 @@ pub(crate) fn bounds(settings: &Settings) -> request::Bounds<'_> {
             NetPlan::Off(why) => Some(why.as_str()),
             _ => None,
         },
+        list: match &settings.net {
+            NetPlan::Proxy(list) => Some(list),
+            _ => None,
+        },
     }
 }
 

@@ -98,14 +98,16 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     match ask::settle(&settings, &layout, &decision, &bash_args, env, &mut events) {
         ask::Settled::Nothing => {}
         ask::Settled::Deny(why) => refused = Some(why),
-        ask::Settled::Run(mode, question) => {
+        ask::Settled::Run(mode, hosts, question) => {
             let allowed_before = settings.modes.allowed;
-            settings.widen(mode, env)?;
+            settings.widen(mode, &hosts, env)?;
             (layout, trail, exec_args, decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
             if let Some(q) = &question {
                 if ask::still_bound(q, &decision, &bash_args, allowed_before) {
                     let by = events.last().and_then(|e| e.line.get("by")).and_then(|b| b.as_str()).unwrap_or("?");
-                    eprintln!("sandbox-bash: request: allowed once (by {by}): this run has mode {mode}");
+                    let hosts =
+                        if hosts.is_empty() { String::new() } else { format!(" and the hosts {}", hosts.join(", ")) };
+                    eprintln!("sandbox-bash: request: allowed once (by {by}): this run has mode {mode}{hosts}");
                 } else {
                     refused = Some(
                         "the program, its arguments or its place changed while the request was asked: the answer was \

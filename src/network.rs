@@ -79,6 +79,11 @@ pub(crate) fn refuse_hosts(decision: &mut Decision, list: &allowlist::Allowlist)
         let (why, remedy) = allowlist::refusal_words(&r, &host, port);
         let at = allowlist::bracketed(&host);
         let at = port.map_or(at.clone(), |p| format!("{at}:{p}"));
+        if r.denied_by.is_some() {
+            decision.hosts_forbidden = true;
+        } else if !decision.hosts_missing.contains(&at) {
+            decision.hosts_missing.push(at.clone());
+        }
         let line = format!("{at}: {why}; {remedy} ({} at line {}:{})", a.command, a.pos.line, a.pos.column);
         if !decision.hosts_refused.contains(&line) {
             decision.hosts_refused.push(line);

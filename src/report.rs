@@ -183,9 +183,13 @@ pub struct Decision {
     /// The descriptors the caller left open and what the run does with each (explanations
     /// only).
     pub inherited: Vec<String>,
-    /// The mode a person could grant for one run (see [`crate::request::hint`]): the denial
-    /// ends with how to ask for it.
-    pub request: Option<Mode>,
+    /// Hosts the list refuses for want of an entry that allows them (no deny entry names
+    /// them), as an entry that would allow each; and whether a deny entry refuses one.
+    pub hosts_missing: Vec<String>,
+    pub hosts_forbidden: bool,
+    /// What a person could grant for one run (see [`crate::request::hint`]): the denial ends
+    /// with how to ask for it.
+    pub request: Option<crate::request::Hint>,
 }
 
 impl Decision {
@@ -213,6 +217,8 @@ impl Decision {
             client_files: Vec::new(),
             relaxed: crate::plain::Relaxed::default(),
             inherited: Vec::new(),
+            hosts_missing: Vec::new(),
+            hosts_forbidden: false,
             request: None,
         }
     }
@@ -279,8 +285,8 @@ impl Decision {
 
     /// A denial's lines, then how to ask for more when a person could grant it.
     fn with_hint(&self, mut out: String) -> String {
-        if let Some(mode) = self.request {
-            out.push_str(&crate::request::hint_line(mode));
+        if let Some(hint) = &self.request {
+            out.push_str(&crate::request::hint_line(hint));
             out.push('\n');
         }
         out
@@ -314,10 +320,10 @@ impl Decision {
         if let Some(note) = &self.note {
             out.push_str(&format!("note:       {note}\n"));
         }
-        if let Some(mode) = self.request {
+        if let Some(hint) = &self.request {
             out.push_str(&format!(
-                "request:    to run it once with more access, make its first line # sandbox-bash: request {mode} \
-                 because REASON\n"
+                "request:    to run it once with more access, make its first line {}\n",
+                crate::request::line_for(hint)
             ));
         }
         if !self.hosts_refused.is_empty() {
@@ -432,11 +438,13 @@ impl Decision {
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             inherited: &'a [String],
             #[serde(skip_serializing_if = "Option::is_none")]
-            request: Option<JsonRequest>,
+            request: Option<JsonRequest<'a>>,
         }
         #[derive(Serialize)]
-        struct JsonRequest {
+        struct JsonRequest<'a> {
             mode: String,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            hosts: &'a [String],
         }
         let error = match (&self.verdict, &self.analysis.failure) {
             (Verdict::BashFails { error, .. }, _) => Some(error.clone()),
@@ -479,7 +487,7 @@ impl Decision {
             note: self.note.as_deref(),
             hosts_refused: &self.hosts_refused,
             inherited: &self.inherited,
-            request: self.request.map(|m| JsonRequest { mode: m.to_string() }),
+            request: self.request.as_ref().map(|h| JsonRequest { mode: h.mode.to_string(), hosts: &h.hosts }),
         };
         serde_json::to_string_pretty(&doc)
             .unwrap_or_else(|e| format!("{{\"version\":1,\"verdict\":\"error\",\"error\":\"{e}\"}}"))

@@ -6,6 +6,7 @@
 //! the first line of the program (the second, after a `#!` line), or the first line of a text
 //! the program hands to `eval` or `bash -c` (clients wrap the command they are given so).
 
+use crate::allowlist::{self, Allowlist, Entry};
 use crate::mode::Mode;
 use crate::network::NETWORK_BITS;
 use crate::report::{Decision, Verdict};
@@ -18,6 +19,8 @@ pub const PREFIX: &str = "# sandbox-bash: request";
 pub struct Request {
     /// The mode asked for.
     pub mode: Mode,
+    /// Hosts to add to the network allowlist for the run, as entries (`host` or `host:port`).
+    pub hosts: Vec<String>,
     /// Why, in the program's words.
     pub reason: String,
     /// The line as written.
@@ -42,7 +45,7 @@ pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
     }
     let line = line.trim_end_matches(['\r', ' ', '\t']);
     let after = &line[line.find("request").map_or(line.len(), |i| i + "request".len())..];
-    let usage = "write it as: # sandbox-bash: request MODE because REASON";
+    let usage = "write it as: # sandbox-bash: request MODE [host HOST[,HOST…]] because REASON";
     let mut words = after.split_whitespace();
     let Some(first) = words.next() else {
         return Some(Err(format!("the request line names no mode and gives no reason; {usage}")));
@@ -59,13 +62,22 @@ pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
             )));
         }
     };
-    match words.next() {
-        Some("because") => {}
-        Some("host") => {
-            return Some(Err("the request line asks for hosts, which this version cannot grant: ask for the mode \
-                             alone, or add the hosts to the network allowlist"
-                .into()));
+    let mut hosts = Vec::new();
+    let mut next = words.next();
+    if next == Some("host") || next == Some("hosts") {
+        let Some(list) = words.next().filter(|l| *l != "because") else {
+            return Some(Err(format!("the request line says host but names none; {usage}")));
+        };
+        for h in list.split(',').filter(|h| !h.is_empty()) {
+            match Entry::parse(h) {
+                Ok(e) => hosts.push(e.text),
+                Err(e) => return Some(Err(format!("the request line's {e}"))),
+            }
         }
+        next = words.next();
+    }
+    match next {
+        Some("because") => {}
         Some(other) => {
             return Some(Err(format!("the request line has {other:?} where \"because\" belongs; {usage}")));
         }
@@ -75,7 +87,7 @@ pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
     if reason.is_empty() {
         return Some(Err(format!("the request for {mode} gives no reason; {usage}")));
     }
-    Some(Ok(Request { mode, reason, line: line.trim().to_string() }))
+    Some(Ok(Request { mode, hosts, reason, line: line.trim().to_string() }))
 }
 
 /// The request a text starts with: its first line, or its second after a `#!` line.
@@ -129,13 +141,37 @@ pub struct Bounds<'a> {
     pub outer: Option<Mode>,
     /// Why the network cannot be had here, when it cannot.
     pub network_off: Option<&'a str>,
+    /// The network allowlist this level holds with its own proxy (none: every host as the
+    /// mode allows, or a list an enclosing level holds).
+    pub list: Option<&'a Allowlist>,
+}
+
+/// What a denial's hint asks for: a mode, and hosts for the network allowlist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub mode: Mode,
+    pub hosts: Vec<String>,
+}
+
+/// The request line that asks for `hint`, with REASON to fill in.
+pub fn line_for(hint: &Hint) -> String {
+    let hosts = if hint.hosts.is_empty() { String::new() } else { format!(" host {}", hint.hosts.join(",")) };
+    format!("# sandbox-bash: request {}{hosts} because REASON", hint.mode)
+}
+
+/// Hosts as a set that compares however they were written.
+fn host_set(hosts: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = hosts.iter().map(|h| h.trim().to_ascii_lowercase()).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// Judges `request` against the decision on the rest of the program.
 pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judged {
     let (asked, allowed) = (request.mode, decision.allowed);
     if let Some(outer) = bounds.outer {
-        if outer.covers(asked) && bounds.ceiling.is_none_or(|c| c.covers(asked)) {
+        if outer.covers(asked) && bounds.ceiling.is_none_or(|c| c.covers(asked)) && request.hosts.is_empty() {
             return Judged::Held(asked);
         }
         return Judged::Refused(format!(
@@ -168,10 +204,43 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     if let Verdict::BashFails { .. } = decision.verdict {
         return Judged::Refused(format!("the request for {asked} cannot be asked: bash would fail before running it"));
     }
-    if !decision.hosts_refused.is_empty() {
+    if !request.hosts.is_empty() {
+        let Some(list) = bounds.list else {
+            return Judged::Refused(format!(
+                "the request for {asked} names hosts, and no network allowlist of this level's is in force (the \
+                 mode's network bits reach every host, or an enclosing level holds the list): ask for the mode alone"
+            ));
+        };
+        for h in &request.hosts {
+            let Ok(entry) = Entry::parse(h) else { continue };
+            let dest = match entry.port {
+                Some(p) => list.check(&allowlist::Destination::new(host_of(&entry.text), p)).err(),
+                None => list.denied_on_every_port(host_of(&entry.text)),
+            };
+            if let Some(allowlist::Refusal { source, denied_by: Some(by) }) = dest {
+                return Judged::Forbidden(format!(
+                    "the request for {h} is forbidden: the deny entry {by:?} of {source} names it; no one is asked"
+                ));
+            }
+        }
+    }
+    if decision.hosts_forbidden {
+        return Judged::Forbidden(format!(
+            "the request for {asked} is forbidden: the program names a host a deny entry of the network allowlist \
+             refuses; no one is asked"
+        ));
+    }
+    let (asked_hosts, refused_hosts) = (host_set(&request.hosts), host_set(&decision.hosts_missing));
+    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h)) {
         return Judged::Refused(format!(
-            "the request for {asked} cannot be asked: the program names hosts the network allowlist refuses, which a \
-             request cannot add"
+            "the request names the host {extra}, which the program is not refused{}",
+            hosts_to_ask(&refused_hosts)
+        ));
+    }
+    if let Some(left) = refused_hosts.iter().find(|h| !asked_hosts.contains(h)) {
+        return Judged::Refused(format!(
+            "the request does not name the host {left}, which the allowlist refuses the program{}",
+            hosts_to_ask(&refused_hosts)
         ));
     }
     if !asked.covers(allowed) {
@@ -184,15 +253,15 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     let added = asked.without(allowed);
     let missing = decision.required.missing_from(allowed);
     let narrowest = allowed.union(missing);
-    if added == Mode::NONE {
+    if added == Mode::NONE && asked_hosts.is_empty() {
         return Judged::Refused(format!("the request for {asked} adds nothing to the allowed mode {allowed}"));
     }
-    if missing == Mode::NONE {
+    if missing == Mode::NONE && refused_hosts.is_empty() {
         return Judged::Refused(format!(
             "the request for {asked} is not needed: the program runs with the allowed mode {allowed}; remove the line"
         ));
     }
-    if !missing.covers(added) {
+    if added != Mode::NONE && !missing.covers(added) {
         return Judged::Refused(format!(
             "the request for {asked} is wider than the program needs ({} is not missing): ask for {narrowest}",
             added.without(missing)
@@ -207,30 +276,42 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     Judged::Ask
 }
 
-/// The mode a denial's hint names: the allowed mode plus only the bits the program is missing,
-/// when a person could grant it (none at a nested level, above the ceiling, for a network that
-/// cannot be had, for hosts the list refuses, or for a program that cannot be analysed).
-pub fn hint(decision: &Decision, bounds: Bounds<'_>) -> Option<Mode> {
+/// What a denial's hint names: the allowed mode plus only the bits the program is missing, and
+/// the hosts the list refuses it for want of an entry, when a person could grant them (nothing
+/// at a nested level, above the ceiling, for a network that cannot be had, for a host a deny
+/// entry names, or for a program that cannot be analysed).
+pub fn hint(decision: &Decision, bounds: Bounds<'_>) -> Option<Hint> {
     if decision.verdict != Verdict::Deny || decision.analysis.failure.is_some() || bounds.outer.is_some() {
         return None;
     }
-    if !decision.hosts_refused.is_empty() {
+    if decision.hosts_forbidden || (!decision.hosts_missing.is_empty() && bounds.list.is_none()) {
         return None;
     }
     let missing = decision.required.missing_from(decision.allowed);
     let narrowest = decision.allowed.union(missing);
-    let blocked = missing == Mode::NONE
+    let blocked = (missing == Mode::NONE && decision.hosts_missing.is_empty())
         || bounds.ceiling.is_some_and(|c| !c.covers(narrowest))
         || (bounds.network_off.is_some() && missing.intersect(NETWORK_BITS) != Mode::NONE);
-    (!blocked).then_some(narrowest)
+    (!blocked).then(|| Hint { mode: narrowest, hosts: decision.hosts_missing.clone() })
 }
 
 /// The hint line a denial ends with.
-pub fn hint_line(mode: Mode) -> String {
-    format!(
-        "sandbox-bash: request: to run this once with more access, make its first line \
-         # sandbox-bash: request {mode} because REASON"
-    )
+pub fn hint_line(hint: &Hint) -> String {
+    format!("sandbox-bash: request: to run this once with more access, make its first line {}", line_for(hint))
+}
+
+/// The host an entry names, without its port.
+fn host_of(entry: &str) -> &str {
+    match entry.rsplit_once(':') {
+        Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) && !h.ends_with(':') => {
+            h.trim_start_matches('[').trim_end_matches(']')
+        }
+        _ => entry.trim_start_matches('[').trim_end_matches(']'),
+    }
+}
+
+fn hosts_to_ask(refused: &[String]) -> String {
+    if refused.is_empty() { String::new() } else { format!(": ask for host {}", refused.join(",")) }
 }
 
 #[cfg(test)]
@@ -255,6 +336,12 @@ mod tests {
             let e = parse_line(line).unwrap().unwrap_err();
             assert!(e.contains(says), "{line}: {e}");
         }
+        let hosts =
+            parse_line("# sandbox-bash: request 0467 host a.example:443,b.example because docs").unwrap().unwrap();
+        assert_eq!(hosts.hosts, ["a.example:443", "b.example"]);
+        assert!(parse_line("# sandbox-bash: request 0467 host because x").unwrap().unwrap_err().contains("names none"));
+        assert!(parse_line("# sandbox-bash: request 0467 host a b because x").unwrap().unwrap_err().contains("\"b\""));
+        assert!(parse_line("# sandbox-bash: request 0467 host *x because y").unwrap().is_err());
         for not in ["# sandbox-bash: requests 0667 because x", "echo # sandbox-bash: request", "# request 0667", ""] {
             assert_eq!(parse_line(not), None, "{not}");
         }

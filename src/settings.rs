@@ -89,12 +89,20 @@ impl Settings {
     /// The settings of this one run once a request for `mode` is granted (or held by the
     /// enclosing level): the mode as allowed and asked, still within the enclosing level's
     /// mode and the ceiling, and the network planned for it.
-    pub(crate) fn widen(&mut self, mode: Mode, env: &Environ) -> Result<(), Error> {
+    pub(crate) fn widen(&mut self, mode: Mode, hosts: &[String], env: &Environ) -> Result<(), Error> {
         let mut allowed = self.modes.outer.map_or(mode, |o| mode.intersect(o));
         if let Some(ceiling) = self.config.max_mode {
             allowed = allowed.intersect(ceiling);
         }
-        let allowlist = network_allowlist(&self.config, env)?;
+        let mut allowlist = network_allowlist(&self.config, env)?;
+        if !hosts.is_empty() {
+            let entries: Vec<crate::allowlist::Entry> = hosts
+                .iter()
+                .map(|h| crate::allowlist::Entry::parse(h))
+                .collect::<Result<_, _>>()
+                .map_err(Error::Config)?;
+            allowlist = allowlist.map(|l| l.with_hosts(&entries));
+        }
         self.net = net_plan(allowlist.as_ref(), allowed, self.marker.as_ref());
         if let NetPlan::Off(_) = &self.net {
             allowed = allowed.without(NETWORK_BITS);

@@ -141,23 +141,30 @@ fn sha256(parts: &[&str]) -> String {
     hex(&h.finalize())
 }
 
+/// What an answer is bound to.
+#[derive(Clone, Copy)]
+pub struct Bound<'a> {
+    pub argv: &'a [String],
+    pub program: &'a str,
+    pub cwd: &'a str,
+    pub workspace: &'a str,
+    pub allowed: Mode,
+    pub mode: Mode,
+    pub hosts: &'a [String],
+    pub uid: u32,
+}
+
 /// The digest an answer is bound to.
-pub fn binding(
-    argv: &[String],
-    program: &str,
-    cwd: &str,
-    workspace: &str,
-    allowed: Mode,
-    mode: Mode,
-    uid: u32,
-) -> String {
-    let argv = argv.join("\0");
-    let (allowed, mode, uid) = (allowed.to_string(), mode.to_string(), uid.to_string());
-    sha256(&[&argv, program, cwd, workspace, &allowed, &mode, "", &uid])
+pub fn binding(b: &Bound<'_>) -> String {
+    let argv = b.argv.join("\0");
+    let hosts = b.hosts.join("\0");
+    let (allowed, mode, uid) = (b.allowed.to_string(), b.mode.to_string(), b.uid.to_string());
+    sha256(&[&argv, b.program, b.cwd, b.workspace, &allowed, &mode, &hosts, &uid])
 }
 
 /// The question for a decided program that asks for `mode` because of `reason`.
-pub fn question(decision: &Decision, argv: &[String], mode: Mode, reason: &str, timeout: u64) -> Question {
+pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Request, timeout: u64) -> Question {
+    let mode = req.mode;
     let missing_bits = decision.required.missing_from(decision.allowed);
     let missing = missing_bits
         .bits()
@@ -185,11 +192,20 @@ pub fn question(decision: &Decision, argv: &[String], mode: Mode, reason: &str, 
         allowed: decision.allowed.to_string(),
         mode: mode.to_string(),
         missing,
-        hosts: Vec::new(),
-        reason: reason.to_string(),
+        hosts: req.hosts.clone(),
+        reason: req.reason.clone(),
         asked_at,
         expires_at: asked_at + timeout,
-        binding: binding(argv, &decision.program, &decision.cwd, &decision.workspace, decision.allowed, mode, uid),
+        binding: binding(&Bound {
+            argv,
+            program: &decision.program,
+            cwd: &decision.cwd,
+            workspace: &decision.workspace,
+            allowed: decision.allowed,
+            mode,
+            hosts: &req.hosts,
+            uid,
+        }),
     }
 }
 
@@ -380,19 +396,32 @@ mod tests {
     #[test]
     fn the_binding_changes_with_every_field_it_binds() {
         let argv = vec!["-c".to_string(), "x".to_string()];
-        let base = binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 0);
+        let other_argv = vec!["-c".to_string(), "y".to_string()];
+        let hosts = vec!["a.example".to_string()];
+        let base = Bound {
+            argv: &argv,
+            program: "x",
+            cwd: "/w",
+            workspace: "/w",
+            allowed: Mode(0o467),
+            mode: Mode(0o667),
+            hosts: &[],
+            uid: 0,
+        };
+        let first = binding(&base);
         for other in [
-            binding(&["-c".into(), "y".into()], "x", "/w", "/w", Mode(0o467), Mode(0o667), 0),
-            binding(&argv, "y", "/w", "/w", Mode(0o467), Mode(0o667), 0),
-            binding(&argv, "x", "/v", "/w", Mode(0o467), Mode(0o667), 0),
-            binding(&argv, "x", "/w", "/v", Mode(0o467), Mode(0o667), 0),
-            binding(&argv, "x", "/w", "/w", Mode(0o447), Mode(0o667), 0),
-            binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o677), 0),
-            binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 1),
+            Bound { argv: &other_argv, ..base },
+            Bound { program: "y", ..base },
+            Bound { cwd: "/v", ..base },
+            Bound { workspace: "/v", ..base },
+            Bound { allowed: Mode(0o447), ..base },
+            Bound { mode: Mode(0o677), ..base },
+            Bound { hosts: &hosts, ..base },
+            Bound { uid: 1, ..base },
         ] {
-            assert_ne!(base, other);
+            assert_ne!(first, binding(&other));
         }
-        assert_eq!(base, binding(&argv, "x", "/w", "/w", Mode(0o467), Mode(0o667), 0));
+        assert_eq!(first, binding(&Bound { ..base }));
     }
 
     #[test]

@@ -492,3 +492,63 @@ fn the_page_answers_in_a_real_browser() {
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(out.status.success() && said.contains("page: all 8 steps passed"), "{said}");
 }
+
+#[test]
+fn a_request_adds_hosts_for_one_run_and_never_one_a_deny_entry_names() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    // A server at this machine's own address, which an allowlist reaches only by address.
+    let own = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
+        .map(|a| a.ip())
+        .expect("this machine has an address with a route out");
+    let served = lab.outside.join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    std::fs::write(served.join("x"), "SERVED\n").unwrap();
+    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut conn = conn;
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut conn, &mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nSERVED\n");
+        }
+    });
+    let program = approver(&lab, user, "allow-once", 0);
+    let config = system_file(
+        &lab,
+        user,
+        &format!(
+            "[network]\nallow = [\"pypi.org\"]\ndeny = [\"blocked.example\"]\n[approval]\nprogram = \"{}\"\n",
+            program.display()
+        ),
+    );
+    let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
+    let fetch = format!("curl -s --max-time 20 http://{own}:{port}/x");
+    let out = run(&lab, user, "0467", &fetch, &env);
+    let lines = marked(&out);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("{HINT} # sandbox-bash: request 0467 host {own}:{port} because REASON"),
+        "{lines:#?}"
+    );
+    // Granted: this run reaches it through the proxy.
+    let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port}"), "the docs", &fetch), &env);
+    assert_eq!(text(&out.stdout), "SERVED\n", "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&format!("and the hosts {own}:{port}")), "{}", text(&out.stderr));
+    assert_eq!(asked(&lab)[0]["hosts"][0], format!("{own}:{port}"));
+    // The next run is back to the list.
+    let out = run(&lab, user, "0467", &fetch, &env);
+    assert_eq!(out.status.code(), Some(126));
+    // A host no denial named, or one the deny list names: never asked.
+    let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port},pypi.org"), "x", &fetch), &env);
+    denied_with(&out, "names the host pypi.org, which the program is not refused");
+    let blocked = "curl -s https://blocked.example/";
+    let out = run(&lab, user, "0467", blocked, &env);
+    assert!(!text(&out.stderr).contains("sandbox-bash: request:"), "{}", text(&out.stderr));
+    let out = run(&lab, user, "0467", &request("0467 host blocked.example:443", "x", blocked), &env);
+    denied_with(&out, "is forbidden: the deny entry \"blocked.example\"");
+    assert_eq!(asked(&lab).len(), 1);
+}
