@@ -1,7 +1,7 @@
 //! Approvals listeners: `sandbox-bash --sandbox-approvals` (a terminal, `--json` for tools,
 //! `--web` for a page on loopback), and the run's side that asks them.
 //!
-//! Each listener listens at `{state}/approvals/listener-PID.sock`. A run connects to every
+//! Each listener listens at `{state}/approvals/PID.sock`. A run connects to every
 //! socket there, believes only a listener the kernel says is this user running this
 //! executable, untraced and outside any sandbox of this run's (no more seccomp filters than the
 //! run has before it locks), and sends its question. The queue is the set of open
@@ -316,7 +316,8 @@ fn bind(dir: &Path) -> Result<(UnixListener, std::path::PathBuf), String> {
             }
         }
     }
-    let path = dir.join(format!("listener-{}.sock", std::process::id()));
+    // Short: a socket's path has room for 107 bytes.
+    let path = dir.join(format!("{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).map_err(|e| format!("cannot listen at {}: {e}", path.display()))?;
     Ok((listener, path))

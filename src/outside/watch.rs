@@ -311,6 +311,9 @@ impl Watch {
         allowed: Mode,
     ) -> (String, String) {
         use crate::mode::Scope;
+        if self.layout.private.iter().any(|p| crate::scope::is_within(path, p)) {
+            return ("sandbox-bash's own state, which no command reaches".into(), "nothing in the mode".into());
+        }
         let word = match perm {
             Perm::Read => "read",
             Perm::Write => "write",

@@ -436,21 +436,43 @@ fn no_command_can_answer_its_own_request() {
         let lab = lab_for(user);
         let listener = Listener::start(&lab, user);
         let dir = lab.home.join(".local/state/sandbox-bash/approvals");
-        let socket = dir.join(format!("listener-{}.sock", listener.child.id()));
+        let socket = dir.join(format!("{}.sock", listener.child.id()));
         assert!(socket.exists(), "{}", socket.display());
         let rejected = dir.join("rejected");
+        // The page too: its port is reachable from a run with network, its link is not.
+        let mut web = as_user(user, SB);
+        web.arg("--sandbox-approvals").arg("--web").env_clear().env("HOME", &lab.home).env("PATH", "/usr/bin:/bin");
+        let mut web = web.stdin(Stdio::null()).stdout(Stdio::piped()).spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(web.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        let page = first
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap()
+            .split("/?")
+            .next()
+            .unwrap()
+            .to_string();
         for mode in ["0467", "4467", "4667", "7767", "7677"] {
             // The program comes on standard input: only the kernel stands in the way.
             let attack = format!(
                 "ls -a {dir}; echo list=$?\n\
                  python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' {socket}; echo connect=$?\n\
-                 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' /proc/{pid}/root{socket}; echo proc=$?\n\
+                 (cd /proc/{pid}/root{dir} && python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' {name}); echo proc=$?\n\
                  mkdir -p {rejected} && echo forged > {rejected}/forged; echo forge=$?\n\
-                 {SB} --sandbox-approvals --json </dev/null; echo listen=$?\n",
+                 {SB} --sandbox-approvals --json </dev/null; echo listen=$?\n\
+                 readlink /proc/{web_pid}/fd/1; echo fdlink=$?\n\
+                 head -c 100 /proc/{web_pid}/fd/1 </dev/null; echo fd=$?\n\
+                 for path in /pending '/?token=00000000000000000000000000000000'; do \
+                   curl -s -o /dev/null -w 'page=%{{http_code}}\\n' {page}$path; done\n\
+                 curl -s -o /dev/null -w 'page=%{{http_code}}\\n' -X POST -H 'X-Sandbox-Bash: answer' \
+                   -d '{{\"id\":\"x\",\"answer\":\"allow-once\"}}' {page}/answer\n",
                 dir = dir.display(),
                 socket = socket.display(),
                 pid = listener.child.id(),
                 rejected = rejected.display(),
+                web_pid = web.id(),
+                name = socket.file_name().unwrap().to_string_lossy(),
             );
             let mut c = sb(&lab, user, mode);
             c.arg("-s").stdin(Stdio::piped());
@@ -460,14 +482,45 @@ fn no_command_can_answer_its_own_request() {
             let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
             assert!(!said.contains("CONNECTED"), "{user:?} {mode}: {said}");
             let listing = said.split("list=").next().unwrap();
-            assert!(!listing.contains("listener-"), "{user:?} {mode}: the listing shows the socket: {said}");
-            for failed in ["connect=1", "proc=1", "listen=125"] {
+            assert!(!listing.contains(".sock"), "{user:?} {mode}: the listing shows the socket: {said}");
+            for failed in ["connect=1", "proc=1", "listen=125", "fdlink=1", "fd=1"] {
                 assert!(said.contains(failed), "{user:?} {mode}: {failed}: {said}");
             }
+            // Forbidden where the port is reached, nothing where it is not.
+            let codes: Vec<&str> = said.lines().filter_map(|l| l.strip_prefix("page=")).collect();
+            assert_eq!(codes.len(), 3, "{said}");
+            assert!(codes.iter().all(|c| *c == "403" || *c == "000"), "{user:?} {mode}: {said}");
             assert!(!rejected.join("forged").exists(), "{user:?} {mode}: {said}");
             assert!(socket.exists());
         }
+        let _ = web.kill();
+        let _ = web.wait();
     }
+}
+
+#[test]
+fn a_listener_on_the_terminal_the_command_runs_on_is_no_one_to_ask() {
+    lab::require_landlock();
+    let lab = lab_for(User::Root);
+    let (target, write) = write_outside(&lab, "x");
+    let program = lab.outside.join("asks.sh");
+    std::fs::write(&program, request("0667", "x", &write)).unwrap();
+    // One terminal for both: the listener in the background, the asking command after it.
+    let both = format!("{SB} --sandbox-approvals & sleep 1; {SB} {}; echo status=$?; kill %1", program.display());
+    let out = Command::new("script")
+        .args(["-qefc", &both, "/dev/null"])
+        .current_dir(&lab.ws)
+        .env_clear()
+        .env("HOME", &lab.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("BASH_AGENT_BASH_MODE", "0467")
+        .env("SANDBOX_BASH_WORKSPACE", &lab.ws)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = text(&out.stdout);
+    assert!(said.contains("no one can be asked here") && said.contains("status=126"), "{said}");
+    assert!(!target.exists());
 }
 
 #[test]
