@@ -55,7 +55,7 @@ pub(crate) fn settle(
     let argv: Vec<String> = bash_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let q = approval::question(decision, &argv, &req, config.timeout);
     let dir = approval::dir(env, layout.home.as_deref());
-    let same = approval::sameness(decision);
+    let same = approval::sameness(decision, &req);
     let record = |outcome: Option<&str>, by: Option<&str>, why: Option<&str>| {
         let mut r = approval::Record::of(&q);
         r.outcome = outcome;

@@ -231,7 +231,11 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
         ));
     }
     let (asked_hosts, refused_hosts) = (host_set(&request.hosts), host_set(&decision.hosts_missing));
-    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h)) {
+    // Code the analysis cannot see (an interpreter, a script, a word it cannot know) may need
+    // what no word of the program shows: the kernel and the proxy saw it refused, and said so
+    // with this hint. The person asked sees that it is so.
+    let unseen = sees_not_all(decision);
+    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h) && !unseen) {
         return Judged::Refused(format!(
             "the request names the host {extra}, which the program is not refused{}",
             hosts_to_ask(&refused_hosts)
@@ -256,12 +260,12 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     if added == Mode::NONE && asked_hosts.is_empty() {
         return Judged::Refused(format!("the request for {asked} adds nothing to the allowed mode {allowed}"));
     }
-    if missing == Mode::NONE && refused_hosts.is_empty() {
+    if missing == Mode::NONE && refused_hosts.is_empty() && !unseen {
         return Judged::Refused(format!(
             "the request for {asked} is not needed: the program runs with the allowed mode {allowed}; remove the line"
         ));
     }
-    if added != Mode::NONE && !missing.covers(added) {
+    if added != Mode::NONE && !missing.covers(added) && !unseen {
         return Judged::Refused(format!(
             "the request for {asked} is wider than the program needs ({} is not missing): ask for {narrowest}",
             added.without(missing)
@@ -274,6 +278,13 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
         ));
     }
     Judged::Ask
+}
+
+/// Whether the program runs code the analysis cannot see: an interpreter, a script or a name
+/// that is not static (workspace execute), or a word it cannot know.
+pub fn sees_not_all(decision: &Decision) -> bool {
+    decision.required.has(crate::mode::Scope::Workspace, crate::mode::Perm::Execute)
+        || !decision.analysis.unresolved.is_empty()
 }
 
 /// What a denial's hint names: the allowed mode plus only the bits the program is missing, and

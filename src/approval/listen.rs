@@ -487,14 +487,7 @@ pub(super) fn show(n: usize, q: &Question) -> String {
     s.push_str(&format!("    command    bash {}\n", argv.join(" ")));
     s.push_str(&format!("    mode       {} -> {}\n", q.allowed, q.mode));
     for m in &q.missing {
-        s.push_str(&format!(
-            "    missing    {} ({}): {} needs it for {}: {}\n",
-            m.words,
-            m.bit,
-            escaped(&m.command),
-            escaped(&m.target),
-            escaped(&m.reason)
-        ));
+        s.push_str(&format!("    missing    {}\n", m.shown()));
     }
     if !q.hosts.is_empty() {
         s.push_str(&format!("    hosts      {}\n", escaped(&q.hosts.join(", "))));

@@ -41,6 +41,28 @@ pub struct Missing {
     pub reason: String,
 }
 
+impl Missing {
+    /// The line a person reads, every text escaped.
+    pub fn shown(&self) -> String {
+        #[cfg(target_os = "linux")]
+        use listen::escaped;
+        #[cfg(not(target_os = "linux"))]
+        let escaped = |s: &str| s.escape_debug().to_string();
+        if self.command.is_empty() {
+            format!("{} ({}): {}", self.words, self.bit, escaped(&self.reason))
+        } else {
+            format!(
+                "{} ({}): {} needs it for {}: {}",
+                self.words,
+                self.bit,
+                escaped(&self.command),
+                escaped(&self.target),
+                escaped(&self.reason)
+            )
+        }
+    }
+}
+
 /// What a person is asked, and what the answer is bound to.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Question {
@@ -165,18 +187,24 @@ pub fn binding(b: &Bound<'_>) -> String {
 /// The question for a decided program that asks for `mode` because of `reason`.
 pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Request, timeout: u64) -> Question {
     let mode = req.mode;
-    let missing_bits = decision.required.missing_from(decision.allowed);
-    let missing = missing_bits
+    // Every bit the request adds, with the first access that needs it; a bit no word of the
+    // program shows is asked for code the analysis cannot see.
+    let added = mode.without(decision.allowed);
+    let missing = added
         .bits()
-        .filter_map(|(scope, perm)| {
-            let a = decision.analysis.accesses.iter().find(|a| a.scope == scope && a.perm == perm)?;
-            Some(Missing {
+        .map(|(scope, perm)| {
+            let needing =
+                decision.analysis.accesses.iter().find(|a| a.scope == scope && a.perm == perm && a.required());
+            Missing {
                 bit: Mode::bit(scope, perm).to_string(),
                 words: crate::report::bit_words(scope, perm),
-                target: a.target.clone(),
-                command: a.command.clone(),
-                reason: a.reason.clone(),
-            })
+                target: needing.map_or_else(String::new, |a| a.target.clone()),
+                command: needing.map_or_else(String::new, |a| a.command.clone()),
+                reason: needing.map_or_else(
+                    || "for what code the analysis cannot see does when it runs (the kernel refused it before)".into(),
+                    |a| a.reason.clone(),
+                ),
+            }
         })
         .collect();
     let uid = crate::exec::uid();
@@ -209,9 +237,10 @@ pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Requ
     }
 }
 
-/// What makes two requests the same, however worded: the user, the workspace, and each
-/// missing bit with every target that needs it.
-pub fn sameness(decision: &Decision) -> String {
+/// What makes two requests the same, however worded: the user, the workspace, each missing
+/// bit with every target that needs it, the bits asked for code the analysis cannot see, and
+/// the hosts.
+pub fn sameness(decision: &Decision, req: &crate::request::Request) -> String {
     let missing = decision.required.missing_from(decision.allowed);
     let mut needs: Vec<String> = decision
         .analysis
@@ -220,6 +249,8 @@ pub fn sameness(decision: &Decision) -> String {
         .filter(|a| a.required() && missing.has(a.scope, a.perm))
         .map(|a| format!("{} {}", Mode::bit(a.scope, a.perm), a.target))
         .collect();
+    needs.push(format!("unseen {}", req.mode.without(decision.allowed).without(missing)));
+    needs.extend(req.hosts.iter().map(|h| format!("host {}", h.to_ascii_lowercase())));
     needs.sort();
     needs.dedup();
     let uid = crate::exec::uid().to_string();

@@ -303,20 +303,7 @@ fn pending(queue: &Shared, state: &State) -> serde_json::Value {
                 .map(|p| {
                     let q = &p.question;
                     let argv: Vec<String> = q.argv.iter().map(|a| format!("'{}'", escaped(a))).collect();
-                    let missing: Vec<String> = q
-                        .missing
-                        .iter()
-                        .map(|m| {
-                            format!(
-                                "{} ({}): {} needs it for {}: {}",
-                                m.words,
-                                m.bit,
-                                escaped(&m.command),
-                                escaped(&m.target),
-                                escaped(&m.reason)
-                            )
-                        })
-                        .collect();
+                    let missing: Vec<String> = q.missing.iter().map(super::Missing::shown).collect();
                     serde_json::json!({
                         "number": p.number,
                         "id": q.id,

@@ -114,8 +114,11 @@ impl Outside {
         let proxy = matches!(to_run.settings.net, NetPlan::Proxy(_));
         let signals = watched;
         let audit = own_log.map(|log| outside::Audit { log, state, proxy });
-        let watch =
-            watched.then(|| outside::Watching { layout: to_run.layout.clone(), stderr: exec::duplicate(2).ok() });
+        let watch = watched.then(|| outside::Watching {
+            layout: to_run.layout.clone(),
+            stderr: exec::duplicate(2).ok(),
+            ceiling: to_run.settings.config.max_mode,
+        });
         match outside::spawn(outside::Jobs { audit, session, watch }) {
             Ok(s) => {
                 self.supervisor = Some(s);
@@ -164,7 +167,9 @@ impl Outside {
         // The command's standard error, where the proxy tells each refusal while the command
         // lives (none when it is closed).
         let stderr = exec::duplicate(2).ok();
-        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry, stderr).map_err(Error::Refused)?);
+        // A request for more hosts is made at the outermost level, the one that starts a proxy.
+        let mode = Some(allowed);
+        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry, stderr, mode).map_err(Error::Refused)?);
         Ok(())
     }
 

@@ -63,6 +63,8 @@ pub struct Jobs {
 pub struct Watching {
     pub layout: crate::scope::Layout,
     pub stderr: Option<OwnedFd>,
+    /// The administrator's ceiling: no request above it can be granted.
+    pub ceiling: Option<crate::mode::Mode>,
 }
 
 /// The audit job's part of [`Jobs`].
@@ -144,7 +146,7 @@ pub fn spawn(jobs: Jobs) -> Result<Supervisor, String> {
             }
             None => None,
         };
-        watch = Some(watch::Watch::new(w.layout, command_pid, w.stderr, records));
+        watch = Some(watch::Watch::new(w.layout, command_pid, w.stderr, records).with_ceiling(w.ceiling));
         // SAFETY: pidfd_open takes a pid and flags; it returns a new descriptor or -1.
         let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, command_pid, 0) };
         // SAFETY: a descriptor the kernel just returned, owned by nothing else.

@@ -115,6 +115,7 @@ const MAX_RECORDS: usize = 128;
 /// The watch: where it tells, and what it has told.
 pub struct Watch {
     layout: Layout,
+    ceiling: Option<Mode>,
     /// The command's process, as the records name it.
     command_pid: i32,
     /// How many seccomp filters the command's process carried once locked: every process of
@@ -136,9 +137,16 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// The administrator's ceiling, above which no request is granted.
+    pub fn with_ceiling(mut self, ceiling: Option<Mode>) -> Watch {
+        self.ceiling = ceiling;
+        self
+    }
+
     pub fn new(layout: Layout, command_pid: i32, stderr: Option<OwnedFd>, records: Option<OwnedFd>) -> Watch {
         Watch {
             layout,
+            ceiling: None,
             command_pid,
             run_filters: None,
             stderr: Stderr::new(stderr),
@@ -443,6 +451,14 @@ impl Watch {
                 names.join(", "),
                 remedies.join("; ")
             ));
+            // One mode that allows them all, when a person could grant it.
+            let modes: Vec<Mode> =
+                remedies.iter().filter_map(|r| r.strip_prefix("mode ")).filter_map(|m| Mode::parse(m).ok()).collect();
+            let all = modes.iter().fold(Mode(0), |a, m| a.union(*m));
+            if modes.len() == remedies.len() && all != Mode(0) && self.ceiling.is_none_or(|c| c.covers(all)) {
+                let hint = crate::request::Hint { mode: all, hosts: Vec::new() };
+                self.stderr.line(&crate::request::hint_line(&hint));
+            }
         }
         self.stderr.release();
     }

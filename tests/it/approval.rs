@@ -605,3 +605,66 @@ fn a_request_adds_hosts_for_one_run_and_never_one_a_deny_entry_names() {
     denied_with(&out, "is forbidden: the deny entry \"blocked.example\"");
     assert_eq!(asked(&lab).len(), 1);
 }
+
+#[test]
+fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_granted() {
+    lab::require_landlock();
+    for user in USERS {
+        let lab = lab_for(user);
+        let target = lab.outside.join("report.txt");
+        // Python writes it: no word of the program names it, the kernel refuses it.
+        let write = format!("python3 -c 'open(\"{}\", \"w\").write(\"done\")'", target.display());
+        let out = run(&lab, user, "0467", &write, &[]);
+        let lines = marked(&out);
+        assert_eq!(lines.last().unwrap(), &format!("{HINT} # sandbox-bash: request 0667 because REASON"), "{lines:#?}");
+        assert!(!target.exists());
+        let program = approver(&lab, user, "allow-once", 0);
+        let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+        let out = run(&lab, user, "0467", &request("0667", "python writes the report", &write), &[(SYSTEM, &config)]);
+        assert_eq!(out.status.code(), Some(0), "{user:?}: {}", text(&out.stderr));
+        assert_eq!(lab::read(&target), "done");
+        let q = &asked(&lab)[0];
+        assert_eq!(q["missing"][0]["bit"], "0200", "{q}");
+        assert!(q["missing"][0]["reason"].as_str().unwrap().contains("code the analysis cannot see"), "{q}");
+        // Under a ceiling that does not allow it, no hint.
+        std::fs::remove_file(&target).unwrap();
+        let capped = system_file(&lab, user, "max_mode = \"0467\"\n");
+        let out = run(&lab, user, "0467", &write, &[(SYSTEM, &capped)]);
+        assert!(!text(&out.stderr).contains("sandbox-bash: request:"), "{}", text(&out.stderr));
+    }
+    // The proxy: a host in a word the analysis cannot know.
+    let user = User::Root;
+    let lab = lab_for(user);
+    let own = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
+        .map(|a| a.ip())
+        .expect("this machine has an address with a route out");
+    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut conn, &mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nSERVED\n");
+        }
+    });
+    let where_to = lab.ws.join("where");
+    std::fs::write(&where_to, format!("http://{own}:{port}/x")).unwrap();
+    let fetch = format!("curl -s --max-time 20 \"$(cat {})\"", where_to.display());
+    let program = approver(&lab, user, "allow-once", 0);
+    let config = system_file(
+        &lab,
+        user,
+        &format!("[network]\nallow = [\"pypi.org\"]\n[approval]\nprogram = \"{}\"\n", program.display()),
+    );
+    let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
+    let out = run(&lab, user, "0467", &fetch, &env);
+    let lines = marked(&out);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("{HINT} # sandbox-bash: request 0467 host {own}:{port} because REASON"),
+        "{lines:#?}"
+    );
+    let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port}"), "docs", &fetch), &env);
+    assert_eq!(text(&out.stdout), "SERVED\n", "{}", text(&out.stderr));
+}

@@ -30,6 +30,8 @@ pub struct Denied {
     pub why: String,
     /// The entry that would allow it, and where it would go.
     pub remedy: String,
+    /// A request for this host may be asked: no entry allows it and none denies it.
+    pub grantable: bool,
 }
 
 impl Denied {
@@ -43,7 +45,7 @@ pub use crate::allowlist::bracketed as shown;
 
 /// A refusal that is not about the allowlist (a method, a chain): nothing in it would allow it.
 pub fn refused(host: &str, port: u16, why: String, remedy: &str) -> Denied {
-    Denied { host: host.to_string(), port, why, remedy: remedy.to_string() }
+    Denied { host: host.to_string(), port, why, remedy: remedy.to_string(), grantable: false }
 }
 
 /// Decides whether `host:port` may be reached, resolving a name here. `resolve` is the
@@ -63,7 +65,8 @@ pub fn admit(
     };
     if let Err(r) = list.check(&dest) {
         let (why, remedy) = crate::allowlist::refusal_words(&r, &shown_host, Some(port));
-        return Err(Denied { host: shown_host, port, why, remedy });
+        let grantable = r.denied_by.is_none();
+        return Err(Denied { host: shown_host, port, why, remedy, grantable });
     }
     let (name, addrs) = match &dest.host {
         Target::Addr(a) => (a.to_string(), vec![SocketAddr::new(*a, port)]),
@@ -86,7 +89,7 @@ pub fn admit(
             };
             let remedy =
                 format!("only an allow entry naming the address {:?} itself would allow it", a.ip().to_string());
-            return Err(Denied { host: name, port, why, remedy });
+            return Err(Denied { host: name, port, why, remedy, grantable: false });
         }
     }
     Ok(Admitted { addrs })
@@ -98,6 +101,7 @@ fn unresolved(name: &str, port: u16, why: &str) -> Denied {
         port,
         why: format!("the name does not resolve ({why})"),
         remedy: "a `resolve` pin in the configuration names its address".into(),
+        grantable: false,
     }
 }
 

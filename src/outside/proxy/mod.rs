@@ -85,6 +85,10 @@ struct Told {
     seen: HashSet<(String, u16)>,
     /// The first refused destinations, with the entry that would allow each.
     refused: Vec<(String, u16, String)>,
+    /// Refused destinations a request could add, as entries.
+    grantable: Vec<String>,
+    /// The run's mode, where a request may be made (the outermost level).
+    mode: Option<crate::mode::Mode>,
     count: usize,
 }
 
@@ -99,6 +103,10 @@ impl Told {
         self.count += 1;
         if self.refused.len() < SUMMARY_NAMES {
             self.refused.push((gate::shown(&d.host), d.port, d.remedy.clone()));
+        }
+        let entry = format!("{}:{}", gate::shown(&d.host), d.port);
+        if d.grantable && self.grantable.len() < SUMMARY_NAMES && !self.grantable.contains(&entry) {
+            self.grantable.push(entry);
         }
         self.stderr.line(&format!("{} (held by the network proxy)", d.line()));
     }
@@ -122,6 +130,12 @@ impl Told {
                 names.join(", "),
                 remedies.join("; ")
             ));
+            if let Some(mode) = self.mode
+                && !self.grantable.is_empty()
+            {
+                let hint = crate::request::Hint { mode, hosts: self.grantable.clone() };
+                self.stderr.line(&crate::request::hint_line(&hint));
+            }
         }
         self.stderr.release();
     }
@@ -221,7 +235,8 @@ impl Context {
     /// (`pidfd`) ends, and then one line sums them up.
     fn join(&self, pidfd: OwnedFd, stderr: Option<OwnedFd>) {
         let Some(pid) = registry::pid_of(&pidfd) else { return };
-        let told = Arc::new(Mutex::new(Told { pid, stderr: Stderr::new(stderr), ..Told::default() }));
+        let mode = self.told.lock().ok().and_then(|t| t.mode);
+        let told = Arc::new(Mutex::new(Told { pid, stderr: Stderr::new(stderr), mode, ..Told::default() }));
         let Ok(mut joined) = self.joined.lock() else { return };
         joined.retain(|t| t.lock().is_ok_and(|t| t.stderr.raw().is_some()));
         if joined.len() >= MAX_JOINED {
@@ -301,13 +316,14 @@ pub fn spawn(
     records: Option<OwnedFd>,
     registry: Option<String>,
     stderr: Option<OwnedFd>,
+    mode: Option<crate::mode::Mode>,
 ) -> Result<Spawned, String> {
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     let command_pid = std::process::id() as i32;
     crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
-        let told = Mutex::new(Told { pid: command_pid, stderr: Stderr::new(stderr), ..Told::default() });
+        let told = Mutex::new(Told { pid: command_pid, stderr: Stderr::new(stderr), mode, ..Told::default() });
         let joined = Mutex::new(Vec::new());
         let cx = Context {
             list,
