@@ -262,11 +262,20 @@ fn refusals_reach_the_commands_stderr_and_the_run_ends_with_a_summary() {
         );
         assert!(line.contains(&format!("\"{dest}\"")) && line.contains("would allow it"), "{line}");
     }
-    let last = lines.last().copied().unwrap_or_default();
+    // The summary, then how to ask for those hosts once.
+    let (summary, hint) = (lines[lines.len() - 2], lines[lines.len() - 1]);
     assert!(
-        last.starts_with(&format!(
+        summary.starts_with(&format!(
             "{PROXY_SUMMARY}3 destinations in this run: 127.0.0.3:{three}, 127.0.0.3:{four}, 127.0.0.9:81; to allow: "
         )),
+        "{err}"
+    );
+    assert_eq!(
+        hint,
+        format!(
+            "sandbox-bash: request: to run this once with more access, make its first line # sandbox-bash: request \
+             0467 host 127.0.0.3:{three},127.0.0.3:{four},127.0.0.9:81 because REASON"
+        ),
         "{err}"
     );
 }
@@ -557,7 +566,9 @@ fn literal_hosts_the_list_refuses_are_denied_before_anything_runs() {
         text(&out.stderr),
         format!(
             "sandbox-bash: denied: 127.0.0.3:{three}: not in the network allowlist of {ALLOW}; the entry \
-             \"127.0.0.3:{three}\" (or \"127.0.0.3\") in the allow list of {ALLOW} would allow it (curl at line 1:1)\n"
+             \"127.0.0.3:{three}\" (or \"127.0.0.3\") in the allow list of {ALLOW} would allow it (curl at line 1:1)\n\
+             sandbox-bash: request: to run this once with more access, make its first line # sandbox-bash: request 0467 \
+             host 127.0.0.3:{three} because REASON\n"
         )
     );
     assert!(!lab.ws.join("got.txt").exists(), "nothing ran");

@@ -65,12 +65,13 @@ impl Rng {
 }
 
 /// Whether `line` is one the processes outside tell of a refusal they saw while the command
-/// ran, or their summary at its end.
+/// ran, their summary at its end, or the request hint after it.
 pub fn told_line(line: &str) -> bool {
     (line.starts_with("sandbox-bash: denied:")
         && (line.contains("; held by ") || line.ends_with("(held by the network proxy)")))
         || line.starts_with("sandbox-bash: the rules refused ")
         || line.starts_with("sandbox-bash: the network proxy refused ")
+        || line.starts_with("sandbox-bash: request: to run this once with more access")
 }
 
 /// `stderr` without the told lines (see [`told_line`]): what bash alone would have printed.
