@@ -30,14 +30,16 @@ pub(crate) struct Event {
     pub(crate) line: serde_json::Value,
 }
 
-/// Judges the program's request and asks when it may be asked. `events` gets the records of
-/// the asking and of the answer.
+/// Judges the program's request and asks when it may be asked: `would_run` says, before
+/// anyone is asked, why the program would not run with the mode and hosts asked for (the
+/// whole plan made again with them). `events` gets the records of the asking and of the answer.
 pub(crate) fn settle(
     settings: &Settings,
     layout: &Layout,
     decision: &Decision,
     bash_args: &[OsString],
     env: &Environ,
+    would_run: &dyn Fn(Mode, &[String]) -> Result<(), String>,
     events: &mut Vec<Event>,
 ) -> Settled {
     let Some(found) = request::of_decision(decision) else { return Settled::Nothing };
@@ -51,6 +53,10 @@ pub(crate) fn settle(
         Judged::Refused(why) | Judged::Forbidden(why) => return Settled::Deny(why),
     };
     debug_assert!(ask);
+    // Nobody is asked for what could not run anyway.
+    if let Err(why) = would_run(req.mode, &req.hosts) {
+        return Settled::Deny(format!("the request for {} cannot be granted here: {why}", req.mode));
+    }
     let config = &settings.config.approval;
     let argv: Vec<String> = bash_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let q = approval::question(decision, &argv, &req, config.timeout);
@@ -110,6 +116,7 @@ pub(crate) fn still_bound(q: &Question, decision: &Decision, argv: &[OsString], 
         mode,
         hosts: &q.hosts,
         uid: q.uid,
+        texts: &decision.analysis.texts,
     };
     approval::binding(&bound) == q.binding && q.uid == crate::exec::uid() && approval::now() <= q.expires_at
 }

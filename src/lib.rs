@@ -95,7 +95,19 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // A program that asks for more access: a person answers, before anything is locked.
     let mut events = Vec::new();
     let mut refused = None;
-    match ask::settle(&settings, &layout, &decision, &bash_args, env, &mut events) {
+    let would_run = |mode: mode::Mode, hosts: &[String]| -> Result<(), String> {
+        let mut wider = settings.clone();
+        wider.widen(mode, hosts, env).map_err(|e| e.to_string())?;
+        let (.., decision) = plan(&wider, &parsed, &bash_args, env, &bash).map_err(|e| e.to_string())?;
+        match decision.verdict {
+            report::Verdict::Allow => Ok(()),
+            _ => Err(format!(
+                "with it the program would still be denied: {}",
+                decision.denial_message().lines().last().unwrap_or("").trim_start_matches("sandbox-bash: denied: ")
+            )),
+        }
+    };
+    match ask::settle(&settings, &layout, &decision, &bash_args, env, &would_run, &mut events) {
         ask::Settled::Nothing => {}
         ask::Settled::Deny(why) => refused = Some(why),
         ask::Settled::Run(mode, hosts, question) => {

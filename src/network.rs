@@ -9,6 +9,7 @@ use crate::sandbox::marker::Marker;
 use crate::{allowlist, config};
 
 /// How the network is held for one run.
+#[derive(Clone)]
 pub(crate) enum NetPlan {
     /// No allowlist (or no network bit): the mode's network bits reach every host.
     Open,

@@ -11,6 +11,9 @@ use crate::mode::Mode;
 use crate::network::NETWORK_BITS;
 use crate::report::{Decision, Verdict};
 
+/// The longest reason, in characters.
+pub const MAX_REASON: usize = 200;
+
 /// What every request line starts with (after blanks).
 pub const PREFIX: &str = "# sandbox-bash: request";
 
@@ -83,21 +86,59 @@ pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
         }
         None => return Some(Err(format!("the request for {mode} gives no reason; {usage}"))),
     }
-    let reason = after[after.find("because").map_or(after.len(), |i| i + "because".len())..].trim().to_string();
+    let reason = after[after.find("because").map_or(after.len(), |i| i + "because".len())..].trim();
+    // One short line a person reads: blanks run together, and at most so long.
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
     if reason.is_empty() {
         return Some(Err(format!("the request for {mode} gives no reason; {usage}")));
+    }
+    if reason.chars().count() > MAX_REASON {
+        return Some(Err(format!(
+            "the request's reason is {} characters long; say it in at most {MAX_REASON}",
+            reason.chars().count()
+        )));
     }
     Some(Ok(Request { mode, hosts, reason, line: line.trim().to_string() }))
 }
 
-/// The request a text starts with: its first line, or its second after a `#!` line.
-pub fn of_text(text: &str) -> Option<Result<Request, String>> {
+/// The comment on the first line of `text` (the second after a `#!` line), as bash reads it:
+/// a `#` that starts a word outside quotes, to the end of the line. Clients put the command
+/// they are given after their own words (`{ CMD; }`), so it need not start the line.
+pub fn first_comment(text: &str) -> Option<&str> {
     let mut lines = text.lines();
-    let first = lines.next()?;
-    match parse_line(first) {
-        None if first.starts_with("#!") => parse_line(lines.next()?),
-        found => found,
+    let mut line = lines.next()?;
+    if line.starts_with("#!") {
+        line = lines.next()?;
     }
+    // Inside single quotes, `$'…'` (which has escapes), double quotes, or `${…}`, a `#` is text.
+    let (mut single, mut ansi, mut double, mut escaped, mut braces) = (false, false, false, false, 0usize);
+    let mut prev: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if !single || ansi => escaped = true,
+            '\'' if single => (single, ansi) = (false, false),
+            '\'' if !double => (single, ansi) = (true, prev == Some('$')),
+            '"' if !single => double = !double,
+            '{' if !single && prev == Some('$') => braces += 1,
+            '}' if !single && braces > 0 => braces -= 1,
+            '#' if !single
+                && !double
+                && braces == 0
+                && prev.is_none_or(|p| p.is_whitespace() || ";&|(){}".contains(p)) =>
+            {
+                return Some(&line[i..]);
+            }
+            _ => {}
+        }
+        prev = Some(c);
+    }
+    None
+}
+
+/// The request a text starts with: the comment on its first line (see [`first_comment`]).
+pub fn of_text(text: &str) -> Option<Result<Request, String>> {
+    parse_line(first_comment(text)?)
 }
 
 /// The request of a decided program: its own first line, or the first line of a text it hands
@@ -364,6 +405,21 @@ mod tests {
         assert_eq!(r("# sandbox-bash: request 0667 because x\ntouch /srv/x"), Some(Ok(Mode(0o0667))));
         assert_eq!(r("#!/bin/bash\n# sandbox-bash: request 0667 because x\n"), Some(Ok(Mode(0o0667))));
         assert_eq!(r("touch /srv/x\n# sandbox-bash: request 0667 because x"), None);
+        // After a client's own words on the first line, as bash reads a comment.
+        assert_eq!(
+            r("shopt -u nullglob; { # sandbox-bash: request 0667 because x\ntouch /srv/x; }"),
+            Some(Ok(Mode(0o0667)))
+        );
+        for not in [
+            "echo '# sandbox-bash: request 0667 because x'",
+            "echo \"# sandbox-bash: request 0667 because x\"",
+            "echo a# sandbox-bash: request 0667 because x",
+            "echo \\# sandbox-bash: request 0667 because x",
+            "echo $'\\' # sandbox-bash: request 0667 because x'",
+            "echo ${x:-{ # sandbox-bash: request 0667 because x}",
+        ] {
+            assert_eq!(r(not), None, "{not}");
+        }
         assert_eq!(r(""), None);
     }
 }

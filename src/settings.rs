@@ -28,6 +28,7 @@ pub(crate) struct Modes {
 }
 
 /// The settings of one invocation.
+#[derive(Clone)]
 pub(crate) struct Settings {
     /// The name bash is started by (`argv[0]`).
     pub(crate) argv0: OsString,

@@ -340,13 +340,24 @@ pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
         layout.sessions = sessions_dirs(env, layout);
         layout.extra_credentials.extend(layout.sessions.iter().cloned());
         // The approvals directory is made now, so that it is masked even when the first
-        // listener comes after this run started.
-        if let Some(dir) = crate::approval::dir(env, layout.home.as_deref())
-            && crate::approval::make_dir(&dir)
+        // listener comes after this run started; the home's default one is masked too, where a
+        // listener started with another environment listens.
+        let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
+        let none = |_: &str| None;
+        for (i, state) in
+            [caches::state_dir(layout.home.as_deref(), &var), caches::state_dir(layout.home.as_deref(), &none)]
+                .into_iter()
+                .flatten()
+                .enumerate()
         {
-            let dir = dir.to_string_lossy().into_owned();
-            layout.extra_credentials.push(dir.clone());
-            layout.private.push(dir);
+            let dir = std::path::Path::new(&state).join("approvals");
+            if (i == 0 && crate::approval::make_dir(&dir)) || dir.is_dir() {
+                let dir = dir.to_string_lossy().into_owned();
+                if !layout.private.contains(&dir) {
+                    layout.extra_credentials.push(dir.clone());
+                    layout.private.push(dir);
+                }
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]

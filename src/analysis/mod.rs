@@ -164,6 +164,9 @@ pub struct Analysis {
     /// The first lines of texts handed to `eval` or `bash -c` that are request lines (see
     /// [`crate::request`]): clients wrap the command they are given so.
     pub requests: Vec<String>,
+    /// The files the walk read as code (scripts it runs, files it sources), each with the
+    /// SHA-256 of what it read: an answer to a request is bound to them too.
+    pub texts: Vec<(String, String)>,
 }
 
 impl Analysis {

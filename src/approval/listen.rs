@@ -75,7 +75,9 @@ pub fn judge_answer(q: &Question, id: &str, answer: &str, by: &str) -> Answer {
 /// The run's side: asks every listener of this user at once, and waits for the first answer
 /// until the question expires.
 pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
-    let mut held: Vec<(UnixStream, String)> = Vec::new();
+    // Each listener that holds the question: the stream to write to, the reader (whose buffer
+    // may already hold the answer that came right after "held"), and how the run names it.
+    let mut held: Vec<(UnixStream, BufReader<UnixStream>, String)> = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sock")).collect())
         .unwrap_or_default();
@@ -93,9 +95,10 @@ pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
             continue;
         }
         let Ok(clone) = stream.try_clone() else { continue };
-        if let Some(Message::Held { by }) = read_message(&mut BufReader::new(clone)) {
+        let mut reader = BufReader::new(clone);
+        if let Some(Message::Held { by }) = read_message(&mut reader) {
             let _ = stream.set_read_timeout(None);
-            held.push((stream, format!("{by} (pid {pid}, uid {uid})")));
+            held.push((stream, reader, format!("{by} (pid {pid}, uid {uid})")));
         }
     }
     if held.is_empty() {
@@ -103,11 +106,11 @@ pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
     }
     let (tx, rx) = mpsc::channel::<(usize, Option<Message>)>();
     let mut readers = Vec::new();
-    for (i, (stream, _)) in held.iter().enumerate() {
-        let Ok(clone) = stream.try_clone() else { continue };
+    let mut streams: Vec<(UnixStream, String)> = Vec::new();
+    for (i, (stream, mut reader, by)) in held.into_iter().enumerate() {
+        streams.push((stream, by));
         let tx = tx.clone();
         readers.push(std::thread::spawn(move || {
-            let mut reader = BufReader::new(clone);
             loop {
                 let m = read_message(&mut reader);
                 let end = m.is_none();
@@ -119,14 +122,14 @@ pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
     }
     drop(tx);
     let deadline = Instant::now() + Duration::from_secs(q.expires_at.saturating_sub(now()).min(timeout));
-    let mut live = held.len();
+    let mut live = streams.len();
     let mut winner: Option<usize> = None;
     let answer = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
             Ok((i, Some(Message::Answer { id, answer }))) => {
                 winner = Some(i);
-                break judge_answer(q, &id, &answer, &held[i].1);
+                break judge_answer(q, &id, &answer, &streams[i].1);
             }
             Ok((_, Some(_))) => {}
             Ok((_, None)) => {
@@ -147,7 +150,7 @@ pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
         Answer::Expired { .. } => "expired",
         _ => "answered elsewhere",
     };
-    for (i, (stream, _)) in held.iter_mut().enumerate() {
+    for (i, (stream, _)) in streams.iter_mut().enumerate() {
         let m = if Some(i) == winner {
             Message::Decided { id: q.id.clone(), outcome: answer.outcome().to_string() }
         } else {
@@ -179,6 +182,8 @@ pub(super) enum Event {
     /// took.
     Gone(usize, String, Option<String>),
     Input(String),
+    /// A browser opened the page's link: its code, and who it is.
+    Pairing(u32, String),
     End,
 }
 
@@ -216,14 +221,20 @@ pub(super) fn serve(listener: UnixListener, queue: Shared, tx: mpsc::Sender<Even
 /// One run's connection: its question, then what becomes of it.
 fn take(mut conn: UnixStream, queue: &Shared, tx: &mpsc::Sender<Event>, presence: &Presence) {
     let Some((pid, uid)) = peer(&conn) else { return };
-    if uid != crate::exec::uid() {
+    // Only sandbox-bash itself asks, untraced, as this user: nothing else puts a question in the
+    // queue (a question from inside a sandbox could only ask for what encloses it, but it could
+    // mislead).
+    if uid != crate::exec::uid()
+        || Executable::of(&pid.to_string()).ok() != Executable::own().ok()
+        || Status::of(&pid.to_string()).is_none_or(|s| s.tracer != 0)
+    {
         return;
     }
     let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
     let Ok(clone) = conn.try_clone() else { return };
     let mut reader = BufReader::new(clone);
     let Some(Message::Ask { question }) = read_message(&mut reader) else { return };
-    if question.uid != uid || question.expires_at <= now() {
+    if question.uid != uid || question.expires_at <= now() || !well_formed(&question) {
         return;
     }
     let own = terminal_of("self");
@@ -263,6 +274,19 @@ fn take(mut conn: UnixStream, queue: &Shared, tx: &mpsc::Sender<Event>, presence
     let _ = tx.send(Event::Gone(number, why, outcome));
 }
 
+/// The fields a person reads as they are, checked: an id of 32 hex digits, modes of four octal
+/// digits, bits each a mode too (every other field is shown escaped).
+fn well_formed(q: &Question) -> bool {
+    let mode = |m: &str| m.len() == 4 && m.bytes().all(|b| (b'0'..=b'7').contains(&b));
+    q.id.len() == 32
+        && q.id.bytes().all(|b| b.is_ascii_hexdigit())
+        && mode(&q.allowed)
+        && mode(&q.mode)
+        && q.missing.iter().all(|m| mode(&m.bit) && m.words.bytes().all(|b| b.is_ascii_lowercase() || b == b' '))
+        && q.missing.len() <= 12
+        && q.hosts.len() <= 16
+}
+
 fn remove(queue: &Shared, number: usize) {
     if let Ok(mut q) = queue.lock() {
         q.pending.retain(|p| p.number != number);
@@ -272,6 +296,10 @@ fn remove(queue: &Shared, number: usize) {
 /// Sends a person's answer to request `number` (or the one with id `id`); what to say of it.
 pub(super) fn answer(queue: &Shared, which: Which<'_>, allow: bool) -> Result<usize, String> {
     let Ok(mut q) = queue.lock() else { return Err("the queue is unusable".into()) };
+    let waiting = q.pending.iter().filter(|p| !p.answered).count();
+    if matches!(which, Which::Oldest) && waiting > 1 {
+        return Err(format!("{waiting} requests are waiting: say which, as a N or r N"));
+    }
     let pending = match which {
         Which::Oldest => q.pending.iter_mut().find(|p| !p.answered),
         Which::Number(n) => q.pending.iter_mut().find(|p| p.number == n),
@@ -331,12 +359,12 @@ pub fn run(dir: &Path, json: bool, web: Option<Option<String>>) -> Result<i32, S
     if let Some(addr) = web {
         let page = super::web::Page::start(addr.as_deref(), Arc::clone(&queue))?;
         let presence = page.presence();
-        serve(listener, Arc::clone(&queue), tx, presence);
+        serve(listener, Arc::clone(&queue), tx.clone(), presence);
         let shown = page.url();
         println!("sandbox-bash: approvals for uid {} on a page: open {shown}", crate::exec::uid());
-        println!("(the link works once: the page keeps its own key; requests wait at {})", path.display());
+        println!("(the link lets one browser in once you confirm it here with y; requests wait at {})", path.display());
         let _ = std::io::stdout().flush();
-        let result = page.run(rx);
+        let result = page.run(rx, tx);
         let _ = std::fs::remove_file(&path);
         return result.map(|()| 0);
     }
@@ -389,8 +417,8 @@ pub fn run(dir: &Path, json: bool, web: Option<Option<String>>) -> Result<i32, S
                     emit(&mut out, &serde_json::json!({"event": "gone", "number": n, "why": why, "outcome": outcome}));
                 } else {
                     let _ = match outcome {
-                        Some(o) => writeln!(out, "request {n}: {o}"),
-                        None => writeln!(out, "request {n}: gone ({why})"),
+                        Some(o) => writeln!(out, "request {n}: {}", escaped(&o)),
+                        None => writeln!(out, "request {n}: gone ({})", escaped(&why)),
                     };
                 }
             }
@@ -404,11 +432,12 @@ pub fn run(dir: &Path, json: bool, web: Option<Option<String>>) -> Result<i32, S
                     }
                     (Some(Err(why)), true) => emit(&mut out, &serde_json::json!({"event": "refused", "why": why})),
                     (Some(Err(why)), false) => {
-                        let _ = writeln!(out, "{why}");
+                        let _ = writeln!(out, "{}", escaped(&why));
                     }
                 }
             }
             Event::End => break,
+            Event::Pairing(..) => {}
         }
         let _ = out.flush();
     }
@@ -478,22 +507,35 @@ pub fn escaped(s: &str) -> String {
         .collect()
 }
 
-/// A request as the terminal shows it.
+/// A request as the terminal shows it: every text escaped, and what is asked (the modes) again
+/// right above the answer, so that no text before it can scroll it away unseen.
 pub(super) fn show(n: usize, q: &Question) -> String {
-    let mut s =
-        format!("\n[{n}] request {} from uid {}, expires in {} s\n", q.id, q.uid, q.expires_at.saturating_sub(now()));
+    let mut s = format!(
+        "\n[{n}] request {} from uid {}, expires in {} s\n",
+        escaped(&q.id),
+        q.uid,
+        q.expires_at.saturating_sub(now())
+    );
     s.push_str(&format!("    workspace  {}\n    cwd        {}\n", escaped(&q.workspace), escaped(&q.cwd)));
     let argv: Vec<String> = q.argv.iter().map(|a| format!("'{}'", escaped(a))).collect();
     s.push_str(&format!("    command    bash {}\n", argv.join(" ")));
-    s.push_str(&format!("    mode       {} -> {}\n", q.allowed, q.mode));
+    if !q.files.is_empty() {
+        let files: Vec<String> = q.files.iter().map(|f| escaped(f)).collect();
+        s.push_str(&format!("    runs       {}\n", files.join(", ")));
+    }
+    s.push_str(&format!("    reason     {}\n", escaped(&q.reason)));
     for m in &q.missing {
         s.push_str(&format!("    missing    {}\n", m.shown()));
     }
     if !q.hosts.is_empty() {
         s.push_str(&format!("    hosts      {}\n", escaped(&q.hosts.join(", "))));
     }
-    s.push_str(&format!("    reason     {}\n", escaped(&q.reason)));
-    s.push_str(&format!("    answer     a {n} = allow once, r {n} = reject\n"));
+    s.push_str(&format!("    mode       {} -> {}\n", escaped(&q.allowed), escaped(&q.mode)));
+    s.push_str(&format!(
+        "    answer     a {n} = allow request {n} once ({} -> {}), r {n} = reject\n",
+        escaped(&q.allowed),
+        escaped(&q.mode)
+    ));
     s
 }
 
@@ -515,6 +557,7 @@ mod tests {
             missing: Vec::new(),
             hosts: Vec::new(),
             reason: "r".into(),
+            files: Vec::new(),
             asked_at: now(),
             expires_at: now() + 60,
             binding: String::new(),

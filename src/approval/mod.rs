@@ -49,12 +49,12 @@ impl Missing {
         #[cfg(not(target_os = "linux"))]
         let escaped = |s: &str| s.escape_debug().to_string();
         if self.command.is_empty() {
-            format!("{} ({}): {}", self.words, self.bit, escaped(&self.reason))
+            format!("{} ({}): {}", escaped(&self.words), escaped(&self.bit), escaped(&self.reason))
         } else {
             format!(
                 "{} ({}): {} needs it for {}: {}",
-                self.words,
-                self.bit,
+                escaped(&self.words),
+                escaped(&self.bit),
                 escaped(&self.command),
                 escaped(&self.target),
                 escaped(&self.reason)
@@ -80,6 +80,9 @@ pub struct Question {
     pub missing: Vec<Missing>,
     pub hosts: Vec<String>,
     pub reason: String,
+    /// The files the program runs or sources, as the analysis read them.
+    #[serde(default)]
+    pub files: Vec<String>,
     /// Seconds since the epoch.
     pub asked_at: u64,
     pub expires_at: u64,
@@ -174,14 +177,17 @@ pub struct Bound<'a> {
     pub mode: Mode,
     pub hosts: &'a [String],
     pub uid: u32,
+    /// The files the analysis read as code, each with the digest of what it read.
+    pub texts: &'a [(String, String)],
 }
 
 /// The digest an answer is bound to.
 pub fn binding(b: &Bound<'_>) -> String {
     let argv = b.argv.join("\0");
     let hosts = b.hosts.join("\0");
+    let texts: Vec<String> = b.texts.iter().map(|(p, d)| format!("{p}\0{d}")).collect();
     let (allowed, mode, uid) = (b.allowed.to_string(), b.mode.to_string(), b.uid.to_string());
-    sha256(&[&argv, b.program, b.cwd, b.workspace, &allowed, &mode, &hosts, &uid])
+    sha256(&[&argv, b.program, b.cwd, b.workspace, &allowed, &mode, &hosts, &uid, &texts.join("\0")])
 }
 
 /// The question for a decided program that asks for `mode` because of `reason`.
@@ -201,7 +207,7 @@ pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Requ
                 target: needing.map_or_else(String::new, |a| a.target.clone()),
                 command: needing.map_or_else(String::new, |a| a.command.clone()),
                 reason: needing.map_or_else(
-                    || "for what code the analysis cannot see does when it runs (the kernel refused it before)".into(),
+                    || "no word of the program needs it: asked for what code the analysis cannot see may do".into(),
                     |a| a.reason.clone(),
                 ),
             }
@@ -222,6 +228,7 @@ pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Requ
         missing,
         hosts: req.hosts.clone(),
         reason: req.reason.clone(),
+        files: decision.analysis.texts.iter().map(|(p, _)| p.clone()).collect(),
         asked_at,
         expires_at: asked_at + timeout,
         binding: binding(&Bound {
@@ -233,6 +240,7 @@ pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Requ
             mode,
             hosts: &req.hosts,
             uid,
+            texts: &decision.analysis.texts,
         }),
     }
 }
@@ -429,6 +437,7 @@ mod tests {
         let argv = vec!["-c".to_string(), "x".to_string()];
         let other_argv = vec!["-c".to_string(), "y".to_string()];
         let hosts = vec!["a.example".to_string()];
+        let texts = vec![("/w/x.sh".to_string(), "00".to_string())];
         let base = Bound {
             argv: &argv,
             program: "x",
@@ -438,6 +447,7 @@ mod tests {
             mode: Mode(0o667),
             hosts: &[],
             uid: 0,
+            texts: &[],
         };
         let first = binding(&base);
         for other in [
@@ -449,6 +459,7 @@ mod tests {
             Bound { mode: Mode(0o677), ..base },
             Bound { hosts: &hosts, ..base },
             Bound { uid: 1, ..base },
+            Bound { texts: &texts, ..base },
         ] {
             assert_ne!(first, binding(&other));
         }

@@ -1,13 +1,16 @@
 //! The approvals page: `sandbox-bash --sandbox-approvals --web [ADDR:PORT]` serves the same
 //! queue as the terminal on loopback.
 //!
-//! The printed link carries a one-time token; the first load trades it for a key the browser
-//! keeps as a cookie (HttpOnly, SameSite=Strict), so a reload or a lost connection finds the
-//! page again and nobody else can use the link. Every request must name this address as its
-//! `Host` (no other name can be made to point here); an answer must also carry a header no
-//! other site's page can send without asking first, and an `Origin`, when there is one, of
-//! this page. A page polls once a second: the listener counts as someone to ask only while a
-//! page has polled in the last five seconds.
+//! The printed link carries a one-time token. Opening it gives the page a key, which the page
+//! keeps in its own session storage (one per origin, so no other port of loopback, such as a
+//! development server a sandboxed command runs, ever sees it; a cookie would be sent to every
+//! port) and sends with each call. A key works only once the person confirms it in the
+//! listener's terminal, where the process that opened the link is named: a command that read
+//! the link from a command line or a file and raced the browser is refused there. Every
+//! request must name this address as its `Host` (no other name can be made to point here); an
+//! answer must also carry a header no other site's page can send without asking first, and an
+//! `Origin`, when there is one, of this page. A page polls once a second: the listener counts as
+//! someone to ask only while a confirmed page has polled in the last five seconds.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -18,7 +21,10 @@ use std::time::{Duration, Instant};
 use super::listen::{self, Event, Presence, Shared, Which, escaped};
 use super::now;
 
-const COOKIE: &str = "sandbox_bash_approvals";
+/// The header the page's key travels in.
+const KEY_HEADER: &str = "x-sandbox-bash-key";
+/// Most browsers waiting for the person's confirmation at once.
+const MAX_PAIRING: usize = 4;
 /// A page that has not polled for this long is not open.
 const OPEN_FOR: Duration = Duration::from_secs(5);
 const MAX_HEAD: usize = 16 * 1024;
@@ -31,10 +37,19 @@ struct Gone {
     what: String,
 }
 
+/// A browser that opened the link, waiting for the person to confirm it in the terminal.
+struct Pairing {
+    key: String,
+    code: u32,
+    who: String,
+}
+
 struct State {
-    /// The link's token until it is used.
+    /// The link's token until a browser that opened it is confirmed.
     token: Mutex<Option<String>>,
-    /// Keys given to browsers that used the link.
+    /// Browsers that opened the link and wait for the person's confirmation.
+    pairing: Mutex<Vec<Pairing>>,
+    /// Keys of browsers the person confirmed.
     keys: Mutex<Vec<String>>,
     last_poll: Mutex<Option<Instant>>,
     gone: Mutex<VecDeque<Gone>>,
@@ -62,6 +77,7 @@ impl Page {
         let token = super::new_id();
         let state = Arc::new(State {
             token: Mutex::new(Some(token.clone())),
+            pairing: Mutex::new(Vec::new()),
             keys: Mutex::new(Vec::new()),
             last_poll: Mutex::new(None),
             gone: Mutex::new(VecDeque::new()),
@@ -91,19 +107,30 @@ impl Page {
         })
     }
 
-    /// Serves the page and keeps what became of each request, until the process is stopped.
-    pub(super) fn run(self, rx: mpsc::Receiver<Event>) -> Result<(), String> {
+    /// Serves the page, takes the person's confirmations from standard input (`y`: let the
+    /// browser named last in, `n`: refuse it), and keeps what became of each request, until the
+    /// process is stopped.
+    pub(super) fn run(self, rx: mpsc::Receiver<Event>, tx: mpsc::Sender<Event>) -> Result<(), String> {
         let Page { listener, addr, state, queue, .. } = self;
         {
-            let state = Arc::clone(&state);
+            let (state, tx) = (Arc::clone(&state), tx.clone());
             std::thread::spawn(move || {
                 for conn in listener.incoming() {
                     let Ok(conn) = conn else { continue };
-                    let (state, queue) = (Arc::clone(&state), Arc::clone(&queue));
-                    std::thread::spawn(move || serve(conn, addr, &state, &queue));
+                    let (state, queue, tx) = (Arc::clone(&state), Arc::clone(&queue), tx.clone());
+                    std::thread::spawn(move || serve(conn, addr, &state, &queue, &tx));
                 }
             });
         }
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(Event::Input(line)).is_err() {
+                    return;
+                }
+            }
+        });
         let mut out = std::io::stdout();
         for event in rx {
             match event {
@@ -120,7 +147,18 @@ impl Page {
                         }
                     }
                 }
-                Event::Input(_) | Event::End => {}
+                Event::Input(line) => {
+                    let said = confirm(&state, line.trim());
+                    let _ = writeln!(out, "{said}");
+                }
+                Event::Pairing(code, who) => {
+                    let _ = writeln!(
+                        out,
+                        "a browser opened the link: {who}; the page shows the code {code:04}. \
+                         y: let it in, n: refuse it"
+                    );
+                }
+                Event::End => {}
             }
             let _ = out.flush();
         }
@@ -146,11 +184,6 @@ struct Head {
 impl Head {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn cookie(&self) -> Option<&str> {
-        let all = self.header("cookie")?;
-        all.split(';').map(str::trim).find_map(|c| c.strip_prefix(COOKIE)?.strip_prefix('='))
     }
 }
 
@@ -203,7 +236,65 @@ fn json(s: &mut TcpStream, status: &str, value: &serde_json::Value) {
     respond(s, status, "application/json", value.to_string().as_bytes(), &[]);
 }
 
-fn serve(mut s: TcpStream, addr: SocketAddr, state: &State, queue: &Shared) {
+/// The person's word on the browser that waits longest: `y` lets it in (and the link works no
+/// more), `n` refuses it.
+fn confirm(state: &State, said: &str) -> String {
+    let Ok(mut waiting) = state.pairing.lock() else { return "the page's state is unusable".into() };
+    if waiting.is_empty() {
+        return "no browser waits to be let in".into();
+    }
+    match said {
+        "y" | "yes" => {
+            let p = waiting.remove(0);
+            if let Ok(mut t) = state.token.lock() {
+                *t = None;
+            }
+            if let Ok(mut k) = state.keys.lock() {
+                k.push(p.key);
+            }
+            let refused = waiting.len();
+            waiting.clear();
+            format!(
+                "let in: {} (code {:04}); the link works no more{}",
+                p.who,
+                p.code,
+                if refused > 0 {
+                    format!(", and {refused} other browser(s) waiting were refused")
+                } else {
+                    String::new()
+                }
+            )
+        }
+        "n" | "no" => {
+            let p = waiting.remove(0);
+            format!("refused: {} (code {:04})", p.who, p.code)
+        }
+        _ => "y lets the browser in, n refuses it".into(),
+    }
+}
+
+/// Who is at the other end of a connection to this page: the process that holds the socket.
+fn who(peer: SocketAddr) -> String {
+    let found = crate::outside::proxy::socket_inode(std::process::id() as i32, peer.port())
+        .and_then(crate::outside::proxy::owner_of);
+    match found {
+        Some(pid) => {
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).map_or("?".into(), |p| p.display().to_string());
+            let uid = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .ok()
+                .and_then(|s| {
+                    s.lines().find_map(|l| {
+                        l.strip_prefix("Uid:").map(|u| u.split_whitespace().next().unwrap_or("?").to_string())
+                    })
+                })
+                .unwrap_or_else(|| "?".into());
+            format!("process {pid} ({}), uid {uid}", escaped(&exe))
+        }
+        None => format!("a process this listener cannot see, from port {}", peer.port()),
+    }
+}
+
+fn serve(mut s: TcpStream, addr: SocketAddr, state: &State, queue: &Shared, tx: &mpsc::Sender<Event>) {
     let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
     let mut buf = Vec::new();
     let Some(head) = read_head(&mut s, &mut buf) else { return };
@@ -216,36 +307,46 @@ fn serve(mut s: TcpStream, addr: SocketAddr, state: &State, queue: &Shared) {
         respond(&mut s, "421 Misdirected Request", "text/plain", b"this page answers only at its own address\n", &[]);
         return;
     }
-    let keyed = head.cookie().is_some_and(|c| state.keys.lock().is_ok_and(|k| k.iter().any(|k| same(k, c))));
+    let key = head.header(KEY_HEADER).unwrap_or("");
+    let keyed = !key.is_empty() && state.keys.lock().is_ok_and(|k| k.iter().any(|k| same(k, key)));
     let (path, query) = head.path.split_once('?').unwrap_or((&head.path, ""));
     match (head.method.as_str(), path) {
         ("GET", "/") if !query.is_empty() => {
             let given = query.split('&').find_map(|p| p.strip_prefix("token=")).unwrap_or("");
-            let taken = state
-                .token
-                .lock()
-                .ok()
-                .and_then(|mut t| if t.as_deref().is_some_and(|t| same(t, given)) { t.take() } else { None });
-            if taken.is_some() {
+            let valid = state.token.lock().is_ok_and(|t| t.as_deref().is_some_and(|t| same(t, given)));
+            let room = state.pairing.lock().is_ok_and(|p| p.len() < MAX_PAIRING);
+            if valid && room {
                 let key = super::new_id();
-                if let Ok(mut k) = state.keys.lock() {
-                    k.push(key.clone());
+                let code = u32::from_str_radix(&key[..4], 16).unwrap_or(0) % 10_000;
+                let who = s.peer_addr().map_or_else(|_| "a process this listener cannot see".into(), who);
+                if let Ok(mut p) = state.pairing.lock() {
+                    p.push(Pairing { key: key.clone(), code, who: who.clone() });
                 }
-                let cookie = format!("Set-Cookie: {COOKIE}={key}; HttpOnly; SameSite=Strict; Path=/");
-                respond(&mut s, "303 See Other", "text/plain", b"", &[cookie, "Location: /".into()]);
-            } else if keyed {
-                respond(&mut s, "303 See Other", "text/plain", b"", &["Location: /".into()]);
+                let _ = tx.send(Event::Pairing(code, who));
+                let page = PAGE.replace("KEY_FROM_LINK", &key).replace("CODE_FROM_LINK", &format!("{code:04}"));
+                respond(&mut s, "200 OK", "text/html; charset=utf-8", page.as_bytes(), &[]);
             } else {
-                let body =
-                    b"This link was used already, or is not this page's: start sandbox-bash --sandbox-approvals \
-                             --web again for a new one.\n";
+                let body = b"This link was used already, or is not this page's: start sandbox-bash \
+                             --sandbox-approvals --web again for a new one.\n";
                 respond(&mut s, "403 Forbidden", "text/plain", body, &[]);
             }
         }
-        _ if !keyed => {
-            respond(&mut s, "403 Forbidden", "text/plain", b"Open the link sandbox-bash printed.\n", &[]);
+        ("GET", "/") => {
+            let page = PAGE.replace("KEY_FROM_LINK", "").replace("CODE_FROM_LINK", "");
+            respond(&mut s, "200 OK", "text/html; charset=utf-8", page.as_bytes(), &[]);
         }
-        ("GET", "/") => respond(&mut s, "200 OK", "text/html; charset=utf-8", PAGE.as_bytes(), &[]),
+        ("GET", "/pending") if !keyed => {
+            let code = state.pairing.lock().ok().and_then(|p| p.iter().find(|p| same(&p.key, key)).map(|p| p.code));
+            let body = match code {
+                Some(code) => serde_json::json!({"waiting": format!("{code:04}")}),
+                None => serde_json::json!({"error": "open the link sandbox-bash printed"}),
+            };
+            json(&mut s, "403 Forbidden", &body);
+        }
+        _ if !keyed => {
+            let body = serde_json::json!({"ok": false, "error": "open the link sandbox-bash printed"});
+            json(&mut s, "403 Forbidden", &body);
+        }
         ("GET", "/pending") => {
             if let Ok(mut t) = state.last_poll.lock() {
                 *t = Some(Instant::now());
@@ -318,6 +419,7 @@ fn pending(queue: &Shared, state: &State) -> serde_json::Value {
                         "missing": missing,
                         "hosts": q.hosts.iter().map(|h| escaped(h)).collect::<Vec<_>>(),
                         "reason": escaped(&q.reason),
+                        "files": q.files.iter().map(|f| escaped(f)).collect::<Vec<_>>(),
                     })
                 })
                 .collect()
@@ -344,6 +446,11 @@ button{font-size:1em;margin-right:1em;padding:.3em 1em}
 <h2>Answered or gone</h2><ul id="log"></ul>
 <script>
 "use strict";
+// The key comes once, in the page the link opened; the page keeps it in its own session storage
+// (this origin's alone) and sends it with every call.
+const given = "KEY_FROM_LINK";
+if (given) { sessionStorage.setItem("key", given); sessionStorage.setItem("code", "CODE_FROM_LINK"); history.replaceState(null, "", "/"); }
+const key = sessionStorage.getItem("key") || "";
 const shown = new Map();
 function field(dl, name, value) {
   const dt = document.createElement("dt"); dt.textContent = name;
@@ -363,6 +470,7 @@ function card(r) {
   field(dl, "mode", r.from + " \u2192 " + r.to);
   for (const m of r.missing) field(dl, "missing", m);
   if (r.hosts.length) field(dl, "hosts", r.hosts.join(", "));
+  if (r.files.length) field(dl, "runs", r.files.join(", "));
   field(dl, "reason", r.reason);
   const left = document.createElement("p"); left.className = "left";
   const allow = document.createElement("button"); allow.textContent = "Allow once"; allow.className = "allow";
@@ -375,7 +483,7 @@ function card(r) {
 }
 async function answer(id, what, said) {
   try {
-    const res = await fetch("/answer", {method: "POST", headers: {"Content-Type": "application/json", "X-Sandbox-Bash": "answer"},
+    const res = await fetch("/answer", {method: "POST", headers: {"Content-Type": "application/json", "X-Sandbox-Bash": "answer", "X-Sandbox-Bash-Key": key},
                                         body: JSON.stringify({id: id, answer: what})});
     const body = await res.json();
     said.textContent = body.ok ? "Answer sent: " + what : "Refused: " + body.error;
@@ -385,9 +493,15 @@ async function answer(id, what, said) {
 }
 async function poll() {
   try {
-    const res = await fetch("/pending", {cache: "no-store"});
-    if (!res.ok) throw new Error("status " + res.status);
+    const res = await fetch("/pending", {cache: "no-store", headers: {"X-Sandbox-Bash-Key": key}});
     const data = await res.json();
+    if (res.status == 403) {
+      document.getElementById("status").textContent = data.waiting
+        ? "Confirm this page in the terminal of sandbox-bash --sandbox-approvals: it shows the code " + data.waiting + "."
+        : "Open the link sandbox-bash --sandbox-approvals --web printed.";
+      return;
+    }
+    if (!res.ok) throw new Error("status " + res.status);
     const list = document.getElementById("list");
     const ids = new Set(data.pending.map(r => r.id));
     for (const [id, el] of shown) if (!ids.has(id)) { el.remove(); shown.delete(id); }

@@ -5,7 +5,10 @@ WebDriver protocol (plain HTTP and JSON; the standard library only).
   page.py SANDBOX_BASH WORKSPACE OUTSIDE HOME
 
 What it does, in order (each step checked, the first failure ends it with status 1):
-  1. starts `sandbox-bash --sandbox-approvals --web` and opens the link it prints;
+  1. starts `sandbox-bash --sandbox-approvals --web`; a process that is not the browser opens
+     the link first (as one that read it from a command line would): the terminal names it, and
+     the person refuses it; then the browser opens the link, is named, and is let in; the page
+     sets no cookie;
   2. a request shows up with its fields, and again after a reload; the link does not work twice;
   3. with the browser offline the page says the connection is lost, and online again it shows
      the same request with the same id;
@@ -19,7 +22,9 @@ Prints one line per step and "page: all N steps passed" at the end.
 
 import json
 import os
+import queue
 import socket
+import threading
 import subprocess
 import sys
 import time
@@ -121,18 +126,51 @@ def cards():
 
 def main():
     web = subprocess.Popen([SB, "--sandbox-approvals", "--web"], env={"HOME": HOME, "PATH": ENV["PATH"]},
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = web.stdout.readline()
     if "http://" not in line:
         fail(f"no link: {line!r}")
     url = line[line.index("http://"):].split()[0]
     base = url.split("/?")[0]
+    said = queue.Queue()
+    threading.Thread(target=lambda: [said.put(l) for l in web.stdout], daemon=True).start()
+
+    def terminal_says(words):
+        end = time.time() + 20
+        while time.time() < end:
+            try:
+                l = said.get(timeout=1)
+            except queue.Empty:
+                continue
+            if words in l:
+                return l
+        fail(f"the listener's terminal never said {words!r}")
+
+    def person(word):
+        web.stdin.write(word + "\n")
+        web.stdin.flush()
+
     d = Driver()
     terminal = None
     try:
+        # A process that read the link races the browser: named, and refused.
+        with urllib.request.urlopen(url, timeout=10) as r:
+            if r.headers.get("Set-Cookie"):
+                fail("the page set a cookie, which every port of loopback would be sent")
+        thief = terminal_says("a browser opened the link")
+        if "python3" not in thief:
+            fail(f"the terminal did not name the process that opened the link: {thief!r}")
+        person("n")
+        terminal_says("refused:")
         d.go(url)
+        named = terminal_says("a browser opened the link")
+        if "chrom" not in named:
+            fail(f"the terminal did not name the browser: {named!r}")
+        d.wait("return document.getElementById('status').textContent.includes('Confirm this page')", "the code")
+        person("y")
+        terminal_says("let in:")
         d.wait("return document.getElementById('status').textContent.includes('No request')", "the page")
-        step("the link opens the page")
+        step("a process that races the browser is named and refused; the browser is named and let in")
 
         run, target = ask("allowed.txt")
         ids = d.wait(cards(), "the request on the page")
@@ -170,7 +208,8 @@ def main():
 
         second = d.s("POST", "/execute/async", {"script": """
             const done = arguments[arguments.length - 1];
-            fetch('/answer', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Sandbox-Bash': 'answer'},
+            fetch('/answer', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Sandbox-Bash': 'answer',
+                                                 'X-Sandbox-Bash-Key': sessionStorage.getItem('key')},
                               body: JSON.stringify({id: arguments[0], answer: 'allow-once'})})
               .then(r => r.json().then(b => done([r.status, b])));""", "args": [ids[0]]})
         if second[0] != 409 or second[1]["ok"]:

@@ -56,6 +56,26 @@ TEXT_TRIGGER = "in a fenced bash block"
 TEXT_STEPS = ["n=$((6*7)) && echo sandbox-ok-$n && cat README.txt && printf argv: && base64 -w0 < /proc/$$/cmdline && echo"] + STEPS[1:]
 TEXT_COMMANDS = "These are the sandbox check commands.\n\n```bash\n" + "\n".join(TEXT_STEPS) + "\n```\n"
 SIDE_TEXT = "Sandbox check"
+# With --ask DIR (tool clients), two more steps: a write outside the workspace, which the default
+# mode denies with a request hint, and the same command again with the request line the hint
+# names (its mode and hosts read from the denial that came back, as a model would), which an
+# approvals listener the suite runs allows once.
+ASK_DIR = None
+ASK_REASON = "the suite writes one file outside the workspace"
+HINT = re.compile(r"make its first line (# sandbox-bash: request \S+(?: host \S+)?) because REASON")
+
+
+def ask_steps():
+    return [] if ASK_DIR is None else ["touch %s/granted.txt" % ASK_DIR, None]
+
+
+def ask_again(denial):
+    """The command of the last step: the request line from the hint in `denial`, then the
+    command that was denied."""
+    m = HINT.search(denial or "")
+    if not m:
+        return "echo no request hint came back"
+    return "%s because %s\n%s" % (m.group(1), ASK_REASON, ask_steps()[0])
 MODEL = "fake-model"
 
 # Names of shell tools, best first (Codex offers several; shell_command uses the login shell).
@@ -214,9 +234,12 @@ def decide(api, body):
                 return ("text", "final", FINAL_TEXT)
             return ("text", "commands", TEXT_COMMANDS)
         return ("text", None, SIDE_TEXT)
-    step = len(tool_results(api, body))
-    if step < len(STEPS):
-        return ("tool", step + 1, name, arguments(schema, STEPS[step]))
+    results = tool_results(api, body)
+    step = len(results)
+    steps = STEPS + ask_steps()
+    if step < len(steps):
+        command = steps[step] if steps[step] is not None else ask_again(results[-1][1])
+        return ("tool", step + 1, name, arguments(schema, command))
     return ("text", None, FINAL_TEXT)
 
 
@@ -498,6 +521,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def serve(args):
+    global ASK_DIR
+    ASK_DIR = args.ask
     server = ThreadingHTTPServer((args.host, 0), Handler)
     server.daemon_threads = True
     server.log_path = args.log
@@ -536,7 +561,7 @@ def summarize(log):
         results = tool_results(e["api"], body)
         if len(results) >= len(best):
             best = results
-        if len(results) >= len(STEPS):
+        if len(results) >= len(STEPS) + len(ask_steps()):
             final_answered = True
     texts = [t for _, t in best]
     argv = None
@@ -593,9 +618,11 @@ EROFS = "Read-only file system"
 def check(args):
     """Judges one run from what the client sent back, the audit log and the workspace; prints
     one JSON object (the row's cells and every failure)."""
+    global ASK_DIR
+    ASK_DIR = args.ask
     sent = summarize(args.log)
     audit = load_jsonl(args.audit)
-    results = sent["results"] + [""] * (len(STEPS) - len(sent["results"]))
+    results = sent["results"] + [""] * (len(STEPS) + len(ask_steps()) - len(sent["results"]))
     fails = []
     written = os.path.join(args.workspace, "written.txt")
 
@@ -632,11 +659,28 @@ def check(args):
     if not sent["argv"] or sent["argv"][0] != args.shell:
         fails.append("the shell that ran step 1 was started as %s, expected argv[0] %s" % (json.dumps(sent["argv"]), args.shell))
     if not sent["final_answered"]:
-        fails.append("the client never sent the three results back together (conversation did not finish)")
+        fails.append("the client never sent all the results back together (conversation did not finish)")
+    asked = None
+    if ASK_DIR is not None:
+        # The denial came back with its hint; the request named in it ran once, allowed.
+        granted = os.path.join(ASK_DIR, "granted.txt")
+        hint = HINT.search(results[3])
+        asked = bool(hint) and DENIED in results[3] and os.path.exists(granted) and DENIED not in results[4]
+        if not asked:
+            fails.append(
+                "steps 4-5 (a write outside, then the request its hint names): hint back %s, file written %s, "
+                "step 5 said %r" % (bool(hint), os.path.exists(granted), results[4][:300])
+            )
+        approvals = [(r.get("verdict"), r.get("by", "")) for r in audit if r.get("event") == "approval"]
+        if [v for v, _ in approvals] != ["asked", "allowed-once"]:
+            fails.append("audit: the approval records were %s, expected asked then allowed-once" % approvals)
+    # Records of other events (approvals, refusals told) carry no mode of a run.
+    audit = [r for r in audit if r.get("event") is None]
 
     # The audit log: every record carries the mode the shell got; the scripted commands are
     # there with the verdicts the suite expects.
-    modes = sorted({r.get("allowed") for r in audit})
+    granted_mode = [r.get("allowed") for r in audit if "granted.txt" in (r.get("program") or "") and r.get("verdict") == "allow"]
+    modes = sorted({r.get("allowed") for r in audit if not ("granted.txt" in (r.get("program") or "") and r.get("verdict") == "allow")})
     if modes != [args.mode]:
         fails.append("audit: the shell ran with modes %s, expected only %s" % (modes, args.mode))
 
@@ -659,6 +703,8 @@ def check(args):
         "allowed_back": allowed_back,
         "denial_back": denial_back,
         "write": write_cell,
+        "asked": asked,
+        "granted_mode": granted_mode,
         "argv": sent["argv"],
         "apis": sent["apis"],
         "requests": sent["requests"],
@@ -689,6 +735,7 @@ def main():
     s.add_argument("--log", required=True)
     s.add_argument("--port-file", required=True)
     s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--ask", default=None, help="a directory outside the workspace: the two request steps write there")
     r = sub.add_parser("report")
     r.add_argument("--log", required=True)
     c = sub.add_parser("check")
@@ -700,6 +747,7 @@ def main():
     c.add_argument("--shell", required=True, help="the argv[0] the client must give its shell")
     c.add_argument("--denial", choices=["static", "kernel"], default="static", help="how a denial must show (see EACCES)")
     c.add_argument("--outer", default="", help="with --denial kernel: a word of the program sandbox-bash started")
+    c.add_argument("--ask", default=None, help="as serve's --ask: the request steps are judged too")
     sub.add_parser("lo-up")
     args = p.parse_args()
     if args.cmd == "serve":

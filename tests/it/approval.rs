@@ -179,6 +179,14 @@ fn a_request_is_paired_exact_and_within_the_ceiling_before_anyone_is_asked() {
     denied_with(&out, "is forbidden: the administrator's ceiling max_mode=0667");
     assert!(asked(&lab).is_empty(), "the approver was asked: {:?}", asked(&lab));
     assert!(!target.exists());
+    // Nor for what could not run with it anyway: an audit log the wider mode would let
+    // commands write.
+    let log = lab.outside.join("audit.jsonl");
+    let out =
+        run(&lab, user, "0467", &request("0667", "x", &write), &[(SYSTEM, &config), ("SANDBOX_BASH_AUDIT_LOG", &log)]);
+    denied_with(&out, "the request for 0667 cannot be granted here: refusing to write the audit log");
+    assert!(asked(&lab).is_empty(), "the approver was asked: {:?}", asked(&lab));
+    assert!(!target.exists());
     // The line is a comment to bash: a request where nothing is missing changes nothing else.
     let out =
         sb(&lab, user, "0467").arg("--sandbox-explain").arg("-c").arg(request("0667", "x", &write)).output().unwrap();
@@ -350,6 +358,30 @@ fn a_listener_in_another_terminal_answers_and_an_answer_binds_one_request_once()
         let lab = lab_for(user);
         let mut listener = Listener::start(&lab, user);
         let (target, write) = write_outside(&lab, "granted.txt");
+        // A question from anything but sandbox-bash is not shown.
+        let socket = lab.home.join(format!(".local/state/sandbox-bash/approvals/{}.sock", listener.child.id()));
+        let fake = lab.outside.join("fake.py");
+        std::fs::write(
+            &fake,
+            format!(
+                "import json, socket, sys, time\n\
+                 q = {{'id': 'f' * 32, 'uid': {uid}, 'workspace': '/', 'cwd': '/', 'argv': [], 'source': 'command',\n\
+                 \x20     'program': 'FAKE', 'allowed': '0467', 'mode': '7777', 'missing': [], 'hosts': [], 'reason': 'x',\n\
+                 \x20     'asked_at': 0, 'expires_at': int(time.time()) + 60, 'binding': ''}}\n\
+                 try:\n\
+                 \x20   s = socket.socket(socket.AF_UNIX)\n\
+                 \x20   s.connect(sys.argv[1])\n\
+                 \x20   s.sendall((json.dumps({{'kind': 'ask', 'question': q}}) + '\\n').encode())\n\
+                 \x20   time.sleep(1)\n\
+                 except OSError:\n\
+                 \x20   pass\n",
+                uid = user.uid()
+            ),
+        )
+        .unwrap();
+        give_tree(&lab.outside, user);
+        let status = as_user(user, "/usr/bin/python3").arg(&fake).arg(&socket).status().unwrap();
+        assert!(status.success());
         let asking = sb(&lab, user, "0467").arg("-c").arg(request("0667", "notes", &write)).spawn().unwrap();
         let pending = listener.next();
         assert_eq!(pending["event"], "pending", "{pending}");
@@ -407,6 +439,25 @@ fn a_script_changed_while_its_request_waits_is_not_what_was_approved() {
     let out = asking.wait_with_output().unwrap();
     denied_with(&out, "changed while the request was asked");
     assert!(!target.exists());
+    // A script the program runs is bound too: edited while the question waits, it is not what
+    // the person was shown.
+    let helper = lab.ws.join("helper.sh");
+    std::fs::write(&helper, format!("#!/bin/bash\n{write}\n")).unwrap();
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let asking = sb(&lab, user, "0467").arg("-c").arg(request("0667", "notes", "./helper.sh")).spawn().unwrap();
+    let pending = loop {
+        let e = listener.next();
+        if e["event"] == "pending" {
+            break e;
+        }
+    };
+    assert_eq!(pending["request"]["files"][0], helper.display().to_string(), "{pending}");
+    let victim = lab.outside.join("victim");
+    std::fs::write(&helper, format!("#!/bin/bash\n{write}; touch {}\n", victim.display())).unwrap();
+    listener.say("a");
+    let out = asking.wait_with_output().unwrap();
+    denied_with(&out, "changed while the request was asked");
+    assert!(!target.exists() && !victim.exists());
 }
 
 #[test]

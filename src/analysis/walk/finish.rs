@@ -125,6 +125,7 @@ impl Walker<'_> {
             unresolved: dedup(self.unresolved),
             failure: None,
             requests: self.requests,
+            texts: self.texts_read,
         }
     }
 

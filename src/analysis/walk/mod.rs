@@ -108,6 +108,8 @@ pub struct Walker<'c> {
     nested_texts: usize,
     /// Request lines that begin texts handed to `eval` or `bash -c`.
     requests: Vec<String>,
+    /// Files read as code, with the SHA-256 of what was read.
+    texts_read: Vec<(String, String)>,
     /// Walking on the caller's own (small) stack: anything deeper than the shallow bounds
     /// stops the walk, and the analysis starts again on a big stack.
     shallow: bool,
@@ -289,6 +291,7 @@ impl<'c> Walker<'c> {
             source: None,
             nested_texts: 0,
             requests: Vec::new(),
+            texts_read: Vec::new(),
             parses: 0,
             parsed_bytes: 0,
             quiet: 0,

@@ -12,6 +12,9 @@ use crate::scope::{self, Class};
 /// Largest file read for `source`/script analysis (the same limit as the program text).
 const MAX_FILE_BYTES: u64 = parse::MAX_TEXT_BYTES as u64;
 
+/// Most files kept with their digest (see [`crate::analysis::Analysis::texts`]).
+const MAX_TEXTS_KEPT: usize = 256;
+
 impl Walker<'_> {
     /// Reads a file bash will run as code (`source`, `bash FILE`), if it can be trusted to be
     /// what will run: readable now, not too large, valid text, and not written earlier by this
@@ -33,6 +36,11 @@ impl Walker<'_> {
         // The work budgets grow with the code there is to read, files included (once each).
         if !self.file_names.iter().any(|f| f == path) {
             self.input_len += bytes.len();
+        }
+        if self.texts_read.len() < MAX_TEXTS_KEPT && !self.texts_read.iter().any(|(p, _)| p == path) {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(&bytes);
+            self.texts_read.push((path.to_string(), digest.iter().map(|b| format!("{b:02x}")).collect()));
         }
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.

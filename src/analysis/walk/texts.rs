@@ -92,6 +92,15 @@ impl Walker<'_> {
 
     /// Parses and walks a piece of text that bash will run.
     pub(super) fn run_text(&mut self, text: &str, origin: Origin, st: &mut State, nest: Nest) {
+        // A request for more access where a client put the command it was given (`eval '…'`,
+        // `bash -c '…'`, `{ …; }`): the first line's comment of any text bash runs.
+        if let Some(first) = crate::request::first_comment(text)
+            && crate::request::is_request_line(first)
+            && !self.requests.iter().any(|r| r == first)
+            && self.requests.len() < 4
+        {
+            self.requests.push(first.to_string());
+        }
         let Some(key) = self.admit_text(text, origin.base) else { return };
         let program = match self.parse_cached(text) {
             Ok(p) => p,
@@ -270,13 +279,6 @@ impl Walker<'_> {
 
     /// Walks text that was decoded from a word at `pos` (positions inside map to `pos`).
     pub fn run_decoded(&mut self, text: &str, pos: Pos, st: &mut State, nest: Nest) {
-        if let Some(first) = text.lines().next()
-            && crate::request::is_request_line(first)
-            && !self.requests.iter().any(|r| r == first)
-            && self.requests.len() < 4
-        {
-            self.requests.push(first.to_string());
-        }
         let origin = Origin { base: pos, verbatim: false, file: self.origin.file };
         self.run_text(text, origin, st, nest)
     }

@@ -260,7 +260,7 @@ const MAX_JOINED: usize = 64;
 
 /// The inode of the TCP socket bound to local `port` in the network namespace of process
 /// `pid`.
-fn socket_inode(pid: i32, port: u16) -> Option<u64> {
+pub(crate) fn socket_inode(pid: i32, port: u16) -> Option<u64> {
     let want = format!(":{port:04X}");
     ["tcp", "tcp6"].iter().find_map(|table| {
         let text = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).ok()?;
@@ -272,7 +272,7 @@ fn socket_inode(pid: i32, port: u16) -> Option<u64> {
 }
 
 /// The process that holds the socket `inode`.
-fn owner_of(inode: u64) -> Option<i32> {
+pub(crate) fn owner_of(inode: u64) -> Option<i32> {
     let want = format!("socket:[{inode}]");
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: i32 = e.file_name().to_str()?.parse().ok()?;
