@@ -24,6 +24,9 @@ pub(crate) enum Settled {
     Run(Mode, Vec<String>, Option<Box<Question>>),
 }
 
+/// Why a program would not run with a mode and hosts (see [`settle`]).
+pub(crate) type WouldRun<'a> = dyn Fn(Mode, &[String]) -> Result<(), String> + 'a;
+
 /// An audit record to write once the log is open.
 pub(crate) struct Event {
     pub(crate) verdict: &'static str,
@@ -39,7 +42,7 @@ pub(crate) fn settle(
     decision: &Decision,
     bash_args: &[OsString],
     env: &Environ,
-    would_run: &dyn Fn(Mode, &[String]) -> Result<(), String>,
+    would_run: &WouldRun<'_>,
     events: &mut Vec<Event>,
 ) -> Settled {
     let Some(found) = request::of_decision(decision) else { return Settled::Nothing };
