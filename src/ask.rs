@@ -50,7 +50,10 @@ pub(crate) fn settle(
         Ok(r) => r,
         Err(why) => return Settled::Deny(why),
     };
-    let ask = match request::judge(&req, decision, decide::bounds(settings)) {
+    let dir = approval::dir(env, layout.home.as_deref());
+    let observed = dir.as_deref().map(|d| approval::observed(d, &decision.workspace));
+    let bounds = request::Bounds { observed: observed.as_ref(), ..decide::bounds(settings) };
+    let ask = match request::judge(&req, decision, bounds) {
         Judged::Ask => true,
         Judged::Held(mode) => return Settled::Run(mode, Vec::new(), None),
         Judged::Refused(why) | Judged::Forbidden(why) => return Settled::Deny(why),
@@ -63,7 +66,6 @@ pub(crate) fn settle(
     let config = &settings.config.approval;
     let argv: Vec<String> = bash_args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let q = approval::question(decision, &argv, &req, config.timeout);
-    let dir = approval::dir(env, layout.home.as_deref());
     let same = approval::sameness(decision, &req);
     let record = |outcome: Option<&str>, by: Option<&str>, why: Option<&str>| {
         let mut r = approval::Record::of(&q);

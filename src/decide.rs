@@ -471,6 +471,7 @@ pub(crate) fn bounds(settings: &Settings) -> request::Bounds<'_> {
             NetPlan::Proxy(list) => Some(list),
             _ => None,
         },
+        observed: None,
     }
 }
 

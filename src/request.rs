@@ -185,6 +185,9 @@ pub struct Bounds<'a> {
     /// The network allowlist this level holds with its own proxy (none: every host as the
     /// mode allows, or a list an enclosing level holds).
     pub list: Option<&'a Allowlist>,
+    /// What the kernel and the proxy refused in this workspace lately (the mode that would
+    /// have allowed it, the hosts): all that code the analysis cannot see may ask for.
+    pub observed: Option<&'a (Mode, Vec<String>)>,
 }
 
 /// What a denial's hint asks for: a mode, and hosts for the network allowlist.
@@ -276,7 +279,10 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     // what no word of the program shows: the kernel and the proxy saw it refused, and said so
     // with this hint. The person asked sees that it is so.
     let unseen = sees_not_all(decision);
-    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h) && !unseen) {
+    let (seen_mode, seen_hosts) = bounds.observed.map_or((Mode::NONE, &[][..]), |(m, h)| (*m, &h[..]));
+    let seen_hosts = host_set(seen_hosts);
+    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h) && !(unseen && seen_hosts.contains(h)))
+    {
         return Judged::Refused(format!(
             "the request names the host {extra}, which the program is not refused{}",
             hosts_to_ask(&refused_hosts)
@@ -306,11 +312,20 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
             "the request for {asked} is not needed: the program runs with the allowed mode {allowed}; remove the line"
         ));
     }
-    if added != Mode::NONE && !missing.covers(added) && !unseen {
-        return Judged::Refused(format!(
-            "the request for {asked} is wider than the program needs ({} is not missing): ask for {narrowest}",
-            added.without(missing)
-        ));
+    let beyond = added.without(missing);
+    if beyond != Mode::NONE && !(unseen && seen_mode.covers(beyond)) {
+        let why = if unseen {
+            format!(
+                "the request for {asked} asks for {beyond}, which no word of the program needs and the kernel has not \
+                 refused in this workspace lately; run it without the request first: if the kernel refuses it, the \
+                 hint names what to ask"
+            )
+        } else {
+            format!(
+                "the request for {asked} is wider than the program needs ({beyond} is not missing): ask for {narrowest}"
+            )
+        };
+        return Judged::Refused(why);
     }
     if !added.covers(missing) {
         return Judged::Refused(format!(

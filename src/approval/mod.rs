@@ -207,7 +207,11 @@ pub fn question(decision: &Decision, argv: &[String], req: &crate::request::Requ
                 target: needing.map_or_else(String::new, |a| a.target.clone()),
                 command: needing.map_or_else(String::new, |a| a.command.clone()),
                 reason: needing.map_or_else(
-                    || "no word of the program needs it: asked for what code the analysis cannot see may do".into(),
+                    || {
+                        "no word of the program needs it: the kernel refused it in this workspace lately, in code \
+                         the analysis cannot see"
+                            .into()
+                    },
                     |a| a.reason.clone(),
                 ),
             }
@@ -293,6 +297,64 @@ pub fn remember_rejection(dir: &Path, key: &str, seconds: u64) {
     if make_dir(&rejected) {
         let _ = std::fs::write(rejected.join(key), format!("{}\n", now() + seconds));
     }
+}
+
+/// How long what the kernel or the proxy refused in a workspace counts for a request that asks
+/// for it, in seconds.
+pub const OBSERVED_FOR: u64 = 600;
+
+fn observed_file(dir: &Path, workspace: &str) -> PathBuf {
+    let uid = crate::exec::uid().to_string();
+    dir.join("observed").join(sha256(&[&uid, workspace]))
+}
+
+/// Notes that the kernel (a mode that would allow it) or the proxy (hosts) refused something
+/// in `workspace` during a run: a later request for code the analysis cannot see may ask for
+/// that much, and no more. Written by the processes outside the sandbox, in the approvals
+/// directory no command reaches.
+pub fn observe(dir: &Path, workspace: &str, mode: Option<Mode>, hosts: &[String]) {
+    if !make_dir(&dir.join("observed")) {
+        return;
+    }
+    let mut line = format!("{}", now());
+    if let Some(m) = mode {
+        line.push_str(&format!(" mode {m}"));
+    }
+    for h in hosts {
+        line.push_str(&format!(" host {h}"));
+    }
+    line.push('\n');
+    let path = observed_file(dir, workspace);
+    let mut kept: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.split(' ').next().and_then(|t| t.parse::<u64>().ok()).is_some_and(|t| t + OBSERVED_FOR > now()))
+        .map(str::to_string)
+        .collect();
+    kept.truncate(64);
+    kept.push(line.trim_end().to_string());
+    let _ = std::fs::write(&path, kept.join("\n") + "\n");
+}
+
+/// What the kernel and the proxy refused in `workspace` lately: the union of the modes that
+/// would have allowed it, and the hosts.
+pub fn observed(dir: &Path, workspace: &str) -> (Mode, Vec<String>) {
+    let text = std::fs::read_to_string(observed_file(dir, workspace)).unwrap_or_default();
+    let (mut mode, mut hosts) = (Mode(0), Vec::new());
+    for line in text.lines() {
+        let mut words = line.split(' ');
+        if !words.next().and_then(|t| t.parse::<u64>().ok()).is_some_and(|t| t + OBSERVED_FOR > now()) {
+            continue;
+        }
+        while let (Some(kind), Some(value)) = (words.next(), words.next()) {
+            match kind {
+                "mode" => mode = mode.union(Mode::parse(value).unwrap_or(Mode(0))),
+                "host" if !hosts.iter().any(|h| h == value) => hosts.push(value.to_string()),
+                _ => {}
+            }
+        }
+    }
+    (mode, hosts)
 }
 
 /// Asks whoever can answer, and waits at most until the question expires.

@@ -85,7 +85,9 @@ impl Outside {
                 .filter(|p| p.starts_with('/'));
         }
         if let NetPlan::Proxy(list) = &settings.net {
-            started.start_proxy(list, settings.modes.allowed, state.as_deref())?;
+            // What the proxy refuses is noted where a later request may ask for it.
+            let observe = to_run.layout.private.first().map(|d| (d.clone(), to_run.layout.workspace.clone()));
+            started.start_proxy(list, settings.modes.allowed, state.as_deref(), observe)?;
         }
         Ok(started)
     }
@@ -135,7 +137,13 @@ impl Outside {
 
     /// The proxy for `list`; a later call of an agent session joins the session's namespace
     /// and proxy instead, when they live.
-    fn start_proxy(&mut self, list: &allowlist::Allowlist, allowed: Mode, state: Option<&str>) -> Result<(), Error> {
+    fn start_proxy(
+        &mut self,
+        list: &allowlist::Allowlist,
+        allowed: Mode,
+        state: Option<&str>,
+        observe: Option<(String, String)>,
+    ) -> Result<(), Error> {
         let sockets = sandbox::netns::inherited_network_sockets().map_err(Error::Refused)?;
         if !sockets.is_empty() {
             let fds: Vec<String> = sockets.iter().map(i32::to_string).collect();
@@ -169,7 +177,8 @@ impl Outside {
         let stderr = exec::duplicate(2).ok();
         // A request for more hosts is made at the outermost level, the one that starts a proxy.
         let mode = Some(allowed);
-        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry, stderr, mode).map_err(Error::Refused)?);
+        let told = proxy::Tell { stderr, mode, observe };
+        self.proxy = Some(proxy::spawn(list.clone(), access, records, registry, told).map_err(Error::Refused)?);
         Ok(())
     }
 

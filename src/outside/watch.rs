@@ -458,6 +458,9 @@ impl Watch {
             if modes.len() == remedies.len() && all != Mode(0) && self.ceiling.is_none_or(|c| c.covers(all)) {
                 let hint = crate::request::Hint { mode: all, hosts: Vec::new() };
                 self.stderr.line(&crate::request::hint_line(&hint));
+                if let Some(dir) = self.layout.private.first() {
+                    crate::approval::observe(std::path::Path::new(dir), &self.layout.workspace, Some(all), &[]);
+                }
             }
         }
         self.stderr.release();

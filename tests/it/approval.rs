@@ -665,12 +665,19 @@ fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_
         let target = lab.outside.join("report.txt");
         // Python writes it: no word of the program names it, the kernel refuses it.
         let write = format!("python3 -c 'open(\"{}\", \"w\").write(\"done\")'", target.display());
+        let program = approver(&lab, user, "allow-once", 0);
+        let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+        // Code the analysis cannot see asks for nothing the kernel has not refused here lately.
+        let out = run(&lab, user, "0467", &request("7777", "everything", &write), &[(SYSTEM, &config)]);
+        denied_with(&out, "which no word of the program needs and the kernel has not refused in this workspace lately");
+        assert!(asked(&lab).is_empty());
         let out = run(&lab, user, "0467", &write, &[]);
         let lines = marked(&out);
         assert_eq!(lines.last().unwrap(), &format!("{HINT} # sandbox-bash: request 0667 because REASON"), "{lines:#?}");
         assert!(!target.exists());
-        let program = approver(&lab, user, "allow-once", 0);
-        let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+        // Now what the kernel refused may be asked, and no more.
+        let out = run(&lab, user, "0467", &request("4667", "more", &write), &[(SYSTEM, &config)]);
+        denied_with(&out, "the kernel has not refused in this workspace lately");
         let out = run(&lab, user, "0467", &request("0667", "python writes the report", &write), &[(SYSTEM, &config)]);
         assert_eq!(out.status.code(), Some(0), "{user:?}: {}", text(&out.stderr));
         assert_eq!(lab::read(&target), "done");

@@ -89,7 +89,20 @@ struct Told {
     grantable: Vec<String>,
     /// The run's mode, where a request may be made (the outermost level).
     mode: Option<crate::mode::Mode>,
+    /// The approvals directory and the workspace, where what was refused is noted for a
+    /// later request.
+    observe: Option<(String, String)>,
     count: usize,
+}
+
+/// What the proxy tells a run, and where it notes what it refused.
+pub struct Tell {
+    /// The command's standard error.
+    pub stderr: Option<OwnedFd>,
+    /// The run's mode, where a request may be made (the outermost level).
+    pub mode: Option<crate::mode::Mode>,
+    /// The approvals directory and the workspace (see [`crate::approval::observe`]).
+    pub observe: Option<(String, String)>,
 }
 
 /// Refused destinations named in the summary at the end of a run.
@@ -135,6 +148,9 @@ impl Told {
             {
                 let hint = crate::request::Hint { mode, hosts: self.grantable.clone() };
                 self.stderr.line(&crate::request::hint_line(&hint));
+                if let Some((dir, workspace)) = &self.observe {
+                    crate::approval::observe(std::path::Path::new(dir), workspace, None, &self.grantable);
+                }
             }
         }
         self.stderr.release();
@@ -235,8 +251,8 @@ impl Context {
     /// (`pidfd`) ends, and then one line sums them up.
     fn join(&self, pidfd: OwnedFd, stderr: Option<OwnedFd>) {
         let Some(pid) = registry::pid_of(&pidfd) else { return };
-        let mode = self.told.lock().ok().and_then(|t| t.mode);
-        let told = Arc::new(Mutex::new(Told { pid, stderr: Stderr::new(stderr), mode, ..Told::default() }));
+        let (mode, observe) = self.told.lock().ok().map_or((None, None), |t| (t.mode, t.observe.clone()));
+        let told = Arc::new(Mutex::new(Told { pid, stderr: Stderr::new(stderr), mode, observe, ..Told::default() }));
         let Ok(mut joined) = self.joined.lock() else { return };
         joined.retain(|t| t.lock().is_ok_and(|t| t.stderr.raw().is_some()));
         if joined.len() >= MAX_JOINED {
@@ -315,15 +331,15 @@ pub fn spawn(
     access: Access,
     records: Option<OwnedFd>,
     registry: Option<String>,
-    stderr: Option<OwnedFd>,
-    mode: Option<crate::mode::Mode>,
+    tell: Tell,
 ) -> Result<Spawned, String> {
+    let Tell { stderr, mode, observe } = tell;
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
     let (ours, theirs) = socketpair(AddressFamily::Unix, SockType::SeqPacket, None, SockFlag::SOCK_CLOEXEC)
         .map_err(|e| format!("cannot make the proxy's channel: {e}"))?;
     let command_pid = std::process::id() as i32;
     crate::outside::process::spawn("the proxy", c"sb-proxy", move || {
-        let told = Mutex::new(Told { pid: command_pid, stderr: Stderr::new(stderr), mode, ..Told::default() });
+        let told = Mutex::new(Told { pid: command_pid, stderr: Stderr::new(stderr), mode, observe, ..Told::default() });
         let joined = Mutex::new(Vec::new());
         let cx = Context {
             list,
