@@ -281,8 +281,7 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     let unseen = sees_not_all(decision);
     let (seen_mode, seen_hosts) = bounds.observed.map_or((Mode::NONE, &[][..]), |(m, h)| (*m, &h[..]));
     let seen_hosts = host_set(seen_hosts);
-    if let Some(extra) = asked_hosts.iter().find(|h| !refused_hosts.contains(h) && !(unseen && seen_hosts.contains(h)))
-    {
+    if let Some(extra) = asked_hosts.iter().find(|h| !(refused_hosts.contains(h) || unseen && seen_hosts.contains(h))) {
         return Judged::Refused(format!(
             "the request names the host {extra}, which the program is not refused{}",
             hosts_to_ask(&refused_hosts)

@@ -343,7 +343,7 @@ pub fn observed(dir: &Path, workspace: &str) -> (Mode, Vec<String>) {
     let (mut mode, mut hosts) = (Mode(0), Vec::new());
     for line in text.lines() {
         let mut words = line.split(' ');
-        if !words.next().and_then(|t| t.parse::<u64>().ok()).is_some_and(|t| t + OBSERVED_FOR > now()) {
+        if words.next().and_then(|t| t.parse::<u64>().ok()).is_none_or(|t| t + OBSERVED_FOR <= now()) {
             continue;
         }
         while let (Some(kind), Some(value)) = (words.next(), words.next()) {
