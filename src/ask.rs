@@ -56,7 +56,8 @@ pub(crate) fn settle(
     let ask = match request::judge(&req, decision, bounds) {
         Judged::Ask => true,
         Judged::Held(mode) => return Settled::Run(mode, Vec::new(), None),
-        Judged::Refused(why) | Judged::Forbidden(why) => return Settled::Deny(why),
+        Judged::Needless(_) if req.loose => return Settled::Nothing,
+        Judged::Refused(why) | Judged::Forbidden(why) | Judged::Needless(why) => return Settled::Deny(why),
     };
     debug_assert!(ask);
     // Nobody is asked for what could not run anyway.

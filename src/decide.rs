@@ -463,6 +463,7 @@ pub(crate) fn bounds(settings: &Settings) -> request::Bounds<'_> {
     request::Bounds {
         ceiling: settings.config.max_mode,
         outer: settings.modes.outer,
+        outer_grant: settings.outer_grant,
         network_off: match &settings.net {
             NetPlan::Off(why) => Some(why.as_str()),
             _ => None,

@@ -113,6 +113,7 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         ask::Settled::Run(mode, hosts, question) => {
             let allowed_before = settings.modes.allowed;
             settings.widen(mode, &hosts, env)?;
+            settings.granted = question.is_some().then_some(mode).or(settings.outer_grant.filter(|g| *g == mode));
             (layout, trail, exec_args, decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
             if let Some(q) = &question {
                 if ask::still_bound(q, &decision, &bash_args, allowed_before) {

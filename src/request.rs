@@ -28,6 +28,10 @@ pub struct Request {
     pub reason: String,
     /// The line as written.
     pub line: String,
+    /// Found on a line of its own further down the program (where a client put the command it
+    /// was given inside its own lines), not first: a line that asks for nothing is then only a
+    /// comment.
+    pub loose: bool,
 }
 
 /// Whether `line` is meant as a request (well formed or not).
@@ -98,7 +102,7 @@ pub fn parse_line(line: &str) -> Option<Result<Request, String>> {
             reason.chars().count()
         )));
     }
-    Some(Ok(Request { mode, hosts, reason, line: line.trim().to_string() }))
+    Some(Ok(Request { mode, hosts, reason, line: line.trim().to_string(), loose: false }))
 }
 
 /// The comment on the first line of `text` (the second after a `#!` line), as bash reads it:
@@ -152,6 +156,18 @@ pub fn of_decision(decision: &Decision) -> Option<Result<Request, String>> {
             found.push(r);
         }
     }
+    // A line of its own further down, as a client may put the command it was given inside its
+    // own lines (`( trap …\nCMD\n)`).
+    if found.is_empty() {
+        for line in decision.program.lines().skip(1).filter(|l| is_request_line(l)).take(4) {
+            let r = parse_line(line).map(|r| r.map(|r| Request { loose: true, ..r }));
+            if let Some(r) = r
+                && !found.contains(&r)
+            {
+                found.push(r);
+            }
+        }
+    }
     match found.len() {
         0 => None,
         1 => found.pop(),
@@ -166,6 +182,9 @@ pub enum Judged {
     Ask,
     /// Denied without asking, with why (the request may be written again).
     Refused(String),
+    /// It asks for nothing the program lacks: denied when it is the program's first line, only
+    /// a comment when it is a loose one.
+    Needless(String),
     /// Never granted here, whoever would answer (final).
     Forbidden(String),
     /// A nested level asked for no more than the enclosing level holds: nothing to ask, the
@@ -180,6 +199,8 @@ pub struct Bounds<'a> {
     pub ceiling: Option<Mode>,
     /// The enclosing level's mode (a nested level).
     pub outer: Option<Mode>,
+    /// The mode a person granted the enclosing level's run, as it said.
+    pub outer_grant: Option<Mode>,
     /// Why the network cannot be had here, when it cannot.
     pub network_off: Option<&'a str>,
     /// The network allowlist this level holds with its own proxy (none: every host as the
@@ -215,7 +236,8 @@ fn host_set(hosts: &[String]) -> Vec<String> {
 pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judged {
     let (asked, allowed) = (request.mode, decision.allowed);
     if let Some(outer) = bounds.outer {
-        if outer.covers(asked) && bounds.ceiling.is_none_or(|c| c.covers(asked)) && request.hosts.is_empty() {
+        let within = outer.covers(asked) || bounds.outer_grant == Some(asked);
+        if within && bounds.ceiling.is_none_or(|c| c.covers(asked)) && request.hosts.is_empty() {
             return Judged::Held(asked);
         }
         return Judged::Refused(format!(
@@ -304,10 +326,10 @@ pub fn judge(request: &Request, decision: &Decision, bounds: Bounds<'_>) -> Judg
     let missing = decision.required.missing_from(allowed);
     let narrowest = allowed.union(missing);
     if added == Mode::NONE && asked_hosts.is_empty() {
-        return Judged::Refused(format!("the request for {asked} adds nothing to the allowed mode {allowed}"));
+        return Judged::Needless(format!("the request for {asked} adds nothing to the allowed mode {allowed}"));
     }
     if missing == Mode::NONE && refused_hosts.is_empty() && !unseen {
-        return Judged::Refused(format!(
+        return Judged::Needless(format!(
             "the request for {asked} is not needed: the program runs with the allowed mode {allowed}; remove the line"
         ));
     }

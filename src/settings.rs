@@ -41,7 +41,17 @@ pub(crate) struct Settings {
     pub(crate) net: NetPlan,
     /// The working directory, read once: the layout and the analysis both start from it.
     pub(crate) cwd: String,
+    /// The mode a person granted this run (see [`crate::approval`]), passed to nested levels.
+    pub(crate) granted: Option<Mode>,
+    /// The mode a person granted the enclosing level's run, as it said (a nested level only).
+    pub(crate) outer_grant: Option<Mode>,
 }
+
+/// The variable a level that a person granted a wider mode gives its command: a nested level
+/// that makes the same request then runs as asked, whatever stale marker (such as one a
+/// client's shell snapshot exported in an earlier call) says. It can widen nothing the
+/// enclosing level's kernel rules hold.
+pub(crate) const GRANTED_VAR: &str = "SANDBOX_BASH_GRANTED";
 
 impl Settings {
     /// Reads the settings of an invocation started as `argv0` that asks for `action`.
@@ -84,14 +94,24 @@ impl Settings {
         let degraded_ok = sandbox::degraded_allowed(env.get(sandbox::DEGRADED_VAR))? || config.allow_degraded;
         let cwd = std::env::current_dir().map_err(Error::Cwd)?.to_string_lossy().into_owned();
         let modes = Modes { requested, allowed, outer, degraded_ok };
-        Ok(Settings { argv0, action, config, marker, modes, net, cwd })
+        let outer_grant = marker
+            .as_ref()
+            .and_then(|_| env.get(GRANTED_VAR))
+            .and_then(|v| v.to_str())
+            .and_then(|v| Mode::parse(v).ok());
+        Ok(Settings { argv0, action, config, marker, modes, net, cwd, granted: None, outer_grant })
     }
 
     /// The settings of this one run once a request for `mode` is granted (or held by the
     /// enclosing level): the mode as allowed and asked, still within the enclosing level's
     /// mode and the ceiling, and the network planned for it.
     pub(crate) fn widen(&mut self, mode: Mode, hosts: &[String], env: &Environ) -> Result<(), Error> {
-        let mut allowed = self.modes.outer.map_or(mode, |o| mode.intersect(o));
+        // Within the enclosing level's mode, or the mode a person granted its run.
+        let mut allowed = match self.modes.outer {
+            Some(_) if self.outer_grant == Some(mode) => mode,
+            Some(o) => mode.intersect(o),
+            None => mode,
+        };
         if let Some(ceiling) = self.config.max_mode {
             allowed = allowed.intersect(ceiling);
         }

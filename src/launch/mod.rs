@@ -126,10 +126,15 @@ pub(crate) fn lock_and_exec(
     let network = outside.held_lists(&settings.net);
     let marker = Marker { mode, namespaces, network, workspace: Some(layout.workspace.clone().into()) };
     let marker = marker_variable(&marker, &bash)?;
-    let replaced: Vec<&str> = std::iter::once(sandbox::ENFORCED_VAR).chain(outside.replaced(settings)).collect();
+    let replaced: Vec<&str> =
+        [sandbox::ENFORCED_VAR, crate::settings::GRANTED_VAR].into_iter().chain(outside.replaced(settings)).collect();
     let variables = outside.variables(settings, env)?;
     let mut command_env = hygiene::command_environment(env, &replaced, &config.keep_env);
     command_env.push(&marker);
+    let granted = settings
+        .granted
+        .map(|g| std::ffi::CString::new(format!("{}={g}", crate::settings::GRANTED_VAR)).unwrap_or_default());
+    command_env.extend(granted.iter().map(|g| g.as_c_str()));
     command_env.extend(variables.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
 }

@@ -726,3 +726,44 @@ fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_
     let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port}"), "docs", &fetch), &env);
     assert_eq!(text(&out.stdout), "SERVED\n", "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_request_where_clients_put_the_command_is_read_and_a_stale_marker_does_not_undo_a_grant() {
+    lab::require_landlock();
+    let user = User::Root;
+    let lab = lab_for(user);
+    let program = approver(&lab, user, "allow-once", 0);
+    let config = system_file(&lab, user, &format!("[approval]\nprogram = \"{}\"\n", program.display()));
+    let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
+    // Inside a client's own lines (Gemini CLI: a subshell with a trap first).
+    let (target, write) = write_outside(&lab, "a");
+    let wrapped =
+        format!("shopt -u nullglob; f=x\n(\n  trap 'true' EXIT\n{}\n)\nexit $?", request("0667", "wrapped", &write));
+    let out = run(&lab, user, "0467", &wrapped, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(target.exists());
+    // Such a line that asks for nothing is only a comment there.
+    let out = run(&lab, user, "0467", "cat <<'EOF'\n# sandbox-bash: request 0667 because docs\nEOF", &env);
+    assert_eq!(text(&out.stdout), "# sandbox-bash: request 0667 because docs\n", "{}", text(&out.stderr));
+    // A nested level whose marker was replaced by a stale one (a client's shell snapshot
+    // exports the marker of the call it was taken in) still runs the request its enclosing
+    // level was granted.
+    let stale = run(&lab, user, "0467", "printf %s \"$SANDBOX_BASH_ENFORCED\"", &[]);
+    let stale = text(&stale.stdout);
+    assert!(stale.starts_with("0467"), "{stale}");
+    let (target, write) = write_outside(&lab, "b");
+    let inner = request("0667", "nested", &write);
+    let outer = format!("export SANDBOX_BASH_ENFORCED='{stale}'\nexec {SB} -c '{}'", inner.replace('\'', "'\\''"));
+    let out = run(&lab, user, "0467", &outer, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(target.exists());
+    assert_eq!(asked(&lab).len(), 2, "the nested level asked again");
+    // Without the grant, the same nested request is denied.
+    let (target, write) = write_outside(&lab, "c");
+    let inner = request("0667", "nested", &write);
+    let outer = format!("p=$(cat {}); {SB} -c \"$p\"", lab.outside.join("inner").display());
+    std::fs::write(lab.outside.join("inner"), inner).unwrap();
+    let out = run(&lab, user, "0467", &outer, &env);
+    denied_with(&out, "made inside another sandbox-bash");
+    assert!(!target.exists());
+}
