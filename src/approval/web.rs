@@ -29,6 +29,8 @@ const MAX_PAIRING: usize = 4;
 const OPEN_FOR: Duration = Duration::from_secs(5);
 const MAX_HEAD: usize = 16 * 1024;
 const MAX_BODY: usize = 4 * 1024;
+/// Most connections served at once (each is a thread): any process with network may connect.
+const MAX_CONNECTIONS: usize = 64;
 
 /// What became of a request the page may still show for a while.
 #[derive(serde::Serialize, Clone)]
@@ -115,10 +117,19 @@ impl Page {
         {
             let (state, tx) = (Arc::clone(&state), tx.clone());
             std::thread::spawn(move || {
+                let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
                 for conn in listener.incoming() {
                     let Ok(conn) = conn else { continue };
-                    let (state, queue, tx) = (Arc::clone(&state), Arc::clone(&queue), tx.clone());
-                    std::thread::spawn(move || serve(conn, addr, &state, &queue, &tx));
+                    if open.load(std::sync::atomic::Ordering::SeqCst) >= MAX_CONNECTIONS {
+                        continue;
+                    }
+                    open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let (state, queue, tx, open) =
+                        (Arc::clone(&state), Arc::clone(&queue), tx.clone(), Arc::clone(&open));
+                    std::thread::spawn(move || {
+                        serve(conn, addr, &state, &queue, &tx);
+                        open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                    });
                 }
             });
         }

@@ -496,13 +496,6 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 .into(),
         ));
     }
-    // sandbox-bash's own private state (the approvals listeners' sockets, the rejections they
-    // remember): in every mode, whatever it lets read.
-    for dir in &layout.private {
-        if world.is_dir(dir) == Some(true) && !world.is_link(dir) && !view.points.iter().any(|p| p.path() == dir) {
-            view.points.push(Point::Mask { path: dir.clone(), dir: true, node: None });
-        }
-    }
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
         view.static_only.push(super::StaticOnly::View(
             "a repository, hook or settings file created after the command started (a new .git/commondir, a \
@@ -557,6 +550,18 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         kept.push(p);
     }
     view.points = kept;
+    // sandbox-bash's own private state (the approvals listeners' sockets and what they
+    // remember) in every mode, and the agent sessions' sockets wherever credentials are masked:
+    // masked whatever the mode lets read or write there, a writable bind of the same tree
+    // included (a mode with system write grants write on credential paths).
+    let sessions = layout.sessions.iter().filter(|_| !system.contains(Rights::READ));
+    for dir in layout.private.iter().chain(sessions) {
+        if world.is_dir(dir) == Some(true) && !world.is_link(dir) {
+            view.points.retain(|p| !scope::is_within(p.path(), dir));
+            view.points.push(Point::Mask { path: dir.clone(), dir: true, node: None });
+        }
+    }
+    view.points.sort_by(|a, b| order(a.path(), b.path()).then(rank(a).cmp(&rank(b))));
 
     let scratch_noexec = !policy.new_code;
     // A directory of its own only where there is one: a link (`/dev/shm` → `/run/shm` on some
@@ -1133,9 +1138,17 @@ mod tests {
             sessions: vec![sessions.clone()],
             ..Default::default()
         };
-        for mode in [0o0000, 0o0467, 0o0447] {
+        for mode in [0o0000, 0o0467, 0o0447, 0o2467, 0o3767] {
             let v = view_for(&m, mode, &layout, vec![]);
             assert!(has(&v, mask(&sessions, true)), "{mode:o}: {v:#?}");
+            assert!(!v.points.iter().any(|p| p.path() == sessions && !matches!(p, Point::Mask { .. })), "{v:#?}");
+        }
+        // The approvals directory, in every mode that has a view, system read and write included.
+        let approvals = "/home/u/.local/state/sandbox-bash/sessions".to_string();
+        let private = Layout { private: vec![approvals.clone()], sessions: vec![], ..layout.clone() };
+        for mode in [0o0467, 0o2467, 0o4467, 0o6467, 0o7767, 0o7677] {
+            let v = view_for(&m, mode, &private, vec![]);
+            assert!(has(&v, mask(&approvals, true)), "{mode:o}: {v:#?}");
         }
         // Without it, a credential no rule lets be read needs no mask: the socket would stay.
         let v = view_for(&m, 0o0467, &Layout { sessions: vec![], ..layout.clone() }, vec![]);

@@ -504,7 +504,7 @@ fn no_command_can_answer_its_own_request() {
             .next()
             .unwrap()
             .to_string();
-        for mode in ["0467", "4467", "4667", "7767", "7677"] {
+        for mode in ["0005", "0445", "0467", "1467", "2467", "4467", "4667", "7757", "7767", "7677", "7775"] {
             // The program comes on standard input: only the kernel stands in the way.
             let attack = format!(
                 "ls -a {dir}; echo list=$?\n\
