@@ -104,6 +104,25 @@ fn write_outside(lab: &Lab, name: &str) -> (PathBuf, String) {
     (target.clone(), format!("touch {}", target.display()))
 }
 
+/// A server at this machine's own address (which an allowlist reaches only by address) that
+/// answers every request with `SERVED`: the address and port.
+fn served_here() -> (std::net::IpAddr, u16) {
+    let own = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
+        .map(|a| a.ip())
+        .expect("this machine has an address with a route out");
+    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut conn, &mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nSERVED\n");
+        }
+    });
+    (own, port)
+}
+
 fn request(mode: &str, reason: &str, program: &str) -> String {
     format!("# sandbox-bash: request {mode} because {reason}\n{program}")
 }
@@ -602,24 +621,7 @@ fn a_request_adds_hosts_for_one_run_and_never_one_a_deny_entry_names() {
     lab::require_landlock();
     let user = User::Root;
     let lab = lab_for(user);
-    // A server at this machine's own address, which an allowlist reaches only by address.
-    let own = std::net::UdpSocket::bind("0.0.0.0:0")
-        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
-        .map(|a| a.ip())
-        .expect("this machine has an address with a route out");
-    let served = lab.outside.join("served");
-    std::fs::create_dir_all(&served).unwrap();
-    std::fs::write(served.join("x"), "SERVED\n").unwrap();
-    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            let mut conn = conn;
-            let mut buf = [0u8; 4096];
-            let _ = std::io::Read::read(&mut conn, &mut buf);
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nSERVED\n");
-        }
-    });
+    let (own, port) = served_here();
     let program = approver(&lab, user, "allow-once", 0);
     let config = system_file(
         &lab,
@@ -693,19 +695,7 @@ fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_
     // The proxy: a host in a word the analysis cannot know.
     let user = User::Root;
     let lab = lab_for(user);
-    let own = std::net::UdpSocket::bind("0.0.0.0:0")
-        .and_then(|u| u.connect("192.0.2.1:9").and_then(|()| u.local_addr()))
-        .map(|a| a.ip())
-        .expect("this machine has an address with a route out");
-    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = std::io::Read::read(&mut conn, &mut buf);
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nSERVED\n");
-        }
-    });
+    let (own, port) = served_here();
     let where_to = lab.ws.join("where");
     std::fs::write(&where_to, format!("http://{own}:{port}/x")).unwrap();
     let fetch = format!("curl -s --max-time 20 \"$(cat {})\"", where_to.display());
