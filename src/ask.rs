@@ -12,6 +12,73 @@ use crate::request::{self, Judged};
 use crate::scope::Layout;
 use crate::settings::Settings;
 
+/// What a run goes by once planned: where it stands, where its records go, bash's argv and the
+/// decision.
+pub(crate) struct Planned {
+    pub(crate) layout: Layout,
+    pub(crate) trail: crate::trail::Trail,
+    pub(crate) exec_args: Vec<OsString>,
+    pub(crate) decision: Decision,
+}
+
+/// What asking came to for the run: the records to write, and why the program is denied.
+pub(crate) struct Asked {
+    pub(crate) events: Vec<Event>,
+    pub(crate) refused: Option<String>,
+}
+
+/// The program's request, if it makes one, through to the run: judged, asked, and when allowed
+/// once, the settings widened and the run planned again (`replan`) and checked against what was
+/// asked. Nothing is locked yet.
+pub(crate) fn through(
+    settings: &mut Settings,
+    planned: &mut Planned,
+    bash_args: &[OsString],
+    env: &Environ,
+    replan: &dyn Fn(&Settings) -> Result<Planned, crate::error::Error>,
+) -> Result<Asked, crate::error::Error> {
+    let mut events = Vec::new();
+    let would_run = |mode: Mode, hosts: &[String]| -> Result<(), String> {
+        let mut wider = settings.clone();
+        wider.widen(mode, hosts, env).map_err(|e| e.to_string())?;
+        let decision = replan(&wider).map_err(|e| e.to_string())?.decision;
+        match decision.verdict {
+            crate::report::Verdict::Allow => Ok(()),
+            _ => Err(format!(
+                "with it the program would still be denied: {}",
+                decision.denial_message().lines().last().unwrap_or("").trim_start_matches("sandbox-bash: denied: ")
+            )),
+        }
+    };
+    let settled = settle(settings, &planned.layout, &planned.decision, bash_args, env, &would_run, &mut events);
+    let refused = match settled {
+        Settled::Nothing => None,
+        Settled::Deny(why) => Some(why),
+        Settled::Run(mode, hosts, question) => {
+            let allowed_before = settings.modes.allowed;
+            settings.widen(mode, &hosts, env)?;
+            settings.granted = question.is_some().then_some(mode).or(settings.outer_grant.filter(|g| *g == mode));
+            *planned = replan(settings)?;
+            match &question {
+                Some(q) if !still_bound(q, &planned.decision, bash_args, allowed_before) => Some(
+                    "the program, its arguments or its place changed while the request was asked: the answer was \
+                     for another; ask again"
+                        .to_string(),
+                ),
+                Some(_) => {
+                    let by = events.last().and_then(|e| e.line.get("by")).and_then(|b| b.as_str()).unwrap_or("?");
+                    let hosts =
+                        if hosts.is_empty() { String::new() } else { format!(" and the hosts {}", hosts.join(", ")) };
+                    eprintln!("sandbox-bash: request: allowed once (by {by}): this run has mode {mode}{hosts}");
+                    None
+                }
+                None => None,
+            }
+        }
+    };
+    Ok(Asked { events, refused })
+}
+
 /// What a request comes to.
 pub(crate) enum Settled {
     /// The program asks for nothing.

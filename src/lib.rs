@@ -88,55 +88,20 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&settings.argv0, &bash_args, tty);
     let bash = settings.find_bash(env);
-    let (mut layout, mut trail, mut exec_args, mut decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
+    let replan = |s: &Settings| plan(s, &parsed, &bash_args, env, &bash);
+    let mut planned = replan(&settings)?;
     if let Action::Explain { json } = action {
-        return Ok(explain::explain(decision, &settings, &layout, bash.as_deref().ok(), env, json));
+        return Ok(explain::explain(planned.decision, &settings, &planned.layout, bash.as_deref().ok(), env, json));
     }
     // A program that asks for more access: a person answers, before anything is locked.
-    let mut events = Vec::new();
-    let mut refused = None;
-    let would_run = |mode: mode::Mode, hosts: &[String]| -> Result<(), String> {
-        let mut wider = settings.clone();
-        wider.widen(mode, hosts, env).map_err(|e| e.to_string())?;
-        let (.., decision) = plan(&wider, &parsed, &bash_args, env, &bash).map_err(|e| e.to_string())?;
-        match decision.verdict {
-            report::Verdict::Allow => Ok(()),
-            _ => Err(format!(
-                "with it the program would still be denied: {}",
-                decision.denial_message().lines().last().unwrap_or("").trim_start_matches("sandbox-bash: denied: ")
-            )),
-        }
-    };
-    match ask::settle(&settings, &layout, &decision, &bash_args, env, &would_run, &mut events) {
-        ask::Settled::Nothing => {}
-        ask::Settled::Deny(why) => refused = Some(why),
-        ask::Settled::Run(mode, hosts, question) => {
-            let allowed_before = settings.modes.allowed;
-            settings.widen(mode, &hosts, env)?;
-            settings.granted = question.is_some().then_some(mode).or(settings.outer_grant.filter(|g| *g == mode));
-            (layout, trail, exec_args, decision) = plan(&settings, &parsed, &bash_args, env, &bash)?;
-            if let Some(q) = &question {
-                if ask::still_bound(q, &decision, &bash_args, allowed_before) {
-                    let by = events.last().and_then(|e| e.line.get("by")).and_then(|b| b.as_str()).unwrap_or("?");
-                    let hosts =
-                        if hosts.is_empty() { String::new() } else { format!(" and the hosts {}", hosts.join(", ")) };
-                    eprintln!("sandbox-bash: request: allowed once (by {by}): this run has mode {mode}{hosts}");
-                } else {
-                    refused = Some(
-                        "the program, its arguments or its place changed while the request was asked: the answer was \
-                         for another; ask again"
-                            .to_string(),
-                    );
-                }
-            }
-        }
-    }
+    let asked = ask::through(&mut settings, &mut planned, &bash_args, env, &replan)?;
+    let ask::Planned { layout, trail, exec_args, mut decision } = planned;
     let session = launch::session(&settings, &layout, env);
     let (mut recorder, nested) = trail.open(&settings, env, session.id())?;
-    for e in &events {
+    for e in &asked.events {
         recorder.event("approval", e.verdict, &e.line)?;
     }
-    if let Some(why) = refused {
+    if let Some(why) = asked.refused {
         recorder.record(&decision, audit::Verdict::Deny, audit::Enforced::Nothing, Some(&why), &[])?;
         decision.request = None;
         return Ok(Outcome::Deny(Box::new(decision), Some(why)));
@@ -169,11 +134,11 @@ fn plan(
     bash_args: &[OsString],
     env: &Environ,
     bash: &Result<std::path::PathBuf, Error>,
-) -> Result<(scope::Layout, trail::Trail, Vec<OsString>, report::Decision), Error> {
+) -> Result<ask::Planned, Error> {
     let mut layout = settings.layout(env)?;
     let trail = trail::Trail::find(settings, env, &mut layout)?;
     workspace::hold_sessions(&mut layout, env);
-    let (exec_args, decision) =
-        decide::invocation(parsed, bash_args, settings, &layout, env, bash.as_ref().ok().map(|b| b.as_path()))?;
-    Ok((layout, trail, exec_args, decision))
+    let bash = bash.as_ref().ok().map(|b| b.as_path());
+    let (exec_args, decision) = decide::invocation(parsed, bash_args, settings, &layout, env, bash)?;
+    Ok(ask::Planned { layout, trail, exec_args, decision })
 }
