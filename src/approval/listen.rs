@@ -18,6 +18,24 @@ use std::time::{Duration, Instant};
 use super::{Answer, Message, Question, now};
 use crate::outside::peer::{Executable, Status};
 
+/// A socket's path has room for 107 bytes, and a home can be deeper than that leaves: a socket
+/// in `dir` is named through a descriptor of the directory (`/proc/self/fd/N/NAME`), whatever
+/// its depth.
+struct Short {
+    dir: std::fs::File,
+}
+
+impl Short {
+    fn open(dir: &Path) -> Option<Short> {
+        std::fs::File::open(dir).ok().map(|dir| Short { dir })
+    }
+
+    fn path(&self, name: &std::ffi::OsStr) -> std::path::PathBuf {
+        use std::os::fd::AsRawFd;
+        Path::new(&format!("/proc/self/fd/{}", self.dir.as_raw_fd())).join(name)
+    }
+}
+
 /// The longest line either side reads.
 const MAX_LINE: u64 = 1 << 20;
 
@@ -83,8 +101,10 @@ pub fn ask_listeners(q: &Question, dir: &Path, timeout: u64) -> Answer {
         .unwrap_or_default();
     entries.sort();
     let ask = Message::Ask { question: Box::new(q.clone()) }.line();
+    let Some(short) = Short::open(dir) else { return Answer::NoOne { why: super::no_one(true) } };
     for path in entries.into_iter().take(16) {
-        let Ok(mut stream) = UnixStream::connect(&path) else { continue };
+        let Some(name) = path.file_name() else { continue };
+        let Ok(mut stream) = UnixStream::connect(short.path(name)) else { continue };
         let Some((pid, uid)) = peer(&stream) else { continue };
         if listener_doubt(pid, uid).is_some() {
             continue;
@@ -333,21 +353,23 @@ fn bind(dir: &Path) -> Result<(UnixListener, std::path::PathBuf), String> {
     if !super::make_dir(dir) {
         return Err(format!("{} is not a directory of this user's own that only they can enter", dir.display()));
     }
+    let short = Short::open(dir).ok_or_else(|| format!("cannot open {}", dir.display()))?;
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             let p = e.path();
             if p.extension().is_some_and(|x| x == "sock")
-                && let Err(err) = UnixStream::connect(&p)
+                && let Err(err) = UnixStream::connect(short.path(&e.file_name()))
                 && err.kind() == std::io::ErrorKind::ConnectionRefused
             {
                 let _ = std::fs::remove_file(&p);
             }
         }
     }
-    // Short: a socket's path has room for 107 bytes.
-    let path = dir.join(format!("{}.sock", std::process::id()));
+    let name = format!("{}.sock", std::process::id());
+    let path = dir.join(&name);
     let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).map_err(|e| format!("cannot listen at {}: {e}", path.display()))?;
+    let listener = UnixListener::bind(short.path(name.as_ref()))
+        .map_err(|e| format!("cannot listen at {}: {e}", path.display()))?;
     Ok((listener, path))
 }
 

@@ -383,13 +383,18 @@ fn a_listener_in_another_terminal_answers_and_an_answer_binds_one_request_once()
         std::fs::write(
             &fake,
             format!(
-                "import json, socket, sys, time\n\
+                "import json, os, socket, sys, time\n\
                  q = {{'id': 'f' * 32, 'uid': {uid}, 'workspace': '/', 'cwd': '/', 'argv': [], 'source': 'command',\n\
                  \x20     'program': 'FAKE', 'allowed': '0467', 'mode': '7777', 'missing': [], 'hosts': [], 'reason': 'x',\n\
                  \x20     'asked_at': 0, 'expires_at': int(time.time()) + 60, 'binding': ''}}\n\
                  try:\n\
+                 \x20   d, n = os.path.split(sys.argv[1])\n\
                  \x20   s = socket.socket(socket.AF_UNIX)\n\
-                 \x20   s.connect(sys.argv[1])\n\
+                 \x20   s.connect('/proc/self/fd/%d/%s' % (os.open(d, os.O_RDONLY), n))\n\
+                 except OSError as e:\n\
+                 \x20   sys.exit('not connected: %s' % e)\n\
+                 print('connected')\n\
+                 try:\n\
                  \x20   s.sendall((json.dumps({{'kind': 'ask', 'question': q}}) + '\\n').encode())\n\
                  \x20   time.sleep(1)\n\
                  except OSError:\n\
@@ -399,8 +404,9 @@ fn a_listener_in_another_terminal_answers_and_an_answer_binds_one_request_once()
         )
         .unwrap();
         give_tree(&lab.outside, user);
-        let status = as_user(user, "/usr/bin/python3").arg(&fake).arg(&socket).status().unwrap();
-        assert!(status.success());
+        let out = as_user(user, "/usr/bin/python3").arg(&fake).arg(&socket).output().unwrap();
+        // It reached the listener (and was turned away there).
+        assert_eq!(text(&out.stdout), "connected\n", "{}", text(&out.stderr));
         let asking = sb(&lab, user, "0467").arg("-c").arg(request("0667", "notes", &write)).spawn().unwrap();
         let pending = listener.next();
         assert_eq!(pending["event"], "pending", "{pending}");
@@ -527,7 +533,7 @@ fn no_command_can_answer_its_own_request() {
             // The program comes on standard input: only the kernel stands in the way.
             let attack = format!(
                 "ls -a {dir}; echo list=$?\n\
-                 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' {socket}; echo connect=$?\n\
+                 python3 -c 'import os,socket,sys; d,n=os.path.split(sys.argv[1]); f=os.open(d,os.O_RDONLY); s=socket.socket(socket.AF_UNIX); s.connect(\"/proc/self/fd/%d/%s\" % (f,n)); print(\"CONNECTED\")' {socket}; echo connect=$?\n\
                  (cd /proc/{pid}/root{dir} && python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"CONNECTED\")' {name}); echo proc=$?\n\
                  mkdir -p {rejected} && echo forged > {rejected}/forged; echo forge=$?\n\
                  {SB} --sandbox-approvals --json </dev/null; echo listen=$?\n\
