@@ -120,13 +120,12 @@ pub(crate) fn settle(
     let dir = approval::dir(env, layout.home.as_deref());
     let observed = dir.as_deref().map(|d| approval::observed(d, &decision.workspace));
     let bounds = request::Bounds { observed: observed.as_ref(), ..decide::bounds(settings) };
-    let ask = match request::judge(&req, decision, bounds) {
-        Judged::Ask => true,
+    match request::judge(&req, decision, bounds) {
+        Judged::Ask => {}
         Judged::Held(mode) => return Settled::Run(mode, Vec::new(), None),
         Judged::Needless(_) if req.loose => return Settled::Nothing,
         Judged::Refused(why) | Judged::Forbidden(why) | Judged::Needless(why) => return Settled::Deny(why),
-    };
-    debug_assert!(ask);
+    }
     // Nobody is asked for what could not run anyway.
     if let Err(why) = would_run(req.mode, &req.hosts) {
         return Settled::Deny(format!("the request for {} cannot be granted here: {why}", req.mode));

@@ -213,9 +213,7 @@ impl Recorder {
         };
         log.record(decision, verdict, enforcement, error, static_only).map_err(Error::Audit)
     }
-}
 
-impl Recorder {
     /// Appends a record of something other than the invocation (`event`, `verdict`, then what
     /// `detail` says), with this process's pid.
     pub(crate) fn event(

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use super::{Answer, Message, Question, now};
+use super::{Answer, Message, Question, escaped, now};
 use crate::outside::peer::{Executable, Status};
 
 /// A socket's path has room for 107 bytes, and a home can be deeper than that leaves: a socket
@@ -507,26 +507,6 @@ fn input_answer(queue: &Shared, line: &str) -> Option<Result<usize, String>> {
         Some(Err(_)) => return Some(Err("answer with a N (allow once) or r N (reject)".into())),
     };
     Some(answer(queue, which, allow))
-}
-
-/// Text with every control character and every character that changes how text shows
-/// (bidirectional controls) written as an escape.
-pub fn escaped(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\n' => "\\n".to_string(),
-            '\t' => "\\t".to_string(),
-            '\\' => "\\\\".to_string(),
-            c if c.is_control()
-                || ('\u{200b}'..='\u{200f}').contains(&c)
-                || ('\u{202a}'..='\u{202e}').contains(&c)
-                || ('\u{2066}'..='\u{2069}').contains(&c) =>
-            {
-                format!("\\u{{{:x}}}", c as u32)
-            }
-            c => c.to_string(),
-        })
-        .collect()
 }
 
 /// A request as the terminal shows it: every text escaped, and what is asked (the modes) again

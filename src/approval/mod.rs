@@ -44,10 +44,6 @@ pub struct Missing {
 impl Missing {
     /// The line a person reads, every text escaped.
     pub fn shown(&self) -> String {
-        #[cfg(target_os = "linux")]
-        use listen::escaped;
-        #[cfg(not(target_os = "linux"))]
-        let escaped = |s: &str| s.escape_debug().to_string();
         if self.command.is_empty() {
             format!("{} ({}): {}", escaped(&self.words), escaped(&self.bit), escaped(&self.reason))
         } else {
@@ -61,6 +57,26 @@ impl Missing {
             )
         }
     }
+}
+
+/// Text with every control character and every character that changes how text shows
+/// (bidirectional controls) written as an escape.
+pub fn escaped(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\t' => "\\t".to_string(),
+            '\\' => "\\\\".to_string(),
+            c if c.is_control()
+                || ('\u{200b}'..='\u{200f}').contains(&c)
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c) =>
+            {
+                format!("\\u{{{:x}}}", c as u32)
+            }
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// What a person is asked, and what the answer is bound to.

@@ -18,8 +18,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use super::listen::{self, Event, Presence, Shared, Which, escaped};
-use super::now;
+use super::listen::{self, Event, Presence, Shared, Which};
+use super::{escaped, now};
 
 /// The header the page's key travels in.
 const KEY_HEADER: &str = "x-sandbox-bash-key";

@@ -40,6 +40,17 @@ fn marked(out: &Output) -> Vec<String> {
     text(&out.stderr).lines().filter(|l| l.starts_with("sandbox-bash: ")).map(str::to_string).collect()
 }
 
+/// Asserts the last marked line of `out` is the hint to ask for `what` (a mode and its hosts).
+#[track_caller]
+fn hints(out: &Output, what: &str) {
+    let lines = marked(out);
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(&*format!("{HINT} # sandbox-bash: request {what} because REASON")),
+        "{lines:#?}"
+    );
+}
+
 #[track_caller]
 fn denied_with(out: &Output, words: &str) {
     let lines = marked(out);
@@ -133,8 +144,7 @@ fn a_denial_ends_with_the_hint_naming_the_narrowest_mode_and_the_json_carries_it
     let lab = lab_for(User::Root);
     let (_, write) = write_outside(&lab, "x");
     let out = run(&lab, User::Root, "0467", &write, &[]);
-    let lines = marked(&out);
-    assert_eq!(lines.last().unwrap(), &format!("{HINT} # sandbox-bash: request 0667 because REASON"), "{lines:#?}");
+    hints(&out, "0667");
     // Two scopes missing: both bits, nothing else.
     let out = run(&lab, User::Root, "0444", &format!("{write}; cat {}", lab.canary().display()), &[]);
     assert!(marked(&out).last().unwrap().contains("request 4644 because"), "{:#?}", marked(&out));
@@ -640,12 +650,7 @@ fn a_request_adds_hosts_for_one_run_and_never_one_a_deny_entry_names() {
     let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
     let fetch = format!("curl -s --max-time 20 http://{own}:{port}/x");
     let out = run(&lab, user, "0467", &fetch, &env);
-    let lines = marked(&out);
-    assert_eq!(
-        lines.last().unwrap(),
-        &format!("{HINT} # sandbox-bash: request 0467 host {own}:{port} because REASON"),
-        "{lines:#?}"
-    );
+    hints(&out, &format!("0467 host {own}:{port}"));
     // Granted: this run reaches it through the proxy.
     let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port}"), "the docs", &fetch), &env);
     assert_eq!(text(&out.stdout), "SERVED\n", "{}", text(&out.stderr));
@@ -680,8 +685,7 @@ fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_
         denied_with(&out, "which no word of the program needs and the kernel has not refused in this workspace lately");
         assert!(asked(&lab).is_empty());
         let out = run(&lab, user, "0467", &write, &[]);
-        let lines = marked(&out);
-        assert_eq!(lines.last().unwrap(), &format!("{HINT} # sandbox-bash: request 0667 because REASON"), "{lines:#?}");
+        hints(&out, "0667");
         assert!(!target.exists());
         // Now what the kernel refused may be asked, and no more.
         let out = run(&lab, user, "0467", &request("4667", "more", &write), &[(SYSTEM, &config)]);
@@ -713,12 +717,7 @@ fn what_the_kernel_and_the_proxy_refused_ends_with_the_hint_and_that_request_is_
     );
     let env: [(&str, &Path); 1] = [(SYSTEM, &config)];
     let out = run(&lab, user, "0467", &fetch, &env);
-    let lines = marked(&out);
-    assert_eq!(
-        lines.last().unwrap(),
-        &format!("{HINT} # sandbox-bash: request 0467 host {own}:{port} because REASON"),
-        "{lines:#?}"
-    );
+    hints(&out, &format!("0467 host {own}:{port}"));
     let out = run(&lab, user, "0467", &request(&format!("0467 host {own}:{port}"), "docs", &fetch), &env);
     assert_eq!(text(&out.stdout), "SERVED\n", "{}", text(&out.stderr));
 }
