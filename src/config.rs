@@ -53,6 +53,27 @@ struct File {
     environment: Environment,
     network: Option<Network>,
     approval: Option<ApprovalFile>,
+    limits: Option<LimitsFile>,
+}
+
+/// `[limits]`: the run's resource limits (see [`crate::limits`]); each value a number (seconds,
+/// bytes, processes) or a text with its unit (`"60s"`, `"2G"`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsFile {
+    cpu: Option<Amount>,
+    memory: Option<Amount>,
+    pids: Option<Amount>,
+    disk: Option<Amount>,
+    wall: Option<Amount>,
+    file: Option<Amount>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Amount {
+    Number(u64),
+    Text(String),
 }
 
 /// `[approval]`: who answers a request for more access (see [`crate::approval`]).
@@ -155,6 +176,8 @@ pub struct Config {
     pub network: Option<crate::allowlist::Allowlist>,
     /// Who answers a request for more access (the system file only).
     pub approval: Approval,
+    /// The run's resource limits: the system file's, lowered by the user file's.
+    pub limits: crate::limits::Limits,
 }
 
 /// The audit log a file names, and which file named it.
@@ -506,6 +529,28 @@ fn apply(config: &mut Config, file: File, path: &Path, home: Option<&str>, syste
             }
         }
     }
+    if let Some(l) = file.limits {
+        use crate::limits::{Kind, Limits, amount};
+        let mut limits = Limits::NONE;
+        for (kind, value) in [
+            (Kind::Cpu, l.cpu),
+            (Kind::Memory, l.memory),
+            (Kind::Pids, l.pids),
+            (Kind::Disk, l.disk),
+            (Kind::Wall, l.wall),
+            (Kind::File, l.file),
+        ] {
+            let text = match value {
+                None => continue,
+                Some(Amount::Number(n)) => n.to_string(),
+                Some(Amount::Text(t)) => t,
+            };
+            let v = amount(kind, text.trim()).map_err(|e| format!("invalid limits.{e} in {shown}"))?;
+            limits.set(kind, Some(v));
+        }
+        // The user file can only lower what the system file sets.
+        config.limits = config.limits.lower(&limits);
+    }
     let path_value = |key: &str, v: String| -> Result<String, String> {
         let expanded = expand(&v, home);
         if expanded.starts_with('/') {
@@ -671,6 +716,20 @@ mod tests {
             }
         }
         Ok(config)
+    }
+
+    #[test]
+    fn limits_of_the_user_file_only_lower_the_system_file() {
+        use crate::limits::{Kind, Limits};
+        let system = "[limits]\nmemory = \"2G\"\nwall = 600\n";
+        let user = "[limits]\nmemory = \"8G\"\npids = 256\nwall = \"1m\"\n";
+        let c = merge(Some(system), Some(user), None).unwrap();
+        assert_eq!(c.limits, Limits::parse("memory=2G,pids=256,wall=60s").unwrap());
+        assert_eq!(c.limits.get(Kind::Memory), Some(2 << 30));
+        let e = merge(Some("[limits]\nmemory = \"lots\"\n"), None, None).unwrap_err();
+        assert!(e.starts_with("invalid limits.memory = \"lots\": expected a number in /etc/sandbox-bash"), "{e}");
+        let e = merge(Some("[limits]\nswap = 1\n"), None, None).unwrap_err();
+        assert!(e.contains("unknown field `swap`"), "{e}");
     }
 
     #[test]

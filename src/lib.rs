@@ -17,6 +17,8 @@ pub mod exec;
 pub mod hygiene;
 pub mod invocation;
 pub mod later;
+#[allow(unsafe_code)]
+pub mod limits;
 pub mod mode;
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]

@@ -45,6 +45,17 @@ pub(crate) struct Settings {
     pub(crate) granted: Option<Mode>,
     /// The mode a person granted the enclosing level's run, as it said (a nested level only).
     pub(crate) outer_grant: Option<Mode>,
+    /// The resource limits of the run: the configuration's, lowered by [`crate::limits::VAR`]
+    /// and by what the enclosing levels hold.
+    pub(crate) limits: crate::limits::Limits,
+}
+
+impl Settings {
+    /// The limits this level enforces itself: those lower than what the enclosing levels hold.
+    pub(crate) fn own_limits(&self) -> crate::limits::Limits {
+        let held = self.marker.as_ref().map(|m| m.limits).unwrap_or_default();
+        self.limits.beyond(&held)
+    }
 }
 
 /// The variable a level that a person granted a wider mode gives its command: a nested level
@@ -99,7 +110,14 @@ impl Settings {
             .and_then(|_| env.get(GRANTED_VAR))
             .and_then(|v| v.to_str())
             .and_then(|v| Mode::parse(v).ok());
-        Ok(Settings { argv0, action, config, marker, modes, net, cwd, granted: None, outer_grant })
+        let asked = match env.get(crate::limits::VAR).map(|v| v.to_string_lossy()) {
+            Some(text) => crate::limits::Limits::parse(&text)
+                .map_err(|e| Error::Config(format!("invalid {}: {e}", crate::limits::VAR)))?,
+            None => crate::limits::Limits::NONE,
+        };
+        let held = marker.as_ref().map(|m| m.limits).unwrap_or_default();
+        let limits = config.limits.lower(&asked).lower(&held);
+        Ok(Settings { argv0, action, config, marker, modes, net, cwd, granted: None, outer_grant, limits })
     }
 
     /// The settings of this one run once a request for `mode` is granted (or held by the

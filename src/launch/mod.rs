@@ -70,8 +70,14 @@ pub(crate) fn lock_and_exec(
     {
         return Err(Error::ScriptChanged(script.path.display().to_string()));
     }
+    // Limits a group or a deadline holds: the keeper forks here, before anything else starts,
+    // and stays outside all of it; this process goes on as the run.
+    let limits = keep_limits(settings, recorder)?;
     // What runs outside is started before anything is locked, so that it is outside all of it.
     let mut outside = Outside::start(to_run, nested)?;
+    // The run's process enters its groups after what runs outside was started (which stays
+    // out of them).
+    limits.enter()?;
     let with_snapshots;
     let layout = match with_program_files(layout, decision) {
         Some(l) => {
@@ -124,7 +130,8 @@ pub(crate) fn lock_and_exec(
     recorder.record(decision, Verdict::Allow, enforced(&outcome), None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let network = outside.held_lists(&settings.net);
-    let marker = Marker { mode, namespaces, network, workspace: Some(layout.workspace.clone().into()) };
+    let marker =
+        Marker { mode, namespaces, network, workspace: Some(layout.workspace.clone().into()), limits: settings.limits };
     let marker = marker_variable(&marker, &bash)?;
     let replaced: Vec<&str> =
         [sandbox::ENFORCED_VAR, crate::settings::GRANTED_VAR].into_iter().chain(outside.replaced(settings)).collect();
@@ -137,6 +144,44 @@ pub(crate) fn lock_and_exec(
     command_env.extend(granted.iter().map(|g| g.as_c_str()));
     command_env.extend(variables.iter().map(|v| v.as_c_str()));
     Err(exec::exec(&bash, exec_args, &command_env))
+}
+
+/// Starts keeping the limits this level enforces itself (see [`crate::limits`]); a limit
+/// that cannot be held here refuses the run.
+#[cfg(target_os = "linux")]
+fn keep_limits(settings: &Settings, recorder: &mut Recorder) -> Result<crate::limits::keeper::Entry, Error> {
+    use crate::limits::{cgroup, keeper};
+    let own = settings.own_limits();
+    let plan = if own.is_empty() {
+        cgroup::Plan::default()
+    } else {
+        cgroup::plan(&own, &cgroup::hierarchies()).map_err(Error::Refused)?
+    };
+    keeper::keep(&own, &plan, recorder)
+}
+
+/// Limits are not held on this platform yet: a run that has some is refused.
+#[cfg(not(target_os = "linux"))]
+fn keep_limits(settings: &Settings, _: &mut Recorder) -> Result<NoLimits, Error> {
+    let own = settings.own_limits();
+    match own.iter().next() {
+        None => Ok(NoLimits),
+        Some((kind, value)) => Err(Error::Refused(format!(
+            "the {} limit ({}) cannot be enforced on this platform; the command did not run",
+            kind.key(),
+            crate::limits::bound(kind, value)
+        ))),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+struct NoLimits;
+
+#[cfg(not(target_os = "linux"))]
+impl NoLimits {
+    fn enter(&self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// The layout with what the program earns: the snapshot file it takes, created now so that

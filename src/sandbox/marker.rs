@@ -19,6 +19,9 @@ const NAMESPACE_MARK: &str = "ns";
 /// network by host.
 const NETWORK_MARK: &str = "net=";
 
+/// What the mode part carries, before the limits' exact text, when limits hold the level.
+const LIMITS_MARK: &str = "lim=";
+
 /// One marker.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Marker {
@@ -30,6 +33,8 @@ pub struct Marker {
     pub network: Option<String>,
     /// The workspace it works in.
     pub workspace: Option<OsString>,
+    /// The resource limits that hold it (its own and the enclosing levels').
+    pub limits: crate::limits::Limits,
 }
 
 impl Marker {
@@ -42,15 +47,18 @@ impl Marker {
         };
         let mut parts = head.split('+');
         let mode = Mode::parse(parts.next().unwrap_or_default()).unwrap_or(Mode::NONE);
-        let (mut namespaces, mut network) = (false, None);
+        let (mut namespaces, mut network, mut limits) = (false, None, crate::limits::Limits::NONE);
         for mark in parts {
             if mark == NAMESPACE_MARK {
                 namespaces = true;
             } else if let Some(fp) = mark.strip_prefix(NETWORK_MARK) {
                 network = Some(fp.to_string());
+            } else if let Some(text) = mark.strip_prefix(LIMITS_MARK) {
+                // Limits that do not read are none held: a level then enforces its own.
+                limits = crate::limits::Limits::parse(text).unwrap_or_default();
             }
         }
-        Marker { mode, namespaces, network, workspace }
+        Marker { mode, namespaces, network, workspace, limits }
     }
 
     /// The enclosing level's marker, from the environment (none: this level is the outermost).
@@ -66,6 +74,9 @@ impl Marker {
         }
         if let Some(fp) = &self.network {
             out.push(format!("+{NETWORK_MARK}{fp}"));
+        }
+        if !self.limits.is_empty() {
+            out.push(format!("+{LIMITS_MARK}{}", self.limits.exact()));
         }
         out.push(":");
         if let Some(w) = &self.workspace {
@@ -83,14 +94,16 @@ mod tests {
     fn a_marker_reads_back_as_it_was_written() {
         let plain = Marker { mode: Mode(0o0467), workspace: Some("/srv/a:b".into()), ..Marker::default() };
         let marked =
-            Marker { mode: Mode(0o0444), namespaces: true, workspace: Some("/srv/a+ns:b".into()), network: None };
+            Marker { mode: Mode(0o0444), namespaces: true, workspace: Some("/srv/a+ns:b".into()), ..Marker::default() };
         let net = Marker {
             mode: Mode(0o0467),
             namespaces: true,
             network: Some("0123abcd.4567".into()),
             workspace: Some("/srv/a+net=x:b".into()),
+            limits: crate::limits::Limits::NONE,
         };
-        for m in [plain, marked, net] {
+        let limited = Marker { limits: crate::limits::Limits::parse("memory=2G,wall=90s").unwrap(), ..net.clone() };
+        for m in [plain, marked, net, limited] {
             assert_eq!(Marker::parse(&m.value()), m);
         }
         assert_eq!(Marker::parse(OsStr::new("0467+ns+net=ab:/w")).value(), OsStr::new("0467+ns+net=ab:/w"));

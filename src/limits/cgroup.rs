@@ -1,0 +1,579 @@
+//! The run's own control groups: found from what this process's `/proc/self/mountinfo` and
+//! `/proc/self/cgroup` say (no D-Bus, no systemd), made before anything of the command runs,
+//! entered by the run's process before it locks itself, removed when the last process of the
+//! run is gone.
+//!
+//! - **cgroup v2** (the unified hierarchy): the group is made below the nearest group, from this
+//!   process's own up, that this user may write and that gives its children the controllers the
+//!   limits need (in `cgroup.subtree_control`, or enabled there when it has no process of its
+//!   own): what systemd's delegation of `user@UID.service` gives a user. Without controllers a
+//!   group still holds the whole tree (`cgroup.procs`, `cgroup.kill`) and counts its CPU time
+//!   (`cpu.stat`).
+//! - **cgroup v1** (each controller its own hierarchy, or a hybrid layout): a group below this
+//!   process's own in each hierarchy whose controller a limit needs and v2 cannot give
+//!   (`memory`, `pids`, `cpuacct`).
+//!
+//! Each group is made fresh for one run (`sandbox-bash-PID`), so nothing is reused.
+
+use std::io::Write;
+
+use super::{Kind, Limits};
+
+/// A cgroup hierarchy mounted here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hierarchy {
+    pub v2: bool,
+    /// The v1 controllers it holds (empty for v2; see its `cgroup.controllers`).
+    pub controllers: Vec<String>,
+    /// Where it is mounted.
+    pub mount: String,
+    /// The directory of this process's group in it.
+    pub current: String,
+}
+
+/// Every cgroup hierarchy this process can see, with its own group in each.
+pub fn hierarchies() -> Vec<Hierarchy> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let membership = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    parse(&mountinfo, &membership)
+}
+
+/// [`hierarchies`] from the two files' text.
+fn parse(mountinfo: &str, membership: &str) -> Vec<Hierarchy> {
+    let mut out: Vec<Hierarchy> = Vec::new();
+    for line in mountinfo.lines() {
+        let Some((head, tail)) = line.split_once(" - ") else { continue };
+        let fields: Vec<&str> = head.split(' ').collect();
+        let tail: Vec<&str> = tail.split(' ').collect();
+        let (Some(root), Some(mount), Some(fstype)) = (fields.get(3), fields.get(4), tail.first()) else { continue };
+        let mount = unescape(mount);
+        let (v2, controllers) = match *fstype {
+            "cgroup2" => (true, Vec::new()),
+            "cgroup" => {
+                let options = tail.get(2).copied().unwrap_or("");
+                let known = ["memory", "pids", "cpuacct", "cpu", "freezer", "cpuset", "devices", "blkio"];
+                let c: Vec<String> = options
+                    .split(',')
+                    .filter(|o| known.contains(o) || o.starts_with("net_"))
+                    .map(String::from)
+                    .collect();
+                if c.is_empty() {
+                    continue;
+                }
+                (false, c)
+            }
+            _ => continue,
+        };
+        // This process's group in that hierarchy, as /proc/self/cgroup names it.
+        let path = membership.lines().find_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, names, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let matches = if v2 {
+                names.is_empty()
+            } else {
+                let mut names: Vec<&str> = names.split(',').collect();
+                let mut want: Vec<&str> = controllers.iter().map(String::as_str).collect();
+                names.sort_unstable();
+                want.sort_unstable();
+                names == want
+            };
+            matches.then(|| path.to_string())
+        });
+        let Some(path) = path else { continue };
+        // The mount may show a subtree (a container's): the group relative to it.
+        let root = unescape(root);
+        let Some(relative) = path.strip_prefix(root.trim_end_matches('/')) else { continue };
+        let current = format!("{}/{}", mount.trim_end_matches('/'), relative.trim_start_matches('/'));
+        let current = current.trim_end_matches('/').to_string();
+        if out.iter().any(|h| h.v2 == v2 && h.controllers == controllers) {
+            continue;
+        }
+        out.push(Hierarchy { v2, controllers, mount, current });
+    }
+    out
+}
+
+/// mountinfo's octal escapes (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b)) {
+            let digit = |b: u8| u32::from(b - b'0');
+            let v = digit(bytes[i + 1]) * 64 + digit(bytes[i + 2]) * 8 + digit(bytes[i + 3]);
+            out.push(v as u8);
+            i += 4;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What enforces one limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Enforcer {
+    /// A group of the run in the unified hierarchy, below this directory.
+    V2(String),
+    /// A group of the run in the v1 hierarchy of this controller, below this directory.
+    V1(&'static str, String),
+    /// A resource limit of each process (`setrlimit`).
+    Rlimit,
+    /// The keeper, which waits for the run outside its sandbox.
+    Keeper,
+}
+
+impl Enforcer {
+    /// In words, for `--sandbox-info`.
+    pub fn words(&self) -> String {
+        match self {
+            Enforcer::V2(dir) => format!("cgroup v2 (a group of the run's own below {dir})"),
+            Enforcer::V1(c, dir) => format!("cgroup v1 {c} (a group of the run's own below {dir})"),
+            Enforcer::Rlimit => "a resource limit on every process (RLIMIT_FSIZE)".to_string(),
+            Enforcer::Keeper => "the keeper, a process outside the sandbox that waits for the run".to_string(),
+        }
+    }
+}
+
+/// How the limits of a run are held: each limit's enforcer, and the groups to make.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub enforcers: Vec<(Kind, Enforcer)>,
+    /// The groups to make: the parent directory, v2 or not, and the v2 controllers to enable
+    /// in the parent first.
+    groups: Vec<Parent>,
+    /// The whole tree is held by a group (to find and stop every process); otherwise the keeper
+    /// holds it as the subreaper of the run.
+    pub tree_held: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Parent {
+    dir: String,
+    v2: bool,
+    enable: Vec<&'static str>,
+}
+
+/// Reads one small control file.
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+fn words_of(path: &str) -> Vec<String> {
+    read(path).unwrap_or_default().split_whitespace().map(String::from).collect()
+}
+
+/// Whether this process may make a group in `dir` and move itself below it.
+fn writable(dir: &str) -> bool {
+    let ok = |p: &str| {
+        std::ffi::CString::new(p).is_ok_and(|c| {
+            // SAFETY: access reads a NUL-terminated path.
+            unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+        })
+    };
+    ok(dir) && ok(&format!("{dir}/cgroup.procs"))
+}
+
+/// How `limits` would be held here, or why one cannot be: the limit and what is missing.
+pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
+    let mut plan = Plan::default();
+    let needs = |k: Kind| limits.get(k).is_some();
+    let v2 = found.iter().find(|h| h.v2);
+    // The controllers the v2 group needs; each one v2 cannot give falls to v1.
+    let mut wanted: Vec<&'static str> = Vec::new();
+    for (kind, controller) in [(Kind::Memory, "memory"), (Kind::Pids, "pids")] {
+        if needs(kind) {
+            wanted.push(controller);
+        }
+    }
+    let mut why_not: Vec<String> = Vec::new();
+    let v2_parent = v2.and_then(|h| {
+        let parent = v2_parent(h, &wanted, &mut why_not);
+        // Without every controller, a group without any still holds the tree and its CPU time.
+        parent.or_else(|| v2_parent(h, &[], &mut Vec::new()))
+    });
+    let mut v2_gives: Vec<&'static str> = Vec::new();
+    if let Some(p) = &v2_parent {
+        let controllers = words_of(&format!("{}/cgroup.controllers", p.dir));
+        v2_gives = wanted.iter().copied().filter(|c| controllers.iter().any(|have| have == c)).collect();
+        plan.groups
+            .push(Parent { enable: p.enable.iter().copied().filter(|c| v2_gives.contains(c)).collect(), ..p.clone() });
+        plan.tree_held = true;
+    }
+    let mut v1_used: Vec<(&'static str, String)> = Vec::new();
+    let mut v1_parent = |controller: &'static str, why_not: &mut Vec<String>| -> Option<String> {
+        if let Some((_, dir)) = v1_used.iter().find(|(c, _)| *c == controller) {
+            return Some(dir.clone());
+        }
+        let h = found.iter().find(|h| !h.v2 && h.controllers.iter().any(|c| c == controller));
+        match h {
+            None => {
+                why_not.push(format!("no cgroup v1 hierarchy with the {controller} controller is mounted"));
+                None
+            }
+            Some(h) if writable(&h.current) => {
+                v1_used.push((controller, h.current.clone()));
+                Some(h.current.clone())
+            }
+            Some(h) => {
+                why_not.push(format!("this user may not make a group in {} (cgroup v1 {controller})", h.current));
+                None
+            }
+        }
+    };
+    for (kind, controller) in [(Kind::Memory, "memory"), (Kind::Pids, "pids")] {
+        if !needs(kind) {
+            continue;
+        }
+        if v2_gives.contains(&controller) {
+            plan.enforcers.push((kind, Enforcer::V2(v2_parent.as_ref().map(|p| p.dir.clone()).unwrap_or_default())));
+        } else if let Some(dir) = v1_parent(controller, &mut why_not) {
+            plan.enforcers.push((kind, Enforcer::V1(controller, dir)));
+        } else {
+            return Err(missing(kind, limits, &why_not));
+        }
+    }
+    if needs(Kind::Cpu) {
+        match (&v2_parent, v1_parent("cpuacct", &mut why_not)) {
+            (Some(p), _) => plan.enforcers.push((Kind::Cpu, Enforcer::V2(p.dir.clone()))),
+            (None, Some(dir)) => plan.enforcers.push((Kind::Cpu, Enforcer::V1("cpuacct", dir))),
+            (None, None) => {
+                if v2.is_none() {
+                    why_not.push("no cgroup v2 hierarchy is mounted".to_string());
+                }
+                return Err(missing(Kind::Cpu, limits, &why_not));
+            }
+        }
+    }
+    for (controller, dir) in &v1_used {
+        plan.groups.push(Parent { dir: dir.clone(), v2: false, enable: vec![controller] });
+        plan.tree_held = true;
+    }
+    if needs(Kind::Disk) {
+        return Err(missing(
+            Kind::Disk,
+            limits,
+            &["this version does not count what a run adds to the scratch trees".to_string()],
+        ));
+    }
+    if needs(Kind::Wall) {
+        plan.enforcers.push((Kind::Wall, Enforcer::Keeper));
+    }
+    if needs(Kind::File) {
+        plan.enforcers.push((Kind::File, Enforcer::Rlimit));
+    }
+    plan.enforcers.sort_by_key(|(k, _)| k.index());
+    Ok(plan)
+}
+
+/// The refusal of a limit that cannot be held here.
+fn missing(kind: Kind, limits: &Limits, why: &[String]) -> String {
+    let value = limits.get(kind).unwrap_or(0);
+    let mut why: Vec<&str> = why.iter().map(String::as_str).collect();
+    why.dedup();
+    let why = if why.is_empty() { "no cgroup this user may use was found".to_string() } else { why.join("; ") };
+    format!(
+        "the {} limit ({}) cannot be enforced here: {}; the command did not run (lower nothing you cannot hold: \
+         remove it from {} and the configuration, or run where a delegated cgroup is available)",
+        kind.key(),
+        super::bound(kind, value),
+        why,
+        super::VAR
+    )
+}
+
+/// The nearest group, from this process's own up to the mount, where a group with the
+/// `controllers` can be made.
+fn v2_parent(h: &Hierarchy, controllers: &[&'static str], why_not: &mut Vec<String>) -> Option<Parent> {
+    let mut dir = h.current.clone();
+    let top = h.mount.trim_end_matches('/').to_string();
+    loop {
+        if writable(&dir) {
+            let available = words_of(&format!("{dir}/cgroup.controllers"));
+            let enabled = words_of(&format!("{dir}/cgroup.subtree_control"));
+            let is_root = dir == top;
+            // Enabling a controller needs a group without processes of its own (the root excepted).
+            let empty = is_root || read(&format!("{dir}/cgroup.procs")).is_some_and(|p| p.trim().is_empty());
+            let missing: Vec<&&str> = controllers.iter().filter(|c| !enabled.iter().any(|e| e == *c)).collect();
+            let can_enable =
+                missing.iter().all(|c| available.iter().any(|a| a == **c)) && (missing.is_empty() || empty);
+            if can_enable {
+                return Some(Parent { dir, v2: true, enable: missing.into_iter().copied().collect() });
+            }
+        }
+        if dir == top || !dir.starts_with(&top) {
+            why_not.push(format!(
+                "no group of the unified hierarchy at {top}, from this process's own ({}) up, is one this user may \
+                 make a group in{}",
+                h.current,
+                if controllers.is_empty() { String::new() } else { format!(" with {}", controllers.join(" and ")) }
+            ));
+            return None;
+        }
+        dir = match dir.rfind('/') {
+            Some(i) if i >= top.len() => dir[..i].to_string(),
+            _ => top.clone(),
+        };
+    }
+}
+
+/// The run's groups, made.
+#[derive(Debug)]
+pub struct Groups {
+    made: Vec<Made>,
+}
+
+#[derive(Debug)]
+struct Made {
+    dir: String,
+    v2: bool,
+}
+
+/// Writes one control file.
+fn write(path: &str, value: &str) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(value.as_bytes()))
+        .map_err(|e| format!("cannot write {value:?} to {path}: {e}"))
+}
+
+impl Groups {
+    /// Makes the groups of `plan` for `limits`, with their bounds written; on failure what was
+    /// made is removed.
+    pub fn make(plan: &Plan, limits: &Limits) -> Result<Groups, String> {
+        let mut groups = Groups { made: Vec::new() };
+        let name = format!("sandbox-bash-{}", std::process::id());
+        for parent in &plan.groups {
+            if let Err(e) = groups.make_one(parent, &name, limits) {
+                groups.remove();
+                return Err(e);
+            }
+        }
+        Ok(groups)
+    }
+
+    fn make_one(&mut self, parent: &Parent, name: &str, limits: &Limits) -> Result<(), String> {
+        if parent.v2 && !parent.enable.is_empty() {
+            let enable: Vec<String> = parent.enable.iter().map(|c| format!("+{c}")).collect();
+            write(&format!("{}/cgroup.subtree_control", parent.dir), &enable.join(" "))?;
+        }
+        let dir = format!("{}/{name}", parent.dir);
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot make the cgroup {dir}: {e}"))?;
+        self.made.push(Made { dir: dir.clone(), v2: parent.v2 });
+        let has = |file: &str| std::path::Path::new(&format!("{dir}/{file}")).exists();
+        let controllers = if parent.v2 { words_of(&format!("{dir}/cgroup.controllers")) } else { Vec::new() };
+        let holds = |c: &str| if parent.v2 { controllers.iter().any(|h| h == c) } else { parent.enable.contains(&c) };
+        if let Some(m) = limits.get(Kind::Memory).filter(|_| holds("memory")) {
+            if parent.v2 {
+                write(&format!("{dir}/memory.max"), &m.to_string())?;
+                // No swap: the bound is the memory the run holds, not what it pushes out.
+                if has("memory.swap.max") {
+                    write(&format!("{dir}/memory.swap.max"), "0")?;
+                }
+                // Out of memory, the whole run ends together, never a part of it.
+                write(&format!("{dir}/memory.oom.group"), "1")?;
+            } else {
+                write(&format!("{dir}/memory.limit_in_bytes"), &m.to_string())?;
+                if has("memory.memsw.limit_in_bytes") {
+                    write(&format!("{dir}/memory.memsw.limit_in_bytes"), &m.to_string())?;
+                }
+                // The kernel's killer picks one process; instead, a run out of memory waits and
+                // the keeper stops all of it.
+                write(&format!("{dir}/memory.oom_control"), "1")?;
+            }
+        }
+        if let Some(p) = limits.get(Kind::Pids).filter(|_| holds("pids")) {
+            write(&format!("{dir}/pids.max"), &p.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// No group was made (the plan needed none).
+    pub fn is_empty(&self) -> bool {
+        self.made.is_empty()
+    }
+
+    /// Moves the calling process into every group (it is the run's first process).
+    pub fn enter(&self) -> Result<(), String> {
+        for m in &self.made {
+            write(&format!("{}/cgroup.procs", m.dir), "0")?;
+        }
+        Ok(())
+    }
+
+    /// The group that holds the whole tree (v2 first).
+    fn tree(&self) -> Option<&Made> {
+        self.made.iter().find(|m| m.v2).or_else(|| self.made.first())
+    }
+
+    /// The group of the hierarchy with `file`.
+    fn with(&self, file: &str) -> Option<String> {
+        self.made.iter().map(|m| format!("{}/{file}", m.dir)).find(|p| std::path::Path::new(p).exists())
+    }
+
+    /// The processes of the run.
+    pub fn processes(&self) -> Vec<i32> {
+        let Some(t) = self.tree() else { return Vec::new() };
+        read(&format!("{}/cgroup.procs", t.dir))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+
+    /// Whether any process of the run is left.
+    pub fn populated(&self) -> bool {
+        match self.tree() {
+            Some(t) if t.v2 => read(&format!("{}/cgroup.events", t.dir)).is_none_or(|e| e.contains("populated 1")),
+            Some(_) => !self.processes().is_empty(),
+            None => false,
+        }
+    }
+
+    /// Stops every process of the run (a fork racing the stop is stopped too: the group is
+    /// emptied until nothing is left).
+    pub fn kill(&self) {
+        if let Some(t) = self.tree()
+            && t.v2
+            && write(&format!("{}/cgroup.kill", t.dir), "1").is_ok()
+        {
+            return;
+        }
+        for _ in 0..1000 {
+            let pids = self.processes();
+            if pids.is_empty() {
+                return;
+            }
+            for pid in pids {
+                // SAFETY: kill takes numbers.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// The CPU time the run has used, in milliseconds.
+    pub fn cpu_ms(&self) -> Option<u64> {
+        if let Some(stat) = self.made.iter().find(|m| m.v2).and_then(|m| read(&format!("{}/cpu.stat", m.dir))) {
+            return field(&stat, "usage_usec").map(|us| us / 1000);
+        }
+        self.with("cpuacct.usage")
+            .and_then(|p| read(&p))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|ns| ns / 1_000_000)
+    }
+
+    /// The run is out of memory: v1 waits (its killer is off), v2 has killed the group.
+    pub fn out_of_memory(&self) -> bool {
+        if let Some(p) = self.with("memory.oom_control") {
+            return read(&p).and_then(|t| field(&t, "under_oom")).is_some_and(|v| v > 0)
+                || read(&p).and_then(|t| field(&t, "oom_kill")).is_some_and(|v| v > 0);
+        }
+        self.with("memory.events")
+            .and_then(|p| read(&p))
+            .is_some_and(|t| field(&t, "oom_kill").unwrap_or(0) + field(&t, "oom_group_kill").unwrap_or(0) > 0)
+    }
+
+    /// The most memory the run held, in bytes.
+    pub fn memory_peak(&self) -> Option<u64> {
+        ["memory.peak", "memory.max_usage_in_bytes"]
+            .into_iter()
+            .find_map(|f| self.with(f).and_then(|p| read(&p)).and_then(|v| v.trim().parse().ok()))
+    }
+
+    /// Processes and threads of the run now.
+    pub fn pids_now(&self) -> Option<u64> {
+        self.with("pids.current").and_then(|p| read(&p)).and_then(|v| v.trim().parse().ok())
+    }
+
+    /// How many forks the process limit refused.
+    pub fn pids_refused(&self) -> u64 {
+        self.with("pids.events").and_then(|p| read(&p)).and_then(|t| field(&t, "max")).unwrap_or(0)
+    }
+
+    /// Removes the groups (their processes are gone); a group still busy is tried a little
+    /// longer (a process killed a moment ago is not yet reaped).
+    pub fn remove(&mut self) {
+        for m in self.made.drain(..).rev() {
+            for _ in 0..200 {
+                if std::fs::remove_dir(&m.dir).is_ok() || !std::path::Path::new(&m.dir).exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+/// A flat-keyed file's field (`usage_usec 123`).
+fn field(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HYBRID_MOUNTS: &str = "\
+30 24 0:26 / /sys/fs/cgroup ro,nosuid shared:9 - tmpfs tmpfs ro,mode=755
+31 30 0:27 / /sys/fs/cgroup/unified rw,nosuid shared:10 - cgroup2 cgroup2 rw
+33 30 0:29 / /sys/fs/cgroup/memory rw,nosuid shared:14 - cgroup cgroup rw,memory
+34 30 0:30 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:15 - cgroup cgroup rw,cpu,cpuacct
+35 30 0:31 / /sys/fs/cgroup/pids rw,nosuid shared:16 - cgroup cgroup rw,pids
+36 30 0:32 / /sys/fs/cgroup/systemd rw,nosuid shared:11 - cgroup cgroup rw,xattr,name=systemd
+";
+    const HYBRID_GROUPS: &str = "\
+9:name=systemd:/user.slice/user-1000.slice/session-3.scope
+5:pids:/user.slice/user-1000.slice/session-3.scope
+4:cpu,cpuacct:/user.slice
+3:memory:/work/job 7
+0::/user.slice/user-1000.slice/session-3.scope
+";
+
+    #[test]
+    fn a_hybrid_layout_gives_each_hierarchy_and_the_process_group_in_it() {
+        let found = parse(HYBRID_MOUNTS, HYBRID_GROUPS);
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert!(found[0].v2);
+        assert_eq!(found[0].current, "/sys/fs/cgroup/unified/user.slice/user-1000.slice/session-3.scope");
+        assert_eq!(found[1].controllers, ["memory"]);
+        assert_eq!(found[1].current, "/sys/fs/cgroup/memory/work/job 7");
+        assert_eq!(found[2].controllers, ["cpu", "cpuacct"]);
+        assert_eq!(found[2].current, "/sys/fs/cgroup/cpu,cpuacct/user.slice");
+        assert_eq!(found[3].current, "/sys/fs/cgroup/pids/user.slice/user-1000.slice/session-3.scope");
+    }
+
+    #[test]
+    fn a_container_mount_shows_its_subtree() {
+        let mounts = "40 30 0:40 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let found = parse(mounts, "0::/docker/abc/inner\n");
+        assert_eq!(found[0].current, "/sys/fs/cgroup/inner");
+        let escaped = "40 30 0:40 / /mnt/c\\040g rw - cgroup2 cgroup2 rw\n";
+        assert_eq!(parse(escaped, "0::/\n")[0].current, "/mnt/c g");
+    }
+
+    #[test]
+    fn flat_keyed_fields_are_read_by_their_key() {
+        let text = "usage_usec 1500\nuser_usec 1000\noom_kill 2\n";
+        assert_eq!(field(text, "usage_usec"), Some(1500));
+        assert_eq!(field(text, "oom_kill"), Some(2));
+        assert_eq!(field(text, "usage"), None);
+    }
+
+    #[test]
+    fn a_limit_no_group_can_hold_is_refused_by_name() {
+        let limits = Limits::parse("memory=64M").unwrap();
+        let e = plan(&limits, &[]).unwrap_err();
+        assert!(e.starts_with("the memory limit (64 MiB) cannot be enforced here:"), "{e}");
+        assert!(e.contains("no cgroup v1 hierarchy with the memory controller"), "{e}");
+        let disk = plan(&Limits::parse("disk=1G").unwrap(), &[]).unwrap_err();
+        assert!(disk.starts_with("the disk limit (1 GiB) cannot be enforced here"), "{disk}");
+        // A deadline and a file size need no group.
+        let p = plan(&Limits::parse("wall=5s,file=1M").unwrap(), &[]).unwrap();
+        assert_eq!(p.enforcers, vec![(Kind::Wall, Enforcer::Keeper), (Kind::File, Enforcer::Rlimit)]);
+        assert!(!p.tree_held);
+    }
+}

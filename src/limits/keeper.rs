@@ -1,0 +1,472 @@
+//! The keeper: when a run has limits a group or a deadline holds, the level forks before it
+//! starts anything else. The parent stays outside everything the child then locks (no Landlock
+//! domain, no namespace, not in the run's groups), so nothing of the run can signal, trace or
+//! slow it; it is the process the caller waits for. The child goes on as the run: it enters
+//! the groups, locks itself and executes bash.
+//!
+//! The keeper forwards the signals the caller sends it (a terminal's own signals reach bash
+//! directly), keeps the deadline and watches the groups' counters, stops every process of the
+//! run when a limit that ends it is reached, tells each reached limit on its standard error in
+//! one line and in the audit log, and ends with bash's status, or the limit's own.
+//!
+//! Without any group (a deadline alone, where no cgroup can be made) the keeper holds the tree
+//! as its subreaper: every orphan of the run becomes its child, so a double fork cannot leave
+//! it, and it waits for all of them, until the deadline at most.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::cgroup::{Groups, Plan};
+use super::{Kind, Limits, line};
+use crate::error::Error;
+use crate::trail::Recorder;
+
+/// The signals the keeper takes: the child's end, and those it forwards.
+const FORWARDED: [i32; 9] = [
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTERM,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGCONT,
+    libc::SIGWINCH,
+];
+
+/// How often the groups' counters are read while a limit the keeper enforces needs them.
+const TICK: Duration = Duration::from_millis(20);
+
+/// What the run's own process does with the limits, once it is the child.
+pub struct Entry {
+    groups: Option<Groups>,
+    file: Option<u64>,
+}
+
+impl Entry {
+    /// Enters the run's groups and sets the per-process limits: called by the run's process
+    /// after what runs outside is started (which stays out of the groups) and before the lock.
+    pub fn enter(&self) -> Result<(), Error> {
+        if let Some(g) = &self.groups {
+            g.enter().map_err(|e| Error::Refused(format!("cannot enter the run's cgroup: {e}")))?;
+        }
+        if let Some(bytes) = self.file {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            // SAFETY: setrlimit reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_FSIZE, &limit) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(Error::Refused(format!("cannot set the file size limit (RLIMIT_FSIZE): {e}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Starts keeping `limits` as `plan` holds them. Returns in the run's process (the child, or
+/// this process when no keeper is needed: a file size alone); the keeper itself never returns.
+/// The process must be single-threaded.
+pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Result<Entry, Error> {
+    let file = limits.get(Kind::File);
+    if limits.is_empty() {
+        return Ok(Entry { groups: None, file });
+    }
+    let kept = *limits;
+    let groups = Groups::make(plan, limits).map_err(|e| Error::Refused(format!("the run's limits: {e}")))?;
+    let groups = (!groups.is_empty()).then_some(groups);
+    // The signals wait in a descriptor from before the fork, so none is lost; the child takes
+    // the mask back at once.
+    let mut mask: libc::sigset_t = unsafe { std::mem::zeroed() };
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the sets are plain structs these calls fill.
+    unsafe {
+        libc::sigemptyset(&mut mask);
+        libc::sigaddset(&mut mask, libc::SIGCHLD);
+        for s in FORWARDED {
+            libc::sigaddset(&mut mask, s);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &mask, &mut old);
+    }
+    let keeper = std::process::id() as i32;
+    // SAFETY: the process is single-threaded; the child only returns into the run.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: restores the mask saved above.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+        if let Some(mut g) = groups {
+            g.remove();
+        }
+        return Err(Error::Refused(format!("cannot start the keeper of the run's limits: {e}")));
+    }
+    if child == 0 {
+        // SAFETY: restores the mask saved before the fork; the death signal is a number.
+        unsafe {
+            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            // The run does not outlive its keeper.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            if libc::getppid() != keeper {
+                libc::_exit(125);
+            }
+        }
+        return Ok(Entry { groups, file });
+    }
+    let status = Keeper::new(kept, groups, child, mask).run(recorder);
+    finish(status)
+}
+
+/// What a reached limit's record says.
+#[derive(Serialize)]
+struct Reached<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    bound: String,
+    what: &'a str,
+    command_pid: i32,
+    peak: Peak,
+}
+
+/// The most the run used.
+#[derive(Clone, Copy, Default, Serialize)]
+struct Peak {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pids: Option<u64>,
+    wall_ms: u64,
+}
+
+/// How the keeper ends.
+enum Status {
+    /// bash's wait status, passed on.
+    Wait(i32),
+    /// The status of a limit that stopped the run.
+    Code(i32),
+}
+
+struct Keeper {
+    limits: Limits,
+    groups: Option<Groups>,
+    child: i32,
+    signals: OwnedFd,
+    start: Instant,
+    pids_peak: u64,
+}
+
+impl Keeper {
+    fn new(limits: Limits, groups: Option<Groups>, child: i32, mask: libc::sigset_t) -> Keeper {
+        // SAFETY: signalfd takes the mask of signals blocked above.
+        let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
+        // SAFETY: a new descriptor, owned here (a failure leaves -1, which poll ignores below).
+        let signals = unsafe { OwnedFd::from_raw_fd(fd.max(0)) };
+        // The keeper holds neither the caller's input nor its output: a reader's end of file
+        // comes when the run closes them. Standard error stays, for the lines.
+        if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+            // SAFETY: dup2 onto the standard descriptors.
+            unsafe {
+                libc::dup2(null.as_raw_fd(), 0);
+                libc::dup2(null.as_raw_fd(), 1);
+            }
+        }
+        if groups.is_none() {
+            // SAFETY: a flag of this process.
+            unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        }
+        Keeper { limits, groups, child, signals, start: Instant::now(), pids_peak: 0 }
+    }
+
+    fn run(mut self, recorder: &mut Recorder) -> Status {
+        let deadline = self.limits.get(Kind::Wall).map(|ms| self.start + Duration::from_millis(ms));
+        let counted = [Kind::Cpu, Kind::Memory, Kind::Pids].iter().any(|k| self.limits.get(*k).is_some());
+        let mut waited: Option<i32> = None;
+        let mut stopped: Option<(Kind, String)> = None;
+        loop {
+            let done = match &self.groups {
+                Some(_) => waited.is_some(),
+                None => waited.is_some() && !self.has_children(),
+            };
+            if done {
+                break;
+            }
+            let now = Instant::now();
+            let mut wait = deadline.map(|d| d.saturating_duration_since(now));
+            if counted {
+                wait = Some(wait.map_or(TICK, |w| w.min(TICK)));
+            }
+            self.poll(wait, &mut waited);
+            if stopped.is_some() {
+                continue;
+            }
+            if let Some(what) = self.counters() {
+                stopped = Some(what);
+            } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                let n = self.stop();
+                let what = if waited.is_some() { "the command had ended; what it left running" } else { "the run" };
+                stopped = Some((Kind::Wall, format!("{what} was stopped: {} (SIGKILL)", processes(n))));
+            }
+        }
+        let peak = self.peak();
+        let mut lines: Vec<(Kind, String)> = Vec::new();
+        if let Some(s) = stopped.clone() {
+            lines.push(s);
+        }
+        if let Some(refused) = self.groups.as_ref().map(Groups::pids_refused).filter(|n| *n > 0) {
+            let times = if refused == 1 { "once".to_string() } else { format!("{refused} times") };
+            lines.push((Kind::Pids, format!("a new process or thread was refused (fork failed with EAGAIN) {times}")));
+        }
+        if let (Some(_), Some(w)) = (self.limits.get(Kind::File), waited)
+            && ((libc::WIFSIGNALED(w) && libc::WTERMSIG(w) == libc::SIGXFSZ)
+                || (libc::WIFEXITED(w) && libc::WEXITSTATUS(w) == 128 + libc::SIGXFSZ))
+        {
+            lines.push((
+                Kind::File,
+                "a write past it failed: the writing process was stopped by SIGXFSZ (a program that ignores \
+                 it gets EFBIG instead)"
+                    .to_string(),
+            ));
+        }
+        for (kind, what) in &lines {
+            let value = self.limits.get(*kind).unwrap_or(0);
+            let text = format!("{}\n", line(*kind, value, what));
+            // SAFETY: writes a buffer to standard error.
+            unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
+            let reached = Reached {
+                kind: kind.type_name(),
+                bound: super::bound(*kind, value),
+                what,
+                command_pid: self.child,
+                peak,
+            };
+            let _ = recorder.event("limit", "reached", &reached);
+        }
+        let status = match (&stopped, waited) {
+            (Some((kind, _)), _) => Status::Code(kind.status().unwrap_or(125)),
+            (None, Some(w)) => Status::Wait(w),
+            (None, None) => Status::Code(125),
+        };
+        self.leave(deadline, recorder);
+        status
+    }
+
+    /// Waits for a signal or `wait`, reaping what ended and forwarding what the caller sent.
+    fn poll(&mut self, wait: Option<Duration>, waited: &mut Option<i32>) {
+        let mut fds = [libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        let ms = wait.map_or(-1, |w| w.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32);
+        // SAFETY: one pollfd, owned here.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) };
+        if ready > 0 {
+            let mut info: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<libc::signalfd_siginfo>();
+            // SAFETY: reads one struct's bytes into it.
+            while unsafe { libc::read(self.signals.as_raw_fd(), (&raw mut info).cast(), size) } == size as isize {
+                let signal = info.ssi_signo as i32;
+                // A terminal's own signals (SI_KERNEL) reached bash's process group already.
+                if signal != libc::SIGCHLD && info.ssi_code <= 0 && waited.is_none() {
+                    // SAFETY: kill takes numbers.
+                    unsafe { libc::kill(self.child, signal) };
+                }
+                let mut fds = [libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+                // SAFETY: as above, without waiting.
+                if unsafe { libc::poll(fds.as_mut_ptr(), 1, 0) } <= 0 {
+                    break;
+                }
+            }
+        }
+        self.reap(waited);
+    }
+
+    /// Reaps every child that ended (bash, and orphans the subreaper took).
+    fn reap(&mut self, waited: &mut Option<i32>) {
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid writes the status.
+            let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+            if pid <= 0 {
+                return;
+            }
+            if pid == self.child {
+                *waited = Some(status);
+            }
+        }
+    }
+
+    fn has_children(&self) -> bool {
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid writes the struct; WNOWAIT leaves the child to reap.
+        let r = unsafe {
+            libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::WSTOPPED)
+        };
+        r == 0
+    }
+
+    /// The groups' counters: a limit that ends the run, reached.
+    fn counters(&mut self) -> Option<(Kind, String)> {
+        let g = self.groups.as_ref()?;
+        if let Some(now) = g.pids_now() {
+            self.pids_peak = self.pids_peak.max(now);
+        }
+        if let (Some(limit), Some(used)) = (self.limits.get(Kind::Cpu), g.cpu_ms())
+            && used >= limit
+        {
+            let n = self.stop();
+            let used = super::bound(Kind::Cpu, used);
+            return Some((
+                Kind::Cpu,
+                format!("the run used {used} of CPU time and was stopped: {} (SIGKILL)", processes(n)),
+            ));
+        }
+        if self.limits.get(Kind::Memory).is_some() && g.out_of_memory() {
+            let n = self.stop();
+            return Some((
+                Kind::Memory,
+                format!("the run needed more memory and was stopped: {} together (SIGKILL)", processes(n)),
+            ));
+        }
+        None
+    }
+
+    /// Stops every process of the run; how many there were.
+    fn stop(&mut self) -> usize {
+        match &self.groups {
+            Some(g) => {
+                let n = g.processes().len();
+                g.kill();
+                n
+            }
+            None => {
+                let mut n = 0;
+                for _ in 0..1000 {
+                    let tree = descendants(std::process::id() as i32);
+                    if tree.is_empty() {
+                        break;
+                    }
+                    n = n.max(tree.len());
+                    for pid in tree {
+                        // SAFETY: kill takes numbers.
+                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                    let mut none = None;
+                    self.reap(&mut none);
+                }
+                n
+            }
+        }
+    }
+
+    fn peak(&self) -> Peak {
+        let g = self.groups.as_ref();
+        Peak {
+            memory_bytes: g.and_then(Groups::memory_peak),
+            cpu_ms: g.and_then(Groups::cpu_ms),
+            pids: (self.pids_peak > 0).then_some(self.pids_peak),
+            wall_ms: self.start.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// bash is gone: the groups go when the last process of the run does. Processes the run
+    /// left running (a server started in the background) stay held by its limits: a process of
+    /// the keeper's own, detached, keeps them until they end, then removes the groups.
+    fn leave(mut self, deadline: Option<Instant>, recorder: &mut Recorder) {
+        let Some(mut groups) = self.groups.take() else { return };
+        if !groups.populated() {
+            groups.remove();
+            return;
+        }
+        // SAFETY: the keeper is single-threaded; the child detaches and ends with _exit.
+        if unsafe { libc::fork() } != 0 {
+            std::mem::forget(groups);
+            return;
+        }
+        // SAFETY: a session of its own, with the standard descriptors on /dev/null.
+        unsafe {
+            libc::setsid();
+            if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+                libc::dup2(null.as_raw_fd(), 2);
+            }
+        }
+        let (limits, start) = (self.limits, self.start);
+        while groups.populated() {
+            let over = |k: Kind| limits.get(k);
+            let reached = if deadline.is_some_and(|d| Instant::now() >= d) {
+                Some((Kind::Wall, "the processes the run left running were stopped at its deadline"))
+            } else if over(Kind::Cpu).zip(groups.cpu_ms()).is_some_and(|(l, u)| u >= l) {
+                Some((Kind::Cpu, "the processes the run left running were stopped"))
+            } else if over(Kind::Memory).is_some() && groups.out_of_memory() {
+                Some((Kind::Memory, "the processes the run left running were stopped together"))
+            } else {
+                None
+            };
+            if let Some((kind, what)) = reached {
+                groups.kill();
+                let peak =
+                    Peak { wall_ms: start.elapsed().as_millis() as u64, cpu_ms: groups.cpu_ms(), ..Peak::default() };
+                let bound = super::bound(kind, limits.get(kind).unwrap_or(0));
+                let _ = recorder.event(
+                    "limit",
+                    "reached",
+                    &Reached { kind: kind.type_name(), bound, what, command_pid: self.child, peak },
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        groups.remove();
+        // SAFETY: ends the detached process.
+        unsafe { libc::_exit(0) };
+    }
+}
+
+/// `1 process`, `3 processes`.
+fn processes(n: usize) -> String {
+    if n == 1 { "1 process".to_string() } else { format!("{n} processes") }
+}
+
+/// Every process below `root`, from the parents `/proc` shows.
+fn descendants(root: i32) -> Vec<i32> {
+    let mut parents: Vec<(i32, i32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// Ends the keeper with `status`: a limit's code, bash's exit code, or bash's signal, raised
+/// again on the keeper itself so that the caller sees what it would have seen of bash.
+fn finish(status: Status) -> ! {
+    let w = match status {
+        Status::Code(code) => std::process::exit(code),
+        Status::Wait(w) => w,
+    };
+    if libc::WIFEXITED(w) {
+        std::process::exit(libc::WEXITSTATUS(w));
+    }
+    let signal = if libc::WIFSIGNALED(w) { libc::WTERMSIG(w) } else { libc::SIGKILL };
+    // SAFETY: the default action, no core of the keeper, the signal let through, raised.
+    unsafe {
+        let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+        libc::signal(signal, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::kill(libc::getpid(), signal);
+    }
+    std::process::exit(128 + signal)
+}
