@@ -227,6 +227,11 @@ pub struct Allowlist {
 }
 
 impl Allowlist {
+    /// How many hosts it allows: the fewest of any layer (each layer only narrows).
+    pub fn host_count(&self) -> usize {
+        self.layers.iter().map(|l| l.allow.len()).min().unwrap_or(0)
+    }
+
     /// Whether `dest` may be reached: `Ok` with the entry of the first layer that allows it,
     /// or the first refusal.
     pub fn check(&self, dest: &Destination) -> Result<String, Refusal> {

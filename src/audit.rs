@@ -29,6 +29,8 @@ pub struct Log {
     path: String,
     /// The agent session the records' runs belong to (see [`crate::outside::session`]).
     session: Option<String>,
+    /// The line that declares the sandbox the run is in, once it is locked.
+    sandbox: Option<String>,
 }
 
 enum Sink {
@@ -95,6 +97,8 @@ struct Record<'a> {
     /// The agent session of the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<&'a str>,
+    /// The sandbox the run is in, in one line; `not started` for a run that never started.
+    sandbox: &'a str,
 }
 
 impl Log {
@@ -111,13 +115,18 @@ impl Log {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(|e| format!("cannot open the audit log {shown}: {e}"))?;
-        Ok(Log { sink: Sink::File(file), path: shown, session: None })
+        Ok(Log { sink: Sink::File(file), path: shown, session: None, sandbox: None })
     }
 
     /// The log an enclosing level writes for this one, through its relay's channel `fd`.
     #[cfg(target_os = "linux")]
     pub fn relayed(fd: std::os::fd::RawFd) -> Log {
-        Log { sink: Sink::Relay(fd), path: format!("(the enclosing level's, through descriptor {fd})"), session: None }
+        Log {
+            sink: Sink::Relay(fd),
+            path: format!("(the enclosing level's, through descriptor {fd})"),
+            session: None,
+            sandbox: None,
+        }
     }
 
     /// Whether the records go through an enclosing level's relay.
@@ -152,7 +161,7 @@ impl Log {
                     if meta.uid() != uid {
                         return Err(refuse(format!("is owned by uid {}, not by you (uid {uid})", meta.uid())));
                     }
-                    return Ok(Log { sink: Sink::File(file), path: path.to_string(), session: None });
+                    return Ok(Log { sink: Sink::File(file), path: path.to_string(), session: None, sandbox: None });
                 }
                 Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                     return Err(refuse("is a symbolic link".into()));
@@ -172,7 +181,14 @@ impl Log {
                         )));
                     }
                     match crate::exec::open_in(&dir, name, append | libc::O_CREAT | libc::O_EXCL, 0o600) {
-                        Ok(file) => return Ok(Log { sink: Sink::File(file), path: path.to_string(), session: None }),
+                        Ok(file) => {
+                            return Ok(Log {
+                                sink: Sink::File(file),
+                                path: path.to_string(),
+                                session: None,
+                                sandbox: None,
+                            });
+                        }
                         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                         Err(e) => return Err(format!("cannot create the audit log {path}: {e}")),
                     }
@@ -199,6 +215,11 @@ impl Log {
         self.session = id;
     }
 
+    /// The line that declares the sandbox the run is in (see `sandbox::info::Declared`).
+    pub fn set_sandbox(&mut self, line: String) {
+        self.sandbox = Some(line);
+    }
+
     pub fn try_clone(&self) -> Result<Log, String> {
         let again = |e: std::io::Error| format!("cannot open the audit log {} again: {e}", self.path);
         let sink = match &self.sink {
@@ -209,7 +230,7 @@ impl Log {
                 Sink::Relay(std::os::fd::IntoRawFd::into_raw_fd(dup))
             }
         };
-        Ok(Log { sink, path: self.path.clone(), session: self.session.clone() })
+        Ok(Log { sink, path: self.path.clone(), session: self.session.clone(), sandbox: self.sandbox.clone() })
     }
 
     /// Appends the record of a destination the network proxy refused to the command whose
@@ -296,6 +317,7 @@ impl Log {
             error,
             note: None,
             session: self.session.as_deref(),
+            sandbox: self.sandbox.as_deref().unwrap_or("not started"),
         };
         let line = encode(&record)?;
         // The relay's channel carries records of a bounded size: the program text is cut, then

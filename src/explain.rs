@@ -33,6 +33,40 @@ pub(crate) fn info(settings: &Settings, env: &Environ, json: bool) -> Result<Out
     Ok(Outcome::Print(if json { info.json() + "\n" } else { info.text() }))
 }
 
+/// Each limit in force and what holds it: this level's own, as the run would hold them here;
+/// those an enclosing level holds, as held there. A limit that cannot be held is an error line.
+fn limit_lines(settings: &Settings) -> Vec<Result<String, String>> {
+    use crate::limits::{Kind, bound};
+    let own = settings.own_limits();
+    let shown = |k: Kind, v: u64| format!("{} {}", k.key(), bound(k, v));
+    let mut lines: Vec<Result<String, String>> = settings
+        .limits
+        .iter()
+        .filter(|(k, _)| own.get(*k).is_none())
+        .map(|(k, v)| Ok(format!("{}: held by the enclosing sandbox-bash", shown(k, v))))
+        .collect();
+    if own.is_empty() {
+        return lines;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use crate::limits::cgroup;
+        match cgroup::plan(&own, &cgroup::hierarchies()) {
+            Ok(plan) => lines.extend(
+                plan.enforcers
+                    .iter()
+                    .map(|(k, e)| Ok(format!("{}: {}", shown(*k, own.get(*k).unwrap_or(0)), e.words()))),
+            ),
+            Err(why) => lines.push(Err(format!("{why}: every command is refused (status 125)"))),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    lines.extend(own.iter().map(|(k, v)| {
+        Err(format!("{}: cannot be enforced on this platform (every command is refused, status 125)", shown(k, v)))
+    }));
+    lines
+}
+
 /// `--sandbox-explain`: the decision on the program, with what the rules this run would get
 /// make of its possible accesses and of the descriptors it was given, and the status the run
 /// would end with.
@@ -134,6 +168,13 @@ fn declaration(
             NetPlan::Off(why) => Some(Err(why.clone())),
         },
         session,
+        hosts: match net {
+            NetPlan::Proxy(list) => Some(Some(list.host_count())),
+            NetPlan::Enclosed(..) => Some(None),
+            _ => None,
+        },
+        limits: &settings.limits,
+        limit_lines: limit_lines(settings),
     };
     sandbox::info::build(policy, layout, &facts)
 }

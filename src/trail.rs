@@ -214,6 +214,13 @@ impl Recorder {
         log.record(decision, verdict, enforcement, error, static_only).map_err(Error::Audit)
     }
 
+    /// The line that declares the sandbox the run is in: every later record carries it.
+    pub(crate) fn declare(&mut self, line: String) {
+        if let Some(log) = self.log.as_mut() {
+            log.set_sandbox(line);
+        }
+    }
+
     /// Appends a record of something other than the invocation (`event`, `verdict`, then what
     /// `detail` says), with this process's pid.
     pub(crate) fn event(

@@ -127,6 +127,23 @@ pub(crate) fn lock_and_exec(
     warn_degraded(&outcome);
     static_only.extend(outside.note().map(StaticOnly::Run));
     static_only.extend(removed_secrets(settings, env).map(StaticOnly::Run));
+    let e = &outcome.enforcement;
+    let declared = sandbox::info::Declared {
+        mode,
+        landlock: e.landlock,
+        seccomp: e.seccomp,
+        scoped: e.landlock && e.landlock_abi.is_some_and(|v| v >= 6) || sandbox::BACKEND == "seatbelt",
+        view: namespaces || sandbox::BACKEND == "seatbelt",
+        hosts: match &settings.net {
+            NetPlan::Proxy(list) => Some(Some(list.host_count())),
+            NetPlan::Enclosed(..) => Some(None),
+            _ => None,
+        },
+        limits: &settings.limits,
+    };
+    let declared = declared.line();
+    limits.declare(&declared);
+    recorder.declare(declared);
     recorder.record(decision, Verdict::Allow, enforced(&outcome), None, &static_only)?;
     // Secrets and sandbox-bash's own settings stay behind; the enforced mode goes along.
     let network = outside.held_lists(&settings.net);
@@ -155,7 +172,13 @@ fn keep_limits(settings: &Settings, recorder: &mut Recorder) -> Result<crate::li
     let plan = if own.is_empty() {
         cgroup::Plan::default()
     } else {
-        cgroup::plan(&own, &cgroup::hierarchies()).map_err(Error::Refused)?
+        cgroup::plan(&own, &cgroup::hierarchies()).map_err(|why| {
+            Error::Refused(format!(
+                "{why}; the command did not run (lower or remove that limit in {} or the configuration, or run \
+                 where a cgroup can be delegated to this user)",
+                crate::limits::VAR
+            ))
+        })?
     };
     keeper::keep(&own, &plan, recorder)
 }
@@ -182,6 +205,8 @@ impl NoLimits {
     fn enter(&self) -> Result<(), Error> {
         Ok(())
     }
+
+    fn declare(&self, _: &str) {}
 }
 
 /// The layout with what the program earns: the snapshot file it takes, created now so that

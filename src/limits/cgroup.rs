@@ -154,6 +154,8 @@ struct Parent {
     dir: String,
     v2: bool,
     enable: Vec<&'static str>,
+    /// Only to hold the tree (a deadline): without it, the keeper holds the tree itself.
+    optional: bool,
 }
 
 /// Reads one small control file.
@@ -248,7 +250,7 @@ pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
         }
     }
     for (controller, dir) in &v1_used {
-        plan.groups.push(Parent { dir: dir.clone(), v2: false, enable: vec![controller] });
+        plan.groups.push(Parent { dir: dir.clone(), v2: false, enable: vec![controller], optional: false });
         plan.tree_held = true;
     }
     if needs(Kind::Disk) {
@@ -274,14 +276,7 @@ fn missing(kind: Kind, limits: &Limits, why: &[String]) -> String {
     let mut why: Vec<&str> = why.iter().map(String::as_str).collect();
     why.dedup();
     let why = if why.is_empty() { "no cgroup this user may use was found".to_string() } else { why.join("; ") };
-    format!(
-        "the {} limit ({}) cannot be enforced here: {}; the command did not run (lower nothing you cannot hold: \
-         remove it from {} and the configuration, or run where a delegated cgroup is available)",
-        kind.key(),
-        super::bound(kind, value),
-        why,
-        super::VAR
-    )
+    format!("the {} limit ({}) cannot be enforced here: {why}", kind.key(), super::bound(kind, value))
 }
 
 /// The nearest group, from this process's own up to the mount, where a group with the
@@ -300,7 +295,7 @@ fn v2_parent(h: &Hierarchy, controllers: &[&'static str], why_not: &mut Vec<Stri
             let can_enable =
                 missing.iter().all(|c| available.iter().any(|a| a == **c)) && (missing.is_empty() || empty);
             if can_enable {
-                return Some(Parent { dir, v2: true, enable: missing.into_iter().copied().collect() });
+                return Some(Parent { dir, v2: true, enable: missing.into_iter().copied().collect(), optional: false });
             }
         }
         if dir == top || !dir.starts_with(&top) {
@@ -347,9 +342,19 @@ impl Groups {
         let mut groups = Groups { made: Vec::new() };
         let name = format!("sandbox-bash-{}", std::process::id());
         for parent in &plan.groups {
-            if let Err(e) = groups.make_one(parent, &name, limits) {
-                groups.remove();
-                return Err(e);
+            match groups.make_one(parent, &name, limits) {
+                Ok(()) => {}
+                // Inside an enclosing sandbox the groups are read-only: a deadline is then held
+                // by the keeper alone.
+                Err(_) if parent.optional => {
+                    if groups.made.last().is_some_and(|m| m.dir.ends_with(&name) && m.dir.starts_with(&parent.dir)) {
+                        let _ = std::fs::remove_dir(&groups.made.pop().map(|m| m.dir).unwrap_or_default());
+                    }
+                }
+                Err(e) => {
+                    groups.remove();
+                    return Err(e);
+                }
             }
         }
         Ok(groups)

@@ -43,6 +43,8 @@ const TICK: Duration = Duration::from_millis(20);
 pub struct Entry {
     groups: Option<Groups>,
     file: Option<u64>,
+    /// Where the run tells the keeper the line that declares its sandbox, once locked.
+    declare: Option<OwnedFd>,
 }
 
 impl Entry {
@@ -62,6 +64,14 @@ impl Entry {
         }
         Ok(())
     }
+
+    /// Tells the keeper the line that declares the run's sandbox, for its records.
+    pub fn declare(&self, line: &str) {
+        if let Some(fd) = &self.declare {
+            // SAFETY: writes a buffer to the pipe (far below its capacity).
+            unsafe { libc::write(fd.as_raw_fd(), line.as_ptr().cast(), line.len()) };
+        }
+    }
 }
 
 /// Starts keeping `limits` as `plan` holds them. Returns in the run's process (the child, or
@@ -70,11 +80,13 @@ impl Entry {
 pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Result<Entry, Error> {
     let file = limits.get(Kind::File);
     if limits.is_empty() {
-        return Ok(Entry { groups: None, file });
+        return Ok(Entry { groups: None, file, declare: None });
     }
     let kept = *limits;
     let groups = Groups::make(plan, limits).map_err(|e| Error::Refused(format!("the run's limits: {e}")))?;
     let groups = (!groups.is_empty()).then_some(groups);
+    let (declared, declare) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| Error::Refused(format!("cannot start the keeper of the run's limits: {e}")))?;
     // The signals wait in a descriptor from before the fork, so none is lost; the child takes
     // the mask back at once.
     let mut mask: libc::sigset_t = unsafe { std::mem::zeroed() };
@@ -110,9 +122,11 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
                 libc::_exit(125);
             }
         }
-        return Ok(Entry { groups, file });
+        drop(declared);
+        return Ok(Entry { groups, file, declare: Some(declare) });
     }
-    let status = Keeper::new(kept, groups, child, mask).run(recorder);
+    drop(declare);
+    let status = Keeper::new(kept, groups, child, mask, declared).run(recorder);
     finish(status)
 }
 
@@ -125,6 +139,9 @@ struct Reached<'a> {
     what: &'a str,
     command_pid: i32,
     peak: Peak,
+    /// The line that declares the run's sandbox, as the run told it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sandbox: Option<String>,
 }
 
 /// The most the run used.
@@ -154,10 +171,14 @@ struct Keeper {
     signals: OwnedFd,
     start: Instant,
     pids_peak: u64,
+    /// The pipe the run tells its declaration through.
+    declared: OwnedFd,
+    /// bash's wait status, once reaped.
+    waited: Option<i32>,
 }
 
 impl Keeper {
-    fn new(limits: Limits, groups: Option<Groups>, child: i32, mask: libc::sigset_t) -> Keeper {
+    fn new(limits: Limits, groups: Option<Groups>, child: i32, mask: libc::sigset_t, declared: OwnedFd) -> Keeper {
         // SAFETY: signalfd takes the mask of signals blocked above.
         let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
         // SAFETY: a new descriptor, owned here (a failure leaves -1, which poll ignores below).
@@ -175,36 +196,41 @@ impl Keeper {
             // SAFETY: a flag of this process.
             unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
         }
-        Keeper { limits, groups, child, signals, start: Instant::now(), pids_peak: 0 }
+        Keeper { limits, groups, child, signals, start: Instant::now(), pids_peak: 0, declared, waited: None }
     }
 
     fn run(mut self, recorder: &mut Recorder) -> Status {
         let deadline = self.limits.get(Kind::Wall).map(|ms| self.start + Duration::from_millis(ms));
         let counted = [Kind::Cpu, Kind::Memory, Kind::Pids].iter().any(|k| self.limits.get(*k).is_some());
-        let mut waited: Option<i32> = None;
         let mut stopped: Option<(Kind, String)> = None;
         loop {
+            // Without groups, the keeper waits for every process of the run (its subreaper's
+            // children); a child that can no longer be waited for ends the wait too.
             let done = match &self.groups {
-                Some(_) => waited.is_some(),
-                None => waited.is_some() && !self.has_children(),
+                Some(_) => self.waited.is_some(),
+                None => !self.has_children(),
             };
             if done {
                 break;
             }
             let now = Instant::now();
             let mut wait = deadline.map(|d| d.saturating_duration_since(now));
-            if counted {
+            if stopped.is_some() {
+                // Stopped: what is left is reaping it.
+                wait = Some(TICK);
+            } else if counted {
                 wait = Some(wait.map_or(TICK, |w| w.min(TICK)));
             }
-            self.poll(wait, &mut waited);
+            self.poll(wait);
             if stopped.is_some() {
                 continue;
             }
             if let Some(what) = self.counters() {
                 stopped = Some(what);
             } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                let ended = self.waited.is_some();
                 let n = self.stop();
-                let what = if waited.is_some() { "the command had ended; what it left running" } else { "the run" };
+                let what = if ended { "the command had ended; what it left running" } else { "the run" };
                 stopped = Some((Kind::Wall, format!("{what} was stopped: {} (SIGKILL)", processes(n))));
             }
         }
@@ -217,7 +243,7 @@ impl Keeper {
             let times = if refused == 1 { "once".to_string() } else { format!("{refused} times") };
             lines.push((Kind::Pids, format!("a new process or thread was refused (fork failed with EAGAIN) {times}")));
         }
-        if let (Some(_), Some(w)) = (self.limits.get(Kind::File), waited)
+        if let (Some(_), Some(w)) = (self.limits.get(Kind::File), self.waited)
             && ((libc::WIFSIGNALED(w) && libc::WTERMSIG(w) == libc::SIGXFSZ)
                 || (libc::WIFEXITED(w) && libc::WEXITSTATUS(w) == 128 + libc::SIGXFSZ))
         {
@@ -228,6 +254,7 @@ impl Keeper {
                     .to_string(),
             ));
         }
+        let sandbox = self.declaration();
         for (kind, what) in &lines {
             let value = self.limits.get(*kind).unwrap_or(0);
             let text = format!("{}\n", line(*kind, value, what));
@@ -239,10 +266,11 @@ impl Keeper {
                 what,
                 command_pid: self.child,
                 peak,
+                sandbox: sandbox.clone(),
             };
             let _ = recorder.event("limit", "reached", &reached);
         }
-        let status = match (&stopped, waited) {
+        let status = match (&stopped, self.waited) {
             (Some((kind, _)), _) => Status::Code(kind.status().unwrap_or(125)),
             (None, Some(w)) => Status::Wait(w),
             (None, None) => Status::Code(125),
@@ -251,8 +279,19 @@ impl Keeper {
         status
     }
 
+    /// The line the run told, once it ended (the pipe's writer is closed at its exec).
+    fn declaration(&self) -> Option<String> {
+        let mut buf = vec![0u8; 4096];
+        // SAFETY: O_NONBLOCK on a descriptor owned here, then one read into the buffer.
+        let n = unsafe {
+            libc::fcntl(self.declared.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+            libc::read(self.declared.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len())
+        };
+        (n > 0).then(|| String::from_utf8_lossy(&buf[..n as usize]).into_owned())
+    }
+
     /// Waits for a signal or `wait`, reaping what ended and forwarding what the caller sent.
-    fn poll(&mut self, wait: Option<Duration>, waited: &mut Option<i32>) {
+    fn poll(&mut self, wait: Option<Duration>) {
         let mut fds = [libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
         let ms = wait.map_or(-1, |w| w.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32);
         // SAFETY: one pollfd, owned here.
@@ -264,7 +303,7 @@ impl Keeper {
             while unsafe { libc::read(self.signals.as_raw_fd(), (&raw mut info).cast(), size) } == size as isize {
                 let signal = info.ssi_signo as i32;
                 // A terminal's own signals (SI_KERNEL) reached bash's process group already.
-                if signal != libc::SIGCHLD && info.ssi_code <= 0 && waited.is_none() {
+                if signal != libc::SIGCHLD && info.ssi_code <= 0 && self.waited.is_none() {
                     // SAFETY: kill takes numbers.
                     unsafe { libc::kill(self.child, signal) };
                 }
@@ -275,11 +314,11 @@ impl Keeper {
                 }
             }
         }
-        self.reap(waited);
+        self.reap();
     }
 
     /// Reaps every child that ended (bash, and orphans the subreaper took).
-    fn reap(&mut self, waited: &mut Option<i32>) {
+    fn reap(&mut self) {
         loop {
             let mut status = 0;
             // SAFETY: waitpid writes the status.
@@ -288,7 +327,7 @@ impl Keeper {
                 return;
             }
             if pid == self.child {
-                *waited = Some(status);
+                self.waited = Some(status);
             }
         }
     }
@@ -305,10 +344,13 @@ impl Keeper {
     /// The groups' counters: a limit that ends the run, reached.
     fn counters(&mut self) -> Option<(Kind, String)> {
         let g = self.groups.as_ref()?;
-        if let Some(now) = g.pids_now() {
+        if self.limits.get(Kind::Pids).is_some()
+            && let Some(now) = g.pids_now()
+        {
             self.pids_peak = self.pids_peak.max(now);
         }
-        if let (Some(limit), Some(used)) = (self.limits.get(Kind::Cpu), g.cpu_ms())
+        if let Some(limit) = self.limits.get(Kind::Cpu)
+            && let Some(used) = g.cpu_ms()
             && used >= limit
         {
             let n = self.stop();
@@ -349,8 +391,7 @@ impl Keeper {
                         unsafe { libc::kill(pid, libc::SIGKILL) };
                     }
                     std::thread::sleep(Duration::from_millis(1));
-                    let mut none = None;
-                    self.reap(&mut none);
+                    self.reap();
                 }
                 n
             }
@@ -389,6 +430,7 @@ impl Keeper {
             }
         }
         let (limits, start) = (self.limits, self.start);
+        let sandbox = self.declaration();
         while groups.populated() {
             let over = |k: Kind| limits.get(k);
             let reached = if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -408,7 +450,14 @@ impl Keeper {
                 let _ = recorder.event(
                     "limit",
                     "reached",
-                    &Reached { kind: kind.type_name(), bound, what, command_pid: self.child, peak },
+                    &Reached {
+                        kind: kind.type_name(),
+                        bound,
+                        what,
+                        command_pid: self.child,
+                        peak,
+                        sandbox: sandbox.clone(),
+                    },
                 );
             }
             std::thread::sleep(Duration::from_millis(100));

@@ -10,6 +10,67 @@ use super::{Feature, Shortfall, StaticOnly};
 use crate::mode::{Mode, Scope};
 use crate::scope::{self, Layout};
 
+/// What the one line that declares the whole sandbox is computed from: the rules in force, not
+/// the mode's name.
+#[derive(Clone, Copy, Debug)]
+pub struct Declared<'a> {
+    pub mode: Mode,
+    /// Landlock holds the filesystem rules.
+    pub landlock: bool,
+    /// The seccomp filter holds.
+    pub seccomp: bool,
+    /// Landlock scopes signals and abstract sockets to the run (ABI 6 and later), or Seatbelt.
+    pub scoped: bool,
+    /// The namespace view masks credentials.
+    pub view: bool,
+    /// The network allowlist in force: how many hosts it allows (`Some(None)`: the enclosing
+    /// level's list).
+    pub hosts: Option<Option<usize>>,
+    pub limits: &'a crate::limits::Limits,
+}
+
+impl Declared<'_> {
+    /// `fs=workspace-write network=allowlist(3 hosts) credentials=masked process=isolated
+    /// limits={cpu=60s,memory=2G}`: each word the weakest that holds.
+    pub fn line(&self) -> String {
+        let has = |scope, perm| self.mode.has(scope, perm);
+        use crate::mode::Perm;
+        let fs = if !self.landlock {
+            "static-only"
+        } else if has(Scope::System, Perm::Write) {
+            "system-write"
+        } else if has(Scope::External, Perm::Write) {
+            "external-write"
+        } else if has(Scope::Workspace, Perm::Write) {
+            "workspace-write"
+        } else {
+            "read-only"
+        };
+        let network = match self.hosts {
+            _ if !has(Scope::Network, Perm::Read) && !has(Scope::Network, Perm::Write) => {
+                if self.seccomp || self.landlock { "none".to_string() } else { "static-only".to_string() }
+            }
+            Some(None) => "allowlist(the enclosing level's)".to_string(),
+            Some(Some(1)) => "allowlist(1 host)".to_string(),
+            Some(Some(n)) => format!("allowlist({n} hosts)"),
+            None => "open".to_string(),
+        };
+        let credentials = if self.view {
+            "masked"
+        } else if self.landlock {
+            "denied"
+        } else {
+            "static-only"
+        };
+        let process = match (self.seccomp, self.scoped) {
+            (true, true) => "isolated",
+            (true, false) | (false, true) => "partly-isolated",
+            (false, false) => "static-only",
+        };
+        format!("fs={fs} network={network} credentials={credentials} process={process} limits={}", self.limits.words())
+    }
+}
+
 /// One area of the declaration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Area {
@@ -38,6 +99,8 @@ pub struct ShortfallView {
 #[derive(Clone, Debug, Serialize)]
 pub struct Info {
     pub version: u32,
+    /// The one line that declares the whole sandbox (see [`Declared`]).
+    pub sandbox: String,
     pub sandbox_bash: &'static str,
     pub backend: String,
     pub landlock_abi: Option<i32>,
@@ -139,6 +202,13 @@ pub struct Facts<'a> {
     pub network_list: Option<Result<Vec<String>, String>>,
     /// The agent session (its id, and whose it is), at an outermost level.
     pub session: Option<(String, String)>,
+    /// The network allowlist's number of hosts, when one is in force (see [`Declared`]).
+    pub hosts: Option<Option<usize>>,
+    /// The run's limits in force.
+    pub limits: &'a crate::limits::Limits,
+    /// Each limit in force: its kind and bound in words, and what enforces it (or why nothing
+    /// can here).
+    pub limit_lines: Vec<Result<String, String>>,
 }
 
 /// What the rules grant on the locations the mode keeps closed.
@@ -662,7 +732,25 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
                 .into(),
         );
     }
-    limits.none.push("no limits on CPU time, memory, processes or disk use".into());
+    for l in &facts.limit_lines {
+        match l {
+            Ok(line) => limits.kernel.push(line.clone()),
+            Err(why) => limits.none.push(why.clone()),
+        }
+    }
+    if facts.limits.is_empty() {
+        limits.none.push("no limits on CPU time, memory, processes or disk use".into());
+    }
+    let sandbox = Declared {
+        mode,
+        landlock,
+        seccomp,
+        scoped,
+        view: view.is_some() || seatbelt,
+        hosts: facts.hosts,
+        limits: facts.limits,
+    }
+    .line();
 
     let status = if facts.shortfalls.is_empty() {
         "enforced"
@@ -673,6 +761,7 @@ pub fn build(policy: &Policy, layout: &Layout, facts: &Facts) -> Info {
     };
     Info {
         version: 1,
+        sandbox,
         sandbox_bash: env!("CARGO_PKG_VERSION"),
         backend: facts.backend.to_string(),
         landlock_abi: facts.landlock_abi,
@@ -717,6 +806,7 @@ impl Info {
     /// The text form.
     pub fn text(&self) -> String {
         let mut out = String::new();
+        out.push_str(&format!("sandbox:   {}\n", self.sandbox));
         out.push_str(&format!("sandbox-bash {}\n", self.sandbox_bash));
         let abi = self.landlock_abi.map_or_else(|| "none".to_string(), |v| v.to_string());
         out.push_str(&format!("backend:   {} (Landlock ABI {abi})\n", self.backend));

@@ -37,6 +37,7 @@ mod nothing_hidden;
 mod parse_ahead;
 mod possible;
 mod real_scripts;
+mod resources;
 mod runtime;
 mod seatbelt;
 mod shallow;

@@ -1,0 +1,337 @@
+//! Resource limits, reached for real: a deadline, CPU time, memory, processes and the size of a
+//! file, each with a small bound and a positive control under it that runs as without limits;
+//! as root (the run's own cgroups) and as nobody (who may make no cgroup on this machine: a
+//! deadline and a file size still hold, the others refuse the run with 125).
+//!
+//! Workspaces live under the build's directory, never /tmp.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::lab::{Lab, USERS, User, as_user, lab_for, text};
+
+/// `program` under `limits` in `lab`'s workspace, as `user`.
+fn limited(lab: &Lab, user: User, limits: &str, program: &str) -> Command {
+    with_args(lab, user, limits, &["-c", program])
+}
+
+/// sandbox-bash with `args` under `limits` in `lab`'s workspace, as `user`.
+fn with_args(lab: &Lab, user: User, limits: &str, args: &[&str]) -> Command {
+    let inner = lab.command("0467", "true");
+    let mut c = as_user(user, inner.get_program().to_str().unwrap());
+    c.args(args);
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(v) => c.env(name, v),
+            None => c.env_remove(name),
+        };
+    }
+    c.current_dir(&lab.ws).env("SANDBOX_BASH_LIMITS", limits).env_remove("SANDBOX_BASH_AUDIT_LOG");
+    c.stdin(Stdio::null());
+    c
+}
+
+fn run(lab: &Lab, user: User, limits: &str, program: &str) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = limited(lab, user, limits, program).output().unwrap();
+    (out, start.elapsed())
+}
+
+/// The limit lines of `out`'s stderr.
+fn limit_lines(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().filter(|l| l.starts_with("sandbox-bash: limit: ")).map(String::from).collect()
+}
+
+#[track_caller]
+fn reached(out: &Output, type_name: &str, bound: &str) -> String {
+    let lines = limit_lines(out);
+    let want = format!("sandbox-bash: limit: {type_name} ({bound}) reached: ");
+    assert!(
+        lines.iter().any(|l| l.starts_with(&want)),
+        "expected a line starting {want:?}, status {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    lines.into_iter().find(|l| l.starts_with(&want)).unwrap()
+}
+
+#[track_caller]
+fn clean(out: &Output, status: i32) -> String {
+    assert_eq!(out.status.code(), Some(status), "stdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+    assert!(limit_lines(out).is_empty(), "no limit was reached: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// Whether the process `pid` still runs (a zombie has ended).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].chars().next() != Some('Z')))
+        .unwrap_or(false)
+}
+
+/// The pid of the process whose command line is exactly `words`, if one runs.
+fn find(words: &[&str]) -> Option<i32> {
+    let want: Vec<u8> = words.iter().flat_map(|w| w.bytes().chain([0])).collect();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        (std::fs::read(format!("/proc/{pid}/cmdline")).ok()? == want && alive(pid)).then_some(pid)
+    })
+}
+
+/// A number no other test uses, for a process this test can find again.
+fn unique() -> String {
+    format!("{}.{}", 4000 + std::process::id() % 1000, Instant::now().elapsed().subsec_nanos() % 1000)
+}
+
+#[test]
+fn the_deadline_ends_every_process_of_the_run_with_124_double_forks_too() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let seconds = unique();
+        // The double-forked sleep leaves bash's process group and session.
+        let program = format!("(setsid sleep {seconds} > /dev/null 2>&1 &); sleep 60");
+        let (out, took) = run(&lab, user, "wall=1s", &program);
+        assert_eq!(out.status.code(), Some(124), "{user:?}: {}", text(&out.stderr));
+        reached(&out, "deadline", "1 s");
+        assert!(took < Duration::from_secs(20), "{user:?}: the deadline took {took:?}");
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(find(&["sleep", &seconds]), None, "{user:?}: the double-forked sleep outlived the deadline");
+        // The positive control: under the deadline, the same program's status and output.
+        let (out, _) = run(&lab, user, "wall=30s", "(setsid true &); echo done; exit 3");
+        assert_eq!(clean(&out, 3), "done\n", "{user:?}");
+    }
+}
+
+#[test]
+fn what_a_run_leaves_running_is_still_bound_by_its_deadline() {
+    let lab = lab_for(User::Root);
+    let seconds = unique();
+    let program = format!("(setsid sleep {seconds} > /dev/null 2>&1 &); echo left");
+    let (out, took) = run(&lab, User::Root, "wall=2s", &program);
+    // The command ended at once with its own status; what it left runs until the deadline.
+    assert_eq!(clean(&out, 0), "left\n");
+    assert!(took < Duration::from_millis(1800), "the call waited for what it left: {took:?}");
+    let pid = find(&["sleep", &seconds]).expect("the server the run left is running");
+    std::thread::sleep(Duration::from_millis(2600));
+    assert!(!alive(pid), "what the run left outlived its deadline");
+}
+
+#[test]
+fn cpu_time_of_the_whole_run_ends_it_with_152() {
+    let lab = lab_for(User::Root);
+    // Two busy processes: the bound counts them together.
+    let (out, took) = run(&lab, User::Root, "cpu=1s", "while :; do :; done & while :; do :; done");
+    assert_eq!(out.status.code(), Some(152), "{}", text(&out.stderr));
+    let line = reached(&out, "cpu_limit", "1 s");
+    assert!(line.contains("of CPU time and was stopped: 2 processes"), "{line}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let (out, _) = run(&lab, User::Root, "cpu=5s", "echo fine");
+    assert_eq!(clean(&out, 0), "fine\n");
+}
+
+#[test]
+fn memory_of_the_whole_run_ends_it_together_with_137() {
+    let lab = lab_for(User::Root);
+    let grab = "python3 -c 'b = bytearray(300 * 1024 * 1024); print(len(b))'";
+    let (out, _) = run(&lab, User::Root, "memory=64M", grab);
+    assert_eq!(out.status.code(), Some(137), "{}", text(&out.stderr));
+    let line = reached(&out, "memory_limit", "64 MiB");
+    assert!(line.contains("was stopped"), "{line}");
+    assert!(!text(&out.stdout).contains("314572800"), "the allocation did not succeed");
+    let small = "python3 -c 'b = bytearray(8 * 1024 * 1024); print(len(b))'";
+    let (out, _) = run(&lab, User::Root, "memory=64M", small);
+    assert_eq!(clean(&out, 0), "8388608\n");
+}
+
+#[test]
+fn processes_beyond_the_bound_fail_to_fork_with_eagain_and_are_told() {
+    let lab = lab_for(User::Root);
+    let forks = "python3 -c '
+import os, time
+n = 0
+try:
+    for i in range(60):
+        if os.fork() == 0:
+            time.sleep(1); os._exit(0)
+        n += 1
+except BlockingIOError as e:
+    print(\"refused after\", n, \"errno\", e.errno)
+'";
+    let (out, _) = run(&lab, User::Root, "pids=20", forks);
+    let stdout = text(&out.stdout);
+    // EAGAIN is 11; bash, python and the sandbox-bash level before exec count toward the bound.
+    assert!(stdout.starts_with("refused after ") && stdout.contains("errno 11"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "the program's own status stands: {}", text(&out.stderr));
+    let line = reached(&out, "pids_limit", "20 processes and threads");
+    assert!(line.contains("fork failed with EAGAIN"), "{line}");
+    let (out, _) = run(&lab, User::Root, "pids=100", &forks.replace("range(60)", "range(10)"));
+    assert_eq!(clean(&out, 0), "");
+}
+
+#[test]
+fn a_file_past_its_size_limit_is_cut_and_told_for_every_user() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let (out, _) = run(&lab, user, "file=1M", "head -c 3000000 /dev/zero > big");
+        assert_eq!(out.status.code(), Some(153), "{user:?}: {}", text(&out.stderr));
+        reached(&out, "file_limit", "1 MiB");
+        assert_eq!(std::fs::metadata(lab.ws.join("big")).unwrap().len(), 1 << 20, "{user:?}");
+        let (out, _) = run(&lab, user, "file=1M", "head -c 500000 /dev/zero > small; wc -c < small");
+        assert_eq!(clean(&out, 0).trim(), "500000", "{user:?}");
+    }
+}
+
+#[test]
+fn a_limit_that_cannot_be_held_refuses_the_run_with_125() {
+    // nobody may make no cgroup on this machine (its groups are root's).
+    let lab = lab_for(User::Nobody);
+    for (limits, name) in
+        [("memory=64M", "memory limit (64 MiB)"), ("pids=50", "pids limit (50"), ("cpu=5s", "cpu limit (5 s)")]
+    {
+        let program = "touch ran";
+        let (out, _) = run(&lab, User::Nobody, limits, program);
+        assert_eq!(out.status.code(), Some(125), "{limits}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("the {name}")) && err.contains("cannot be enforced here"), "{err}");
+        assert!(err.contains("the command did not run"), "{err}");
+        assert!(!lab.ws.join("ran").exists(), "{limits}: the command ran without its limit");
+    }
+    // Nothing counts what a run adds to the scratch trees yet: refused for every user.
+    for user in USERS {
+        let lab = lab_for(user);
+        let (out, _) = run(&lab, user, "disk=1G", "touch ran");
+        assert_eq!(out.status.code(), Some(125), "{user:?}");
+        assert!(text(&out.stderr).contains("the disk limit (1 GiB) cannot be enforced here"), "{}", text(&out.stderr));
+        assert!(!lab.ws.join("ran").exists());
+    }
+    // A mistake in the variable is the user's own error, named.
+    let lab = lab_for(User::Root);
+    let (out, _) = run(&lab, User::Root, "memory=lots", "touch ran");
+    assert_eq!(out.status.code(), Some(125));
+    assert!(text(&out.stderr).contains("invalid SANDBOX_BASH_LIMITS: memory = \"lots\""), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_keeper_cannot_be_signalled_from_inside_and_passes_the_callers_signals_on() {
+    for user in USERS {
+        let lab = lab_for(user);
+        // The run's parent is the keeper, outside its sandbox: a signal to it is refused.
+        let (out, _) = run(&lab, user, "wall=3s", "kill -KILL $PPID; echo \"kill: $?\"; sleep 30");
+        assert_eq!(out.status.code(), Some(124), "{user:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("Operation not permitted"), "{user:?}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("kill: 1"), "{user:?}");
+        reached(&out, "deadline", "3 s");
+        // A signal the caller sends the process it started reaches bash.
+        let mut child = limited(&lab, user, "wall=60s", "trap 'echo got TERM; exit 7' TERM; sleep 30 & wait")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(800));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(7), "{user:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "got TERM\n");
+    }
+}
+
+#[test]
+fn bash_killed_by_a_signal_looks_killed_by_it_to_the_caller() {
+    use std::os::unix::process::ExitStatusExt;
+    let lab = lab_for(User::Root);
+    let (out, _) = run(&lab, User::Root, "wall=30s", "kill -USR1 $$");
+    assert_eq!(out.status.signal(), Some(libc::SIGUSR1), "{:?} {}", out.status, text(&out.stderr));
+    assert!(limit_lines(&out).is_empty());
+}
+
+#[test]
+fn other_processes_of_the_caller_are_not_touched() {
+    let lab = lab_for(User::Root);
+    let seconds = unique();
+    let mut sibling = Command::new("sleep").arg(&seconds).spawn().unwrap();
+    let (out, _) = run(&lab, User::Root, "wall=1s,memory=64M,pids=30,cpu=5s", "sleep 20");
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    assert!(alive(sibling.id() as i32), "a process outside the run was stopped");
+    sibling.kill().unwrap();
+    sibling.wait().unwrap();
+}
+
+#[test]
+fn the_declaration_names_each_limit_and_what_holds_it() {
+    let lab = lab_for(User::Root);
+    let limits = "cpu=60s,memory=2G,pids=256,wall=10m,file=512M";
+    let info = with_args(&lab, User::Root, limits, &["--sandbox-info"]).output().unwrap();
+    let info_text = text(&info.stdout);
+    let first = info_text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("sandbox:   fs=workspace-write network="), "{first}");
+    assert!(first.ends_with(" limits={cpu=1m,memory=2G,pids=256,wall=10m,file=512M}"), "{first}");
+    for line in [
+        "memory 2 GiB: cgroup v1 memory",
+        "pids 256 processes and threads: cgroup v1 pids",
+        "cpu 60 s: cgroup v2",
+        "wall 600 s: the keeper",
+        "file 512 MiB: a resource limit on every process (RLIMIT_FSIZE)",
+    ] {
+        assert!(info_text.contains(line), "missing {line:?}:\n{info_text}");
+    }
+    // nobody: what cannot be held is said, and that commands are refused.
+    let lab = lab_for(User::Nobody);
+    let info = with_args(&lab, User::Nobody, "memory=2G,wall=10m", &["--sandbox-info"]).output().unwrap();
+    let info_text = text(&info.stdout);
+    assert!(info_text.contains("the memory limit (2 GiB) cannot be enforced here"), "{info_text}");
+    assert!(info_text.contains("every command is refused (status 125)"), "{info_text}");
+    let plain = with_args(&lab, User::Nobody, "", &["--sandbox-info"]).output().unwrap();
+    assert!(text(&plain.stdout).lines().next().unwrap_or_default().ends_with(" limits=none"));
+    assert!(text(&plain.stdout).contains("no limits on CPU time, memory, processes or disk use"));
+    // The JSON form has the same line.
+    let json = with_args(&lab, User::Nobody, "wall=10m", &["--sandbox-info", "--sandbox-json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(v["sandbox"].as_str().unwrap().ends_with(" limits={wall=10m}"), "{v}");
+}
+
+#[test]
+fn the_audit_log_has_the_declaration_and_a_record_of_each_limit_reached() {
+    let lab = lab_for(User::Root);
+    let log = tempfile::Builder::new().prefix("sbx-limits-audit-").tempdir_in("/var/tmp").unwrap();
+    let path = log.path().join("audit.log");
+    let out = limited(&lab, User::Root, "wall=1s,memory=256M", "sleep 10")
+        .env("SANDBOX_BASH_AUDIT_LOG", &path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    let records: Vec<serde_json::Value> =
+        std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let run = records.iter().find(|r| r["verdict"] == "allow").expect("the run's record");
+    let sandbox = run["sandbox"].as_str().unwrap();
+    assert!(
+        sandbox.starts_with("fs=workspace-write ") && sandbox.ends_with(" limits={memory=256M,wall=1s}"),
+        "{sandbox}"
+    );
+    let limit = records.iter().find(|r| r["event"] == "limit").expect("the limit's record");
+    assert_eq!(limit["type"], "deadline");
+    assert_eq!(limit["bound"], "1 s");
+    assert_eq!(limit["command_pid"], run["pid"]);
+    assert!(limit["peak"]["memory_bytes"].as_u64().is_some_and(|m| m > 0), "{limit}");
+    assert!(limit["peak"]["wall_ms"].as_u64().is_some_and(|m| m >= 1000), "{limit}");
+    assert_eq!(limit["sandbox"], run["sandbox"]);
+}
+
+#[test]
+fn a_nested_level_lowers_the_deadline_and_cannot_raise_it() {
+    let lab = lab_for(User::Root);
+    // Lowered inside: the inner command ends at its own deadline, the outer goes on.
+    let sb = crate::lab::SB;
+    let program = format!("SANDBOX_BASH_LIMITS=wall=1s {sb} -c 'sleep 20'; echo \"inner: $?\"");
+    let (out, took) = run(&lab, User::Root, "wall=30s", &program);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "inner: 124\n");
+    assert!(took < Duration::from_secs(15));
+    // Raised inside: the outer deadline still holds.
+    let program = format!("SANDBOX_BASH_LIMITS=wall=60s {sb} -c 'sleep 20'; echo \"inner: $?\"");
+    let (out, _) = run(&lab, User::Root, "wall=1s", &program);
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+}
