@@ -348,7 +348,7 @@ impl Groups {
                 // by the keeper alone.
                 Err(_) if parent.optional => {
                     if groups.made.last().is_some_and(|m| m.dir.ends_with(&name) && m.dir.starts_with(&parent.dir)) {
-                        let _ = std::fs::remove_dir(&groups.made.pop().map(|m| m.dir).unwrap_or_default());
+                        let _ = std::fs::remove_dir(groups.made.pop().map(|m| m.dir).unwrap_or_default());
                     }
                 }
                 Err(e) => {

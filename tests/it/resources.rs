@@ -67,7 +67,7 @@ fn clean(out: &Output, status: i32) -> String {
 fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].chars().next() != Some('Z')))
+        .and_then(|s| s.rfind(')').map(|i| !s[i + 2..].starts_with('Z')))
         .unwrap_or(false)
 }
 
@@ -224,7 +224,7 @@ fn the_keeper_cannot_be_signalled_from_inside_and_passes_the_callers_signals_on(
         assert!(text(&out.stdout).contains("kill: 1"), "{user:?}");
         reached(&out, "deadline", "3 s");
         // A signal the caller sends the process it started reaches bash.
-        let mut child = limited(&lab, user, "wall=60s", "trap 'echo got TERM; exit 7' TERM; sleep 30 & wait")
+        let child = limited(&lab, user, "wall=60s", "trap 'echo got TERM; exit 7' TERM; sleep 30 & wait")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
