@@ -335,3 +335,52 @@ fn a_nested_level_lowers_the_deadline_and_cannot_raise_it() {
     assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
 }
+
+/// cgroup v2 as a container sees it: the run's own cgroup namespace, whose root is a group
+/// this test made, with the unified hierarchy mounted anew inside it (so /proc/self/cgroup says
+/// `0::/` and the mount shows only the subtree). The run makes its group below that root,
+/// counts its CPU time there and stops its whole tree through `cgroup.kill`.
+#[test]
+fn in_a_cgroup_namespace_the_run_holds_its_tree_in_a_group_below_the_namespace_root() {
+    let lab = lab_for(User::Root);
+    let v2 = sandbox_bash::limits::cgroup::hierarchies().into_iter().find(|h| h.v2).unwrap_or_else(|| {
+        panic!("MISSING: this test needs a cgroup v2 hierarchy (this machine mounts one); it fails rather than skips")
+    });
+    let root = format!("{}/sbx-test-ns-{}", v2.current, std::process::id());
+    std::fs::create_dir(&root).unwrap();
+    let sb = crate::lab::SB;
+    let inner = format!("{sb} -c 'cat /proc/self/cgroup; sleep 30'");
+    let script = format!(
+        "echo $$ > {root}/cgroup.procs && exec unshare --cgroup --mount sh -c \
+         'umount -l {mount} && mount -t cgroup2 none {mount} && grep ^0:: /proc/self/cgroup && exec {inner}'",
+        mount = v2.mount,
+        inner = inner.replace('\'', "'\\''"),
+    );
+    let mut c = lab.command("0467", "true");
+    let envs: Vec<_> = c.get_envs().map(|(n, v)| (n.to_owned(), v.map(|v| v.to_owned()))).collect();
+    c = Command::new("sh");
+    c.arg("-c").arg(&script).current_dir(&lab.ws).stdin(Stdio::null());
+    for (n, v) in envs {
+        match v {
+            Some(v) => c.env(n, v),
+            None => c.env_remove(n),
+        };
+    }
+    c.env("SANDBOX_BASH_LIMITS", "wall=1s,cpu=30s");
+    let out = c.output().unwrap();
+    let groups: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let _ = std::fs::remove_dir(&root);
+    assert_eq!(out.status.code(), Some(124), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    reached(&out, "deadline", "1 s");
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines().filter(|l| l.starts_with("0::"));
+    assert_eq!(lines.next(), Some("0::/"), "the namespace's root: {stdout}");
+    let run = lines.next().unwrap_or_default();
+    assert!(run.starts_with("0::/sandbox-bash-"), "the run's own group below it: {stdout}");
+    assert!(groups.is_empty(), "the run's group was left behind: {groups:?}");
+}
