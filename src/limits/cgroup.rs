@@ -560,6 +560,53 @@ mod tests {
         assert_eq!(parse(escaped, "0::/\n")[0].current, "/mnt/c g");
     }
 
+    /// A unified hierarchy as systemd delegates it to a user, written as files: the plan walks
+    /// up from the terminal's scope to the group that can give its children the controllers.
+    #[test]
+    fn a_delegated_v2_tree_gives_the_nearest_group_that_can_enable_the_controllers() {
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+        std::fs::create_dir_all(&base).unwrap();
+        let tmp = tempfile::Builder::new().prefix("sbx-cgroup-tree-").tempdir_in(&base).unwrap();
+        let mount = tmp.path().to_str().unwrap().to_string();
+        let service = format!("{mount}/user.slice/user-1000.slice/user@1000.service");
+        let app = format!("{service}/app.slice");
+        let scope = format!("{app}/term.scope");
+        for (dir, controllers, enabled, procs) in [
+            (mount.as_str(), "cpu memory pids", "cpu memory pids", ""),
+            (&format!("{mount}/user.slice"), "cpu memory pids", "cpu memory pids", ""),
+            (&format!("{mount}/user.slice/user-1000.slice"), "cpu memory pids", "cpu memory pids", ""),
+            (service.as_str(), "cpu memory pids", "memory pids", ""),
+            (app.as_str(), "memory pids", "", ""),
+            (scope.as_str(), "", "", "4242\n"),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(format!("{dir}/cgroup.controllers"), controllers).unwrap();
+            std::fs::write(format!("{dir}/cgroup.subtree_control"), enabled).unwrap();
+            std::fs::write(format!("{dir}/cgroup.procs"), procs).unwrap();
+        }
+        let h = Hierarchy { v2: true, controllers: vec![], mount: mount.clone(), current: scope.clone() };
+        // The scope holds processes and offers nothing: its parent, without processes of its
+        // own, can enable both.
+        let p = v2_parent(&h, &["memory", "pids"], &mut Vec::new()).unwrap();
+        assert_eq!((p.dir.as_str(), p.enable.clone()), (app.as_str(), vec!["memory", "pids"]));
+        // With a process of its own it cannot: the service, which gives them already.
+        std::fs::write(format!("{app}/cgroup.procs"), "77\n").unwrap();
+        let p = v2_parent(&h, &["memory", "pids"], &mut Vec::new()).unwrap();
+        assert_eq!((p.dir.as_str(), p.enable.len()), (service.as_str(), 0));
+        // No controller needed: the caller's own group.
+        assert_eq!(v2_parent(&h, &[], &mut Vec::new()).unwrap().dir, scope);
+        // A controller nothing gives: none, said.
+        let mut why = Vec::new();
+        assert!(v2_parent(&h, &["hugetlb"], &mut why).is_none());
+        assert!(why[0].contains("with hugetlb"), "{why:?}");
+        // The plan then holds memory and pids by v2, below the service.
+        let found = vec![h];
+        let plan = plan(&Limits::parse("memory=1G,pids=64,wall=1m").unwrap(), &found).unwrap();
+        assert_eq!(plan.enforcers[0], (Kind::Memory, Enforcer::V2(service.clone())));
+        assert_eq!(plan.enforcers[1], (Kind::Pids, Enforcer::V2(service)));
+        assert!(plan.tree_held);
+    }
+
     #[test]
     fn flat_keyed_fields_are_read_by_their_key() {
         let text = "usage_usec 1500\nuser_usec 1000\noom_kill 2\n";
