@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Start-up with resource limits beside the same run without them, side by side in one
+# hyperfine run (medians of 200 runs each): `-c true` at the default mode, a workspace with a git
+# repository under target/ (not /tmp), a home of its own.
+#
+#   none      no limits: no keeper, nothing made
+#   wall      a deadline: the keeper (and, as root, a group that holds the tree)
+#   all       cpu, memory, pids, wall and file: the keeper and every group (as root)
+#
+# Usage: benches/limits.sh [SANDBOX_BASH]   (default target/release/sandbox-bash)
+# Needs hyperfine and python3.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+sb="$(realpath "${1:-$root/target/release/sandbox-bash}")"
+lab="$root/target/bench-limits"
+rm -rf "$lab" && mkdir -p "$lab/ws" "$lab/home"
+cd "$lab/ws" && git init -q .
+export HOME="$lab/home" SANDBOX_BASH_WORKSPACE="$lab/ws"
+unset BASH_AGENT_BASH_MODE SANDBOX_BASH_ENFORCED SANDBOX_BASH_LIMITS
+hyperfine -N --warmup 20 --runs 200 --export-json "$lab/result.json" \
+  -n "bash -c true" "bash -c true" \
+  -n "no limits" "$sb -c true" \
+  -n "wall=10m" "env SANDBOX_BASH_LIMITS=wall=10m $sb -c true" \
+  -n "cpu,memory,pids,wall,file" "env SANDBOX_BASH_LIMITS=cpu=60s,memory=2G,pids=256,wall=10m,file=512M $sb -c true"
+python3 - "$lab/result.json" << 'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = r[1]["median"]
+for x in r:
+    print("%-28s median %6.2f ms  (x%.2f of no limits)  stddev %.2f ms" % (x["command"], x["median"] * 1000, x["median"] / base, x["stddev"] * 1000))
+PY
