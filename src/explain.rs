@@ -126,6 +126,15 @@ pub(crate) fn explain(
         }
         return Outcome::Explain(text, report::REFUSED);
     }
+    // A limit that cannot be held here refuses the run: said here too, with its status.
+    if decision.verdict == Verdict::Allow
+        && let Some(Err(why)) = limit_lines(settings).into_iter().find(Result::is_err)
+    {
+        if !json {
+            text.push_str(&format!("sandbox-bash: {why}\n"));
+        }
+        return Outcome::Explain(text, report::REFUSED);
+    }
     Outcome::Explain(text, decision.verdict.status())
 }
 

@@ -37,6 +37,7 @@ mod nothing_hidden;
 mod parse_ahead;
 mod possible;
 mod real_scripts;
+#[cfg(target_os = "linux")]
 mod resources;
 mod runtime;
 mod seatbelt;

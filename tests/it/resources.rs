@@ -113,7 +113,15 @@ fn what_a_run_leaves_running_is_still_bound_by_its_deadline() {
     // The command ended at once with its own status; what it left runs until the deadline.
     assert_eq!(clean(&out, 0), "left\n");
     assert!(took < Duration::from_millis(1800), "the call waited for what it left: {took:?}");
-    let pid = find(&["sleep", &seconds]).expect("the server the run left is running");
+    // The double fork may still be on its way when bash has ended.
+    let pid = (0..100)
+        .find_map(|_| {
+            find(&["sleep", &seconds]).or_else(|| {
+                std::thread::sleep(Duration::from_millis(10));
+                None
+            })
+        })
+        .expect("the server the run left is running");
     std::thread::sleep(Duration::from_millis(2600));
     assert!(!alive(pid), "what the run left outlived its deadline");
 }
@@ -197,6 +205,10 @@ fn a_limit_that_cannot_be_held_refuses_the_run_with_125() {
         assert!(err.contains(&format!("the {name}")) && err.contains("cannot be enforced here"), "{err}");
         assert!(err.contains("the command did not run"), "{err}");
         assert!(!lab.ws.join("ran").exists(), "{limits}: the command ran without its limit");
+        // The explanation says the same before anything runs.
+        let explained = with_args(&lab, User::Nobody, limits, &["--sandbox-explain", "-c", program]).output().unwrap();
+        assert_eq!(explained.status.code(), Some(125), "{limits}: {}", text(&explained.stdout));
+        assert!(text(&explained.stdout).contains("cannot be enforced here"), "{}", text(&explained.stdout));
     }
     // Nothing counts what a run adds to the scratch trees yet: refused for every user.
     for user in USERS {
@@ -223,6 +235,11 @@ fn the_keeper_cannot_be_signalled_from_inside_and_passes_the_callers_signals_on(
         assert!(text(&out.stderr).contains("Operation not permitted"), "{user:?}: {}", text(&out.stderr));
         assert!(text(&out.stdout).contains("kill: 1"), "{user:?}");
         reached(&out, "deadline", "3 s");
+        // Nor can it be traced.
+        let trace = "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); \
+                     r = libc.ptrace(16, os.getppid(), 0, 0); print('ptrace', r, ctypes.get_errno())";
+        let (out, _) = run(&lab, user, "wall=30s", &crate::lab::py(trace));
+        assert_eq!(text(&out.stdout), "ptrace -1 1\n", "{user:?}: {}", text(&out.stderr));
         // A signal the caller sends the process it started reaches bash.
         let child = limited(&lab, user, "wall=60s", "trap 'echo got TERM; exit 7' TERM; sleep 30 & wait")
             .stdout(Stdio::piped())
