@@ -342,6 +342,7 @@ impl Groups {
         let mut groups = Groups { made: Vec::new() };
         let name = format!("sandbox-bash-{}", std::process::id());
         for parent in &plan.groups {
+            sweep(&parent.dir);
             match groups.make_one(parent, &name, limits) {
                 Ok(()) => {}
                 // Inside an enclosing sandbox the groups are read-only: a deadline is then held
@@ -509,6 +510,27 @@ impl Groups {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
+        }
+    }
+}
+
+/// Removes the empty groups of runs whose keeper is gone (killed with its caller's process
+/// group, say): a group with a process in it is left alone, and so is one whose keeper's pid
+/// is in use (another process may have it: its group then waits for a later sweep).
+fn sweep(parent: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("sandbox-bash-")).and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
+        let dir = format!("{parent}/{}", name.to_string_lossy());
+        let empty = read(&format!("{dir}/cgroup.procs")).is_some_and(|p| p.trim().is_empty());
+        if !alive && empty {
+            // A group with child groups or a process refuses: nothing else is touched.
+            let _ = std::fs::remove_dir(&dir);
         }
     }
 }

@@ -401,3 +401,22 @@ fn in_a_cgroup_namespace_the_run_holds_its_tree_in_a_group_below_the_namespace_r
     assert!(run.starts_with("0::/sandbox-bash-"), "the run's own group below it: {stdout}");
     assert!(groups.is_empty(), "the run's group was left behind: {groups:?}");
 }
+
+/// A run whose keeper was killed with its caller's process group leaves its group behind: the
+/// next run with limits removes it once empty, and leaves a group whose keeper's pid is in use.
+#[test]
+fn groups_left_by_a_killed_keeper_are_swept_by_the_next_run() {
+    let lab = lab_for(User::Root);
+    let v2 = sandbox_bash::limits::cgroup::hierarchies().into_iter().find(|h| h.v2).expect("MISSING: cgroup v2");
+    let stale = format!("{}/sandbox-bash-2147480001", v2.current);
+    let live = format!("{}/sandbox-bash-{}", v2.current, std::process::id());
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::create_dir(&live).unwrap();
+    let (out, _) = run(&lab, User::Root, "cpu=10s", "true");
+    let (stale_left, live_left) = (std::path::Path::new(&stale).exists(), std::path::Path::new(&live).exists());
+    let _ = std::fs::remove_dir(&stale);
+    let _ = std::fs::remove_dir(&live);
+    clean(&out, 0);
+    assert!(!stale_left, "the stale group was left");
+    assert!(live_left, "a group whose keeper's pid is in use was removed");
+}
