@@ -50,6 +50,17 @@ pub(crate) struct Settings {
     pub(crate) limits: crate::limits::Limits,
 }
 
+/// The limits an enclosing level's marker says hold, as far as they can be seen to.
+#[cfg(target_os = "linux")]
+fn held_limits(claimed: &crate::limits::Limits) -> crate::limits::Limits {
+    crate::limits::cgroup::verified(claimed)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn held_limits(_: &crate::limits::Limits) -> crate::limits::Limits {
+    crate::limits::Limits::NONE
+}
+
 impl Settings {
     /// The limits this level enforces itself: those lower than what the enclosing levels hold.
     pub(crate) fn own_limits(&self) -> crate::limits::Limits {
@@ -115,8 +126,9 @@ impl Settings {
                 .map_err(|e| Error::Config(format!("invalid {}: {e}", crate::limits::VAR)))?,
             None => crate::limits::Limits::NONE,
         };
-        let held = marker.as_ref().map(|m| m.limits).unwrap_or_default();
+        let held = marker.as_ref().map(|m| held_limits(&m.limits)).unwrap_or_default();
         let limits = config.limits.lower(&asked).lower(&held);
+        let marker = marker.map(|m| Marker { limits: held, ..m });
         Ok(Settings { argv0, action, config, marker, modes, net, cwd, granted: None, outer_grant, limits })
     }
 

@@ -298,6 +298,16 @@ fn v2_parent(h: &Hierarchy, controllers: &[&'static str], why_not: &mut Vec<Stri
                 return Some(Parent { dir, v2: true, enable: missing.into_iter().copied().collect(), optional: false });
             }
         }
+        // A group above one that bounds the caller would take the run out of that bound (a CI
+        // job's, a service's): the walk stops there.
+        if let Some(bound) = bounds(&dir).filter(|_| dir != top) {
+            why_not.push(format!(
+                "the caller's group {dir} has a bound of its own ({bound}) and processes, so no group with {} can be made \
+                 inside it, and one above it would leave that bound",
+                if controllers.is_empty() { "nothing".to_string() } else { controllers.join(" and ") }
+            ));
+            return None;
+        }
         if dir == top || !dir.starts_with(&top) {
             why_not.push(format!(
                 "no group of the unified hierarchy at {top}, from this process's own ({}) up, is one this user may \
@@ -312,6 +322,19 @@ fn v2_parent(h: &Hierarchy, controllers: &[&'static str], why_not: &mut Vec<Stri
             _ => top.clone(),
         };
     }
+}
+
+/// The bounds a v2 group sets itself (`memory.max 1073741824`), if any.
+fn bounds(dir: &str) -> Option<String> {
+    let set: Vec<String> = ["memory.max", "memory.high", "memory.swap.max", "pids.max", "cpu.max"]
+        .iter()
+        .filter_map(|f| {
+            let v = read(&format!("{dir}/{f}"))?;
+            let first = v.split_whitespace().next()?.to_string();
+            (first != "max").then(|| format!("{f} {first}"))
+        })
+        .collect();
+    (!set.is_empty()).then(|| set.join(", "))
 }
 
 /// The run's groups, made.
@@ -386,6 +409,10 @@ impl Groups {
                 if has("memory.memsw.limit_in_bytes") {
                     write(&format!("{dir}/memory.memsw.limit_in_bytes"), &m.to_string())?;
                 }
+                // v1 counts socket buffers apart (v2 counts them with the rest).
+                if has("memory.kmem.tcp.limit_in_bytes") {
+                    write(&format!("{dir}/memory.kmem.tcp.limit_in_bytes"), &m.to_string())?;
+                }
                 // The kernel's killer picks one process; instead, a run out of memory waits and
                 // the keeper stops all of it.
                 write(&format!("{dir}/memory.oom_control"), "1")?;
@@ -395,6 +422,16 @@ impl Groups {
             write(&format!("{dir}/pids.max"), &p.to_string())?;
         }
         Ok(())
+    }
+
+    /// The same groups, as another process holds them after a fork.
+    pub fn same(other: &Groups) -> Groups {
+        Groups { made: other.made.iter().map(|m| Made { dir: m.dir.clone(), v2: m.v2 }).collect() }
+    }
+
+    /// The groups are still there (none was removed).
+    pub fn exists(&self) -> bool {
+        self.made.iter().any(|m| std::path::Path::new(&m.dir).exists())
     }
 
     /// No group was made (the plan needed none).
@@ -483,6 +520,15 @@ impl Groups {
             .is_some_and(|t| field(&t, "oom_kill").unwrap_or(0) + field(&t, "oom_group_kill").unwrap_or(0) > 0)
     }
 
+    /// How often the run's memory reached its bound (what the kernel could not reclaim then
+    /// failed with ENOMEM, or was reclaimed).
+    pub fn memory_reached(&self) -> u64 {
+        if let Some(n) = self.with("memory.failcnt").and_then(|p| read(&p)).and_then(|v| v.trim().parse().ok()) {
+            return n;
+        }
+        self.with("memory.events").and_then(|p| read(&p)).and_then(|t| field(&t, "max")).unwrap_or(0)
+    }
+
     /// The most memory the run held, in bytes.
     pub fn memory_peak(&self) -> Option<u64> {
         ["memory.peak", "memory.max_usage_in_bytes"]
@@ -512,6 +558,78 @@ impl Groups {
             }
         }
     }
+}
+
+/// What an enclosing level's marker says holds this process, kept only where this process can
+/// see it hold: a marker is only an environment variable, and a limit it claimed that nothing
+/// holds would otherwise go unenforced. Memory and processes: a group on the way up holds a
+/// bound at least as low. CPU time and the deadline: the process is in a group of a run's own,
+/// or below a keeper (a process of this same program). The file size: this process's own hard
+/// limit.
+pub fn verified(claimed: &Limits) -> Limits {
+    let mut out = Limits::NONE;
+    if claimed.is_empty() {
+        return out;
+    }
+    let found = hierarchies();
+    let lowest = |files: &[&str]| -> Option<u64> {
+        let mut low: Option<u64> = None;
+        for h in &found {
+            let mut dir = h.current.clone();
+            while dir.starts_with(h.mount.trim_end_matches('/')) && dir.len() >= h.mount.trim_end_matches('/').len() {
+                for f in files {
+                    if let Some(v) = read(&format!("{dir}/{f}")).and_then(|v| v.trim().parse::<u64>().ok()) {
+                        low = Some(low.map_or(v, |l| l.min(v)));
+                    }
+                }
+                match dir.rfind('/') {
+                    Some(i) if i > 0 => dir.truncate(i),
+                    _ => break,
+                }
+            }
+        }
+        low
+    };
+    let in_run_group = found.iter().any(|h| h.current.contains("/sandbox-bash-")) || below_a_keeper();
+    for (kind, value) in claimed.iter() {
+        let holds = match kind {
+            Kind::Memory => lowest(&["memory.max", "memory.limit_in_bytes"]).is_some_and(|v| v <= value),
+            Kind::Pids => lowest(&["pids.max"]).is_some_and(|v| v <= value),
+            Kind::Cpu | Kind::Wall => in_run_group,
+            Kind::File => {
+                let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                // SAFETY: getrlimit writes the struct.
+                unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut l) == 0 && l.rlim_max <= value }
+            }
+            Kind::Disk => false,
+        };
+        if holds {
+            out.set(kind, Some(value));
+        }
+    }
+    out
+}
+
+/// Whether a process above this one runs this same program (a keeper: a level execs bash, so
+/// only keepers stay this program).
+fn below_a_keeper() -> bool {
+    let Ok(me) = std::fs::read_link("/proc/self/exe") else { return false };
+    let mut pid = std::process::id() as i32;
+    for _ in 0..64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+        let Some(ppid) = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().nth(1)?.parse::<i32>().ok())
+        else {
+            return false;
+        };
+        if ppid <= 1 {
+            return false;
+        }
+        if std::fs::read_link(format!("/proc/{ppid}/exe")).is_ok_and(|e| e == me) {
+            return true;
+        }
+        pid = ppid;
+    }
+    false
 }
 
 /// Removes the empty groups of runs whose keeper is gone (killed with its caller's process
@@ -617,6 +735,12 @@ mod tests {
         assert_eq!((p.dir.as_str(), p.enable.len()), (service.as_str(), 0));
         // No controller needed: the caller's own group.
         assert_eq!(v2_parent(&h, &[], &mut Vec::new()).unwrap().dir, scope);
+        // A scope with a bound of its own is not left: the walk stops with the reason.
+        std::fs::write(format!("{scope}/memory.max"), "1073741824\n").unwrap();
+        let mut why = Vec::new();
+        assert!(v2_parent(&h, &["memory", "pids"], &mut why).is_none());
+        assert!(why[0].contains("has a bound of its own (memory.max 1073741824)"), "{why:?}");
+        std::fs::write(format!("{scope}/memory.max"), "max\n").unwrap();
         // A controller nothing gives: none, said.
         let mut why = Vec::new();
         assert!(v2_parent(&h, &["hugetlb"], &mut why).is_none());

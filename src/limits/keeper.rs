@@ -126,8 +126,90 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
         return Ok(Entry { groups, file, declare: Some(declare) });
     }
     drop(declare);
-    let status = Keeper::new(kept, groups, child, mask, declared).run(recorder);
+    // SAFETY: ignoring a signal; the keeper writes to a standard error that may be closed.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let start = Instant::now();
+    if let Some(g) = &groups {
+        guard(g, &kept, start, child, &declared, recorder);
+    }
+    let status = Keeper::new(kept, groups, child, mask, declared, start).run(recorder);
     finish(status)
+}
+
+/// Forks the guard: a process of its own session, outside the run's groups, that waits for
+/// the keeper to end. A keeper that ends as it should has removed the groups or left them to
+/// it with processes the command left running; a keeper killed (with its caller's process
+/// group, say) has left the whole run. Either way the guard holds what is left to the run's
+/// deadline, CPU time and memory, and removes the groups once empty.
+fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared: &OwnedFd, recorder: &mut Recorder) {
+    let keeper = std::process::id() as i32;
+    // SAFETY: the keeper is single-threaded; the guard ends with _exit.
+    if unsafe { libc::fork() } != 0 {
+        return;
+    }
+    // SAFETY: a session of its own, the standard descriptors on /dev/null, no signal blocked.
+    unsafe {
+        libc::setsid();
+        if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+            for fd in 0..3 {
+                libc::dup2(null.as_raw_fd(), fd);
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    }
+    // SAFETY: pidfd_open of the keeper, this process's parent (its pid cannot be reused while
+    // this process is its child).
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, keeper, 0) } as i32;
+    if pidfd >= 0 {
+        let mut fds = [libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 }];
+        // SAFETY: one pollfd; waits until the keeper has ended.
+        while unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) } < 0 {}
+    } else {
+        // SAFETY: getppid reads a number.
+        while unsafe { libc::getppid() } == keeper {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    let deadline = limits.get(Kind::Wall).map(|ms| start + Duration::from_millis(ms));
+    let sandbox = declaration(declared);
+    let mut groups = Groups::same(groups);
+    while groups.exists() && groups.populated() {
+        let over = |k: Kind| limits.get(k);
+        let reached = if deadline.is_some_and(|d| Instant::now() >= d) {
+            Some((Kind::Wall, "the processes the run left running were stopped at its deadline"))
+        } else if over(Kind::Cpu).zip(groups.cpu_ms()).is_some_and(|(l, u)| u >= l) {
+            Some((Kind::Cpu, "the processes the run left running were stopped"))
+        } else if over(Kind::Memory).is_some() && groups.out_of_memory() {
+            Some((Kind::Memory, "the processes the run left running were stopped together"))
+        } else {
+            None
+        };
+        if let Some((kind, what)) = reached {
+            groups.kill();
+            let peak = Peak { wall_ms: start.elapsed().as_millis() as u64, cpu_ms: groups.cpu_ms(), ..Peak::default() };
+            let bound = super::bound(kind, limits.get(kind).unwrap_or(0));
+            let reached =
+                Reached { kind: kind.type_name(), bound, what, command_pid: child, peak, sandbox: sandbox.clone() };
+            let _ = recorder.event("limit", "reached", &reached);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    groups.remove();
+    // SAFETY: ends the guard.
+    unsafe { libc::_exit(0) };
+}
+
+/// The line the run told through `fd`, once (the pipe's writer is closed at its exec).
+fn declaration(fd: &OwnedFd) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: O_NONBLOCK on a descriptor owned by the caller, then one read into the buffer.
+    let n = unsafe {
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+        libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len())
+    };
+    (n > 0).then(|| String::from_utf8_lossy(&buf[..n as usize]).into_owned())
 }
 
 /// What a reached limit's record says.
@@ -178,7 +260,14 @@ struct Keeper {
 }
 
 impl Keeper {
-    fn new(limits: Limits, groups: Option<Groups>, child: i32, mask: libc::sigset_t, declared: OwnedFd) -> Keeper {
+    fn new(
+        limits: Limits,
+        groups: Option<Groups>,
+        child: i32,
+        mask: libc::sigset_t,
+        declared: OwnedFd,
+        start: Instant,
+    ) -> Keeper {
         // SAFETY: signalfd takes the mask of signals blocked above.
         let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
         // SAFETY: a new descriptor, owned here (a failure leaves -1, which poll ignores below).
@@ -196,7 +285,7 @@ impl Keeper {
             // SAFETY: a flag of this process.
             unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
         }
-        Keeper { limits, groups, child, signals, start: Instant::now(), pids_peak: 0, declared, waited: None }
+        Keeper { limits, groups, child, signals, start, pids_peak: 0, declared, waited: None }
     }
 
     fn run(mut self, recorder: &mut Recorder) -> Status {
@@ -208,6 +297,7 @@ impl Keeper {
             // children); a child that can no longer be waited for ends the wait too.
             let done = match &self.groups {
                 Some(_) => self.waited.is_some(),
+                None if deadline.is_none() => self.waited.is_some(),
                 None => !self.has_children(),
             };
             if done {
@@ -243,6 +333,22 @@ impl Keeper {
             let times = if refused == 1 { "once".to_string() } else { format!("{refused} times") };
             lines.push((Kind::Pids, format!("a new process or thread was refused (fork failed with EAGAIN) {times}")));
         }
+        // Reached in a system call, memory fails with ENOMEM and the program decides: told when
+        // it then failed.
+        let failed = self.waited.is_some_and(|w| !(libc::WIFEXITED(w) && libc::WEXITSTATUS(w) == 0));
+        if self.limits.get(Kind::Memory).is_some()
+            && stopped.is_none()
+            && failed
+            && let Some(n) = self.groups.as_ref().map(Groups::memory_reached).filter(|n| *n > 0)
+        {
+            let times = if n == 1 { "once".to_string() } else { format!("{n} times") };
+            lines.push((
+                Kind::Memory,
+                format!(
+                    "the run reached it {times}; what could not be reclaimed failed with ENOMEM, and the command failed"
+                ),
+            ));
+        }
         if let (Some(_), Some(w)) = (self.limits.get(Kind::File), self.waited)
             && ((libc::WIFSIGNALED(w) && libc::WTERMSIG(w) == libc::SIGXFSZ)
                 || (libc::WIFEXITED(w) && libc::WEXITSTATUS(w) == 128 + libc::SIGXFSZ))
@@ -275,19 +381,13 @@ impl Keeper {
             (None, Some(w)) => Status::Wait(w),
             (None, None) => Status::Code(125),
         };
-        self.leave(deadline, recorder);
+        self.leave();
         status
     }
 
-    /// The line the run told, once it ended (the pipe's writer is closed at its exec).
+    /// The line the run told, once it ended.
     fn declaration(&self) -> Option<String> {
-        let mut buf = vec![0u8; 4096];
-        // SAFETY: O_NONBLOCK on a descriptor owned here, then one read into the buffer.
-        let n = unsafe {
-            libc::fcntl(self.declared.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
-            libc::read(self.declared.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len())
-        };
-        (n > 0).then(|| String::from_utf8_lossy(&buf[..n as usize]).into_owned())
+        declaration(&self.declared)
     }
 
     /// Waits for a signal or `wait`, reaping what ended and forwarding what the caller sent.
@@ -303,9 +403,14 @@ impl Keeper {
             while unsafe { libc::read(self.signals.as_raw_fd(), (&raw mut info).cast(), size) } == size as isize {
                 let signal = info.ssi_signo as i32;
                 // A terminal's own signals (SI_KERNEL) reached bash's process group already.
-                if signal != libc::SIGCHLD && info.ssi_code <= 0 && self.waited.is_none() {
+                let from_caller = signal != libc::SIGCHLD && info.ssi_code <= 0;
+                if from_caller && self.waited.is_none() {
                     // SAFETY: kill takes numbers.
                     unsafe { libc::kill(self.child, signal) };
+                } else if from_caller && [libc::SIGTERM, libc::SIGINT, libc::SIGHUP].contains(&signal) {
+                    // bash has ended and the keeper waits for what it left: the caller wants
+                    // it stopped now.
+                    self.stop();
                 }
                 let mut fds = [libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
                 // SAFETY: as above, without waiting.
@@ -409,62 +514,13 @@ impl Keeper {
     }
 
     /// bash is gone: the groups go when the last process of the run does. Processes the run
-    /// left running (a server started in the background) stay held by its limits: a process of
-    /// the keeper's own, detached, keeps them until they end, then removes the groups.
-    fn leave(mut self, deadline: Option<Instant>, recorder: &mut Recorder) {
+    /// left running (a server started in the background) stay held by its limits: the guard
+    /// keeps them until they end, then removes the groups.
+    fn leave(mut self) {
         let Some(mut groups) = self.groups.take() else { return };
         if !groups.populated() {
             groups.remove();
-            return;
         }
-        // SAFETY: the keeper is single-threaded; the child detaches and ends with _exit.
-        if unsafe { libc::fork() } != 0 {
-            std::mem::forget(groups);
-            return;
-        }
-        // SAFETY: a session of its own, with the standard descriptors on /dev/null.
-        unsafe {
-            libc::setsid();
-            if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
-                libc::dup2(null.as_raw_fd(), 2);
-            }
-        }
-        let (limits, start) = (self.limits, self.start);
-        let sandbox = self.declaration();
-        while groups.populated() {
-            let over = |k: Kind| limits.get(k);
-            let reached = if deadline.is_some_and(|d| Instant::now() >= d) {
-                Some((Kind::Wall, "the processes the run left running were stopped at its deadline"))
-            } else if over(Kind::Cpu).zip(groups.cpu_ms()).is_some_and(|(l, u)| u >= l) {
-                Some((Kind::Cpu, "the processes the run left running were stopped"))
-            } else if over(Kind::Memory).is_some() && groups.out_of_memory() {
-                Some((Kind::Memory, "the processes the run left running were stopped together"))
-            } else {
-                None
-            };
-            if let Some((kind, what)) = reached {
-                groups.kill();
-                let peak =
-                    Peak { wall_ms: start.elapsed().as_millis() as u64, cpu_ms: groups.cpu_ms(), ..Peak::default() };
-                let bound = super::bound(kind, limits.get(kind).unwrap_or(0));
-                let _ = recorder.event(
-                    "limit",
-                    "reached",
-                    &Reached {
-                        kind: kind.type_name(),
-                        bound,
-                        what,
-                        command_pid: self.child,
-                        peak,
-                        sandbox: sandbox.clone(),
-                    },
-                );
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        groups.remove();
-        // SAFETY: ends the detached process.
-        unsafe { libc::_exit(0) };
     }
 }
 

@@ -420,3 +420,74 @@ fn groups_left_by_a_killed_keeper_are_swept_by_the_next_run() {
     assert!(!stale_left, "the stale group was left");
     assert!(live_left, "a group whose keeper's pid is in use was removed");
 }
+
+/// Harnesses time out with SIGKILL to the process they started (and its process group): the
+/// run's processes still end at the deadline, and its groups go.
+#[test]
+fn a_killed_keeper_leaves_nothing_past_the_deadline() {
+    let lab = lab_for(User::Root);
+    let seconds = unique();
+    let program = format!("(setsid sleep {seconds} > /dev/null 2>&1 &); sleep 30");
+    let mut child = limited(&lab, User::Root, "wall=2s,memory=256M", &program).stderr(Stdio::null()).spawn().unwrap();
+    let keeper = child.id();
+    let pid = (0..200)
+        .find_map(|_| {
+            find(&["sleep", &seconds]).or_else(|| {
+                std::thread::sleep(Duration::from_millis(10));
+                None
+            })
+        })
+        .expect("the double fork runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(alive(pid), "killed before its deadline: the test shows nothing");
+    std::thread::sleep(Duration::from_millis(2600));
+    assert!(!alive(pid), "a process of the run outlived its deadline after its keeper was killed");
+    let name = format!("sandbox-bash-{keeper}");
+    let left: Vec<String> = sandbox_bash::limits::cgroup::hierarchies()
+        .iter()
+        .map(|h| format!("{}/{name}", h.current))
+        .filter(|d| std::path::Path::new(d).exists())
+        .collect();
+    assert!(left.is_empty(), "groups left: {left:?}");
+}
+
+/// A caller that stopped reading standard error does not kill the keeper (SIGPIPE).
+#[test]
+fn a_closed_stderr_does_not_lose_the_status() {
+    let lab = lab_for(User::Root);
+    let mut child = limited(&lab, User::Root, "wall=1s,pids=50", "sleep 10").stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(124), "{status:?}");
+}
+
+/// Without a deadline the keeper does not wait for what the command left running.
+#[test]
+fn without_a_deadline_the_call_ends_with_the_command() {
+    for user in USERS {
+        let lab = lab_for(user);
+        let (out, took) = run(&lab, user, "file=1M", "(setsid sleep 3 > /dev/null 2>&1 &); echo ended");
+        assert_eq!(clean(&out, 0), "ended\n", "{user:?}");
+        assert!(took < Duration::from_millis(2500), "{user:?}: the call waited {took:?}");
+    }
+}
+
+/// A marker is an environment variable: one that claims limits nothing holds enforces nothing
+/// less.
+#[test]
+fn a_forged_marker_does_not_turn_a_limit_off() {
+    let lab = lab_for(User::Root);
+    let marker = format!("0467+lim=wall=1ms,memory=1,cpu=1ms:{}", lab.ws.display());
+    let (out, took) = {
+        let start = Instant::now();
+        let out = limited(&lab, User::Root, "wall=1s,memory=64M", "sleep 5")
+            .env("SANDBOX_BASH_ENFORCED", &marker)
+            .output()
+            .unwrap();
+        (out, start.elapsed())
+    };
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    reached(&out, "deadline", "1 s");
+    assert!(took < Duration::from_secs(4));
+}
