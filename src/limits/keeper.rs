@@ -381,7 +381,8 @@ impl Keeper {
             (None, Some(w)) => Status::Wait(w),
             (None, None) => Status::Code(125),
         };
-        self.leave();
+        let was_stopped = stopped.is_some();
+        self.leave(was_stopped);
         status
     }
 
@@ -516,8 +517,15 @@ impl Keeper {
     /// bash is gone: the groups go when the last process of the run does. Processes the run
     /// left running (a server started in the background) stay held by its limits: the guard
     /// keeps them until they end, then removes the groups.
-    fn leave(mut self) {
+    fn leave(mut self, stopped: bool) {
         let Some(mut groups) = self.groups.take() else { return };
+        // Stopped processes take a moment to go: the groups are removed here when they do.
+        for _ in 0..if stopped { 200 } else { 0 } {
+            if !groups.populated() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
         if !groups.populated() {
             groups.remove();
         }
