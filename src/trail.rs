@@ -221,6 +221,12 @@ impl Recorder {
         }
     }
 
+    /// The log's descriptor, for a process that closes the rest.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn raw_fd(&self) -> Option<i32> {
+        self.log.as_ref().map(audit::Log::raw_fd)
+    }
+
     /// Appends a record of something other than the invocation (`event`, `verdict`, then what
     /// `detail` says), with this process's pid.
     pub(crate) fn event(

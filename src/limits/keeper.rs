@@ -100,6 +100,19 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
         }
         libc::sigprocmask(libc::SIG_BLOCK, &mask, &mut old);
     }
+    // SAFETY: signalfd takes the mask of the signals blocked above.
+    let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: restores the mask saved above.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+        if let Some(mut g) = groups {
+            g.remove();
+        }
+        return Err(Error::Refused(format!("cannot start the keeper of the run's limits: {e}")));
+    }
+    // SAFETY: a new descriptor, owned here.
+    let signals = unsafe { OwnedFd::from_raw_fd(fd) };
     let keeper = std::process::id() as i32;
     // SAFETY: the process is single-threaded; the child only returns into the run.
     let child = unsafe { libc::fork() };
@@ -122,7 +135,7 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
                 libc::_exit(125);
             }
         }
-        drop(declared);
+        drop((declared, signals));
         return Ok(Entry { groups, file, declare: Some(declare) });
     }
     drop(declare);
@@ -132,7 +145,7 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
     if let Some(g) = &groups {
         guard(g, &kept, start, child, &declared, recorder);
     }
-    let status = Keeper::new(kept, groups, child, mask, declared, start).run(recorder);
+    let status = Keeper::new(kept, groups, child, signals, declared, start).run(recorder);
     finish(status)
 }
 
@@ -147,14 +160,13 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
     if unsafe { libc::fork() } != 0 {
         return;
     }
-    // SAFETY: a session of its own, the standard descriptors on /dev/null, no signal blocked.
+    // Detached like what else runs outside: nothing of the caller's is held any longer (a
+    // harness waiting for a pipe's end of file is not kept waiting), only the pipe the run's
+    // declaration comes through and the audit log.
+    let keep: Vec<i32> = [Some(declared.as_raw_fd()), recorder.raw_fd()].into_iter().flatten().collect();
+    crate::outside::process::detach(&keep);
+    // SAFETY: no signal blocked.
     unsafe {
-        libc::setsid();
-        if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
-            for fd in 0..3 {
-                libc::dup2(null.as_raw_fd(), fd);
-            }
-        }
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
@@ -175,9 +187,13 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
     let deadline = limits.get(Kind::Wall).map(|ms| start + Duration::from_millis(ms));
     let sandbox = declaration(declared);
     let mut groups = Groups::same(groups);
+    // Stopped once: what is left are processes on their way out (the machine's init reaps them).
+    let mut stopped = false;
     while groups.exists() && groups.populated() {
         let over = |k: Kind| limits.get(k);
-        let reached = if deadline.is_some_and(|d| Instant::now() >= d) {
+        let reached = if stopped {
+            None
+        } else if deadline.is_some_and(|d| Instant::now() >= d) {
             Some((Kind::Wall, "the processes the run left running were stopped at its deadline"))
         } else if over(Kind::Cpu).zip(groups.cpu_ms()).is_some_and(|(l, u)| u >= l) {
             Some((Kind::Cpu, "the processes the run left running were stopped"))
@@ -187,6 +203,7 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
             None
         };
         if let Some((kind, what)) = reached {
+            stopped = true;
             groups.kill();
             let peak = Peak { wall_ms: start.elapsed().as_millis() as u64, cpu_ms: groups.cpu_ms(), ..Peak::default() };
             let bound = super::bound(kind, limits.get(kind).unwrap_or(0));
@@ -264,14 +281,10 @@ impl Keeper {
         limits: Limits,
         groups: Option<Groups>,
         child: i32,
-        mask: libc::sigset_t,
+        signals: OwnedFd,
         declared: OwnedFd,
         start: Instant,
     ) -> Keeper {
-        // SAFETY: signalfd takes the mask of signals blocked above.
-        let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
-        // SAFETY: a new descriptor, owned here (a failure leaves -1, which poll ignores below).
-        let signals = unsafe { OwnedFd::from_raw_fd(fd.max(0)) };
         // The keeper holds neither the caller's input nor its output: a reader's end of file
         // comes when the run closes them. Standard error stays, for the lines.
         if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {

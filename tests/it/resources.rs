@@ -80,6 +80,16 @@ fn find(words: &[&str]) -> Option<i32> {
     })
 }
 
+/// [`find`], for up to two seconds: a double fork may still be on its way.
+fn wait_for(words: &[&str]) -> Option<i32> {
+    (0..200).find_map(|_| {
+        find(words).or_else(|| {
+            std::thread::sleep(Duration::from_millis(10));
+            None
+        })
+    })
+}
+
 /// A number no other test uses, for a process this test can find again.
 fn unique() -> String {
     format!("{}.{}", 4000 + std::process::id() % 1000, Instant::now().elapsed().subsec_nanos() % 1000)
@@ -109,21 +119,24 @@ fn what_a_run_leaves_running_is_still_bound_by_its_deadline() {
     let lab = lab_for(User::Root);
     let seconds = unique();
     let program = format!("(setsid sleep {seconds} > /dev/null 2>&1 &); echo left");
-    let (out, took) = run(&lab, User::Root, "wall=2s", &program);
+    let log = tempfile::Builder::new().prefix("sbx-limits-left-").tempdir_in("/var/tmp").unwrap();
+    let path = log.path().join("audit.log");
+    let start = Instant::now();
+    let out = limited(&lab, User::Root, "wall=2s", &program).env("SANDBOX_BASH_AUDIT_LOG", &path).output().unwrap();
+    let took = start.elapsed();
     // The command ended at once with its own status; what it left runs until the deadline.
     assert_eq!(clean(&out, 0), "left\n");
     assert!(took < Duration::from_millis(1800), "the call waited for what it left: {took:?}");
     // The double fork may still be on its way when bash has ended.
-    let pid = (0..100)
-        .find_map(|_| {
-            find(&["sleep", &seconds]).or_else(|| {
-                std::thread::sleep(Duration::from_millis(10));
-                None
-            })
-        })
-        .expect("the server the run left is running");
+    let pid = wait_for(&["sleep", &seconds]).expect("the server the run left is running");
     std::thread::sleep(Duration::from_millis(2600));
     assert!(!alive(pid), "what the run left outlived its deadline");
+    // One record of it, from the guard that stopped it.
+    std::thread::sleep(Duration::from_millis(500));
+    let log_text = std::fs::read_to_string(&path).unwrap();
+    let limits: Vec<&str> = log_text.lines().filter(|l| l.contains("\"event\":\"limit\"")).collect();
+    assert_eq!(limits.len(), 1, "{log_text}");
+    assert!(limits[0].contains("the processes the run left running were stopped at its deadline"), "{}", limits[0]);
 }
 
 #[test]
@@ -437,14 +450,7 @@ fn a_killed_keeper_leaves_nothing_past_the_deadline() {
     let program = format!("(setsid sleep {seconds} > /dev/null 2>&1 &); sleep 30");
     let mut child = limited(&lab, User::Root, "wall=2s,memory=256M", &program).stderr(Stdio::null()).spawn().unwrap();
     let keeper = child.id();
-    let pid = (0..200)
-        .find_map(|_| {
-            find(&["sleep", &seconds]).or_else(|| {
-                std::thread::sleep(Duration::from_millis(10));
-                None
-            })
-        })
-        .expect("the double fork runs");
+    let pid = wait_for(&["sleep", &seconds]).expect("the double fork runs");
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(alive(pid), "killed before its deadline: the test shows nothing");
