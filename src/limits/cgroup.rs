@@ -144,9 +144,14 @@ pub struct Plan {
     /// The groups to make: the parent directory, v2 or not, and the v2 controllers to enable
     /// in the parent first.
     groups: Vec<Parent>,
-    /// The whole tree is held by a group (to find and stop every process); otherwise the keeper
+}
+
+impl Plan {
+    /// A group holds the whole tree (to find and stop every process); otherwise the keeper
     /// holds it as the subreaper of the run.
-    pub tree_held: bool,
+    pub fn tree_held(&self) -> bool {
+        self.groups.iter().any(|g| !g.optional)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,7 +207,6 @@ pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
         v2_gives = wanted.iter().copied().filter(|c| controllers.iter().any(|have| have == c)).collect();
         plan.groups
             .push(Parent { enable: p.enable.iter().copied().filter(|c| v2_gives.contains(c)).collect(), ..p.clone() });
-        plan.tree_held = true;
     }
     let mut v1_used: Vec<(&'static str, String)> = Vec::new();
     let mut v1_parent = |controller: &'static str, why_not: &mut Vec<String>| -> Option<String> {
@@ -251,7 +255,6 @@ pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
     }
     for (controller, dir) in &v1_used {
         plan.groups.push(Parent { dir: dir.clone(), v2: false, enable: vec![controller], optional: false });
-        plan.tree_held = true;
     }
     if needs(Kind::Disk) {
         return Err(missing(
@@ -750,7 +753,7 @@ mod tests {
         let plan = plan(&Limits::parse("memory=1G,pids=64,wall=1m").unwrap(), &found).unwrap();
         assert_eq!(plan.enforcers[0], (Kind::Memory, Enforcer::V2(service.clone())));
         assert_eq!(plan.enforcers[1], (Kind::Pids, Enforcer::V2(service)));
-        assert!(plan.tree_held);
+        assert!(plan.tree_held());
     }
 
     #[test]
@@ -772,6 +775,6 @@ mod tests {
         // A deadline and a file size need no group.
         let p = plan(&Limits::parse("wall=5s,file=1M").unwrap(), &[]).unwrap();
         assert_eq!(p.enforcers, vec![(Kind::Wall, Enforcer::Keeper), (Kind::File, Enforcer::Rlimit)]);
-        assert!(!p.tree_held);
+        assert!(!p.tree_held());
     }
 }

@@ -100,16 +100,20 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
         }
         libc::sigprocmask(libc::SIG_BLOCK, &mask, &mut old);
     }
-    // SAFETY: signalfd takes the mask of the signals blocked above.
-    let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
-    if fd < 0 {
+    // A start that fails takes back the mask and the groups, and refuses the run.
+    let undo = |groups: Option<Groups>| {
         let e = std::io::Error::last_os_error();
         // SAFETY: restores the mask saved above.
         unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
         if let Some(mut g) = groups {
             g.remove();
         }
-        return Err(Error::Refused(format!("cannot start the keeper of the run's limits: {e}")));
+        Err(Error::Refused(format!("cannot start the keeper of the run's limits: {e}")))
+    };
+    // SAFETY: signalfd takes the mask of the signals blocked above.
+    let fd = unsafe { libc::signalfd(-1, &mask, libc::SFD_CLOEXEC) };
+    if fd < 0 {
+        return undo(groups);
     }
     // SAFETY: a new descriptor, owned here.
     let signals = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -117,13 +121,7 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
     // SAFETY: the process is single-threaded; the child only returns into the run.
     let child = unsafe { libc::fork() };
     if child < 0 {
-        let e = std::io::Error::last_os_error();
-        // SAFETY: restores the mask saved above.
-        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
-        if let Some(mut g) = groups {
-            g.remove();
-        }
-        return Err(Error::Refused(format!("cannot start the keeper of the run's limits: {e}")));
+        return undo(groups);
     }
     if child == 0 {
         // SAFETY: restores the mask saved before the fork; the death signal is a number.
