@@ -205,8 +205,10 @@ pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
     if let Some(p) = &v2_parent {
         let controllers = words_of(&format!("{}/cgroup.controllers", p.dir));
         v2_gives = wanted.iter().copied().filter(|c| controllers.iter().any(|have| have == c)).collect();
-        plan.groups
-            .push(Parent { enable: p.enable.iter().copied().filter(|c| v2_gives.contains(c)).collect(), ..p.clone() });
+        let enable = p.enable.iter().copied().filter(|c| v2_gives.contains(c)).collect();
+        // Only a deadline: a group would hold the tree, and the keeper can do without it.
+        let optional = !needs(Kind::Cpu) && v2_gives.is_empty();
+        plan.groups.push(Parent { enable, optional, ..p.clone() });
     }
     let mut v1_used: Vec<(&'static str, String)> = Vec::new();
     let mut v1_parent = |controller: &'static str, why_not: &mut Vec<String>| -> Option<String> {
