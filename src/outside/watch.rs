@@ -693,6 +693,10 @@ fn read_path(pid: i32, address: u64) -> Option<String> {
         let mut buf = vec![0u8; room];
         let n = read_memory(pid, at, &mut buf)?;
         if let Some(end) = buf[..n].iter().position(|&b| b == 0) {
+            // The last page read may end the text past PATH_MAX: no path is that long.
+            if out.len() + end >= libc::PATH_MAX as usize {
+                return None;
+            }
             out.extend_from_slice(&buf[..end]);
             return String::from_utf8(out).ok();
         }
