@@ -72,7 +72,7 @@ pub(crate) fn lock_and_exec(
     }
     // Limits a group or a deadline holds: the keeper forks here, before anything else starts,
     // and stays outside all of it; this process goes on as the run.
-    let limits = keep_limits(settings, recorder)?;
+    let limits = keep_limits(settings, layout, recorder)?;
     // What runs outside is started before anything is locked, so that it is outside all of it.
     let mut outside = Outside::start(to_run, nested)?;
     // The run's process enters its groups after what runs outside was started (which stays
@@ -105,6 +105,7 @@ pub(crate) fn lock_and_exec(
         frozen: frozen(decision),
         network: outside.network(),
         join: outside.join(),
+        in_view: limits.marks().then_some(&|| limits.mark()),
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.
@@ -166,8 +167,12 @@ pub(crate) fn lock_and_exec(
 /// Starts keeping the limits this level enforces itself (see [`crate::limits`]); a limit
 /// that cannot be held here refuses the run.
 #[cfg(target_os = "linux")]
-fn keep_limits(settings: &Settings, recorder: &mut Recorder) -> Result<crate::limits::keeper::Entry, Error> {
-    use crate::limits::{cgroup, keeper};
+fn keep_limits(
+    settings: &Settings,
+    layout: &Layout,
+    recorder: &mut Recorder,
+) -> Result<crate::limits::keeper::Entry, Error> {
+    use crate::limits::{cgroup, disk, keeper};
     let own = settings.own_limits();
     let plan = if own.is_empty() {
         cgroup::Plan::default()
@@ -180,12 +185,12 @@ fn keep_limits(settings: &Settings, recorder: &mut Recorder) -> Result<crate::li
             ))
         })?
     };
-    keeper::keep(&own, &plan, recorder)
+    keeper::keep(&own, &plan, &disk::scratch(layout.tmpdir.as_deref()), recorder)
 }
 
 /// Limits are not held on this platform yet: a run that has some is refused.
 #[cfg(not(target_os = "linux"))]
-fn keep_limits(settings: &Settings, _: &mut Recorder) -> Result<NoLimits, Error> {
+fn keep_limits(settings: &Settings, _: &Layout, _: &mut Recorder) -> Result<NoLimits, Error> {
     let own = settings.own_limits();
     match own.iter().next() {
         None => Ok(NoLimits),
@@ -203,6 +208,14 @@ struct NoLimits;
 #[cfg(not(target_os = "linux"))]
 impl NoLimits {
     fn enter(&self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn marks(&self) -> bool {
+        false
+    }
+
+    fn mark(&self) -> Result<(), String> {
         Ok(())
     }
 

@@ -123,6 +123,8 @@ pub enum Enforcer {
     Rlimit,
     /// The keeper, which waits for the run outside its sandbox.
     Keeper,
+    /// The keeper, answering each write to the run's own mounts of the scratch trees (fanotify).
+    Fanotify,
 }
 
 impl Enforcer {
@@ -133,6 +135,9 @@ impl Enforcer {
             Enforcer::V1(c, dir) => format!("cgroup v1 {c} (a group of the run's own below {dir})"),
             Enforcer::Rlimit => "a resource limit on every process (RLIMIT_FSIZE)".to_string(),
             Enforcer::Keeper => "the keeper, a process outside the sandbox that waits for the run".to_string(),
+            Enforcer::Fanotify => "the keeper, which the kernel asks before each write to the run's own mounts of \
+                                   /tmp and $TMPDIR (fanotify pre-content events)"
+                .to_string(),
         }
     }
 }
@@ -259,11 +264,10 @@ pub fn plan(limits: &Limits, found: &[Hierarchy]) -> Result<Plan, String> {
         plan.groups.push(Parent { dir: dir.clone(), v2: false, enable: vec![controller], optional: false });
     }
     if needs(Kind::Disk) {
-        return Err(missing(
-            Kind::Disk,
-            limits,
-            &["this version does not count what a run adds to the scratch trees".to_string()],
-        ));
+        let tmpdir = std::env::var("TMPDIR").ok();
+        super::disk::probe(&super::disk::scratch(tmpdir.as_deref()))
+            .map_err(|why| missing(Kind::Disk, limits, &[why]))?;
+        plan.enforcers.push((Kind::Disk, Enforcer::Fanotify));
     }
     if needs(Kind::Wall) {
         plan.enforcers.push((Kind::Wall, Enforcer::Keeper));
@@ -600,13 +604,12 @@ pub fn verified(claimed: &Limits) -> Limits {
         let holds = match kind {
             Kind::Memory => lowest(&["memory.max", "memory.limit_in_bytes"]).is_some_and(|v| v <= value),
             Kind::Pids => lowest(&["pids.max"]).is_some_and(|v| v <= value),
-            Kind::Cpu | Kind::Wall => in_run_group,
+            Kind::Cpu | Kind::Wall | Kind::Disk => in_run_group,
             Kind::File => {
                 let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
                 // SAFETY: getrlimit writes the struct.
                 unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut l) == 0 && l.rlim_max <= value }
             }
-            Kind::Disk => false,
         };
         if holds {
             out.set(kind, Some(value));
@@ -772,8 +775,9 @@ mod tests {
         let e = plan(&limits, &[]).unwrap_err();
         assert!(e.starts_with("the memory limit (64 MiB) cannot be enforced here:"), "{e}");
         assert!(e.contains("no cgroup v1 hierarchy with the memory controller"), "{e}");
-        let disk = plan(&Limits::parse("disk=1G").unwrap(), &[]).unwrap_err();
-        assert!(disk.starts_with("the disk limit (1 GiB) cannot be enforced here"), "{disk}");
+        // The disk limit needs no group: root holds it with the keeper (the tests run as root).
+        let disk = plan(&Limits::parse("disk=1G").unwrap(), &[]).unwrap();
+        assert_eq!(disk.enforcers, vec![(Kind::Disk, Enforcer::Fanotify)]);
         // A deadline and a file size need no group.
         let p = plan(&Limits::parse("wall=5s,file=1M").unwrap(), &[]).unwrap();
         assert_eq!(p.enforcers, vec![(Kind::Wall, Enforcer::Keeper), (Kind::File, Enforcer::Rlimit)]);

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::cgroup::{Groups, Plan};
+use super::disk::Counter;
 use super::{Kind, Limits, line};
 use crate::error::Error;
 use crate::trail::Recorder;
@@ -45,6 +46,8 @@ pub struct Entry {
     file: Option<u64>,
     /// Where the run tells the keeper the line that declares its sandbox, once locked.
     declare: Option<OwnedFd>,
+    /// The disk limit's group, and the scratch trees its marks go on.
+    scratch: Option<(OwnedFd, Vec<String>)>,
 }
 
 impl Entry {
@@ -65,6 +68,20 @@ impl Entry {
         Ok(())
     }
 
+    /// Whether the run's view must be marked (see [`Entry::mark`]).
+    pub fn marks(&self) -> bool {
+        self.scratch.is_some()
+    }
+
+    /// Marks the run's own mounts of the scratch trees for the disk limit: called by the run's
+    /// process in its view, before it gives up its capabilities.
+    pub fn mark(&self) -> Result<(), String> {
+        match &self.scratch {
+            Some((group, trees)) => super::disk::mark(group.as_raw_fd(), trees),
+            None => Ok(()),
+        }
+    }
+
     /// Tells the keeper the line that declares the run's sandbox, for its records.
     pub fn declare(&self, line: &str) {
         if let Some(fd) = &self.declare {
@@ -77,12 +94,20 @@ impl Entry {
 /// Starts keeping `limits` as `plan` holds them. Returns in the run's process (the child, or
 /// this process when no keeper is needed: a file size alone); the keeper itself never returns.
 /// The process must be single-threaded.
-pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Result<Entry, Error> {
+pub(crate) fn keep(limits: &Limits, plan: &Plan, scratch: &[String], recorder: &mut Recorder) -> Result<Entry, Error> {
     let file = limits.get(Kind::File);
     if limits.is_empty() {
-        return Ok(Entry { groups: None, file, declare: None });
+        return Ok(Entry { groups: None, file, declare: None, scratch: None });
     }
     let kept = *limits;
+    // The disk limit's group is made here, so that the keeper answers what the run marks.
+    let disk = match limits.get(Kind::Disk) {
+        Some(_) => Some(
+            super::disk::group()
+                .map_err(|why| Error::Refused(format!("the disk limit cannot be enforced here: {why}")))?,
+        ),
+        None => None,
+    };
     let groups = Groups::make(plan, limits).map_err(|e| Error::Refused(format!("the run's limits: {e}")))?;
     let groups = (!groups.is_empty()).then_some(groups);
     let (declared, declare) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
@@ -134,16 +159,17 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
             }
         }
         drop((declared, signals));
-        return Ok(Entry { groups, file, declare: Some(declare) });
+        return Ok(Entry { groups, file, declare: Some(declare), scratch: disk.map(|g| (g, scratch.to_vec())) });
     }
     drop(declare);
     // SAFETY: ignoring a signal; the keeper writes to a standard error that may be closed.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let start = Instant::now();
+    let disk = disk.map(|g| Counter::new(g, kept.get(Kind::Disk).unwrap_or(0), scratch));
     if let Some(g) = &groups {
-        guard(g, &kept, start, child, &declared, recorder);
+        guard(g, &kept, start, child, &declared, disk.as_ref(), recorder);
     }
-    let status = Keeper::new(kept, groups, child, signals, declared, start).run(recorder);
+    let status = Keeper::new(kept, groups, child, signals, declared, start, disk).run(recorder);
     finish(status)
 }
 
@@ -152,7 +178,15 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, recorder: &mut Recorder) -> Res
 /// it with processes the command left running; a keeper killed (with its caller's process
 /// group, say) has left the whole run. Either way the guard holds what is left to the run's
 /// deadline, CPU time and memory, and removes the groups once empty.
-fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared: &OwnedFd, recorder: &mut Recorder) {
+fn guard(
+    groups: &Groups,
+    limits: &Limits,
+    start: Instant,
+    child: i32,
+    declared: &OwnedFd,
+    disk: Option<&Counter>,
+    recorder: &mut Recorder,
+) {
     let keeper = std::process::id() as i32;
     // SAFETY: the keeper is single-threaded; the guard ends with _exit.
     if unsafe { libc::fork() } != 0 {
@@ -161,7 +195,8 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
     // Detached like what else runs outside: nothing of the caller's is held any longer (a
     // harness waiting for a pipe's end of file is not kept waiting), only the pipe the run's
     // declaration comes through and the audit log.
-    let keep: Vec<i32> = [Some(declared.as_raw_fd()), recorder.raw_fd()].into_iter().flatten().collect();
+    let keep: Vec<i32> =
+        [Some(declared.as_raw_fd()), recorder.raw_fd(), disk.map(Counter::fd)].into_iter().flatten().collect();
     crate::outside::process::detach(&keep);
     // SAFETY: no signal blocked.
     unsafe {
@@ -185,6 +220,10 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
     let deadline = limits.get(Kind::Wall).map(|ms| start + Duration::from_millis(ms));
     let sandbox = declaration(declared);
     let mut groups = Groups::same(groups);
+    // What the run adds to scratch stays counted, from where the keeper stopped; without the
+    // keeper's count the guard cannot hold the limit, and stops what is left.
+    let mut disk = disk.map(Counter::successor);
+    let blind = matches!(disk, Some(None));
     // Stopped once: what is left are processes on their way out (the machine's init reaps them).
     let mut stopped = false;
     while groups.exists() && groups.populated() {
@@ -197,6 +236,8 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
             Some((Kind::Cpu, "the processes the run left running were stopped"))
         } else if over(Kind::Memory).is_some() && groups.out_of_memory() {
             Some((Kind::Memory, "the processes the run left running were stopped together"))
+        } else if blind {
+            Some((Kind::Disk, "the processes the run left running were stopped: what the run added could not be known"))
         } else {
             None
         };
@@ -209,11 +250,42 @@ fn guard(groups: &Groups, limits: &Limits, start: Instant, child: i32, declared:
                 Reached { kind: kind.type_name(), bound, what, command_pid: child, peak, sandbox: sandbox.clone() };
             let _ = recorder.event("limit", "reached", &reached);
         }
-        std::thread::sleep(Duration::from_millis(100));
+        match disk.as_mut().and_then(Option::as_mut) {
+            Some(counter) => {
+                let refused = counter.refused;
+                wait_for(counter.fd(), Duration::from_millis(100));
+                counter.serve(&|| groups.processes());
+                if refused == 0 && counter.refused > 0 {
+                    let what = format!(
+                        "a write by a process the run left running to {} failed with ENOSPC",
+                        counter.first.as_deref().unwrap_or("a scratch file")
+                    );
+                    let peak = Peak { disk_bytes: Some(counter.peak), ..Peak::default() };
+                    let bound = super::bound(Kind::Disk, limits.get(Kind::Disk).unwrap_or(0));
+                    let reached = Reached {
+                        kind: Kind::Disk.type_name(),
+                        bound,
+                        what: &what,
+                        command_pid: child,
+                        peak,
+                        sandbox: sandbox.clone(),
+                    };
+                    let _ = recorder.event("limit", "reached", &reached);
+                }
+            }
+            None => std::thread::sleep(Duration::from_millis(100)),
+        }
     }
     groups.remove();
     // SAFETY: ends the guard.
     unsafe { libc::_exit(0) };
+}
+
+/// Waits until `fd` can be read, `most` at most.
+fn wait_for(fd: i32, most: Duration) {
+    let mut fds = [libc::pollfd { fd, events: libc::POLLIN, revents: 0 }];
+    // SAFETY: one pollfd.
+    unsafe { libc::poll(fds.as_mut_ptr(), 1, most.as_millis() as i32) };
 }
 
 /// The line the run told through `fd`, once (the pipe's writer is closed at its exec).
@@ -250,6 +322,9 @@ struct Peak {
     cpu_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pids: Option<u64>,
+    /// What the run added to the scratch trees, at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disk_bytes: Option<u64>,
     wall_ms: u64,
 }
 
@@ -272,6 +347,7 @@ struct Keeper {
     declared: OwnedFd,
     /// bash's wait status, once reaped.
     waited: Option<i32>,
+    disk: Option<Counter>,
 }
 
 impl Keeper {
@@ -282,6 +358,7 @@ impl Keeper {
         signals: OwnedFd,
         declared: OwnedFd,
         start: Instant,
+        disk: Option<Counter>,
     ) -> Keeper {
         // The keeper holds neither the caller's input nor its output: a reader's end of file
         // comes when the run closes them. Standard error stays, for the lines.
@@ -296,7 +373,7 @@ impl Keeper {
             // SAFETY: a flag of this process.
             unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
         }
-        Keeper { limits, groups, child, signals, start, pids_peak: 0, declared, waited: None }
+        Keeper { limits, groups, child, signals, start, pids_peak: 0, declared, waited: None, disk }
     }
 
     fn run(mut self, recorder: &mut Recorder) -> Status {
@@ -305,10 +382,11 @@ impl Keeper {
         let mut stopped: Option<(Kind, String)> = None;
         loop {
             // Without groups, the keeper waits for every process of the run (its subreaper's
-            // children); a child that can no longer be waited for ends the wait too.
+            // children) when it holds a deadline or the disk limit for them; a child that can
+            // no longer be waited for ends the wait too.
             let done = match &self.groups {
                 Some(_) => self.waited.is_some(),
-                None if deadline.is_none() => self.waited.is_some(),
+                None if deadline.is_none() && self.disk.is_none() => self.waited.is_some(),
                 None => !self.has_children(),
             };
             if done {
@@ -360,6 +438,17 @@ impl Keeper {
                 ),
             ));
         }
+        if let Some(d) = self.disk.as_ref().filter(|d| d.refused > 0) {
+            let times = if d.refused == 1 { String::new() } else { format!(" ({} writes refused)", d.refused) };
+            lines.push((
+                Kind::Disk,
+                format!(
+                    "a write to {} failed with ENOSPC{times}; the run had added {} to the scratch trees",
+                    d.first.as_deref().unwrap_or("a scratch file"),
+                    super::bound(Kind::Disk, d.added_then)
+                ),
+            ));
+        }
         if let (Some(_), Some(w)) = (self.limits.get(Kind::File), self.waited)
             && ((libc::WIFSIGNALED(w) && libc::WTERMSIG(w) == libc::SIGXFSZ)
                 || (libc::WIFEXITED(w) && libc::WEXITSTATUS(w) == 128 + libc::SIGXFSZ))
@@ -402,13 +491,24 @@ impl Keeper {
         declaration(&self.declared)
     }
 
-    /// Waits for a signal or `wait`, reaping what ended and forwarding what the caller sent.
+    /// Waits for a signal, a write to scratch or `wait`, reaping what ended, forwarding what
+    /// the caller sent and answering the writes.
     fn poll(&mut self, wait: Option<Duration>) {
-        let mut fds = [libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        let disk = self.disk.as_ref().map_or(-1, Counter::fd);
+        let mut fds = [
+            libc::pollfd { fd: self.signals.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: disk, events: libc::POLLIN, revents: 0 },
+        ];
         let ms = wait.map_or(-1, |w| w.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32);
-        // SAFETY: one pollfd, owned here.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) };
-        if ready > 0 {
+        // SAFETY: two pollfds (a negative descriptor is skipped), owned here.
+        unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+        if fds[1].revents != 0
+            && let Some(d) = self.disk.as_mut()
+        {
+            let groups = self.groups.as_ref();
+            d.serve(&|| groups.map_or_else(|| descendants(std::process::id() as i32), Groups::processes));
+        }
+        if fds[0].revents != 0 {
             let mut info: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
             let size = std::mem::size_of::<libc::signalfd_siginfo>();
             // SAFETY: reads one struct's bytes into it.
@@ -521,6 +621,7 @@ impl Keeper {
             memory_bytes: g.and_then(Groups::memory_peak),
             cpu_ms: g.and_then(Groups::cpu_ms),
             pids: (self.pids_peak > 0).then_some(self.pids_peak),
+            disk_bytes: self.disk.as_ref().map(|d| d.peak),
             wall_ms: self.start.elapsed().as_millis() as u64,
         }
     }

@@ -7,6 +7,8 @@
 #[cfg(target_os = "linux")]
 pub mod cgroup;
 #[cfg(target_os = "linux")]
+pub mod disk;
+#[cfg(target_os = "linux")]
 pub mod keeper;
 
 /// The variable that lowers the configured limits for one run (and what it starts).

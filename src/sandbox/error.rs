@@ -40,6 +40,8 @@ pub enum Error {
     /// Landlock refused to restrict this process (other than at its layer limit).
     #[cfg(target_os = "linux")]
     Restrict(landlock::RulesetError),
+    /// What must be done in the run's own view could not be.
+    InView(String),
     /// Setting no_new_privs failed.
     NoNewPrivs(io::Error),
     /// Reading this thread's capability sets failed.
@@ -121,6 +123,7 @@ impl fmt::Display for Error {
                 write!(f, "cannot apply the Landlock rules: ")?;
                 landlock_cause(f, e)
             }
+            Error::InView(why) => write!(f, "the disk limit cannot be enforced: {why}"),
             Error::NoNewPrivs(e) => write!(f, "cannot set no_new_privs: {e}"),
             Error::ReadCapabilities(e) => write!(f, "cannot read the capabilities: {e}"),
             Error::BoundingSet { cap, source } => {

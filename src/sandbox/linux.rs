@@ -536,6 +536,7 @@ pub fn apply(
     mut prepared: Prepared,
     layer: Option<(&super::view::View, Option<&super::namespace::Frozen>)>,
     network: Option<(&[u16], Option<&OwnedFd>)>,
+    in_view: Option<&dyn Fn() -> Result<(), String>>,
 ) -> Result<(Applied, Option<crate::outside::proxy::Handover>), Error> {
     let mut enforcement = Enforcement { landlock_abi: prepared.abi, ..Enforcement::default() };
     let mut handover = None;
@@ -572,6 +573,14 @@ pub fn apply(
             return Err(Error::NoNetworkNamespace("an enclosing sandbox-bash's rules refuse new namespaces".into()));
         }
         None => {}
+    }
+    // What must be done in the run's own view while this process still has its capabilities
+    // (the disk limit's marks on its mounts).
+    if let Some(hook) = in_view {
+        match &enforcement.namespaces {
+            Some(super::view::Entered::Held { .. }) => hook().map_err(Error::InView)?,
+            _ => return Err(Error::InView("the run has no mount namespace of its own to watch".into())),
+        }
     }
 
     nix::sys::prctl::set_no_new_privs().map_err(|e| Error::NoNewPrivs(e.into()))?;
@@ -792,6 +801,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         &policy,
         mounts(&view, lock.frozen.as_ref(), outer),
         lock.network.map(|ports| (ports, lock.join)),
+        lock.in_view,
         lock.degraded_ok,
         lock.requested,
         outer,
@@ -801,7 +811,8 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         Err(crate::error::Error::Sandbox { why: Error::NoNetworkNamespace(why), .. }) => {
             network = NetworkLayer::Unavailable(why);
             (policy, view) = plan(lock.allowed.without(Mode::scope(crate::mode::Scope::Network)));
-            enforce(&policy, mounts(&view, lock.frozen.as_ref(), outer), None, lock.degraded_ok, lock.requested, outer)?
+            let layer = mounts(&view, lock.frozen.as_ref(), outer);
+            enforce(&policy, layer, None, lock.in_view, lock.degraded_ok, lock.requested, outer)?
         }
         other => other?,
     };
@@ -859,6 +870,7 @@ fn enforce(
     policy: &Policy,
     layer: Option<(&view::View, Option<&view::Frozen>)>,
     network: Option<(&[u16], Option<&std::os::fd::OwnedFd>)>,
+    in_view: Option<&dyn Fn() -> Result<(), String>>,
     degraded_ok: bool,
     requested: Mode,
     outer: Option<Mode>,
@@ -889,7 +901,7 @@ fn enforce(
         return Err(RunError::Unenforceable { mode: policy.mode, shortfalls });
     }
     let (applied, handover) =
-        apply(prepared, layer, network).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
+        apply(prepared, layer, network, in_view).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let outcome = match applied {
         Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
         Applied::LayerLimit(enforcement) => match outer {

@@ -513,6 +513,9 @@ pub struct Lock<'a> {
     /// With [`Lock::network`]: the agent session's network namespace to join instead of making
     /// one (see [`crate::outside::proxy::registry`]).
     pub join: Option<&'a std::os::fd::OwnedFd>,
+    /// Done in the run's own view before the capabilities go (the disk limit's marks); a run
+    /// without a view of its own is refused.
+    pub in_view: Option<&'a dyn Fn() -> Result<(), String>>,
 }
 
 /// What became of the network namespace [`Lock::network`] asked for.

@@ -223,14 +223,18 @@ fn a_limit_that_cannot_be_held_refuses_the_run_with_125() {
         assert_eq!(explained.status.code(), Some(125), "{limits}: {}", text(&explained.stdout));
         assert!(text(&explained.stdout).contains("cannot be enforced here"), "{}", text(&explained.stdout));
     }
-    // Nothing counts what a run adds to the scratch trees yet: refused for every user.
-    for user in USERS {
-        let lab = lab_for(user);
-        let (out, _) = run(&lab, user, "disk=1G", "touch ran");
-        assert_eq!(out.status.code(), Some(125), "{user:?}");
-        assert!(text(&out.stderr).contains("the disk limit (1 GiB) cannot be enforced here"), "{}", text(&out.stderr));
-        assert!(!lab.ws.join("ran").exists());
-    }
+    // Only root may be asked before each write (fanotify pre-content events).
+    let (out, _) = run(&lab, User::Nobody, "disk=1G", "touch ran");
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("the disk limit (1 GiB) cannot be enforced here") && err.contains("CAP_SYS_ADMIN"), "{err}");
+    assert!(!lab.ws.join("ran").exists());
+    // A tmpfs scratch tree tells no write before it is made: refused, naming it.
+    let lab = lab_for(User::Root);
+    let out = with_args(&lab, User::Root, "disk=1G", &["-c", "touch ran"]).env("TMPDIR", "/dev/shm").output().unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("/dev/shm is a tmpfs"), "{}", text(&out.stderr));
+    assert!(!lab.ws.join("ran").exists());
     // A mistake in the variable is the user's own error, named.
     let lab = lab_for(User::Root);
     let (out, _) = run(&lab, User::Root, "memory=lots", "touch ran");
@@ -503,4 +507,121 @@ fn a_forged_marker_does_not_turn_a_limit_off() {
     assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
     reached(&out, "deadline", "1 s");
     assert!(took < Duration::from_secs(4));
+}
+
+/// A name in /tmp for this test's own file (scratch is what the disk limit counts).
+fn scratch_file(tag: &str) -> String {
+    format!("/tmp/sbx-disk-{tag}-{}", unique())
+}
+
+#[test]
+fn writes_past_the_disk_limit_fail_with_enospc_and_are_told() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("dd");
+    // dd, then python: what the analysis cannot see is held the same.
+    let program = format!(
+        "dd if=/dev/zero of={f} bs=1M count=20 2>/dev/null; echo \"dd: $?\"; stat -c %s {f}; rm -f {f}
+python3 -c '
+import errno
+f = open(\"{f}\", \"wb\")
+try:
+    for i in range(20): f.write(bytes(1 << 20)); f.flush()
+except OSError as e: print(\"python:\", errno.errorcode[e.errno])
+'
+rm -f {f}"
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("dd: 1"), "{stdout}\n{}", text(&out.stderr));
+    let size: u64 = lines.next().and_then(|l| l.parse().ok()).expect("the size of what dd wrote");
+    assert!((4 << 20..=8 << 20).contains(&size), "dd wrote {size} bytes");
+    assert_eq!(lines.next(), Some("python: ENOSPC"), "{stdout}");
+    // The program's own status stands; the line names the type, the bound and what failed.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let line = reached(&out, "disk_limit", "8 MiB");
+    assert!(line.contains(&format!("a write to {f} failed with ENOSPC")), "{line}");
+    assert!(!std::path::Path::new(&f).exists());
+    // The positive control: under the bound, and what the run deletes gives its room back.
+    let program =
+        format!("head -c 6000000 /dev/zero > {f}; rm {f}; head -c 6000000 /dev/zero > {f}; wc -c < {f}; rm {f}");
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    assert_eq!(clean(&out, 0).trim(), "6000000");
+    // The workspace is not scratch.
+    let (out, _) = run(&lab, User::Root, "disk=8M", "head -c 20000000 /dev/zero > big; wc -c < big; rm big");
+    assert_eq!(clean(&out, 0).trim(), "20000000");
+}
+
+#[test]
+fn the_disk_limit_is_not_fooled_by_open_deleted_files_and_lets_reads_through() {
+    let lab = lab_for(User::Root);
+    let (a, b, small) = (scratch_file("a"), scratch_file("b"), scratch_file("small"));
+    let program = format!(
+        "python3 -c '
+import errno, os
+def fill(f, n):
+    try:
+        for i in range(n): f.write(bytes(1 << 20)); f.flush()
+        return \"ok\"
+    except OSError as e: return errno.errorcode[e.errno]
+a = open(\"{a}\", \"wb\"); print(\"a:\", fill(a, 6)); os.unlink(\"{a}\")
+b = open(\"{b}\", \"wb\"); print(\"b while a is open:\", fill(b, 6))
+t = os.fdopen(os.open(\"/tmp\", os.O_TMPFILE | os.O_WRONLY), \"wb\"); print(\"unnamed:\", fill(t, 6))
+a.close(); t.close(); b.close(); os.unlink(\"{b}\")
+s = open(\"{small}\", \"wb\"); print(\"near the bound:\", fill(s, 7)); s.close()
+print(\"read past the end:\", len(open(\"{small}\", \"rb\").read(64 << 20)))
+os.unlink(\"{small}\")
+'"
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    assert_eq!(
+        text(&out.stdout),
+        "a: ok\nb while a is open: ENOSPC\nunnamed: ENOSPC\nnear the bound: ok\nread past the end: 7340032\n",
+        "{}",
+        text(&out.stderr)
+    );
+    reached(&out, "disk_limit", "8 MiB");
+    for f in [&a, &b, &small] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn what_a_run_leaves_running_stays_within_the_disk_limit() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("left");
+    let status = lab.ws.join("left-status");
+    // The command ends at once; what it left writes a moment later, through the guard.
+    let program = format!(
+        "(sleep 1; dd if=/dev/zero of={f} bs=1M count=20 2>/dev/null; echo $? > {}) > /dev/null 2>&1 &
+head -c 3000000 /dev/zero > {f}.first; rm {f}.first; echo left",
+        status.display()
+    );
+    let (out, took) = run(&lab, User::Root, "disk=8M", &program);
+    assert_eq!(clean(&out, 0), "left\n");
+    assert!(took < Duration::from_millis(900), "the call waited for what it left: {took:?}");
+    let done = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n'))
+    });
+    assert!(done, "the process the run left did not finish");
+    assert_eq!(std::fs::read_to_string(&status).unwrap(), "1\n");
+    let size = std::fs::metadata(&f).unwrap().len();
+    std::fs::remove_file(&f).unwrap();
+    assert!(size <= 8 << 20, "what the run left wrote {size} bytes");
+}
+
+#[test]
+fn a_nested_level_writes_within_the_outer_disk_limit_and_cannot_lower_it() {
+    let lab = lab_for(User::Root);
+    let sb = crate::lab::SB;
+    let f = scratch_file("nested");
+    let program = format!(
+        "{sb} -c 'dd if=/dev/zero of={f} bs=1M count=20 2>/dev/null; echo \"inner dd: $?\"'; rm -f {f}
+SANDBOX_BASH_LIMITS=disk=4M {sb} -c 'echo lowered ran'; echo \"lowered: $?\""
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    assert_eq!(text(&out.stdout), "inner dd: 1\nlowered: 125\n", "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("the disk limit (4 MiB) cannot be enforced here"), "{}", text(&out.stderr));
+    reached(&out, "disk_limit", "8 MiB");
 }

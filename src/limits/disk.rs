@@ -1,0 +1,531 @@
+//! The disk limit: what a run may add to the scratch trees (`/tmp`, `$TMPDIR`).
+//!
+//! The run's view has mounts of its own (its mount namespace copies or binds every mount it
+//! shows), so a fanotify mark on the run's mount of a scratch tree sees the run's accesses and
+//! nobody else's. The mark asks for pre-content events (Linux 6.14 and later): the kernel tells
+//! each read or write of a file range before it is made, and the writer waits for the answer.
+//! The keeper answers, outside the sandbox: a write that would take what the run added past the
+//! limit fails with ENOSPC; every other access goes on.
+//!
+//! What the run added is counted per file, in allocated blocks: what each file it touched has
+//! gained since the run first touched it. A file the run deleted stops counting once no process
+//! of the run holds it open. An event does not say whether it is a read or a write: the range
+//! past what a file has allocated is taken as a write's growth, and only when that would refuse
+//! it is the thread's system call read to let a read through.
+
+use std::collections::HashMap;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const FAN_CLOEXEC: u32 = 0x1;
+const FAN_NONBLOCK: u32 = 0x2;
+const FAN_CLASS_PRE_CONTENT: u32 = 0x8;
+const FAN_REPORT_TID: u32 = 0x100;
+const FAN_MARK_ADD: u32 = 0x1;
+const FAN_MARK_MOUNT: u32 = 0x10;
+const FAN_PRE_ACCESS: u64 = 0x0010_0000;
+const FAN_ALLOW: u32 = 0x1;
+const FAN_DENY: u32 = 0x2;
+/// An answer's errno sits in its top byte.
+const FAN_ERRNO_SHIFT: u32 = 24;
+const INFO_RANGE: u8 = 6;
+/// The first kernel whose pre-content events tell a write before it is made.
+const FIRST_KERNEL: (u32, u32) = (6, 14);
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+const RAMFS_MAGIC: i64 = 0x8584_58f6;
+const STATX_ATTR_MOUNT_ROOT: u64 = 0x2000;
+const MAX_HANDLE: usize = 128;
+
+/// The scratch trees the limit counts: `/tmp`, and `tmpdir` where it is a tree of its own.
+pub fn scratch(tmpdir: Option<&str>) -> Vec<String> {
+    let mut out = vec!["/tmp".to_string()];
+    if let Some(t) = tmpdir.filter(|t| t.starts_with('/') && !crate::scope::is_within(t, "/tmp")) {
+        out.push(t.to_string());
+    }
+    out
+}
+
+/// The group the keeper answers from; made by the keeper before the run's process is forked,
+/// so that the run's process can mark its own mounts with it.
+pub fn group() -> Result<OwnedFd, String> {
+    // SAFETY: fanotify_init takes two flag words.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_fanotify_init,
+            FAN_CLASS_PRE_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID,
+            (libc::O_RDONLY | libc::O_LARGEFILE | libc::O_CLOEXEC) as u32,
+        )
+    } as i32;
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EPERM) => {
+                "counting the scratch trees' writes (fanotify pre-content events) needs CAP_SYS_ADMIN, which only \
+                 root outside any sandbox has"
+                    .to_string()
+            }
+            Some(libc::EINVAL | libc::ENOSYS) => {
+                "this kernel gives no fanotify permission events (CONFIG_FANOTIFY_ACCESS_PERMISSIONS)".to_string()
+            }
+            _ => format!("fanotify_init: {e}"),
+        });
+    }
+    // SAFETY: a new descriptor, owned here.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Whether the limit can be held here for `scratch`: the kernel, the privilege, and each tree's
+/// filesystem. (The marks themselves are made in the run's own view, see [`mark`].)
+pub fn probe(scratch: &[String]) -> Result<(), String> {
+    let release = kernel_release();
+    if version(&release).is_some_and(|v| v < FIRST_KERNEL) {
+        return Err(format!(
+            "this kernel ({release}) is older than {}.{}, the first to tell a write before it is made (fanotify \
+             pre-content events)",
+            FIRST_KERNEL.0, FIRST_KERNEL.1
+        ));
+    }
+    drop(group()?);
+    for path in scratch {
+        let Ok(c) = std::ffi::CString::new(path.as_str()) else { continue };
+        let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: statfs reads a NUL-terminated path and fills the struct.
+        if unsafe { libc::statfs(c.as_ptr(), &mut fs) } != 0 {
+            continue;
+        }
+        let magic = fs.f_type as i64;
+        if magic == TMPFS_MAGIC || magic == RAMFS_MAGIC {
+            return Err(format!(
+                "{path} is a tmpfs, which tells no write before it is made; what is written there is memory, which \
+                 the memory limit counts"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn kernel_release() -> String {
+    // SAFETY: uname fills the struct.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return String::new();
+    }
+    // SAFETY: the release is NUL-terminated within its array.
+    unsafe { std::ffi::CStr::from_ptr(u.release.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+/// `6.18.44-custom` → (6, 18).
+fn version(release: &str) -> Option<(u32, u32)> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Marks the run's own mounts of the scratch trees with `group`: called by the run's process
+/// once its view is mounted and before it gives up its capabilities. A tree that is not a mount
+/// of its own is counted with the mount it lies in only when that is `/tmp`'s.
+pub fn mark(group: RawFd, scratch: &[String]) -> Result<(), String> {
+    for (i, path) in scratch.iter().enumerate() {
+        let Ok(c) = std::ffi::CString::new(path.as_str()) else { continue };
+        if !std::path::Path::new(path).is_dir() {
+            continue;
+        }
+        if i > 0 && !mount_root(&c) {
+            continue;
+        }
+        // SAFETY: fanotify_mark reads a NUL-terminated path.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_fanotify_mark,
+                group,
+                FAN_MARK_ADD | FAN_MARK_MOUNT,
+                FAN_PRE_ACCESS,
+                libc::AT_FDCWD,
+                c.as_ptr(),
+            )
+        };
+        if r != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::EOPNOTSUPP) => format!("the filesystem of {path} tells no write before it is made"),
+                Some(libc::EINVAL) => "this kernel has no fanotify pre-content events".to_string(),
+                _ => format!("cannot watch the run's mount of {path}: {e}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn mount_root(path: &std::ffi::CStr) -> bool {
+    // SAFETY: statx fills the struct for a NUL-terminated path.
+    let mut sx: libc::statx = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::syscall(libc::SYS_statx, libc::AT_FDCWD, path.as_ptr(), 0, 0u32, &mut sx) };
+    r == 0 && sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT != 0 && sx.stx_attributes & STATX_ATTR_MOUNT_ROOT != 0
+}
+
+/// One file the run touched in scratch.
+struct Tracked {
+    /// Allocated bytes when the run first touched it.
+    base: u64,
+    /// Allocated bytes when last seen.
+    now: u64,
+    /// Its handle, to look at it again without holding it open.
+    handle: Option<Vec<u8>>,
+    /// It had a name when last seen.
+    linked: bool,
+    /// Deleted, and held open by no process of the run.
+    gone: bool,
+}
+
+impl Tracked {
+    fn added(&self) -> u64 {
+        if self.gone { 0 } else { self.now.saturating_sub(self.base) }
+    }
+}
+
+/// What the keeper keeps of the disk limit: the group, and what the run added.
+pub struct Counter {
+    group: OwnedFd,
+    limit: u64,
+    /// What an earlier counter of the same run counted (the keeper's, for the guard): it
+    /// stays counted.
+    carried: u64,
+    /// Where this counter keeps its total for the one after it: a page shared with the guard,
+    /// read when the keeper has ended, however it ended.
+    shared: Option<&'static AtomicU64>,
+    files: HashMap<(u64, u64), Tracked>,
+    /// A descriptor on each scratch filesystem, to open handles on.
+    roots: Vec<(u64, OwnedFd)>,
+    used: u64,
+    pub peak: u64,
+    /// Writes refused with ENOSPC.
+    pub refused: u64,
+    /// The file of the first refused write.
+    pub first: Option<String>,
+    /// What the run had added when its first write was refused.
+    pub added_then: u64,
+}
+
+impl Counter {
+    pub fn new(group: OwnedFd, limit: u64, scratch: &[String]) -> Counter {
+        let mut roots = Vec::new();
+        for path in scratch {
+            let Ok(dir) = std::fs::File::open(path) else { continue };
+            if let Ok(m) = dir.metadata() {
+                use std::os::unix::fs::MetadataExt;
+                roots.push((m.dev(), OwnedFd::from(dir)));
+            }
+        }
+        // SAFETY: one anonymous page shared with the processes forked after it, never unmapped.
+        let page = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        // SAFETY: the page is zeroed, aligned and lives as long as the process.
+        let shared = (page != libc::MAP_FAILED).then(|| unsafe { &*(page as *const AtomicU64) });
+        Counter {
+            group,
+            limit,
+            carried: 0,
+            shared,
+            files: HashMap::new(),
+            roots,
+            used: 0,
+            peak: 0,
+            refused: 0,
+            first: None,
+            added_then: 0,
+        }
+    }
+
+    /// The counter that goes on where this one (in another process) stopped: what that one
+    /// counted stays counted, and no file's deletion gives it back. `None` when the keeper's
+    /// total cannot be known.
+    pub fn successor(&self) -> Option<Counter> {
+        let carried = self.shared?.load(Ordering::Acquire);
+        let group = self.group.try_clone().ok()?;
+        let roots = self.roots.iter().filter_map(|(dev, fd)| Some((*dev, fd.try_clone().ok()?))).collect();
+        Some(Counter {
+            group,
+            limit: self.limit,
+            carried,
+            shared: None,
+            files: HashMap::new(),
+            roots,
+            used: carried,
+            peak: carried,
+            refused: 0,
+            first: None,
+            added_then: 0,
+        })
+    }
+
+    /// Keeps the total where the next counter finds it.
+    fn publish(&self) {
+        if let Some(s) = self.shared {
+            s.store(self.used, Ordering::Release);
+        }
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.group.as_raw_fd()
+    }
+
+    /// Answers every event waiting; `run` lists the run's processes (asked only near the limit).
+    pub fn serve(&mut self, run: &dyn Fn() -> Vec<i32>) {
+        // u64s, for the metadata's alignment.
+        let mut buf = [0u64; 1024];
+        loop {
+            // SAFETY: reads into the buffer's bytes.
+            let n = unsafe { libc::read(self.group.as_raw_fd(), buf.as_mut_ptr().cast(), std::mem::size_of_val(&buf)) };
+            if n <= 0 {
+                return;
+            }
+            // SAFETY: the buffer's bytes, as many as were read.
+            let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
+            let mut at = 0;
+            let meta = std::mem::size_of::<libc::fanotify_event_metadata>();
+            while at + meta <= bytes.len() {
+                // SAFETY: a whole metadata struct lies at `at`.
+                let m: libc::fanotify_event_metadata = unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
+                let len = m.event_len as usize;
+                if len < meta || at + len > bytes.len() {
+                    break;
+                }
+                let range = range_of(&bytes[at + m.metadata_len as usize..at + len]);
+                if m.fd >= 0 {
+                    // SAFETY: the event's descriptor, ours to close.
+                    let file = unsafe { OwnedFd::from_raw_fd(m.fd) };
+                    let allow = self.judge(&file, m.pid, range, run);
+                    let answer = libc::fanotify_response {
+                        fd: m.fd,
+                        response: if allow { FAN_ALLOW } else { FAN_DENY | ((libc::ENOSPC as u32) << FAN_ERRNO_SHIFT) },
+                    };
+                    // SAFETY: writes the answer struct.
+                    unsafe {
+                        libc::write(
+                            self.group.as_raw_fd(),
+                            (&raw const answer).cast(),
+                            std::mem::size_of::<libc::fanotify_response>(),
+                        )
+                    };
+                }
+                at += len;
+            }
+        }
+    }
+
+    /// Whether the access may go on.
+    fn judge(&mut self, file: &OwnedFd, tid: i32, range: Option<(u64, u64)>, run: &dyn Fn() -> Vec<i32>) -> bool {
+        let Some(st) = fstat(file.as_raw_fd()) else { return true };
+        let key = (st.st_dev, st.st_ino);
+        let allocated = st.st_blocks as u64 * 512;
+        let linked = st.st_nlink > 0;
+        let before = self.files.get(&key).map_or(0, Tracked::added);
+        let t = self.files.entry(key).or_insert_with(|| Tracked {
+            base: allocated,
+            now: allocated,
+            handle: handle(file.as_raw_fd()),
+            linked,
+            gone: false,
+        });
+        if t.gone {
+            // A file that has a name again is a new file in the old one's inode; one without
+            // is the deleted file, still open.
+            if linked {
+                t.base = allocated;
+                t.handle = handle(file.as_raw_fd());
+            }
+            t.gone = false;
+        }
+        t.now = allocated;
+        t.linked = linked;
+        self.used = self.used - before + t.added();
+        self.peak = self.peak.max(self.used);
+        self.publish();
+        // A truncation (no count) allocates nothing; a range past what the file has
+        // allocated would be a write's growth.
+        let growth =
+            range.map_or(0, |(offset, count)| if count == 0 { 0 } else { (offset + count).saturating_sub(allocated) });
+        if growth == 0 || self.used + growth <= self.limit {
+            return true;
+        }
+        self.recount(run);
+        if self.used + growth <= self.limit || reads(tid, key) {
+            return true;
+        }
+        self.refused += 1;
+        if self.first.is_none() {
+            self.added_then = self.used;
+            self.first = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                .ok()
+                .map(|p| p.to_string_lossy().into_owned());
+        }
+        false
+    }
+
+    /// Looks at every file again: what it has now, and whether it is gone.
+    fn recount(&mut self, run: &dyn Fn() -> Vec<i32>) {
+        let mut open: Option<Vec<(u64, u64)>> = None;
+        for (key, t) in self.files.iter_mut() {
+            if t.gone {
+                continue;
+            }
+            // A file that cannot be looked at again keeps what it was last seen to have.
+            let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd());
+            let (Some(root), Some(h)) = (root, &t.handle) else { continue };
+            match by_handle(root, h) {
+                Ok(fd) => {
+                    if let Some(st) = fstat(fd.as_raw_fd()) {
+                        t.now = st.st_blocks as u64 * 512;
+                        t.linked = st.st_nlink > 0;
+                    }
+                }
+                // Deleted: gone, unless a process of the run still holds it open.
+                Err(libc::ESTALE) => {
+                    let held = open.get_or_insert_with(|| open_files(&run())).contains(key);
+                    t.gone = !held;
+                }
+                Err(_) => {}
+            }
+        }
+        self.used = self.carried + self.files.values().map(Tracked::added).sum::<u64>();
+        self.publish();
+    }
+}
+
+/// The range an event's information records carry.
+fn range_of(info: &[u8]) -> Option<(u64, u64)> {
+    let mut i = 0;
+    while i + 4 <= info.len() {
+        let kind = info[i];
+        let len = u16::from_ne_bytes([info[i + 2], info[i + 3]]) as usize;
+        if len == 0 || i + len > info.len() {
+            return None;
+        }
+        if kind == INFO_RANGE && len >= 24 {
+            let word = |at: usize| u64::from_ne_bytes(info[i + at..i + at + 8].try_into().unwrap_or([0; 8]));
+            return Some((word(8), word(16)));
+        }
+        i += len;
+    }
+    None
+}
+
+fn fstat(fd: RawFd) -> Option<libc::stat> {
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat fills the struct.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st)
+}
+
+/// The file's handle (its header and bytes).
+fn handle(fd: RawFd) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; 8 + MAX_HANDLE];
+    buf[..4].copy_from_slice(&(MAX_HANDLE as u32).to_ne_bytes());
+    let mut mount_id = 0i32;
+    // SAFETY: the buffer holds a file_handle header and MAX_HANDLE bytes; an empty path names fd.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_name_to_handle_at,
+            fd,
+            c"".as_ptr(),
+            buf.as_mut_ptr(),
+            &mut mount_id,
+            libc::AT_EMPTY_PATH,
+        )
+    };
+    (r == 0).then_some(buf)
+}
+
+fn by_handle(root: RawFd, handle: &[u8]) -> Result<OwnedFd, i32> {
+    let mut h = handle.to_vec();
+    // SAFETY: a handle name_to_handle_at wrote; O_PATH opens nothing for reading.
+    let fd = unsafe { libc::syscall(libc::SYS_open_by_handle_at, root, h.as_mut_ptr(), libc::O_PATH | libc::O_CLOEXEC) }
+        as i32;
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO));
+    }
+    // SAFETY: a new descriptor, owned here.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The files the processes hold open.
+fn open_files(pids: &[i32]) -> Vec<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    for pid in pids {
+        for entry in std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().flatten() {
+            if let Ok(m) = std::fs::metadata(entry.path()) {
+                out.push((m.dev(), m.ino()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the thread waits in a call that only reads the file `key`: then the range past
+/// what the file allocated is a read past its end, not a write.
+fn reads(tid: i32, key: (u64, u64)) -> bool {
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{tid}/syscall")) else { return false };
+    let mut words = text.split_whitespace();
+    let Some(nr) = words.next().and_then(|w| w.parse::<i64>().ok()) else { return false };
+    let args: Vec<u64> =
+        words.take(6).map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap_or(u64::MAX)).collect();
+    let arg = |i: usize| args.get(i).copied().unwrap_or(u64::MAX);
+    // The descriptor a call writes through is the file: then it writes.
+    let is_file = |fd: u64| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(format!("/proc/{tid}/fd/{fd}")).is_ok_and(|m| (m.dev(), m.ino()) == key)
+    };
+    match nr {
+        libc::SYS_read | libc::SYS_pread64 | libc::SYS_readv | libc::SYS_preadv | libc::SYS_preadv2 => true,
+        libc::SYS_execve | libc::SYS_execveat => true,
+        libc::SYS_mmap => {
+            let (prot, flags) = (arg(2), arg(3));
+            !(prot & libc::PROT_WRITE as u64 != 0 && flags & libc::MAP_SHARED as u64 != 0)
+        }
+        // sendfile(out, in, ...), splice(in, _, out, ...), copy_file_range(in, _, out, ...).
+        libc::SYS_sendfile => !is_file(arg(0)),
+        libc::SYS_splice | libc::SYS_copy_file_range => !is_file(arg(2)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_versions_are_read_from_the_release() {
+        assert_eq!(version("6.18.44-fc-v1147"), Some((6, 18)));
+        assert_eq!(version("6.14.0"), Some((6, 14)));
+        assert!(version("6.8.0-50-generic").unwrap() < FIRST_KERNEL);
+        assert_eq!(version("x"), None);
+    }
+
+    #[test]
+    fn scratch_is_tmp_and_a_tmpdir_outside_it() {
+        assert_eq!(scratch(None), vec!["/tmp"]);
+        assert_eq!(scratch(Some("/tmp/me")), vec!["/tmp"]);
+        assert_eq!(scratch(Some("/var/tmp")), vec!["/tmp", "/var/tmp"]);
+        assert_eq!(scratch(Some("rel")), vec!["/tmp"]);
+    }
+
+    #[test]
+    fn the_range_record_is_found_among_others() {
+        let mut info = Vec::new();
+        // Another record (a pidfd's: type 4, 8 bytes) first.
+        info.extend_from_slice(&[4, 0, 8, 0, 0, 0, 0, 0]);
+        info.extend_from_slice(&[INFO_RANGE, 0, 24, 0, 0, 0, 0, 0]);
+        info.extend_from_slice(&4096u64.to_ne_bytes());
+        info.extend_from_slice(&8192u64.to_ne_bytes());
+        assert_eq!(range_of(&info), Some((4096, 8192)));
+        assert_eq!(range_of(&info[..8]), None);
+        assert_eq!(range_of(&[6, 0, 0, 0]), None);
+    }
+}
