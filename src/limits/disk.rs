@@ -349,14 +349,22 @@ impl Counter {
         self.peak = self.peak.max(self.used);
         self.publish();
         // A truncation (no count) allocates nothing; a range past what the file has
-        // allocated would be a write's growth.
+        // allocated would be a write's growth, at most the range itself (a write into a hole).
         let growth =
-            range.map_or(0, |(offset, count)| if count == 0 { 0 } else { (offset + count).saturating_sub(allocated) });
-        if growth == 0 || self.used + growth <= self.limit {
+            range.map_or(0, |(offset, count)| count.min(offset.saturating_add(count).saturating_sub(allocated)));
+        if growth == 0 {
             return true;
         }
-        self.recount(run);
-        if self.used + growth <= self.limit || reads(tid, key) {
+        if self.used + growth > self.limit {
+            self.recount(run);
+        }
+        if self.used + growth <= self.limit {
+            // Counted at once, so that writers at the same time cannot each take the same room;
+            // the file's next event or a recount puts what it really has instead.
+            self.grant(key, growth);
+            return true;
+        }
+        if reads(tid, key) {
             return true;
         }
         self.refused += 1;
@@ -367,6 +375,15 @@ impl Counter {
                 .map(|p| p.to_string_lossy().into_owned());
         }
         false
+    }
+
+    fn grant(&mut self, key: (u64, u64), growth: u64) {
+        if let Some(t) = self.files.get_mut(&key) {
+            t.now += growth;
+            self.used += growth;
+            self.peak = self.peak.max(self.used);
+            self.publish();
+        }
     }
 
     /// Looks at every file again: what it has now, and whether it is gone.

@@ -296,16 +296,17 @@ fn other_processes_of_the_caller_are_not_touched() {
 #[test]
 fn the_declaration_names_each_limit_and_what_holds_it() {
     let lab = lab_for(User::Root);
-    let limits = "cpu=60s,memory=2G,pids=256,wall=10m,file=512M";
+    let limits = "cpu=60s,memory=2G,pids=256,disk=1G,wall=10m,file=512M";
     let info = with_args(&lab, User::Root, limits, &["--sandbox-info"]).output().unwrap();
     let info_text = text(&info.stdout);
     let first = info_text.lines().next().unwrap_or_default();
     assert!(first.starts_with("sandbox:   fs=workspace-write network="), "{first}");
-    assert!(first.ends_with(" limits={cpu=1m,memory=2G,pids=256,wall=10m,file=512M}"), "{first}");
+    assert!(first.ends_with(" limits={cpu=1m,memory=2G,pids=256,disk=1G,wall=10m,file=512M}"), "{first}");
     for line in [
         "memory 2 GiB: cgroup v1 memory",
         "pids 256 processes and threads: cgroup v1 pids",
         "cpu 60 s: cgroup v2",
+        "disk 1 GiB: the keeper, which the kernel asks before each write to the run's own mounts of /tmp",
         "wall 600 s: the keeper",
         "file 512 MiB: a resource limit on every process (RLIMIT_FSIZE)",
     ] {
@@ -530,7 +531,9 @@ except OSError as e: print(\"python:\", errno.errorcode[e.errno])
 '
 rm -f {f}"
     );
-    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let log = tempfile::Builder::new().prefix("sbx-limits-disk-").tempdir_in("/var/tmp").unwrap();
+    let path = log.path().join("audit.log");
+    let out = limited(&lab, User::Root, "disk=8M", &program).env("SANDBOX_BASH_AUDIT_LOG", &path).output().unwrap();
     let stdout = text(&out.stdout);
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some("dd: 1"), "{stdout}\n{}", text(&out.stderr));
@@ -542,11 +545,26 @@ rm -f {f}"
     let line = reached(&out, "disk_limit", "8 MiB");
     assert!(line.contains(&format!("a write to {f} failed with ENOSPC")), "{line}");
     assert!(!std::path::Path::new(&f).exists());
+    // One record, with the same words and the most the run had added.
+    let log_text = std::fs::read_to_string(&path).unwrap();
+    let records: Vec<serde_json::Value> = log_text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["event"] == "limit")
+        .collect();
+    assert_eq!(records.len(), 1, "{log_text}");
+    assert_eq!(records[0]["type"], "disk_limit");
+    assert_eq!(records[0]["bound"], "8 MiB");
+    let peak = records[0]["peak"]["disk_bytes"].as_u64().unwrap_or(0);
+    assert!((4 << 20..=8 << 20).contains(&peak), "{}", records[0]);
     // The positive control: under the bound, and what the run deletes gives its room back.
-    let program =
-        format!("head -c 6000000 /dev/zero > {f}; rm {f}; head -c 6000000 /dev/zero > {f}; wc -c < {f}; rm {f}");
+    // A large sparse file written in one place adds what is written, not its length.
+    let program = format!(
+        "head -c 6000000 /dev/zero > {f}; rm {f}; head -c 6000000 /dev/zero > {f}; wc -c < {f}; rm {f}
+truncate -s 100M {f}; dd if=/dev/zero of={f} bs=4k seek=20000 count=1 conv=notrunc 2>/dev/null && echo sparse; rm {f}"
+    );
     let (out, _) = run(&lab, User::Root, "disk=8M", &program);
-    assert_eq!(clean(&out, 0).trim(), "6000000");
+    assert_eq!(clean(&out, 0), "6000000\nsparse\n");
     // The workspace is not scratch.
     let (out, _) = run(&lab, User::Root, "disk=8M", "head -c 20000000 /dev/zero > big; wc -c < big; rm big");
     assert_eq!(clean(&out, 0).trim(), "20000000");
