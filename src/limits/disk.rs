@@ -162,24 +162,33 @@ fn mount_root(path: &std::ffi::CStr) -> bool {
     r == 0 && sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT != 0 && sx.stx_attributes & STATX_ATTR_MOUNT_ROOT != 0
 }
 
-/// One file the run touched in scratch.
+/// One file the run wrote in scratch.
 struct Tracked {
-    /// Allocated bytes when the run first touched it.
+    /// Allocated bytes when the run first wrote it.
     base: u64,
     /// Allocated bytes when last seen.
     now: u64,
+    /// What a shared writable mapping of it may fill without telling: counted as allocated.
+    floor: u64,
     /// Its handle, to look at it again without holding it open.
     handle: Option<Vec<u8>>,
-    /// It had a name when last seen.
-    linked: bool,
     /// Deleted, and held open by no process of the run.
     gone: bool,
 }
 
 impl Tracked {
     fn added(&self) -> u64 {
-        if self.gone { 0 } else { self.now.saturating_sub(self.base) }
+        if self.gone { 0 } else { self.now.max(self.floor).saturating_sub(self.base) }
     }
+}
+
+/// A write let through and perhaps not made yet: each thread makes one call at a time, so its
+/// next event, or its file showing the room taken, ends it.
+struct Pending {
+    key: (u64, u64),
+    bytes: u64,
+    /// The file's allocation once the write is made.
+    expect: u64,
 }
 
 /// What the keeper keeps of the disk limit: the group, and what the run added.
@@ -193,6 +202,7 @@ pub struct Counter {
     /// read when the keeper has ended, however it ended.
     shared: Option<&'static AtomicU64>,
     files: HashMap<(u64, u64), Tracked>,
+    pending: HashMap<i32, Pending>,
     /// A descriptor on each scratch filesystem, to open handles on.
     roots: Vec<(u64, OwnedFd)>,
     used: u64,
@@ -234,6 +244,7 @@ impl Counter {
             carried: 0,
             shared,
             files: HashMap::new(),
+            pending: HashMap::new(),
             roots,
             used: 0,
             peak: 0,
@@ -256,6 +267,7 @@ impl Counter {
             carried,
             shared: None,
             files: HashMap::new(),
+            pending: HashMap::new(),
             roots,
             used: carried,
             peak: carried,
@@ -325,46 +337,44 @@ impl Counter {
         let Some(st) = fstat(file.as_raw_fd()) else { return true };
         let key = (st.st_dev, st.st_ino);
         let allocated = st.st_blocks as u64 * 512;
-        let linked = st.st_nlink > 0;
-        let before = self.files.get(&key).map_or(0, Tracked::added);
-        let t = self.files.entry(key).or_insert_with(|| Tracked {
-            base: allocated,
-            now: allocated,
-            handle: handle(file.as_raw_fd()),
-            linked,
-            gone: false,
-        });
-        if t.gone {
-            // A file that has a name again is a new file in the old one's inode; one without
-            // is the deleted file, still open.
-            if linked {
-                t.base = allocated;
-                t.handle = handle(file.as_raw_fd());
+        // The thread's previous call has ended.
+        if let Some(p) = self.pending.remove(&tid) {
+            if p.key != key {
+                self.look_again(p.key);
             }
-            t.gone = false;
         }
-        t.now = allocated;
-        t.linked = linked;
-        self.used = self.used - before + t.added();
-        self.peak = self.peak.max(self.used);
-        self.publish();
-        // A truncation (no count) allocates nothing; a range past what the file has
-        // allocated would be a write's growth, at most the range itself (a write into a hole).
-        let growth =
-            range.map_or(0, |(offset, count)| count.min(offset.saturating_add(count).saturating_sub(allocated)));
+        let Some((offset, count)) = range.filter(|(_, count)| *count > 0) else {
+            // A truncation, or an access without a range: nothing allocated.
+            self.total();
+            return true;
+        };
+        let kind = access(tid, key);
+        let growth = match kind {
+            Access::Read | Access::Frees => 0,
+            Access::Append => count,
+            Access::Write | Access::Map => holes(file.as_raw_fd(), st.st_size as u64, offset, count),
+        };
+        let mapped = kind == Access::Map;
+        self.seen(file, key, allocated, st.st_nlink > 0, growth > 0);
         if growth == 0 {
+            self.total();
             return true;
         }
-        if self.used + growth > self.limit {
+        if self.total() + growth > self.limit {
             self.recount(run);
         }
         if self.used + growth <= self.limit {
-            // Counted at once, so that writers at the same time cannot each take the same room;
-            // the file's next event or a recount puts what it really has instead.
-            self.grant(key, growth);
-            return true;
-        }
-        if reads(tid, key) {
+            if mapped {
+                // A mapping fills its holes whenever it writes to them: counted now.
+                if let Some(t) = self.files.get_mut(&key) {
+                    t.floor = t.floor.max(allocated + growth);
+                }
+            } else {
+                // Other threads' writes to the file may come first: each is expected on top.
+                let before: u64 = self.pending.values().filter(|p| p.key == key).map(|p| p.bytes).sum();
+                self.pending.insert(tid, Pending { key, bytes: growth, expect: allocated + before + growth });
+            }
+            self.total();
             return true;
         }
         self.refused += 1;
@@ -377,42 +387,76 @@ impl Counter {
         false
     }
 
-    fn grant(&mut self, key: (u64, u64), growth: u64) {
-        if let Some(t) = self.files.get_mut(&key) {
-            t.now += growth;
-            self.used += growth;
-            self.peak = self.peak.max(self.used);
-            self.publish();
+    /// Keeps what the file has now; a file first seen being written starts counting here.
+    fn seen(&mut self, file: &OwnedFd, key: (u64, u64), allocated: u64, linked: bool, writes: bool) {
+        match self.files.get_mut(&key) {
+            Some(t) => {
+                if t.gone {
+                    // A file that has a name again is a new file in the old one's inode; one
+                    // without is the deleted file, still open.
+                    if linked {
+                        t.base = allocated;
+                        t.floor = 0;
+                        t.handle = handle(file.as_raw_fd());
+                    }
+                    t.gone = false;
+                }
+                t.now = allocated;
+            }
+            None if writes => {
+                let handle = handle(file.as_raw_fd());
+                self.files.insert(key, Tracked { base: allocated, now: allocated, floor: 0, handle, gone: false });
+            }
+            None => {}
         }
     }
 
-    /// Looks at every file again: what it has now, and whether it is gone.
+    /// What the run added, with the writes let through and perhaps not made yet.
+    fn total(&mut self) -> u64 {
+        let files: u64 = self.files.values().map(Tracked::added).sum();
+        self.used = self.carried + files + self.pending.values().map(|p| p.bytes).sum::<u64>();
+        self.peak = self.peak.max(self.used);
+        self.publish();
+        self.used
+    }
+
+    /// Looks at one file again through its handle; `Err` with the errno when it cannot.
+    fn look_again(&mut self, key: (u64, u64)) -> Option<i32> {
+        let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd())?;
+        let t = self.files.get_mut(&key)?;
+        let h = t.handle.as_ref()?;
+        match by_handle(root, h) {
+            Ok(fd) => {
+                if let Some(st) = fstat(fd.as_raw_fd()) {
+                    t.now = st.st_blocks as u64 * 512;
+                }
+                None
+            }
+            Err(e) => Some(e),
+        }
+    }
+
+    /// Looks at every file the run wrote again: what it has now, whether it is gone, and which
+    /// writes let through have been made.
     fn recount(&mut self, run: &dyn Fn() -> Vec<i32>) {
         let mut open: Option<Vec<(u64, u64)>> = None;
-        for (key, t) in self.files.iter_mut() {
-            if t.gone {
-                continue;
-            }
-            // A file that cannot be looked at again keeps what it was last seen to have.
-            let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd());
-            let (Some(root), Some(h)) = (root, &t.handle) else { continue };
-            match by_handle(root, h) {
-                Ok(fd) => {
-                    if let Some(st) = fstat(fd.as_raw_fd()) {
-                        t.now = st.st_blocks as u64 * 512;
-                        t.linked = st.st_nlink > 0;
-                    }
-                }
-                // Deleted: gone, unless a process of the run still holds it open.
-                Err(libc::ESTALE) => {
-                    let held = open.get_or_insert_with(|| open_files(&run())).contains(key);
+        let keys: Vec<(u64, u64)> = self.files.iter().filter(|(_, t)| !t.gone).map(|(k, _)| *k).collect();
+        for key in keys {
+            // Deleted: gone, unless a process of the run still holds it open. A file that
+            // cannot be looked at again keeps what it was last seen to have.
+            if self.look_again(key) == Some(libc::ESTALE) {
+                let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
+                if let Some(t) = self.files.get_mut(&key) {
                     t.gone = !held;
                 }
-                Err(_) => {}
             }
         }
-        self.used = self.carried + self.files.values().map(Tracked::added).sum::<u64>();
-        self.publish();
+        let files = &self.files;
+        self.pending.retain(|tid, p| {
+            let made = files.get(&p.key).is_none_or(|t| t.gone || t.now >= p.expect);
+            !made && std::path::Path::new(&format!("/proc/{tid}")).exists()
+        });
+        self.total();
     }
 }
 
@@ -485,32 +529,102 @@ fn open_files(pids: &[i32]) -> Vec<(u64, u64)> {
     out
 }
 
-/// Whether the thread waits in a call that only reads the file `key`: then the range past
-/// what the file allocated is a read past its end, not a write.
-fn reads(tid: i32, key: (u64, u64)) -> bool {
-    let Ok(text) = std::fs::read_to_string(format!("/proc/{tid}/syscall")) else { return false };
-    let mut words = text.split_whitespace();
-    let Some(nr) = words.next().and_then(|w| w.parse::<i64>().ok()) else { return false };
-    let args: Vec<u64> =
-        words.take(6).map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap_or(u64::MAX)).collect();
+/// What the call an event comes from does to the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Reads it (a read, a read-only or private mapping, a program run).
+    Read,
+    /// Writes where the event's range says.
+    Write,
+    /// Writes at its end, wherever the event's range says (`O_APPEND`, `RWF_APPEND`).
+    Append,
+    /// Maps it shared through a descriptor that may write: the pages may be written later.
+    Map,
+    /// Frees room or moves it (punching a hole, collapsing a range).
+    Frees,
+}
+
+/// What the thread `tid`, waiting in the call behind an event on the file `key`, does to it.
+/// A call this does not know is taken as one that may append all of its range.
+fn access(tid: i32, key: (u64, u64)) -> Access {
+    let Some((nr, args)) = syscall_of(tid) else { return Access::Append };
     let arg = |i: usize| args.get(i).copied().unwrap_or(u64::MAX);
-    // The descriptor a call writes through is the file: then it writes.
+    let flags = |fd: u64| fd_flags(tid, fd);
     let is_file = |fd: u64| {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(format!("/proc/{tid}/fd/{fd}")).is_ok_and(|m| (m.dev(), m.ino()) == key)
     };
+    let append = |fd: u64| flags(fd).is_none_or(|f| f & libc::O_APPEND as u64 != 0);
+    let written = |fd: u64| if append(fd) { Access::Append } else { Access::Write };
     match nr {
-        libc::SYS_read | libc::SYS_pread64 | libc::SYS_readv | libc::SYS_preadv | libc::SYS_preadv2 => true,
-        libc::SYS_execve | libc::SYS_execveat => true,
+        libc::SYS_read | libc::SYS_pread64 | libc::SYS_readv | libc::SYS_preadv | libc::SYS_preadv2 => Access::Read,
+        libc::SYS_execve | libc::SYS_execveat => Access::Read,
+        libc::SYS_write | libc::SYS_pwrite64 | libc::SYS_writev | libc::SYS_pwritev => written(arg(0)),
+        libc::SYS_pwritev2 if arg(5) & RWF_APPEND != 0 => Access::Append,
+        libc::SYS_pwritev2 => written(arg(0)),
+        libc::SYS_fallocate if arg(1) & (FALLOC_PUNCH_HOLE | FALLOC_COLLAPSE_RANGE) != 0 => Access::Frees,
+        libc::SYS_fallocate => Access::Write,
         libc::SYS_mmap => {
-            let (prot, flags) = (arg(2), arg(3));
-            !(prot & libc::PROT_WRITE as u64 != 0 && flags & libc::MAP_SHARED as u64 != 0)
+            let shared = arg(3) & libc::MAP_SHARED as u64 != 0;
+            let may_write = flags(arg(4)).is_none_or(|f| f & libc::O_ACCMODE as u64 != libc::O_RDONLY as u64);
+            if shared && may_write { Access::Map } else { Access::Read }
         }
         // sendfile(out, in, ...), splice(in, _, out, ...), copy_file_range(in, _, out, ...).
-        libc::SYS_sendfile => !is_file(arg(0)),
-        libc::SYS_splice | libc::SYS_copy_file_range => !is_file(arg(2)),
-        _ => false,
+        libc::SYS_sendfile if is_file(arg(0)) => written(arg(0)),
+        libc::SYS_splice | libc::SYS_copy_file_range if is_file(arg(2)) => written(arg(2)),
+        libc::SYS_sendfile | libc::SYS_splice | libc::SYS_copy_file_range => Access::Read,
+        _ => Access::Append,
     }
+}
+
+const RWF_APPEND: u64 = 0x10;
+const FALLOC_PUNCH_HOLE: u64 = 0x02;
+const FALLOC_COLLAPSE_RANGE: u64 = 0x08;
+
+/// The call the thread waits in and its arguments (`/proc/TID/syscall`).
+fn syscall_of(tid: i32) -> Option<(i64, Vec<u64>)> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/syscall")).ok()?;
+    let mut words = text.split_whitespace();
+    let nr = words.next()?.parse::<i64>().ok()?;
+    let args = words.take(6).map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap_or(u64::MAX)).collect();
+    Some((nr, args))
+}
+
+/// The open flags of the thread's descriptor `fd` (`/proc/TID/fdinfo`, octal).
+fn fd_flags(tid: i32, fd: u64) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("flags:"))?;
+    u64::from_str_radix(line.trim(), 8).ok()
+}
+
+/// How much of `[offset, offset + count)` the file has not allocated: past its end, and its
+/// holes before it (`SEEK_DATA`, `SEEK_HOLE`).
+fn holes(fd: RawFd, size: u64, offset: u64, count: u64) -> u64 {
+    let end = offset.saturating_add(count);
+    let mut missing = end.saturating_sub(offset.max(size));
+    let stop = end.min(size);
+    let mut at = offset;
+    while at < stop {
+        // SAFETY: lseek on a descriptor the keeper owns (the event's own, not the writer's).
+        let data = unsafe { libc::lseek(fd, at as i64, libc::SEEK_DATA) };
+        if data < 0 {
+            // No data from here to the end: all a hole.
+            missing += stop - at;
+            break;
+        }
+        let data = data as u64;
+        missing += data.min(stop).saturating_sub(at);
+        if data >= stop {
+            break;
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(fd, data as i64, libc::SEEK_HOLE) };
+        if hole < 0 || hole as u64 <= data {
+            break;
+        }
+        at = hole as u64;
+    }
+    missing
 }
 
 #[cfg(test)]

@@ -643,3 +643,66 @@ SANDBOX_BASH_LIMITS=disk=4M {sb} -c 'echo lowered ran'; echo \"lowered: $?\""
     assert!(text(&out.stderr).contains("the disk limit (4 MiB) cannot be enforced here"), "{}", text(&out.stderr));
     reached(&out, "disk_limit", "8 MiB");
 }
+
+#[test]
+fn appends_holes_mappings_and_racing_writers_are_counted_as_what_they_add() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("shapes");
+    // Each shape tries to add 40 MiB under an 8 MiB bound, through python, which the analysis
+    // cannot see into; each prints how much the file took.
+    let program = format!(
+        r#"python3 -c '
+import ctypes, errno, os, threading
+f, M = "{f}", 1 << 20
+def took(): n = os.stat(f).st_blocks * 512; os.unlink(f); return n // M
+def fill(write):
+    try:
+        for i in range(40): write(i)
+        return "all"
+    except OSError as e: return errno.errorcode[e.errno]
+# Appending: the call names the file position, the write lands at the end.
+fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+print("append", fill(lambda i: (os.lseek(fd, 0, 0), os.write(fd, bytes(M)))), took()); os.close(fd)
+fd = os.open(f, os.O_WRONLY | os.O_CREAT)
+os.write(fd, bytes(M))
+print("rwf_append", fill(lambda i: os.pwritev(fd, [bytes(M)], 0, os.RWF_APPEND)), took()); os.close(fd)
+# Filling the holes below data written far out.
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+os.pwrite(fd, bytes(4 * M), 1 << 30)
+print("holes", fill(lambda i: os.pwrite(fd, bytes(M), i * M)), took()); os.close(fd)
+# A read-only shared mapping of a descriptor that may write, made writable afterwards.
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+os.ftruncate(fd, 40 * M)
+p = libc.mmap(None, 40 * M, 1, 1, fd, 0)
+if p in (None, ctypes.c_void_p(-1).value): print("mapping", errno.errorcode[ctypes.get_errno()], took())
+else:
+    libc.mprotect(ctypes.c_void_p(p), 40 * M, 3); ctypes.memset(p, 1, 40 * M); print("mapping", "all", took())
+os.close(fd)
+# Twelve threads writing 4 MiB each into one file at once.
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+gate, results = threading.Barrier(12), []
+def one(i):
+    gate.wait()
+    try: os.pwrite(fd, bytes(4 * M), i * 4 * M); results.append("ok")
+    except OSError: results.append("no")
+ts = [threading.Thread(target=one, args=(i,)) for i in range(12)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print("threads", results.count("ok"), took())
+'"#
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let stdout = text(&out.stdout);
+    let _ = std::fs::remove_file(&f);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}\n{}", text(&out.stderr));
+    for line in lines {
+        let words: Vec<&str> = line.split(' ').collect();
+        let took: u64 = words.last().and_then(|w| w.parse().ok()).unwrap_or(u64::MAX);
+        assert!(took <= 8, "{line}: the file took {took} MiB under an 8 MiB bound\n{stdout}");
+        assert!(!line.contains(" all "), "{line}: every write went through");
+    }
+    reached(&out, "disk_limit", "8 MiB");
+}
