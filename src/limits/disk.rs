@@ -200,7 +200,7 @@ pub struct Counter {
     carried: u64,
     /// Where this counter keeps its total for the one after it: a page shared with the guard,
     /// read when the keeper has ended, however it ended.
-    shared: Option<&'static AtomicU64>,
+    shared: Option<&'static [AtomicU64; 2]>,
     files: HashMap<(u64, u64), Tracked>,
     pending: HashMap<i32, Pending>,
     /// A descriptor on each scratch filesystem, to open handles on.
@@ -236,8 +236,9 @@ impl Counter {
                 0,
             )
         };
-        // SAFETY: the page is zeroed, aligned and lives as long as the process.
-        let shared = (page != libc::MAP_FAILED).then(|| unsafe { &*(page as *const AtomicU64) });
+        // SAFETY: the page is zeroed, aligned and lives as long as the process. Its first word
+        // is the total, its second the highest descriptor an event came with.
+        let shared = (page != libc::MAP_FAILED).then(|| unsafe { &*(page as *const [AtomicU64; 2]) });
         Counter {
             group,
             limit,
@@ -258,8 +259,24 @@ impl Counter {
     /// counted stays counted, and no file's deletion gives it back. `None` when the keeper's
     /// total cannot be known.
     pub fn successor(&self) -> Option<Counter> {
-        let carried = self.shared?.load(Ordering::Acquire);
+        let [total, highest] = self.shared?;
+        let carried = total.load(Ordering::Acquire);
         let group = self.group.try_clone().ok()?;
+        // A keeper killed while it judged a write leaves that write waiting for an answer
+        // that only the descriptor number it had can give: each one it may have had is
+        // refused (a number no event waits on is an error, and nothing more).
+        for fd in 0..=highest.load(Ordering::Acquire).min(1 << 16) as i32 {
+            let answer =
+                libc::fanotify_response { fd, response: FAN_DENY | ((libc::ENOSPC as u32) << FAN_ERRNO_SHIFT) };
+            // SAFETY: writes the answer struct.
+            unsafe {
+                libc::write(
+                    group.as_raw_fd(),
+                    (&raw const answer).cast(),
+                    std::mem::size_of::<libc::fanotify_response>(),
+                )
+            };
+        }
         let roots = self.roots.iter().filter_map(|(dev, fd)| Some((*dev, fd.try_clone().ok()?))).collect();
         Some(Counter {
             group,
@@ -279,8 +296,8 @@ impl Counter {
 
     /// Keeps the total where the next counter finds it.
     fn publish(&self) {
-        if let Some(s) = self.shared {
-            s.store(self.used, Ordering::Release);
+        if let Some([total, _]) = self.shared {
+            total.store(self.used, Ordering::Release);
         }
     }
 
@@ -309,8 +326,11 @@ impl Counter {
                 if len < meta || at + len > bytes.len() {
                     break;
                 }
-                let range = range_of(&bytes[at + m.metadata_len as usize..at + len]);
+                let range = bytes.get(at + m.metadata_len as usize..at + len).and_then(range_of);
                 if m.fd >= 0 {
+                    if let Some(s) = self.shared {
+                        s[1].fetch_max(m.fd as u64, Ordering::Relaxed);
+                    }
                     // SAFETY: the event's descriptor, ours to close.
                     let file = unsafe { OwnedFd::from_raw_fd(m.fd) };
                     let allow = self.judge(&file, m.pid, range, run);

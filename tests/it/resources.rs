@@ -706,3 +706,33 @@ print("threads", results.count("ok"), took())
     }
     reached(&out, "disk_limit", "8 MiB");
 }
+
+#[test]
+fn a_killed_keeper_leaves_the_disk_limit_to_the_guard() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("killed");
+    let status = lab.ws.join("killed-status");
+    // A second and a bit that names this test's sleep.
+    let seconds = format!("1.{}", 100 + std::process::id() % 900);
+    // The keeper is killed; what the run left writes afterwards.
+    let program = format!(
+        "(sleep {seconds}; head -c 3000000 /dev/zero > {f}.a;
+          dd if=/dev/zero of={f} bs=1M count=20 2>/dev/null; echo $? > {}) > /dev/null 2>&1 &
+sleep 30",
+        status.display()
+    );
+    let mut child = limited(&lab, User::Root, "disk=8M,wall=30s", &program).stderr(Stdio::null()).spawn().unwrap();
+    wait_for(&["sleep", &seconds]).expect("the run's background job runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::read_to_string(&status).is_ok_and(|s| s.ends_with('\n'))
+    });
+    let size = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+    let _ = std::fs::remove_file(&f);
+    let _ = std::fs::remove_file(format!("{f}.a"));
+    assert!(done, "the job the run left did not finish");
+    assert_eq!(std::fs::read_to_string(&status).unwrap(), "1\n", "its write past the bound went through");
+    assert!(size <= 8 << 20, "the job wrote {size} bytes after its keeper was killed");
+}
