@@ -358,10 +358,10 @@ impl Counter {
         let key = (st.st_dev, st.st_ino);
         let allocated = st.st_blocks as u64 * 512;
         // The thread's previous call has ended.
-        if let Some(p) = self.pending.remove(&tid) {
-            if p.key != key {
-                self.look_again(p.key);
-            }
+        if let Some(p) = self.pending.remove(&tid)
+            && p.key != key
+        {
+            self.look_again(p.key);
         }
         let Some((offset, count)) = range.filter(|(_, count)| *count > 0) else {
             // A truncation, or an access without a range: nothing allocated.
