@@ -7,11 +7,14 @@
 //! The keeper answers, outside the sandbox: a write that would take what the run added past the
 //! limit fails with ENOSPC; every other access goes on.
 //!
-//! What the run added is counted per file, in allocated blocks: what each file it touched has
-//! gained since the run first touched it. A file the run deleted stops counting once no process
-//! of the run holds it open. An event does not say whether it is a read or a write: the range
-//! past what a file has allocated is taken as a write's growth, and only when that would refuse
-//! it is the thread's system call read to let a read through.
+//! What the run added is counted per file, in allocated blocks: what each file it wrote has
+//! gained since the run first wrote it, and each write let through that has not shown yet. A
+//! file the run deleted stops counting once no process of the run holds it open. An event does
+//! not say whether it is a read or a write, so the keeper reads the waiting thread's call
+//! (`/proc/TID/syscall`): a read goes on uncounted; a write counts all of its range until it is
+//! made (with an appending descriptor it lands at the end, wherever the event says); allocating
+//! calls and page faults count the range's holes; a shared mapping counts its holes at once.
+//! Core files, which the kernel writes without an event, are off for a run with the limit.
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -168,8 +171,10 @@ struct Tracked {
     base: u64,
     /// Allocated bytes when last seen.
     now: u64,
-    /// What a shared writable mapping of it may fill without telling: counted as allocated.
+    /// What a shared mapping of it may fill without telling: counted as allocated.
     floor: u64,
+    /// A shared mapping of it was made.
+    mapped: bool,
     /// Its handle, to look at it again without holding it open.
     handle: Option<Vec<u8>>,
     /// Deleted, and held open by no process of the run.
@@ -363,16 +368,24 @@ impl Counter {
         {
             self.look_again(p.key);
         }
-        let Some((offset, count)) = range.filter(|(_, count)| *count > 0) else {
-            // A truncation, or an access without a range: nothing allocated.
-            self.total();
-            return true;
-        };
-        let kind = access(tid, key);
-        let growth = match kind {
-            Access::Read | Access::Frees => 0,
-            Access::Append => count,
-            Access::Write | Access::Map => holes(file.as_raw_fd(), st.st_size as u64, offset, count),
+        let size = st.st_size as u64;
+        let is_mapped = self.files.get(&key).is_some_and(|t| t.mapped && !t.gone);
+        let (kind, growth) = match range {
+            // A file a shared mapping may fill grows by what a truncation adds (a mapping grown
+            // later can reach it without a call); any other truncation allocates nothing.
+            Some((length, 0)) if is_mapped => (Access::Map, length.saturating_sub(size)),
+            Some((_, 0)) | None => (Access::Read, 0),
+            Some((offset, count)) => {
+                let kind = access(tid);
+                let growth = match kind {
+                    Access::Read | Access::Frees => 0,
+                    Access::Write => count,
+                    Access::Allocate => holes(file.as_raw_fd(), size, offset, count),
+                    // The whole file: the mapping may be grown later to cover all of it.
+                    Access::Map => holes(file.as_raw_fd(), size, 0, size.max(offset.saturating_add(count))),
+                };
+                (kind, growth)
+            }
         };
         let mapped = kind == Access::Map;
         self.seen(file, key, allocated, st.st_nlink > 0, growth > 0);
@@ -387,7 +400,8 @@ impl Counter {
             if mapped {
                 // A mapping fills its holes whenever it writes to them: counted now.
                 if let Some(t) = self.files.get_mut(&key) {
-                    t.floor = t.floor.max(allocated + growth);
+                    t.floor = t.floor.max(allocated) + growth;
+                    t.mapped = true;
                 }
             } else {
                 // Other threads' writes to the file may come first: each is expected on top.
@@ -417,6 +431,7 @@ impl Counter {
                     if linked {
                         t.base = allocated;
                         t.floor = 0;
+                        t.mapped = false;
                         t.handle = handle(file.as_raw_fd());
                     }
                     t.gone = false;
@@ -425,7 +440,10 @@ impl Counter {
             }
             None if writes => {
                 let handle = handle(file.as_raw_fd());
-                self.files.insert(key, Tracked { base: allocated, now: allocated, floor: 0, handle, gone: false });
+                self.files.insert(
+                    key,
+                    Tracked { base: allocated, now: allocated, floor: 0, mapped: false, handle, gone: false },
+                );
             }
             None => {}
         }
@@ -549,55 +567,43 @@ fn open_files(pids: &[i32]) -> Vec<(u64, u64)> {
     out
 }
 
-/// What the call an event comes from does to the file.
+/// What the call an event comes from does to the file. Only the call and its arguments are
+/// read, never what its descriptors name: another thread sharing them could change that between
+/// the call and the look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Access {
-    /// Reads it (a read, a read-only or private mapping, a program run).
+    /// Reads it (a read, a private mapping, a program run).
     Read,
-    /// Writes where the event's range says.
+    /// May write all of its range anywhere (an appending descriptor writes at the end, whatever
+    /// position the event names), or a call not known: all of it counts until it is made.
     Write,
-    /// Writes at its end, wherever the event's range says (`O_APPEND`, `RWF_APPEND`).
-    Append,
-    /// Maps it shared through a descriptor that may write: the pages may be written later.
+    /// Allocates the range's holes: `fallocate`, or a page fault outside any call.
+    Allocate,
+    /// Maps it shared: the pages may be written later, its holes count at once.
     Map,
     /// Frees room or moves it (punching a hole, collapsing a range).
     Frees,
 }
 
-/// What the thread `tid`, waiting in the call behind an event on the file `key`, does to it.
-/// A call this does not know is taken as one that may append all of its range.
-fn access(tid: i32, key: (u64, u64)) -> Access {
-    let Some((nr, args)) = syscall_of(tid) else { return Access::Append };
+/// What the thread `tid`, waiting in the call behind an event, does to the file.
+fn access(tid: i32) -> Access {
+    let Some((nr, args)) = syscall_of(tid) else { return Access::Write };
     let arg = |i: usize| args.get(i).copied().unwrap_or(u64::MAX);
-    let flags = |fd: u64| fd_flags(tid, fd);
-    let is_file = |fd: u64| {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(format!("/proc/{tid}/fd/{fd}")).is_ok_and(|m| (m.dev(), m.ino()) == key)
-    };
-    let append = |fd: u64| flags(fd).is_none_or(|f| f & libc::O_APPEND as u64 != 0);
-    let written = |fd: u64| if append(fd) { Access::Append } else { Access::Write };
     match nr {
         libc::SYS_read | libc::SYS_pread64 | libc::SYS_readv | libc::SYS_preadv | libc::SYS_preadv2 => Access::Read,
         libc::SYS_execve | libc::SYS_execveat => Access::Read,
-        libc::SYS_write | libc::SYS_pwrite64 | libc::SYS_writev | libc::SYS_pwritev => written(arg(0)),
-        libc::SYS_pwritev2 if arg(5) & RWF_APPEND != 0 => Access::Append,
-        libc::SYS_pwritev2 => written(arg(0)),
         libc::SYS_fallocate if arg(1) & (FALLOC_PUNCH_HOLE | FALLOC_COLLAPSE_RANGE) != 0 => Access::Frees,
-        libc::SYS_fallocate => Access::Write,
-        libc::SYS_mmap => {
-            let shared = arg(3) & libc::MAP_SHARED as u64 != 0;
-            let may_write = flags(arg(4)).is_none_or(|f| f & libc::O_ACCMODE as u64 != libc::O_RDONLY as u64);
-            if shared && may_write { Access::Map } else { Access::Read }
-        }
-        // sendfile(out, in, ...), splice(in, _, out, ...), copy_file_range(in, _, out, ...).
-        libc::SYS_sendfile if is_file(arg(0)) => written(arg(0)),
-        libc::SYS_splice | libc::SYS_copy_file_range if is_file(arg(2)) => written(arg(2)),
-        libc::SYS_sendfile | libc::SYS_splice | libc::SYS_copy_file_range => Access::Read,
-        _ => Access::Append,
+        libc::SYS_fallocate => Access::Allocate,
+        libc::SYS_mmap if arg(3) & libc::MAP_SHARED as u64 != 0 => Access::Map,
+        libc::SYS_mmap => Access::Read,
+        // Not in a call: a page fault on a mapping.
+        -1 => Access::Allocate,
+        // Writes, and copies (`sendfile`, `splice`, `copy_file_range`), whose event does not
+        // say which side it is for.
+        _ => Access::Write,
     }
 }
 
-const RWF_APPEND: u64 = 0x10;
 const FALLOC_PUNCH_HOLE: u64 = 0x02;
 const FALLOC_COLLAPSE_RANGE: u64 = 0x08;
 
@@ -608,13 +614,6 @@ fn syscall_of(tid: i32) -> Option<(i64, Vec<u64>)> {
     let nr = words.next()?.parse::<i64>().ok()?;
     let args = words.take(6).map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap_or(u64::MAX)).collect();
     Some((nr, args))
-}
-
-/// The open flags of the thread's descriptor `fd` (`/proc/TID/fdinfo`, octal).
-fn fd_flags(tid: i32, fd: u64) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
-    let line = text.lines().find_map(|l| l.strip_prefix("flags:"))?;
-    u64::from_str_radix(line.trim(), 8).ok()
 }
 
 /// How much of `[offset, offset + count)` the file has not allocated: past its end, and its

@@ -57,6 +57,15 @@ impl Entry {
         if let Some(g) = &self.groups {
             g.enter().map_err(|e| Error::Refused(format!("cannot enter the run's cgroup: {e}")))?;
         }
+        // A core file is written without asking: none while scratch is counted.
+        if self.scratch.is_some() {
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: setrlimit reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_CORE, &none) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(Error::Refused(format!("cannot turn core files off for the disk limit: {e}")));
+            }
+        }
         if let Some(bytes) = self.file {
             let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
             // SAFETY: setrlimit reads the struct it is given.

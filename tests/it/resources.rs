@@ -681,6 +681,11 @@ if p in (None, ctypes.c_void_p(-1).value): print("mapping", errno.errorcode[ctyp
 else:
     libc.mprotect(ctypes.c_void_p(p), 40 * M, 3); ctypes.memset(p, 1, 40 * M); print("mapping", "all", took())
 os.close(fd)
+# A small shared mapping, then the file made longer: a mapping grown later could fill it.
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+os.ftruncate(fd, 4096)
+p = libc.mmap(None, 4096, 3, 1, fd, 0)
+print("grown", fill(lambda i: os.ftruncate(fd, (i + 1) * M)), took()); os.close(fd)
 # Twelve threads writing 4 MiB each into one file at once.
 fd = os.open(f, os.O_RDWR | os.O_CREAT)
 gate, results = threading.Barrier(12), []
@@ -697,7 +702,7 @@ print("threads", results.count("ok"), took())
     let stdout = text(&out.stdout);
     let _ = std::fs::remove_file(&f);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 5, "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(lines.len(), 6, "{stdout}\n{}", text(&out.stderr));
     for line in lines {
         let words: Vec<&str> = line.split(' ').collect();
         let took: u64 = words.last().and_then(|w| w.parse().ok()).unwrap_or(u64::MAX);
