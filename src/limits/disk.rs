@@ -207,7 +207,10 @@ pub struct Counter {
     /// read when the keeper has ended, however it ended.
     shared: Option<&'static [AtomicU64; 2]>,
     files: HashMap<(u64, u64), Tracked>,
+    /// What the files added, kept as they change (every event would otherwise add them up).
+    files_added: u64,
     pending: HashMap<i32, Pending>,
+    pending_bytes: u64,
     /// A descriptor on each scratch filesystem, to open handles on.
     roots: Vec<(u64, OwnedFd)>,
     used: u64,
@@ -250,7 +253,9 @@ impl Counter {
             carried: 0,
             shared,
             files: HashMap::new(),
+            files_added: 0,
             pending: HashMap::new(),
+            pending_bytes: 0,
             roots,
             used: 0,
             peak: 0,
@@ -289,7 +294,9 @@ impl Counter {
             carried,
             shared: None,
             files: HashMap::new(),
+            files_added: 0,
             pending: HashMap::new(),
+            pending_bytes: 0,
             roots,
             used: carried,
             peak: carried,
@@ -363,10 +370,11 @@ impl Counter {
         let key = (st.st_dev, st.st_ino);
         let allocated = st.st_blocks as u64 * 512;
         // The thread's previous call has ended.
-        if let Some(p) = self.pending.remove(&tid)
-            && p.key != key
-        {
-            self.look_again(p.key);
+        if let Some(p) = self.pending.remove(&tid) {
+            self.pending_bytes -= p.bytes;
+            if p.key != key {
+                self.look_again(p.key);
+            }
         }
         let size = st.st_size as u64;
         let is_mapped = self.files.get(&key).is_some_and(|t| t.mapped && !t.gone);
@@ -399,14 +407,15 @@ impl Counter {
         if self.used + growth <= self.limit {
             if mapped {
                 // A mapping fills its holes whenever it writes to them: counted now.
-                if let Some(t) = self.files.get_mut(&key) {
+                self.change(key, |t| {
                     t.floor = t.floor.max(allocated) + growth;
                     t.mapped = true;
-                }
+                });
             } else {
                 // Other threads' writes to the file may come first: each is expected on top.
                 let before: u64 = self.pending.values().filter(|p| p.key == key).map(|p| p.bytes).sum();
                 self.pending.insert(tid, Pending { key, bytes: growth, expect: allocated + before + growth });
+                self.pending_bytes += growth;
             }
             self.total();
             return true;
@@ -423,8 +432,8 @@ impl Counter {
 
     /// Keeps what the file has now; a file first seen being written starts counting here.
     fn seen(&mut self, file: &OwnedFd, key: (u64, u64), allocated: u64, linked: bool, writes: bool) {
-        match self.files.get_mut(&key) {
-            Some(t) => {
+        match self.files.contains_key(&key) {
+            true => self.change(key, |t| {
                 if t.gone {
                     // A file that has a name again is a new file in the old one's inode; one
                     // without is the deleted file, still open.
@@ -437,22 +446,30 @@ impl Counter {
                     t.gone = false;
                 }
                 t.now = allocated;
-            }
-            None if writes => {
+            }),
+            false if writes => {
                 let handle = handle(file.as_raw_fd());
                 self.files.insert(
                     key,
                     Tracked { base: allocated, now: allocated, floor: 0, mapped: false, handle, gone: false },
                 );
             }
-            None => {}
+            false => {}
+        }
+    }
+
+    /// Changes what is kept of one file, and the sum with it.
+    fn change(&mut self, key: (u64, u64), f: impl FnOnce(&mut Tracked)) {
+        if let Some(t) = self.files.get_mut(&key) {
+            let before = t.added();
+            f(t);
+            self.files_added = self.files_added - before + t.added();
         }
     }
 
     /// What the run added, with the writes let through and perhaps not made yet.
     fn total(&mut self) -> u64 {
-        let files: u64 = self.files.values().map(Tracked::added).sum();
-        self.used = self.carried + files + self.pending.values().map(|p| p.bytes).sum::<u64>();
+        self.used = self.carried + self.files_added + self.pending_bytes;
         self.peak = self.peak.max(self.used);
         self.publish();
         self.used
@@ -461,12 +478,11 @@ impl Counter {
     /// Looks at one file again through its handle; `Err` with the errno when it cannot.
     fn look_again(&mut self, key: (u64, u64)) -> Option<i32> {
         let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd())?;
-        let t = self.files.get_mut(&key)?;
-        let h = t.handle.as_ref()?;
+        let h = self.files.get(&key)?.handle.as_ref()?;
         match by_handle(root, h) {
             Ok(fd) => {
                 if let Some(st) = fstat(fd.as_raw_fd()) {
-                    t.now = st.st_blocks as u64 * 512;
+                    self.change(key, |t| t.now = st.st_blocks as u64 * 512);
                 }
                 None
             }
@@ -484,9 +500,7 @@ impl Counter {
             // cannot be looked at again keeps what it was last seen to have.
             if self.look_again(key) == Some(libc::ESTALE) {
                 let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
-                if let Some(t) = self.files.get_mut(&key) {
-                    t.gone = !held;
-                }
+                self.change(key, |t| t.gone = !held);
             }
         }
         let files = &self.files;
@@ -494,6 +508,7 @@ impl Counter {
             let made = files.get(&p.key).is_none_or(|t| t.gone || t.now >= p.expect);
             !made && std::path::Path::new(&format!("/proc/{tid}")).exists()
         });
+        self.pending_bytes = self.pending.values().map(|p| p.bytes).sum();
         self.total();
     }
 }
