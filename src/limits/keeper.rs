@@ -5,7 +5,8 @@
 //! the groups, locks itself and executes bash.
 //!
 //! The keeper forwards the signals the caller sends it (a terminal's own signals reach bash
-//! directly), keeps the deadline and watches the groups' counters, stops every process of the
+//! directly), keeps the deadline, answers each access to scratch under the disk limit (see
+//! [`super::disk`]) and watches the groups' counters, stops every process of the
 //! run when a limit that ends it is reached, tells each reached limit on its standard error in
 //! one line and in the audit log, and ends with bash's status, or the limit's own.
 //!
@@ -186,7 +187,7 @@ pub(crate) fn keep(limits: &Limits, plan: &Plan, scratch: &[String], recorder: &
 /// the keeper to end. A keeper that ends as it should has removed the groups or left them to
 /// it with processes the command left running; a keeper killed (with its caller's process
 /// group, say) has left the whole run. Either way the guard holds what is left to the run's
-/// deadline, CPU time and memory, and removes the groups once empty.
+/// deadline, CPU time, memory and disk, and removes the groups once empty.
 fn guard(
     groups: &Groups,
     limits: &Limits,
