@@ -376,6 +376,13 @@ impl Counter {
                 self.look_again(p.key);
             }
         }
+        // An inode number is given again once its file is gone: a file with another handle is a
+        // new file, and the old one's count goes with it (nothing held it any longer).
+        let this = handle(file.as_raw_fd());
+        if self.files.get(&key).is_some_and(|t| t.handle != this) {
+            self.change(key, |t| t.gone = true);
+            self.files.remove(&key);
+        }
         let size = st.st_size as u64;
         let is_mapped = self.files.get(&key).is_some_and(|t| t.mapped && !t.gone);
         let (kind, growth) = match range {
@@ -385,18 +392,30 @@ impl Counter {
             Some((_, 0)) | None => (Access::Read, 0),
             Some((offset, count)) => {
                 let kind = access(tid);
+                let end = offset.saturating_add(count);
                 let growth = match kind {
                     Access::Read | Access::Frees => 0,
                     Access::Write => count,
                     Access::Allocate => holes(file.as_raw_fd(), size, offset, count),
                     // The whole file: the mapping may be grown later to cover all of it.
-                    Access::Map => holes(file.as_raw_fd(), size, 0, size.max(offset.saturating_add(count))),
+                    Access::Map => holes(file.as_raw_fd(), size, 0, size.max(end)),
                 };
-                (kind, growth)
+                // A mapped file made longer by a write or an allocation: the mapping may fill
+                // all that it adds, as after a truncation.
+                match kind {
+                    Access::Write | Access::Allocate if is_mapped => {
+                        (Access::Map, growth.max(end.saturating_sub(size)))
+                    }
+                    _ => (kind, growth),
+                }
             }
         };
         let mapped = kind == Access::Map;
-        self.seen(file, key, allocated, st.st_nlink > 0, growth > 0);
+        // A mapped file is kept even when it has no hole yet: what makes it longer counts.
+        self.seen(key, this, allocated, growth > 0 || mapped);
+        if mapped && growth == 0 {
+            self.change(key, |t| t.mapped = true);
+        }
         if growth == 0 {
             self.total();
             return true;
@@ -431,24 +450,14 @@ impl Counter {
     }
 
     /// Keeps what the file has now; a file first seen being written starts counting here.
-    fn seen(&mut self, file: &OwnedFd, key: (u64, u64), allocated: u64, linked: bool, writes: bool) {
+    fn seen(&mut self, key: (u64, u64), handle: Option<Vec<u8>>, allocated: u64, writes: bool) {
         match self.files.contains_key(&key) {
+            // The same file (the same handle): one taken for gone was still open after all.
             true => self.change(key, |t| {
-                if t.gone {
-                    // A file that has a name again is a new file in the old one's inode; one
-                    // without is the deleted file, still open.
-                    if linked {
-                        t.base = allocated;
-                        t.floor = 0;
-                        t.mapped = false;
-                        t.handle = handle(file.as_raw_fd());
-                    }
-                    t.gone = false;
-                }
+                t.gone = false;
                 t.now = allocated;
             }),
             false if writes => {
-                let handle = handle(file.as_raw_fd());
                 self.files.insert(
                     key,
                     Tracked { base: allocated, now: allocated, floor: 0, mapped: false, handle, gone: false },

@@ -681,11 +681,42 @@ if p in (None, ctypes.c_void_p(-1).value): print("mapping", errno.errorcode[ctyp
 else:
     libc.mprotect(ctypes.c_void_p(p), 40 * M, 3); ctypes.memset(p, 1, 40 * M); print("mapping", "all", took())
 os.close(fd)
-# A small shared mapping, then the file made longer: a mapping grown later could fill it.
+# A small shared mapping of a file with no hole, then the file made longer: a mapping grown
+# later could fill it.
 fd = os.open(f, os.O_RDWR | os.O_CREAT)
-os.ftruncate(fd, 4096)
+os.write(fd, bytes(4096))
 p = libc.mmap(None, 4096, 3, 1, fd, 0)
 print("grown", fill(lambda i: os.ftruncate(fd, (i + 1) * M)), took()); os.close(fd)
+# What a mapping may fill counts while it is mapped, deleted or not.
+libc.munmap(ctypes.c_void_p(p), 4096)
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+os.write(fd, bytes(4096))
+p = libc.mmap(None, 4096, 3, 1, fd, 0)
+print("written_past", fill(lambda i: os.pwrite(fd, b"x", (i + 1) * M - 1)), took()); os.close(fd)
+libc.munmap(ctypes.c_void_p(p), 4096)
+# A file in the inode of a deleted one the run wrote is a new file, counted from nothing.
+def reused(i):
+    a = f + ".old"
+    with open(a, "wb") as w: w.write(bytes(M))
+    ino = os.stat(a).st_ino; os.unlink(a)
+    for j in range(3000):
+        b = "%s.%d.%d" % (f, i, j)
+        open(b, "wb").close()
+        if os.stat(b).st_ino == ino: break
+        os.unlink(b)
+    else: return
+    with open(b, "wb") as w: w.write(bytes(6 * M))
+    try:
+        with open(f + ".push", "wb") as w: w.write(bytes(3 * M))
+    finally:
+        if os.path.exists(f + ".push"): os.unlink(f + ".push")
+    with open(b, "ab") as w: w.write(b"x")
+try:
+    for i in range(5): reused(i)
+    print("reused", "all", 0)
+except OSError as e: print("reused", errno.errorcode[e.errno], 0)
+import glob
+[os.unlink(x) for x in glob.glob(f + ".*")]
 # Twelve threads writing 4 MiB each into one file at once.
 fd = os.open(f, os.O_RDWR | os.O_CREAT)
 gate, results = threading.Barrier(12), []
@@ -702,7 +733,7 @@ print("threads", results.count("ok"), took())
     let stdout = text(&out.stdout);
     let _ = std::fs::remove_file(&f);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 6, "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(lines.len(), 8, "{stdout}\n{}", text(&out.stderr));
     for line in lines {
         let words: Vec<&str> = line.split(' ').collect();
         let took: u64 = words.last().and_then(|w| w.parse().ok()).unwrap_or(u64::MAX);
