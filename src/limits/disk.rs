@@ -276,16 +276,7 @@ impl Counter {
         // that only the descriptor number it had can give: each one it may have had is
         // refused (a number no event waits on is an error, and nothing more).
         for fd in 0..=highest.load(Ordering::Acquire).min(1 << 16) as i32 {
-            let answer =
-                libc::fanotify_response { fd, response: FAN_DENY | ((libc::ENOSPC as u32) << FAN_ERRNO_SHIFT) };
-            // SAFETY: writes the answer struct.
-            unsafe {
-                libc::write(
-                    group.as_raw_fd(),
-                    (&raw const answer).cast(),
-                    std::mem::size_of::<libc::fanotify_response>(),
-                )
-            };
+            answer(&group, fd, false);
         }
         let roots = self.roots.iter().filter_map(|(dev, fd)| Some((*dev, fd.try_clone().ok()?))).collect();
         Some(Counter {
@@ -346,18 +337,7 @@ impl Counter {
                     // SAFETY: the event's descriptor, ours to close.
                     let file = unsafe { OwnedFd::from_raw_fd(m.fd) };
                     let allow = self.judge(&file, m.pid, range, run);
-                    let answer = libc::fanotify_response {
-                        fd: m.fd,
-                        response: if allow { FAN_ALLOW } else { FAN_DENY | ((libc::ENOSPC as u32) << FAN_ERRNO_SHIFT) },
-                    };
-                    // SAFETY: writes the answer struct.
-                    unsafe {
-                        libc::write(
-                            self.group.as_raw_fd(),
-                            (&raw const answer).cast(),
-                            std::mem::size_of::<libc::fanotify_response>(),
-                        )
-                    };
+                    answer(&self.group, m.fd, allow);
                 }
                 at += len;
             }
@@ -377,11 +357,14 @@ impl Counter {
             }
         }
         // An inode number is given again once its file is gone: a file with another handle is a
-        // new file, and the old one's count goes with it (nothing held it any longer).
-        let this = handle(file.as_raw_fd());
-        if self.files.get(&key).is_some_and(|t| t.handle != this) {
-            self.change(key, |t| t.gone = true);
-            self.files.remove(&key);
+        // new file, and the old one's count goes with it (nothing held it any longer). Only a
+        // file kept is asked for its handle: most accesses are to files the run never wrote.
+        if self.files.contains_key(&key) {
+            let this = handle(file.as_raw_fd());
+            if self.files.get(&key).is_some_and(|t| t.handle != this) {
+                self.change(key, |t| t.gone = true);
+                self.files.remove(&key);
+            }
         }
         let size = st.st_size as u64;
         let is_mapped = self.files.get(&key).is_some_and(|t| t.mapped && !t.gone);
@@ -412,7 +395,7 @@ impl Counter {
         };
         let mapped = kind == Access::Map;
         // A mapped file is kept even when it has no hole yet: what makes it longer counts.
-        self.seen(key, this, allocated, growth > 0 || mapped);
+        self.seen(key, file, allocated, growth > 0 || mapped);
         if mapped && growth == 0 {
             self.change(key, |t| t.mapped = true);
         }
@@ -450,7 +433,7 @@ impl Counter {
     }
 
     /// Keeps what the file has now; a file first seen being written starts counting here.
-    fn seen(&mut self, key: (u64, u64), handle: Option<Vec<u8>>, allocated: u64, writes: bool) {
+    fn seen(&mut self, key: (u64, u64), file: &OwnedFd, allocated: u64, writes: bool) {
         match self.files.contains_key(&key) {
             // The same file (the same handle): one taken for gone was still open after all.
             true => self.change(key, |t| {
@@ -458,6 +441,7 @@ impl Counter {
                 t.now = allocated;
             }),
             false if writes => {
+                let handle = handle(file.as_raw_fd());
                 self.files.insert(
                     key,
                     Tracked { base: allocated, now: allocated, floor: 0, mapped: false, handle, gone: false },
@@ -520,6 +504,17 @@ impl Counter {
         self.pending_bytes = self.pending.values().map(|p| p.bytes).sum();
         self.total();
     }
+}
+
+/// Answers the event that came with the descriptor `fd`: on, or refused with ENOSPC. A number
+/// no event waits on is an error of the write, and nothing more.
+fn answer(group: &OwnedFd, fd: RawFd, allow: bool) {
+    let response = if allow { FAN_ALLOW } else { FAN_DENY | ((libc::ENOSPC as u32) << FAN_ERRNO_SHIFT) };
+    let answer = libc::fanotify_response { fd, response };
+    // SAFETY: writes the answer struct.
+    unsafe {
+        libc::write(group.as_raw_fd(), (&raw const answer).cast(), std::mem::size_of::<libc::fanotify_response>())
+    };
 }
 
 /// The range an event's information records carry.
