@@ -20,9 +20,34 @@ pub fn self_exe() -> Option<&'static Path> {
 /// it (a relative path is taken from the cwd), as text. musl's realpath keeps a leading `//`
 /// (POSIX leaves its meaning open); to Linux it is `/`, and paths are compared as text here.
 pub fn canonicalize(path: &str) -> std::io::Result<String> {
+    #[cfg(target_os = "linux")]
+    if let Some(real) = canonical_by_descriptor(path)? {
+        return Ok(real);
+    }
     let real =
         std::fs::canonicalize(path)?.into_os_string().into_string().map_err(|_| std::io::ErrorKind::InvalidData)?;
     Ok(if real.starts_with("//") { real[1..].to_string() } else { real })
+}
+
+/// The canonical path the kernel gives for a descriptor opened on `path`: three system calls,
+/// where the C library's realpath asks for every component in turn. The open follows every
+/// link and fails as realpath does (a missing component, a directory that may not be
+/// searched). `None` when the kernel's name is not a plain absolute path (no `/proc`, a file
+/// deleted meanwhile, a name beyond this process's root): realpath answers then.
+#[cfg(target_os = "linux")]
+fn canonical_by_descriptor(path: &str) -> std::io::Result<Option<String>> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let c = CString::new(path).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: `c` is a valid NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: just opened, owned by nothing else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let Ok(name) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())) else { return Ok(None) };
+    let Ok(name) = name.into_os_string().into_string() else { return Ok(None) };
+    Ok((name.starts_with('/') && !name.ends_with(" (deleted)")).then_some(name))
 }
 
 /// The device and inode of a file, to recognise sandbox-bash under any name.

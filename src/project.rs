@@ -56,10 +56,7 @@ impl Eq for Committed {}
 impl Committed {
     /// The checks for files of `workspace`.
     pub fn new(workspace: &str) -> Committed {
-        let real_workspace = std::fs::canonicalize(workspace)
-            .ok()
-            .and_then(|p| p.to_str().map(str::to_string))
-            .unwrap_or_else(|| workspace.to_string());
+        let real_workspace = crate::exec::canonicalize(workspace).unwrap_or_else(|_| workspace.to_string());
         Committed {
             workspace: workspace.to_string(),
             real_workspace,
@@ -119,14 +116,13 @@ impl Committed {
     fn stored(&self, path: &str) -> bool {
         let Some((parent, _)) = path.rsplit_once('/') else { return false };
         // Where the file really is: a link on the way could lead out of the workspace.
-        let Ok(real_parent) = std::fs::canonicalize(if parent.is_empty() { "/" } else { parent }) else {
+        let Ok(real_parent) = crate::exec::canonicalize(if parent.is_empty() { "/" } else { parent }) else {
             return false;
         };
-        let Some(real_parent) = real_parent.to_str() else { return false };
-        if !is_within(real_parent, &self.real_workspace) {
+        if !is_within(&real_parent, &self.real_workspace) {
             return false;
         }
-        let Some(store) = self.object_store(real_parent) else { return false };
+        let Some(store) = self.object_store(&real_parent) else { return false };
         let Some((id, node)) = blob_id(path, store.format) else { return false };
         self.remember(path, node);
         store.has(&id)
@@ -173,7 +169,7 @@ impl Committed {
 
 /// Where a path really is, when it exists and is valid UTF-8.
 fn real(path: &str) -> Option<String> {
-    std::fs::canonicalize(path).ok()?.to_str().map(str::to_string)
+    crate::exec::canonicalize(path).ok()
 }
 
 /// A small text file (a `.git` file, `commondir`, the configuration), at most 64 KiB.

@@ -472,13 +472,48 @@ fn build_ruleset(policy: &Policy, abi: i32) -> Result<RulesetCreated, Error> {
     // Each descriptor is closed as soon as its rule is added. Leaving a hundred of them for exec
     // to close saves the close calls but made start-up slower as a whole (measured: about 0.02
     // ms): the table of descriptors grows, and exec then closes files whose memory is cold.
+    // The rules go in through a second descriptor of the ruleset, by the system call itself.
+    let direct: Option<OwnedFd> = ruleset.try_clone().ok().and_then(Option::from);
     for rule in policy.paths.iter().filter(|r| !REMOUNTED.contains(&r.path.as_str())) {
-        add_rule(&mut ruleset, rule, abi)?;
+        add_rule(&mut ruleset, direct.as_ref(), rule, abi)?;
     }
     Ok(ruleset)
 }
 
-fn add_rule(ruleset: &mut RulesetCreated, rule: &super::policy::PathRule, abi: i32) -> Result<(), Error> {
+/// `landlock_add_rule(2)` for one path, on a descriptor of the ruleset. The crate asks the
+/// kernel what every rule's file is (one `fstat` each), which the caller already knows; this
+/// runs a hundred times at every start. The kernel refuses rights that a file cannot have
+/// (EINVAL), so a wrong `access` fails rather than widens; any failure is left to the crate,
+/// whose own call says why.
+fn add_rule_direct(ruleset: &OwnedFd, fd: &OwnedFd, access: BitFlags<AccessFs>) -> bool {
+    // struct landlock_path_beneath_attr, packed as the kernel's header declares it.
+    #[repr(C, packed)]
+    struct PathBeneathAttr {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_long = 1;
+    let attr = PathBeneathAttr { allowed_access: access.bits(), parent_fd: fd.as_raw_fd() };
+    // SAFETY: both descriptors are open; `attr` is a valid landlock_path_beneath_attr that
+    // outlives the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0,
+        )
+    };
+    rc == 0
+}
+
+fn add_rule(
+    ruleset: &mut RulesetCreated,
+    direct: Option<&OwnedFd>,
+    rule: &super::policy::PathRule,
+    abi: i32,
+) -> Result<(), Error> {
     let Some((fd, directory)) = open_rule_path(&rule.path, rule.follow, rule.kind)? else {
         return match rule.node {
             Some(_) => Err(Error::OpenRule { path: rule.path.clone(), source: gone_since_made() }),
@@ -497,7 +532,7 @@ fn add_rule(ruleset: &mut RulesetCreated, rule: &super::policy::PathRule, abi: i
         }
     }
     let access = landlock_rights(rule.rights, abi, directory) & handled_fs(abi);
-    if access.is_empty() {
+    if access.is_empty() || direct.is_some_and(|r| add_rule_direct(r, &fd, access)) {
         return Ok(());
     }
     ruleset.add_rule(PathBeneath::new(fd, access)).map_err(|source| Error::AddRule {
@@ -588,7 +623,7 @@ pub fn apply(
 
     if let (Some(ruleset), Some(abi)) = (prepared.ruleset.as_mut(), prepared.abi) {
         for rule in &prepared.late {
-            add_rule(ruleset, rule, abi)?;
+            add_rule(ruleset, None, rule, abi)?;
         }
     }
     let mut layer_limit = false;
