@@ -358,6 +358,15 @@ pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
                     layout.private.push(dir);
                 }
             }
+            // The kept directory listings name entries of directories the run may not list.
+            let facts = std::path::Path::new(&state).join(crate::sandbox::facts::DIR);
+            if facts.is_dir() {
+                let facts = facts.to_string_lossy().into_owned();
+                if !layout.private.contains(&facts) {
+                    layout.extra_credentials.push(facts.clone());
+                    layout.private.push(facts);
+                }
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]

@@ -200,6 +200,16 @@ fn open_rule_path(path: &str, follow: bool, kind: Kind) -> Result<Option<(OwnedF
 /// Names that are not UTF-8 are left out (no rule can be written for them here). `None` when
 /// the directory cannot be opened.
 pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
+    list_dir_stamped(dir, false).map(|(entries, _)| entries)
+}
+
+/// [`list_dir`], and with `stamp` the directory's own status and its filesystem's type, taken
+/// on the open directory before its entries are read (so that a change made while they are read
+/// shows in a later status as a change).
+pub fn list_dir_stamped(
+    dir: &str,
+    stamp: bool,
+) -> Option<(Vec<super::policy::Entry>, Option<(libc::stat, libc::c_long)>)> {
     let c = CString::new(dir).ok()?;
     // SAFETY: `c` is a valid NUL-terminated path.
     let fd = unsafe {
@@ -216,6 +226,19 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     }
     // SAFETY: the descriptor was just opened and nothing else owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let stamped = if stamp {
+        let st = fstat_fd(fd.as_raw_fd())?;
+        // SAFETY: an all-zero statfs is a valid value to be overwritten.
+        let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `fd` is open and `fs` a valid out-pointer.
+        if unsafe { libc::fstatfs(fd.as_raw_fd(), &mut fs) } != 0 {
+            return None;
+        }
+        #[allow(clippy::unnecessary_cast)]
+        Some((st, fs.f_type as libc::c_long))
+    } else {
+        None
+    };
     let mut out = Vec::with_capacity(32);
     // One page: the directories listed at start-up are small, and every page of stack touched
     // for the first time is a page fault; a big directory just takes more calls. It is not
@@ -230,7 +253,7 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
             return None;
         }
         if n == 0 {
-            return Some(out);
+            return Some((out, stamped));
         }
         // SAFETY: the kernel wrote `n` bytes of dirent64 records into `buf`.
         let bytes = unsafe {
@@ -250,26 +273,37 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
                 && name != b".."
                 && let Ok(text) = std::str::from_utf8(name)
             {
-                let link = match kind {
-                    libc::DT_LNK => true,
-                    // Some filesystems do not say: ask, and count it as a link if that fails.
-                    libc::DT_UNKNOWN => is_symlink_at(fd.as_raw_fd(), name).unwrap_or(true),
-                    _ => false,
+                // Some filesystems do not say: ask, and count it as a link if that fails.
+                let kind = match kind {
+                    libc::DT_UNKNOWN => type_at(fd.as_raw_fd(), name).unwrap_or(libc::DT_LNK),
+                    k => k,
                 };
-                out.push(super::policy::Entry { name: text.to_string(), link, dir: kind == libc::DT_DIR });
+                out.push(super::policy::Entry {
+                    name: text.to_string(),
+                    link: kind == libc::DT_LNK,
+                    dir: kind == libc::DT_DIR,
+                    special: kind == libc::DT_SOCK || kind == libc::DT_FIFO,
+                });
             }
             at += reclen;
         }
     }
 }
 
-fn is_symlink_at(dir: i32, name: &[u8]) -> Option<bool> {
+/// The directory-entry type (`DT_*`) of `name` in `dir`, asked of the file itself.
+fn type_at(dir: i32, name: &[u8]) -> Option<u8> {
     let c = CString::new(name).ok()?;
     // SAFETY: an all-zero stat is a valid value to be overwritten.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `dir` is open, `c` is NUL-terminated and `st` a valid out-pointer.
     let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    (rc == 0).then_some(st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+    (rc == 0).then_some(match st.st_mode & libc::S_IFMT {
+        libc::S_IFLNK => libc::DT_LNK,
+        libc::S_IFDIR => libc::DT_DIR,
+        libc::S_IFSOCK => libc::DT_SOCK,
+        libc::S_IFIFO => libc::DT_FIFO,
+        _ => libc::DT_REG,
+    })
 }
 
 /// What an open descriptor is, as far as the runtime rules care.
@@ -830,6 +864,10 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         outer: Option<Mode>,
     ) -> Option<(&'v view::View, Option<&'v view::Frozen<'v>>)> {
         if outer.is_none() { Some((view, frozen)) } else { None }
+    }
+    // The listings planning made go to the store while its directory can still be written.
+    if outer.is_none() {
+        super::facts::keep();
     }
     let mut network = NetworkLayer::NotAsked;
     let first = enforce(

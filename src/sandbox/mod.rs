@@ -5,6 +5,8 @@
 mod error;
 pub mod info;
 #[cfg(target_os = "linux")]
+pub mod facts;
+#[cfg(target_os = "linux")]
 pub mod inherited;
 #[cfg(target_os = "linux")]
 pub mod linux;
@@ -130,7 +132,7 @@ impl World for RealWorld {
 
     #[cfg(target_os = "linux")]
     fn list(&self, dir: &str) -> Option<Vec<Entry>> {
-        linux::list_dir(dir)
+        facts::list(dir).unwrap_or_else(|| linux::list_dir(dir))
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -143,7 +145,10 @@ impl World for RealWorld {
                 let t = e.file_type().ok();
                 let link = t.is_none_or(|t| t.is_symlink());
                 let dir = t.is_some_and(|t| t.is_dir());
-                Some(Entry { name, link, dir })
+                let special = t.is_some_and(|t| {
+                    std::os::unix::fs::FileTypeExt::is_socket(&t) || std::os::unix::fs::FileTypeExt::is_fifo(&t)
+                });
+                Some(Entry { name, link, dir, special })
             })
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -155,14 +160,26 @@ impl World for RealWorld {
     }
 
     fn is_link(&self, path: &str) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(found) = facts::entry(path) {
+            return found.is_some_and(|e| e.link);
+        }
         std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false)
     }
 
     fn exists(&self, path: &str) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(found) = facts::entry(path) {
+            return found.is_some();
+        }
         std::fs::symlink_metadata(path).is_ok()
     }
 
     fn is_dir(&self, path: &str) -> Option<bool> {
+        #[cfg(target_os = "linux")]
+        if let Some(found) = facts::entry(path) {
+            return found.filter(|e| !e.link).map(|e| e.dir);
+        }
         let t = std::fs::symlink_metadata(path).ok()?.file_type();
         (!t.is_symlink()).then_some(t.is_dir())
     }
@@ -391,14 +408,12 @@ fn socket_files(trees: impl Iterator<Item = String>) -> Vec<String> {
             break;
         }
         listed += 1;
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            let Some(name) = e.file_name().to_str().map(str::to_string) else { continue };
-            let path = policy::join(&dir, &name);
-            if std::os::unix::fs::FileTypeExt::is_socket(&kind) || std::os::unix::fs::FileTypeExt::is_fifo(&kind) {
+        let Some(entries) = RealWorld.list(&dir) else { continue };
+        for e in entries {
+            let path = policy::join(&dir, &e.name);
+            if e.special {
                 out.push(path);
-            } else if kind.is_dir() && depth < 1 {
+            } else if e.dir && depth < 1 {
                 queue.push_back((path, depth + 1));
             }
         }

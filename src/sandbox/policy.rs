@@ -260,6 +260,8 @@ pub struct Entry {
     pub link: bool,
     /// A directory (not through a link).
     pub dir: bool,
+    /// A socket or a named pipe.
+    pub special: bool,
 }
 
 /// What the planner may learn about the machine.
@@ -931,8 +933,8 @@ mod tests {
             self.0.get(dir).map(|v| {
                 v.iter()
                     .map(|n| match n.strip_suffix('@') {
-                        Some(link) => Entry { name: link.to_string(), link: true, dir: false },
-                        None => Entry { name: n.to_string(), link: false, dir: !n.contains('.') },
+                        Some(link) => Entry { name: link.to_string(), link: true, dir: false, special: false },
+                        None => Entry { name: n.to_string(), link: false, dir: !n.contains('.'), special: false },
                     })
                     .collect()
             })

@@ -874,7 +874,7 @@ mod tests {
                         } else {
                             (*n, false, false)
                         };
-                        Entry { name: name.to_string(), link, dir: is_dir }
+                        Entry { name: name.to_string(), link, dir: is_dir, special: false }
                     })
                     .collect(),
             )

@@ -1,0 +1,429 @@
+//! Directory listings kept from one run to the next, so that a start asks the kernel one
+//! `statx` per directory where it would list it and probe each entry.
+//!
+//! Planning a run looks at a few hundred paths (the credentials and start-up files of each home,
+//! the directories the rules cover, the scratch trees' sockets). Almost all of them come down to
+//! the entries of some sixty directories, which seldom change. A listing is kept with the
+//! directory's status (device, inode, change and modification times) and reused only while a
+//! fresh `statx` of the same path gives the same status:
+//!
+//! - the kernel sets a directory's change time to the current time whenever an entry is made,
+//!   removed, renamed or replaced in it, and nothing can set it otherwise (unlike the
+//!   modification time); another directory at that path (a link or a mount changed on the way)
+//!   has another device or inode;
+//! - the times are coarse (a clock tick), so a listing is kept only when the directory's last
+//!   change is at least [`SETTLED`] old: a change made after the listing cannot then fall into
+//!   the same tick;
+//! - the whole store is dropped when the wall clock was set since it was written, or the
+//!   machine restarted (the difference between the wall clock and the boot clock moved);
+//! - only filesystems that keep those times locally are trusted (not network or FUSE
+//!   filesystems, nor `/proc`-like ones);
+//! - the status is taken on the open directory before its entries are read.
+//!
+//! A path is then answered from its parent's listing, walking down from `/`; a link on the way,
+//! a directory that cannot be listed or a very large one leave the answer to the kernel, as
+//! before. The store is a file in a directory of sandbox-bash's state that every run's view
+//! masks (it names entries of directories the run may not list), written by the process that
+//! plans, before it locks itself; it is read only when it is this user's own and nobody else
+//! may write it.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::sync::Mutex;
+
+use super::policy::Entry;
+
+/// The directory of the store, below sandbox-bash's state directory.
+pub const DIR: &str = "facts";
+
+/// The store's file in [`DIR`].
+const FILE: &str = "listings";
+
+/// How old a directory's last change must be for its listing to be kept, in seconds.
+const SETTLED: i64 = 2;
+
+/// How far the wall clock may have moved against the boot clock before the store is dropped,
+/// in nanoseconds (well below [`SETTLED`]).
+const CLOCK_SLACK: i64 = 500_000_000;
+
+/// Directories with more entries than this are not kept entry by entry: their paths are asked
+/// of the kernel.
+const MAX_ENTRIES: usize = 1024;
+
+/// Listings kept at most; the ones this run did not use go first.
+const MAX_LISTINGS: usize = 2048;
+
+/// The store's first bytes (its format).
+const MAGIC: &[u8; 8] = b"SBLIST01";
+
+/// Filesystems whose directories' times are kept by this kernel, on this machine.
+const TRUSTED_FS: &[libc::c_long] = &[
+    0xEF53,     // ext2/3/4
+    0x5846_5342, // xfs
+    0x9123_683E, // btrfs
+    0x0102_1994, // tmpfs
+    0xF2F5_2010, // f2fs
+    0x794C_7630, // overlayfs (a container's root)
+    0x2FC1_2FC1, // zfs
+];
+
+/// What a directory's status says about its entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    ctime: (i64, i64),
+    mtime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        Stamp { dev: m.dev(), ino: m.ino(), ctime: (m.ctime(), m.ctime_nsec()), mtime: (m.mtime(), m.mtime_nsec()) }
+    }
+
+    fn of_stat(st: &libc::stat) -> Stamp {
+        #[allow(clippy::unnecessary_cast)]
+        Stamp {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+        }
+    }
+}
+
+/// A directory's listing as kept: `None` entries for a directory too large to keep.
+#[derive(Clone, Debug)]
+struct Kept {
+    stamp: Stamp,
+    entries: Option<Vec<Entry>>,
+}
+
+/// The store and this run's answers.
+struct Facts {
+    /// The store's file, when this run may write it.
+    file: Option<std::path::PathBuf>,
+    kept: HashMap<String, Kept>,
+    /// Directories looked at in this run.
+    seen: HashMap<String, Seen>,
+    /// Something new to write.
+    changed: bool,
+    /// The wall clock at the start, in seconds.
+    now: i64,
+}
+
+static FACTS: Mutex<Option<Facts>> = Mutex::new(None);
+
+fn clocks() -> (i64, i64) {
+    let read = |clock| {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid out-pointer; both clocks exist on every Linux.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::clock_gettime(clock, &mut ts)
+        };
+        #[allow(clippy::unnecessary_cast)]
+        (ts.tv_sec as i64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as i64)
+    };
+    (read(libc::CLOCK_REALTIME), read(libc::CLOCK_BOOTTIME))
+}
+
+/// Starts using the store in `state` (sandbox-bash's state directory); with `write`, this run
+/// may make the store's directory and write the store (see [`keep`]). Without a call, every
+/// question goes to the kernel.
+pub fn open(state: &str, write: bool) {
+    let dir = std::path::Path::new(state).join(DIR);
+    let usable = if write { crate::approval::make_dir(&dir) } else { own_private_dir(&dir) };
+    let (real, _) = clocks();
+    let mut facts = Facts {
+        file: (usable && write).then(|| dir.join(FILE)),
+        kept: HashMap::new(),
+        seen: HashMap::new(),
+        changed: false,
+        now: real / 1_000_000_000,
+    };
+    if usable && let Some(kept) = load(&dir.join(FILE)) {
+        facts.kept = kept;
+    }
+    if let Ok(mut f) = FACTS.lock() {
+        *f = Some(facts);
+    }
+}
+
+fn own_private_dir(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
+}
+
+/// Writes what this run listed anew, when it may (before the run locks itself: after, the
+/// directory is out of its reach). A store that cannot be written is simply not kept.
+pub fn keep() {
+    let Ok(mut guard) = FACTS.lock() else { return };
+    let Some(facts) = guard.as_mut() else { return };
+    let Some(file) = facts.file.clone() else { return };
+    if !facts.changed {
+        return;
+    }
+    facts.changed = false;
+    if facts.kept.len() > MAX_LISTINGS {
+        let seen = &facts.seen;
+        facts.kept.retain(|path, _| seen.contains_key(path));
+    }
+    let bytes = encode(&facts.kept);
+    let tmp = file.with_extension(format!("{}", std::process::id()));
+    let written = {
+        use std::io::Write;
+        let mut o = std::fs::OpenOptions::new();
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        o.write(true).create_new(true).open(&tmp).and_then(|mut f| f.write_all(&bytes))
+    };
+    if written.and_then(|()| std::fs::rename(&tmp, &file)).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// The entries of `dir`, from a listing still valid or the kernel's (`None`: not listable).
+/// `None` as the outer value when no store is in use.
+pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {
+    let mut guard = FACTS.lock().ok()?;
+    let facts = guard.as_mut()?;
+    Some(match facts.listing(dir) {
+        Listing::Entries(e) => Some(e.clone()),
+        // Too many to keep: listed afresh for the caller.
+        Listing::Large => super::linux::list_dir(dir),
+        Listing::Unlistable => None,
+    })
+}
+
+/// What a path is: `Some(None)` when it is not there, `Some(Some(entry))` when it is, `None`
+/// when the listings cannot say (no store, a link on the way, a directory not listable or too
+/// large, a path not in its plain form).
+pub fn entry(path: &str) -> Option<Option<Entry>> {
+    if !plain(path) {
+        return None;
+    }
+    let mut guard = FACTS.lock().ok()?;
+    let facts = guard.as_mut()?;
+    match facts.found(path) {
+        Found::Absent => Some(None),
+        Found::Here(e) => Some(Some(e)),
+        Found::Unknown => None,
+    }
+}
+
+/// An absolute path with no empty, `.` or `..` component (`/` itself included).
+fn plain(path: &str) -> bool {
+    path == "/" || (path.starts_with('/') && !path[1..].split('/').any(|c| c.is_empty() || c == "." || c == ".."))
+}
+
+enum Listing<'a> {
+    Entries(&'a Vec<Entry>),
+    Large,
+    Unlistable,
+}
+
+/// A directory as this run found it.
+enum Seen {
+    Entries(Vec<Entry>),
+    /// Too many entries to keep.
+    Large,
+    Unlistable,
+}
+
+enum Found {
+    Absent,
+    Here(Entry),
+    Unknown,
+}
+
+impl Facts {
+    /// `dir`'s listing for this run: looked at once, from the store when its status is the
+    /// same, else listed (and kept when it may be).
+    fn listing(&mut self, dir: &str) -> Listing<'_> {
+        if !self.seen.contains_key(dir) {
+            let valid = self
+                .kept
+                .get(dir)
+                .filter(|k| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == k.stamp))
+                .map(|k| k.entries.clone());
+            let seen = match valid {
+                Some(Some(e)) => Seen::Entries(e),
+                Some(None) => Seen::Large,
+                // Not there, by the listings above it: nothing to ask.
+                None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
+                None => self.list_anew(dir),
+            };
+            self.seen.insert(dir.to_string(), seen);
+        }
+        match self.seen.get(dir) {
+            Some(Seen::Entries(e)) => Listing::Entries(e),
+            Some(Seen::Large) => Listing::Large,
+            _ => Listing::Unlistable,
+        }
+    }
+
+    /// Lists `dir` with its status, and keeps the listing when its filesystem and its last
+    /// change allow.
+    fn list_anew(&mut self, dir: &str) -> Seen {
+        // A listing that no longer holds is dropped; that alone is not worth writing the store
+        // for (it fails its check again next time, or is replaced).
+        let Some((entries, stamped)) = super::linux::list_dir_stamped(dir, true) else {
+            self.kept.remove(dir);
+            return Seen::Unlistable;
+        };
+        let large = entries.len() > MAX_ENTRIES;
+        let kept = stamped.and_then(|(st, fs)| {
+            let stamp = Stamp::of_stat(&st);
+            (stamp.ctime.0 <= self.now - SETTLED && TRUSTED_FS.contains(&fs))
+                .then(|| Kept { stamp, entries: (!large).then(|| entries.clone()) })
+        });
+        match kept {
+            Some(k) => {
+                self.kept.insert(dir.to_string(), k);
+                self.changed = true;
+            }
+            None => {
+                self.kept.remove(dir);
+            }
+        }
+        if large { Seen::Large } else { Seen::Entries(entries) }
+    }
+
+    /// What `path` (absolute, in its plain form) is, by the listings from `/` down.
+    fn found(&mut self, path: &str) -> Found {
+        if path == "/" {
+            return Found::Here(Entry { name: String::new(), link: false, dir: true, special: false });
+        }
+        let Some((parent, name)) = path.rsplit_once('/') else { return Found::Unknown };
+        let parent = if parent.is_empty() { "/" } else { parent };
+        match self.found(parent) {
+            Found::Absent => Found::Absent,
+            Found::Unknown => Found::Unknown,
+            Found::Here(e) if e.link => Found::Unknown,
+            // Below a file nothing is there (the kernel says ENOTDIR).
+            Found::Here(e) if !e.dir => Found::Absent,
+            Found::Here(_) => match self.listing(parent) {
+                Listing::Entries(entries) => match entries.iter().find(|e| e.name == name) {
+                    Some(e) => Found::Here(e.clone()),
+                    None => Found::Absent,
+                },
+                Listing::Large | Listing::Unlistable => Found::Unknown,
+            },
+        }
+    }
+}
+
+/// The store's bytes: [`MAGIC`], the clocks' difference, then each listing (path, status,
+/// entries: -1 for too many), then a checksum of all before it.
+fn encode(kept: &HashMap<String, Kept>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 * 1024);
+    out.extend_from_slice(MAGIC);
+    let (real, boot) = clocks();
+    out.extend_from_slice(&(real - boot).to_le_bytes());
+    out.extend_from_slice(&(kept.len() as u32).to_le_bytes());
+    for (path, k) in kept {
+        out.extend_from_slice(&(path.len() as u32).to_le_bytes());
+        out.extend_from_slice(path.as_bytes());
+        for v in [k.stamp.dev, k.stamp.ino] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [k.stamp.ctime.0, k.stamp.ctime.1, k.stamp.mtime.0, k.stamp.mtime.1] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        match &k.entries {
+            None => out.extend_from_slice(&(-1i32).to_le_bytes()),
+            Some(entries) => {
+                out.extend_from_slice(&(entries.len() as i32).to_le_bytes());
+                for e in entries {
+                    let kind = u8::from(e.link) | (u8::from(e.dir) << 1) | (u8::from(e.special) << 2);
+                    out.push(kind);
+                    out.extend_from_slice(&(e.name.len() as u16).to_le_bytes());
+                    out.extend_from_slice(e.name.as_bytes());
+                }
+            }
+        }
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// FNV-1a: catches a store cut short or damaged (it guards against accidents, not people:
+/// only this user can write the store).
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The store at `file`, when it is this user's own regular file that nobody else may write,
+/// whole, and written since the wall clock was last set.
+fn load(file: &std::path::Path) -> Option<HashMap<String, Kept>> {
+    use std::io::Read;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() || m.uid() != crate::exec::uid() || m.permissions().mode() & 0o022 != 0 || m.len() > 16 << 20 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    f.read_to_end(&mut bytes).ok()?;
+    decode(&bytes, clocks())
+}
+
+fn decode(bytes: &[u8], (real, boot): (i64, i64)) -> Option<HashMap<String, Kept>> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+        return None;
+    }
+    let mut r = Reader(body);
+    if r.take(8)? != MAGIC {
+        return None;
+    }
+    let offset = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
+    if (real - boot - offset).abs() > CLOCK_SLACK {
+        return None;
+    }
+    let count = r.u32()?;
+    let mut kept = HashMap::with_capacity(count.min(MAX_LISTINGS as u32 * 2) as usize);
+    for _ in 0..count {
+        let len = r.u32()? as usize;
+        let path = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+        let (dev, ino) = (r.u64()?, r.u64()?);
+        let ctime = (r.i64()?, r.i64()?);
+        let mtime = (r.i64()?, r.i64()?);
+        let n = i32::from_le_bytes(r.take(4)?.try_into().ok()?);
+        let entries = if n < 0 {
+            None
+        } else {
+            let mut entries = Vec::with_capacity((n as usize).min(MAX_ENTRIES));
+            for _ in 0..n {
+                let kind = r.take(1)?[0];
+                let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
+                let name = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+                entries.push(Entry { name, link: kind & 1 != 0, dir: kind & 2 != 0, special: kind & 4 != 0 });
+            }
+            Some(entries)
+        };
+        kept.insert(path, Kept { stamp: Stamp { dev, ino, ctime, mtime }, entries });
+    }
+    r.0.is_empty().then_some(kept)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
