@@ -58,7 +58,7 @@ const MAGIC: &[u8; 8] = b"SBLIST01";
 
 /// Filesystems whose directories' times are kept by this kernel, on this machine.
 const TRUSTED_FS: &[libc::c_long] = &[
-    0xEF53,     // ext2/3/4
+    0xEF53,      // ext2/3/4
     0x5846_5342, // xfs
     0x9123_683E, // btrfs
     0x0102_1994, // tmpfs
@@ -425,5 +425,177 @@ impl<'a> Reader<'a> {
     }
     fn i64(&mut self) -> Option<i64> {
         Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch() -> tempfile::TempDir {
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/unit-tmp");
+        std::fs::create_dir_all(&base).unwrap();
+        tempfile::tempdir_in(base).unwrap()
+    }
+
+    /// A store as a run would have it; `now` far enough ahead that every listing counts as
+    /// settled (the directories here were just made).
+    fn facts(kept: HashMap<String, Kept>) -> Facts {
+        let (real, _) = clocks();
+        Facts { file: None, kept, seen: HashMap::new(), changed: false, now: real / 1_000_000_000 + 60 }
+    }
+
+    fn names(f: &mut Facts, dir: &str) -> Vec<String> {
+        match f.listing(dir) {
+            Listing::Entries(e) => e.iter().map(|e| e.name.clone()).collect(),
+            Listing::Large => vec!["(large)".into()],
+            Listing::Unlistable => vec!["(unlistable)".into()],
+        }
+    }
+
+    #[test]
+    fn a_kept_listing_serves_only_while_its_directory_is_unchanged() {
+        let d = scratch();
+        let dir = d.path().join("home");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a"), "").unwrap();
+        let dir = dir.to_str().unwrap().to_string();
+        let mut first = facts(HashMap::new());
+        assert_eq!(names(&mut first, &dir), ["a"]);
+        assert!(first.changed && first.kept.contains_key(&dir));
+
+        // Unchanged: the kept listing answers (and is what the store says, not the disk).
+        let mut kept = first.kept.clone();
+        kept.get_mut(&dir).unwrap().entries.as_mut().unwrap().push(Entry {
+            name: "only-in-the-store".into(),
+            link: false,
+            dir: false,
+            special: false,
+        });
+        let mut second = facts(kept.clone());
+        assert_eq!(names(&mut second, &dir), ["a", "only-in-the-store"]);
+
+        // Each kind of change to its entries is seen: made, removed, renamed, replaced by a
+        // link; and the directory itself replaced by another.
+        let changes: Vec<Box<dyn Fn(&std::path::Path)>> = vec![
+            Box::new(|d| std::fs::write(d.join("credentials"), "").unwrap()),
+            Box::new(|d| std::fs::remove_file(d.join("a")).unwrap()),
+            Box::new(|d| std::fs::rename(d.join("a"), d.join("b")).unwrap()),
+            Box::new(|d| {
+                std::fs::remove_file(d.join("a")).unwrap();
+                std::os::unix::fs::symlink("/etc", d.join("a")).unwrap();
+            }),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            change(std::path::Path::new(&dir));
+            let mut again = facts(kept.clone());
+            let seen = names(&mut again, &dir);
+            assert!(!seen.contains(&"only-in-the-store".to_string()), "change {i}: {seen:?}");
+            assert!(again.changed, "change {i}: the new listing is kept");
+            // Back to one file named `a` for the next change, with the stale store kept.
+            for e in std::fs::read_dir(&dir).unwrap() {
+                std::fs::remove_file(e.unwrap().path()).unwrap();
+            }
+            std::fs::write(std::path::Path::new(&dir).join("a"), "").unwrap();
+        }
+        let moved = format!("{dir}.old");
+        std::fs::rename(&dir, &moved).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        let mut replaced = facts(kept);
+        assert_eq!(names(&mut replaced, &dir), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_listing_made_soon_after_a_change_is_not_kept() {
+        let d = scratch();
+        let dir = d.path().to_str().unwrap().to_string();
+        let (real, _) = clocks();
+        let mut f = Facts { now: real / 1_000_000_000, ..facts(HashMap::new()) };
+        assert_eq!(names(&mut f, &dir), Vec::<String>::new());
+        assert!(!f.kept.contains_key(&dir), "the directory was made just now");
+        assert!(f.seen.contains_key(&dir));
+    }
+
+    #[test]
+    fn paths_are_answered_from_the_listings_above_them() {
+        let d = scratch();
+        let root = d.path().to_str().unwrap().to_string();
+        std::fs::create_dir_all(d.path().join("home/.config")).unwrap();
+        std::fs::write(d.path().join("home/.bashrc"), "").unwrap();
+        std::os::unix::fs::symlink(d.path().join("home"), d.path().join("link")).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(d.path().join("home/sock")).unwrap();
+        let mut f = facts(HashMap::new());
+        let here = |f: &mut Facts, p: &str| match f.found(&format!("{root}/{p}")) {
+            Found::Absent => "absent".to_string(),
+            Found::Unknown => "unknown".to_string(),
+            Found::Here(e) => format!("link={} dir={} special={}", e.link, e.dir, e.special),
+        };
+        assert_eq!(here(&mut f, "home"), "link=false dir=true special=false");
+        assert_eq!(here(&mut f, "home/.bashrc"), "link=false dir=false special=false");
+        assert_eq!(here(&mut f, "home/sock"), "link=false dir=false special=true");
+        assert_eq!(here(&mut f, "home/.aws/credentials"), "absent");
+        assert_eq!(here(&mut f, "home/.bashrc/x"), "absent");
+        assert_eq!(here(&mut f, "link"), "link=true dir=false special=false");
+        // Through a link the kernel answers.
+        assert_eq!(here(&mut f, "link/.bashrc"), "unknown");
+        assert!(!plain("a/b") && !plain("/a//b") && !plain("/a/./b") && !plain("/a/../b"));
+        assert!(plain("/") && plain("/a"));
+    }
+
+    #[test]
+    fn a_directory_with_very_many_entries_is_left_to_the_kernel() {
+        let d = scratch();
+        for i in 0..=MAX_ENTRIES {
+            std::fs::write(d.path().join(format!("f{i}")), "").unwrap();
+        }
+        let dir = d.path().to_str().unwrap().to_string();
+        let mut f = facts(HashMap::new());
+        assert!(matches!(f.listing(&dir), Listing::Large));
+        assert!(matches!(f.found(&format!("{dir}/f1")), Found::Unknown));
+        assert!(f.kept[&dir].entries.is_none());
+    }
+
+    #[test]
+    fn the_store_reads_back_whole_and_only_whole() {
+        let mut kept = HashMap::new();
+        let stamp = Stamp { dev: 1, ino: 2, ctime: (3, 4), mtime: (5, 6) };
+        let entries = vec![
+            Entry { name: "a".into(), link: true, dir: false, special: false },
+            Entry { name: "é b".into(), link: false, dir: true, special: false },
+            Entry { name: "s".into(), link: false, dir: false, special: true },
+        ];
+        kept.insert("/x".to_string(), Kept { stamp, entries: Some(entries.clone()) });
+        kept.insert("/big".to_string(), Kept { stamp, entries: None });
+        let bytes = encode(&kept);
+        let back = decode(&bytes, clocks()).expect("reads back");
+        assert_eq!(back.len(), 2);
+        assert_eq!(back["/x"].entries.as_deref(), Some(&entries[..]));
+        assert_eq!(back["/x"].stamp, stamp);
+        assert!(back["/big"].entries.is_none());
+        // Damaged, cut short, or written before the wall clock was set: not read.
+        let mut damaged = bytes.clone();
+        damaged[20] ^= 1;
+        assert!(decode(&damaged, clocks()).is_none());
+        assert!(decode(&bytes[..bytes.len() - 1], clocks()).is_none());
+        let (real, boot) = clocks();
+        assert!(decode(&bytes, (real + 2_000_000_000, boot)).is_none());
+        assert!(decode(&bytes, (real - 2_000_000_000, boot)).is_none());
+    }
+
+    #[test]
+    fn a_store_others_may_write_is_not_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = scratch();
+        let file = d.path().join(FILE);
+        std::fs::write(&file, encode(&HashMap::new())).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(load(&file).is_some());
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o620)).unwrap();
+        assert!(load(&file).is_none());
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(load(&link).is_none());
     }
 }

@@ -3,9 +3,9 @@
 //! platform backend that applies them to this process before `execve`.
 
 mod error;
-pub mod info;
 #[cfg(target_os = "linux")]
 pub mod facts;
+pub mod info;
 #[cfg(target_os = "linux")]
 pub mod inherited;
 #[cfg(target_os = "linux")]

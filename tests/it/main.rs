@@ -26,6 +26,8 @@ mod everyday;
 mod fuzz_stable;
 mod hygiene;
 mod invocation;
+#[cfg(target_os = "linux")]
+mod kept;
 mod kernel;
 #[cfg(target_os = "linux")]
 mod later;
