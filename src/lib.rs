@@ -152,6 +152,9 @@ fn plan(
     let mut layout = settings.layout(env)?;
     let trail = trail::Trail::find(settings, env, &mut layout)?;
     workspace::hold_sessions(&mut layout, env);
+    // The directories the layout and the sessions made are looked at anew from here.
+    #[cfg(target_os = "linux")]
+    sandbox::facts::forget();
     let bash = bash.as_ref().ok().map(|b| b.as_path());
     let (exec_args, decision) = decide::invocation(parsed, bash_args, settings, &layout, env, bash)?;
     Ok(ask::Planned { layout, trail, exec_args, decision })

@@ -183,6 +183,18 @@ pub fn keep() {
     }
 }
 
+/// Forgets what this run has looked at, so that the next question looks again (validating a
+/// kept listing costs one `statx`): this process itself makes directories while it plans (the
+/// caches' layers, the sessions', approvals' and relays' directories), and what it listed
+/// before must not hide them.
+pub fn forget() {
+    if let Ok(mut guard) = FACTS.lock()
+        && let Some(facts) = guard.as_mut()
+    {
+        facts.seen.clear();
+    }
+}
+
 /// The entries of `dir`, from a listing still valid or the kernel's (`None`: not listable).
 /// `None` as the outer value when no store is in use.
 pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {

@@ -846,6 +846,8 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), Error> {
 pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     let path_var = lock.env.get("PATH");
     let outer = lock.outer.map(|m| m.mode);
+    // What the run made since it last looked (its relay, its caches' layers) is looked at anew.
+    super::facts::forget();
     let plan = |allowed: Mode| {
         let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
         let view =

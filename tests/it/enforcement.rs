@@ -59,18 +59,24 @@ fn out_of_descriptors_refuses_instead_of_skipping_rules() {
         let wrapper = [OsStr::new("bash"), OsStr::new("-c"), OsStr::new(&script), OsStr::new("limit")];
         lab.wrapped(&wrapper, None, "0467", "cat file.txt > copy.txt").output().unwrap()
     };
-    // Four: the standard three and the ruleset, none left for a rule.
-    let out = limited(4);
-    refused(&out, &["cannot apply the kernel sandbox", "to add its rule", "ulimit -n"]);
-    assert!(!lab.ws.join("copy.txt").exists());
-    // Five: a rule's descriptor is closed before the next, but the namespace layer holds a copy
-    // of each writable tree (the workspace, /tmp) while it makes the rest read-only.
-    let out = limited(5);
+    // Four and five: the standard three, the ruleset and the second descriptor of it the rules
+    // are added through, none left for a rule.
+    for n in [4, 5] {
+        let out = limited(n);
+        refused(&out, &["cannot apply the kernel sandbox", "to add its rule", "ulimit -n"]);
+        assert!(!lab.ws.join("copy.txt").exists());
+    }
+    // Six: a rule's descriptor is closed before the next (and the second descriptor of the
+    // ruleset once they are in), but the namespace layer holds a copy of each writable tree (the
+    // workspace, /tmp, the repository's .git) while it makes the rest read-only.
+    std::fs::create_dir(lab.ws.join(".git")).unwrap();
+    let out = limited(6);
     refused(&out, &["cannot apply the kernel sandbox", "cannot copy the mount tree", "ulimit -n"]);
     assert!(!lab.ws.join("copy.txt").exists());
-    // Positive control: enough for the trees the view holds at once and the masks' small file
-    // system, made while it holds them (the sessions directory is masked in every run).
-    ok(&limited(13));
+    // Positive control: enough for the trees the view holds at once (the repository's too) and
+    // the masks' small file system, made while it holds them (the sessions directory is masked
+    // in every run).
+    ok(&limited(16));
     assert_eq!(read(&lab.ws.join("copy.txt")), "workspace data\n");
 }
 
