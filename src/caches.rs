@@ -127,6 +127,14 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
         return Vec::new();
     }
     let Ok(state) = crate::exec::canonicalize(&state) else { return Vec::new() };
+    // The layers' directory, reached by no link and the caller's: every layer's directories are
+    // then walked from it, rather than each from `/`.
+    let Some(below) = crate::exec::open_dir_no_links(std::path::Path::new(&format!("{state}/caches")))
+        .ok()
+        .filter(|d| d.metadata().is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid()))
+    else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (path, when) in trees(home, var) {
         let usable = |p: &str| {
@@ -166,7 +174,7 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
         if !usable(&real) {
             continue;
         }
-        let Some(layer) = layer_dirs(&state, &real, key, make) else { continue };
+        let Some(layer) = layer_dirs(&state, &below, &real, key, make) else { continue };
         out.push(layer);
     }
     out
@@ -193,8 +201,8 @@ fn make_dir(path: &str, parents: bool) -> bool {
 }
 
 /// The layer's directories for the cache `real`, made when missing, every one reached by no
-/// link and the caller's own.
-fn layer_dirs(state: &str, real: &str, key: &str, make: bool) -> Option<Layer> {
+/// link and the caller's own. `caches` is `{state}/caches`, opened reached by no link.
+fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: bool) -> Option<Layer> {
     let name: String = real
         .rsplit('/')
         .next()
@@ -208,14 +216,16 @@ fn layer_dirs(state: &str, real: &str, key: &str, make: bool) -> Option<Layer> {
         d.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>()
     };
     let key: String = key.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
-    let base = format!("{state}/caches/{}-{digest}/{key}", name.trim_start_matches('_'));
+    let below = format!("{}-{digest}/{key}", name.trim_start_matches('_'));
+    let base = format!("{state}/caches/{below}");
     let layer = Layer {
         path: real.to_string(),
         upper: format!("{base}/upper"),
         work: format!("{base}/work"),
         empty: format!("{state}/caches/empty"),
     };
-    for dir in [&layer.upper, &layer.work, &layer.empty] {
+    let relative = [format!("{below}/upper"), format!("{below}/work"), "empty".to_string()];
+    for (dir, rel) in [&layer.upper, &layer.work, &layer.empty].into_iter().zip(&relative) {
         if !own_dir(dir) {
             if !make {
                 return None;
@@ -224,9 +234,18 @@ fn layer_dirs(state: &str, real: &str, key: &str, make: bool) -> Option<Layer> {
             b.mode(0o700).recursive(true);
             b.create(dir).ok()?;
         }
-        // Every component below the home reached by no link, and the directory the caller's.
-        let opened = crate::exec::open_dir_no_links(std::path::Path::new(dir)).ok()?;
-        let m = opened.metadata().ok()?;
+        // Every component reached by no link (those above the layers' directory were, when it
+        // was opened), and the directory the caller's.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        let mut opened: Option<std::fs::File> = None;
+        for part in rel.split('/') {
+            let from = opened.as_ref().unwrap_or(caches);
+            opened = Some(crate::exec::open_in(from, std::ffi::OsStr::new(part), flags, 0).ok()?);
+        }
+        let m = opened?.metadata().ok()?;
         if !m.is_dir() || m.uid() != crate::exec::uid() {
             return None;
         }
