@@ -96,7 +96,48 @@ impl Stamp {
 #[derive(Clone, Debug)]
 struct Kept {
     stamp: Stamp,
-    entries: Option<Vec<Entry>>,
+    entries: Option<Names>,
+}
+
+/// A directory's entries in two allocations (their names one after the other, and where each
+/// is with its type), not one per name: a start reads a few thousand of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Names {
+    text: String,
+    /// (start in `text`, length, type: 1 link, 2 directory, 4 socket or pipe)
+    items: Vec<(u32, u16, u8)>,
+}
+
+impl Names {
+    fn of(entries: &[Entry]) -> Names {
+        let mut n = Names { text: String::new(), items: Vec::with_capacity(entries.len()) };
+        for e in entries {
+            n.push(&e.name, u8::from(e.link) | (u8::from(e.dir) << 1) | (u8::from(e.special) << 2));
+        }
+        n
+    }
+
+    fn push(&mut self, name: &str, kind: u8) {
+        self.items.push((self.text.len() as u32, name.len() as u16, kind));
+        self.text.push_str(name);
+    }
+
+    fn name(&self, (start, len, _): (u32, u16, u8)) -> &str {
+        &self.text[start as usize..start as usize + usize::from(len)]
+    }
+
+    fn entry(&self, item: (u32, u16, u8)) -> Entry {
+        let kind = item.2;
+        Entry { name: self.name(item).to_string(), link: kind & 1 != 0, dir: kind & 2 != 0, special: kind & 4 != 0 }
+    }
+
+    fn find(&self, name: &str) -> Option<Entry> {
+        self.items.iter().find(|&&i| self.name(i) == name).map(|&i| self.entry(i))
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        self.items.iter().map(|&i| self.entry(i)).collect()
+    }
 }
 
 /// The store and this run's answers.
@@ -201,7 +242,7 @@ pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {
     let mut guard = FACTS.lock().ok()?;
     let facts = guard.as_mut()?;
     Some(match facts.listing(dir) {
-        Listing::Entries(e) => Some(e.clone()),
+        Listing::Entries(e) => Some(e.entries()),
         // Too many to keep: listed afresh for the caller.
         Listing::Large => super::linux::list_dir(dir),
         Listing::Unlistable => None,
@@ -230,14 +271,14 @@ fn plain(path: &str) -> bool {
 }
 
 enum Listing<'a> {
-    Entries(&'a Vec<Entry>),
+    Entries(&'a Names),
     Large,
     Unlistable,
 }
 
 /// A directory as this run found it.
 enum Seen {
-    Entries(Vec<Entry>),
+    Entries(Names),
     /// Too many entries to keep.
     Large,
     Unlistable,
@@ -280,11 +321,12 @@ impl Facts {
     fn list_anew(&mut self, dir: &str) -> Seen {
         // A listing that no longer holds is dropped; that alone is not worth writing the store
         // for (it fails its check again next time, or is replaced).
-        let Some((entries, stamped)) = super::linux::list_dir_stamped(dir, true) else {
+        let Some((listed, stamped)) = super::linux::list_dir_stamped(dir, true) else {
             self.kept.remove(dir);
             return Seen::Unlistable;
         };
-        let large = entries.len() > MAX_ENTRIES;
+        let large = listed.len() > MAX_ENTRIES;
+        let entries = if large { Names::default() } else { Names::of(&listed) };
         let kept = stamped.and_then(|(st, fs)| {
             let stamp = Stamp::of_stat(&st);
             (stamp.ctime.0 <= self.now - SETTLED && TRUSTED_FS.contains(&fs))
@@ -316,8 +358,8 @@ impl Facts {
             // Below a file nothing is there (the kernel says ENOTDIR).
             Found::Here(e) if !e.dir => Found::Absent,
             Found::Here(_) => match self.listing(parent) {
-                Listing::Entries(entries) => match entries.iter().find(|e| e.name == name) {
-                    Some(e) => Found::Here(e.clone()),
+                Listing::Entries(entries) => match entries.find(name) {
+                    Some(e) => Found::Here(e),
                     None => Found::Absent,
                 },
                 Listing::Large | Listing::Unlistable => Found::Unknown,
@@ -345,13 +387,13 @@ fn encode(kept: &HashMap<String, Kept>) -> Vec<u8> {
         }
         match &k.entries {
             None => out.extend_from_slice(&(-1i32).to_le_bytes()),
-            Some(entries) => {
-                out.extend_from_slice(&(entries.len() as i32).to_le_bytes());
-                for e in entries {
-                    let kind = u8::from(e.link) | (u8::from(e.dir) << 1) | (u8::from(e.special) << 2);
-                    out.push(kind);
-                    out.extend_from_slice(&(e.name.len() as u16).to_le_bytes());
-                    out.extend_from_slice(e.name.as_bytes());
+            Some(names) => {
+                out.extend_from_slice(&(names.items.len() as i32).to_le_bytes());
+                for &item in &names.items {
+                    let name = names.name(item);
+                    out.push(item.2);
+                    out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+                    out.extend_from_slice(name.as_bytes());
                 }
             }
         }
@@ -407,14 +449,13 @@ fn decode(bytes: &[u8], (real, boot): (i64, i64)) -> Option<HashMap<String, Kept
         let entries = if n < 0 {
             None
         } else {
-            let mut entries = Vec::with_capacity((n as usize).min(MAX_ENTRIES));
+            let mut names = Names { text: String::new(), items: Vec::with_capacity((n as usize).min(MAX_ENTRIES)) };
             for _ in 0..n {
                 let kind = r.take(1)?[0];
                 let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
-                let name = std::str::from_utf8(r.take(len)?).ok()?.to_string();
-                entries.push(Entry { name, link: kind & 1 != 0, dir: kind & 2 != 0, special: kind & 4 != 0 });
+                names.push(std::str::from_utf8(r.take(len)?).ok()?, kind);
             }
-            Some(entries)
+            Some(names)
         };
         kept.insert(path, Kept { stamp: Stamp { dev, ino, ctime, mtime }, entries });
     }
@@ -459,7 +500,7 @@ mod tests {
 
     fn names(f: &mut Facts, dir: &str) -> Vec<String> {
         match f.listing(dir) {
-            Listing::Entries(e) => e.iter().map(|e| e.name.clone()).collect(),
+            Listing::Entries(e) => e.entries().into_iter().map(|e| e.name).collect(),
             Listing::Large => vec!["(large)".into()],
             Listing::Unlistable => vec!["(unlistable)".into()],
         }
@@ -478,12 +519,7 @@ mod tests {
 
         // Unchanged: the kept listing answers (and is what the store says, not the disk).
         let mut kept = first.kept.clone();
-        kept.get_mut(&dir).unwrap().entries.as_mut().unwrap().push(Entry {
-            name: "only-in-the-store".into(),
-            link: false,
-            dir: false,
-            special: false,
-        });
+        kept.get_mut(&dir).unwrap().entries.as_mut().unwrap().push("only-in-the-store", 0);
         let mut second = facts(kept.clone());
         assert_eq!(names(&mut second, &dir), ["a", "only-in-the-store"]);
 
@@ -577,12 +613,12 @@ mod tests {
             Entry { name: "é b".into(), link: false, dir: true, special: false },
             Entry { name: "s".into(), link: false, dir: false, special: true },
         ];
-        kept.insert("/x".to_string(), Kept { stamp, entries: Some(entries.clone()) });
+        kept.insert("/x".to_string(), Kept { stamp, entries: Some(Names::of(&entries)) });
         kept.insert("/big".to_string(), Kept { stamp, entries: None });
         let bytes = encode(&kept);
         let back = decode(&bytes, clocks()).expect("reads back");
         assert_eq!(back.len(), 2);
-        assert_eq!(back["/x"].entries.as_deref(), Some(&entries[..]));
+        assert_eq!(back["/x"].entries.as_ref().map(Names::entries), Some(entries));
         assert_eq!(back["/x"].stamp, stamp);
         assert!(back["/big"].entries.is_none());
         // Damaged, cut short, or written before the wall clock was set: not read.
