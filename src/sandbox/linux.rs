@@ -203,13 +203,13 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     list_dir_stamped(dir, false).map(|(entries, _)| entries)
 }
 
+/// A directory's status and its filesystem's type (`f_type` of statfs).
+pub type Stamped = (libc::stat, libc::c_long);
+
 /// [`list_dir`], and with `stamp` the directory's own status and its filesystem's type, taken
 /// on the open directory before its entries are read (so that a change made while they are read
 /// shows in a later status as a change).
-pub fn list_dir_stamped(
-    dir: &str,
-    stamp: bool,
-) -> Option<(Vec<super::policy::Entry>, Option<(libc::stat, libc::c_long)>)> {
+pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::Entry>, Option<Stamped>)> {
     let c = CString::new(dir).ok()?;
     // SAFETY: `c` is a valid NUL-terminated path.
     let fd = unsafe {
