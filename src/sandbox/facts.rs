@@ -525,7 +525,8 @@ mod tests {
 
         // Each kind of change to its entries is seen: made, removed, renamed, replaced by a
         // link; and the directory itself replaced by another.
-        let changes: Vec<Box<dyn Fn(&std::path::Path)>> = vec![
+        type Change = Box<dyn Fn(&std::path::Path)>;
+        let changes: Vec<Change> = vec![
             Box::new(|d| std::fs::write(d.join("credentials"), "").unwrap()),
             Box::new(|d| std::fs::remove_file(d.join("a")).unwrap()),
             Box::new(|d| std::fs::rename(d.join("a"), d.join("b")).unwrap()),
