@@ -152,6 +152,13 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
         .filter(|t| scope::acceptable_tmpdir(t, home.as_deref(), &workspace))
         // Inside a PATH directory, which programs run from, it would not be scratch.
         .filter(|t| !path_dirs.iter().any(|d| d != "/" && scope::is_within(t, d)));
+    // The kept directory listings, unless they lie where a run may write.
+    #[cfg(target_os = "linux")]
+    {
+        let mut writable = vec![workspace.as_str(), "/tmp", "/var/tmp", "/dev/shm"];
+        writable.extend(tmpdir.as_deref());
+        sandbox::facts::admit(&writable);
+    }
     let mut extra_protected = config.protected.clone();
     let xdg = env.get("XDG_CONFIG_HOME").map(|x| x.to_string_lossy().into_owned());
     extra_protected.extend(scope::protected_for(&path_dirs, xdg.as_deref(), &workspace, home.as_deref()));

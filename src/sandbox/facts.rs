@@ -169,19 +169,42 @@ fn clocks() -> (i64, i64) {
     (read(libc::CLOCK_REALTIME), read(libc::CLOCK_BOOTTIME))
 }
 
-/// Starts using the store in `state` (sandbox-bash's state directory); with `write`, this run
-/// may make the store's directory and write the store (see [`keep`]). Without a call, every
-/// question goes to the kernel.
+/// The store asked for (its directory, and whether this run may write it), until
+/// [`admit`] says where the run may write.
+static ASKED: Mutex<Option<(std::path::PathBuf, bool)>> = Mutex::new(None);
+
+/// Asks for the store in `state` (sandbox-bash's state directory); with `write`, this run may
+/// make the store's directory and write the store (see [`keep`]). Nothing is read before
+/// [`admit`]: until then every question goes to the kernel.
 pub fn open(state: &str, write: bool) {
-    let dir = std::path::Path::new(state).join(DIR);
+    if let Ok(mut asked) = ASKED.lock() {
+        *asked = Some((std::path::Path::new(state).join(DIR), write));
+    }
+}
+
+/// Starts using the store asked for, unless its directory lies where a run may write:
+/// `writable` (the workspace, the scratch trees), compared where each really is. A store a
+/// command could write would be a command's word on what the next start sees.
+pub fn admit(writable: &[&str]) {
+    let Some((dir, write)) = ASKED.lock().ok().and_then(|mut a| a.take()) else { return };
+    let Some(state) = dir.parent().and_then(|p| p.to_str()) else { return };
+    // Where the state directory really is (the kernel's answer: the store is not in use yet).
+    let real = crate::exec::canonicalize(state).unwrap_or_else(|_| state.to_string());
+    let within = |outer: &str| {
+        let outer = crate::exec::canonicalize(outer).unwrap_or_else(|_| outer.to_string());
+        crate::scope::is_within(&real, &outer) || crate::scope::is_within(state, &outer)
+    };
+    if writable.iter().any(|w| within(w)) {
+        return;
+    }
     let usable = if write { crate::approval::make_dir(&dir) } else { own_private_dir(&dir) };
-    let (real, _) = clocks();
+    let (now, _) = clocks();
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: HashMap::new(),
         seen: HashMap::new(),
         changed: false,
-        now: real / 1_000_000_000,
+        now: now / 1_000_000_000,
     };
     if usable && let Some(kept) = load(&dir.join(FILE)) {
         facts.kept = kept;

@@ -89,3 +89,22 @@ fn no_run_reads_or_writes_the_kept_listings() {
         assert!(now.starts_with(b"SBLIST"), "mode {mode}: the store was overwritten");
     }
 }
+
+#[test]
+fn listings_kept_where_a_run_may_write_are_neither_read_nor_written() {
+    let lab = Lab::new();
+    std::thread::sleep(Duration::from_millis(2300));
+    // A state directory in the workspace (and one in scratch): a command could forge the store
+    // there for the next start to believe.
+    let scratch = tempfile::Builder::new().prefix("sbx-kept-").tempdir_in("/tmp").unwrap();
+    for state in [lab.ws.join("state"), scratch.path().join("state")] {
+        for _ in 0..2 {
+            ok(&lab.command("0467", "true").env("XDG_STATE_HOME", &state).output().unwrap());
+        }
+        assert!(!state.join("sandbox-bash/facts").exists(), "{}", state.display());
+    }
+    // Positive control: the same runs with the state directory in the home keep their listings.
+    ok(&lab.run("0467", "true"));
+    ok(&lab.run("0467", "true"));
+    assert!(store(&lab).exists());
+}
