@@ -129,7 +129,7 @@ fn main() {
     assert!(!pieces.is_empty(), "no analysable shell scripts on this machine");
     let total: usize = pieces.iter().map(|p| p.lines().count()).sum();
     println!("corpus: {} scripts of this machine, {total} lines; repeated as needed", pieces.len());
-    println!("each figure: the median of runs in new processes, the three kinds alternating run by run");
+    println!("each figure: the median of runs in new processes, the two kinds alternating run by run");
     let dir = match std::env::var_os("SANDBOX_BENCH_WRITE") {
         Some(dir) => PathBuf::from(dir),
         None => std::env::temp_dir().join(format!("sandbox-bash-bench-{}", std::process::id())),
@@ -145,24 +145,23 @@ fn main() {
             println!("{lines:>7} lines: the concatenation cannot be analysed: {f}");
             continue;
         }
-        // The three measurements alternate run by run, so a change in the machine's speed
-        // during the benchmark falls on all of them alike.
-        let mut times: [Vec<Duration>; 3] = Default::default();
+        // The measurements alternate run by run, so a change in the machine's speed during
+        // the benchmark falls on all of them alike.
+        let mut times: [Vec<Duration>; 2] = Default::default();
         for _ in 0..runs {
             for (i, job) in Job::ALL.into_iter().enumerate() {
                 times[i].push(job.run_fresh(&script));
             }
         }
-        let [m, whole, parse_only] = times.map(median);
+        let [m, parse_only] = times.map(median);
         let k = m.as_secs_f64() * 1000.0 / (lines as f64 / 1000.0);
         per_k.push(k);
         println!(
             "{lines:>7} lines ({} bytes, {} commands): median {:>8.2} ms over {runs} runs, {k:.3} ms per 1,000 lines \
-             (whole text parsed first: {:.2} ms; the parser alone: {:.2} ms)",
+             (the parser alone: {:.2} ms)",
             text.len(),
             first.commands.len(),
             m.as_secs_f64() * 1000.0,
-            whole.as_secs_f64() * 1000.0,
             parse_only.as_secs_f64() * 1000.0
         );
     }

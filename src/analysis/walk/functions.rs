@@ -32,6 +32,7 @@ impl Walker<'_> {
         self.sinks.push(Sink::default());
         self.function_sinks.entry(name.clone()).or_default().push(sink);
         self.function_by_name.insert(name.clone(), self.functions.len());
+        self.call_effects.clear();
         let origin = if self.origin.verbatim { self.origin } else { Origin { base: pos, ..self.origin } };
         let source = self.source.clone();
         self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, source, sink });
@@ -107,6 +108,44 @@ impl Walker<'_> {
 
     /// Applies what a call of `name` (and the calls it makes) may change, read from syntax.
     fn apply_call_effects(&mut self, name: &str, st: &mut State) {
+        let all = match self.call_effects.get(name) {
+            Some(all) => Rc::clone(all),
+            None => {
+                let all = Rc::new(self.gather_call_effects(name));
+                self.call_effects.insert(name.to_string(), Rc::clone(&all));
+                all
+            }
+        };
+        if all.dynamic {
+            self.assigned_dynamic = true;
+            st.havoc();
+            return;
+        }
+        for (n, (values, open)) in &all.names {
+            // The old value stays possible (the assignment may not run), plus what it may assign.
+            let (mut now, was_open) = self.var_val(n, st).scalars();
+            now.extend(values.iter().cloned());
+            let widened = if now.len() > MAX_CHOICES {
+                Val::unknown()
+            } else {
+                Val::Choice { values: now, open: *open || was_open }
+            };
+            self.assign_val(n, widened, st);
+        }
+        if all.cwd {
+            self.cwd_changes = true;
+            st.set_cwds(None);
+            st.dirs = None;
+            self.entered_cwds = None;
+        }
+        if all.positional {
+            st.set_positional_vals(None);
+        }
+    }
+
+    /// What a call of `name` may change: its own effects and those of every function it
+    /// calls, as defined now.
+    fn gather_call_effects(&mut self, name: &str) -> crate::analysis::effects::Effects {
         let mut all = crate::analysis::effects::Effects::default();
         let mut seen: HashSet<String> = HashSet::default();
         let mut queue = vec![name.to_string()];
@@ -126,31 +165,7 @@ impl Walker<'_> {
             queue.extend(effects.calls.iter().cloned());
             all.merge(effects);
         }
-        if all.dynamic {
-            self.assigned_dynamic = true;
-            st.havoc();
-            return;
-        }
-        for (n, (values, open)) in all.names {
-            // The old value stays possible (the assignment may not run), plus what it may assign.
-            let (mut now, was_open) = self.var_val(&n, st).scalars();
-            now.extend(values);
-            let widened = if now.len() > MAX_CHOICES {
-                Val::unknown()
-            } else {
-                Val::Choice { values: now, open: open || was_open }
-            };
-            self.assign_val(&n, widened, st);
-        }
-        if all.cwd {
-            self.cwd_changes = true;
-            st.set_cwds(None);
-            st.dirs = None;
-            self.entered_cwds = None;
-        }
-        if all.positional {
-            st.set_positional_vals(None);
-        }
+        all
     }
 
     pub(super) fn expand_alias(&mut self, name: &str, args: &[Arg], st: &mut State) {

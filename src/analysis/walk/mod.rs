@@ -182,6 +182,10 @@ pub struct Walker<'c> {
     pub heredoc_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
     /// What each function may change, read from its syntax, by function index.
     function_effects: HashMap<usize, super::effects::Effects>,
+    /// What a call of each function may change with the functions it calls, by name: the same
+    /// until a function is defined again, so it is gathered once (a library of a hundred
+    /// functions calling each other has it asked for at most of its calls).
+    call_effects: HashMap<String, std::rc::Rc<super::effects::Effects>>,
     /// Links the program creates (link path, where it leads), and paths resolved on disk.
     links: Vec<(String, String)>,
     canonical_cache: HashMap<String, Option<String>>,
@@ -334,6 +338,7 @@ impl<'c> Walker<'c> {
             word_cache: HashMap::default(),
             heredoc_cache: HashMap::default(),
             function_effects: HashMap::default(),
+            call_effects: HashMap::default(),
             function_walked: HashSet::default(),
             links: Vec::new(),
             canonical_cache: HashMap::default(),

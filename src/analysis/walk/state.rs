@@ -217,13 +217,20 @@ impl State {
     /// Merges the state of another path through the program: what differs becomes the set of
     /// both values (or unknown, past a few). `default` gives a variable's starting value.
     pub(super) fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
-        // Only what differs between the two paths needs joining; shared parts are skipped.
+        // Only what differs between the two paths needs joining; shared parts are skipped. A
+        // value the join leaves as it was is not set again: the map keeps sharing it with the
+        // states it came from, so later joins and comparisons skip it too.
         let mut changes: Vec<(Name, Val)> = Vec::new();
         for item in self.vars.diff(&other.vars) {
-            match item {
-                imbl::ordmap::DiffItem::Update { old: (k, a), new: (_, b) } => changes.push((k.clone(), a.join(b))),
-                imbl::ordmap::DiffItem::Remove(k, a) => changes.push((k.clone(), a.join(&default(k, other)))),
-                imbl::ordmap::DiffItem::Add(k, b) => changes.push((k.clone(), default(k, self).join(b))),
+            let (k, joined, was) = match item {
+                imbl::ordmap::DiffItem::Update { old: (k, a), new: (_, b) } => (k, a.join(b), Some(a)),
+                imbl::ordmap::DiffItem::Remove(k, a) => (k, a.join(&default(k, other)), Some(a)),
+                // Not set on this path: its value here is the default, which later code may
+                // change (the cwd for `PWD`), so the join is set even when it is that value.
+                imbl::ordmap::DiffItem::Add(k, b) => (k, default(k, self).join(b), None),
+            };
+            if was.is_none_or(|a| **a != joined) {
+                changes.push((k.clone(), joined));
             }
         }
         for (k, v) in changes {
