@@ -90,14 +90,8 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // The directory listings kept from earlier runs (see `sandbox::facts`): read by the
     // outermost level, written by one that runs. A nested level's view masks them.
     #[cfg(target_os = "linux")]
-    if !settings.nested()
-        && let Some(state) = env
-            .get("HOME")
-            .map(|h| h.to_string_lossy().into_owned())
-            .and_then(|h| caches::state_dir(Some(&h), &|name| env.get(name).map(|v| v.to_string_lossy().into_owned())))
-            .filter(|s| s.starts_with('/'))
-    {
-        sandbox::facts::open(&state, action == Action::Run);
+    if !settings.nested() {
+        sandbox::facts::open(action == Action::Run);
     }
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&settings.argv0, &bash_args, tty);

@@ -203,8 +203,11 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
         link_targets(&own, &workspace, &mut extra_credentials, &mut extra_protected);
     }
     let var = |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned());
-    // sandbox-bash's own state (the caches' layers) wherever XDG_STATE_HOME puts it.
+    // sandbox-bash's own state (the caches' layers) wherever XDG_STATE_HOME puts it, and the
+    // one below the account's own home (the kept listings), whatever home the run was given.
     extra_protected.extend(caches::state_dir(home.as_deref(), &var));
+    #[cfg(target_os = "linux")]
+    extra_protected.extend(sandbox::facts::state_dir().filter(|s| !extra_protected.contains(s)));
     // Each home where it really is: a link on the way (`GOPATH=/x/link/.ssh`) must not lead the
     // checks one way and the rule another. A home that is not there grants nothing.
     let toolchains: Vec<scope::Toolchain> = scope::toolchain_groups(home.as_deref(), &var)
@@ -365,15 +368,17 @@ pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
                     layout.private.push(dir);
                 }
             }
-            // The kept directory listings name entries of directories the run may not list.
-            let facts = std::path::Path::new(&state).join(crate::sandbox::facts::DIR);
-            if facts.is_dir() {
-                let facts = facts.to_string_lossy().into_owned();
-                if !layout.private.contains(&facts) {
-                    layout.extra_credentials.push(facts.clone());
-                    layout.private.push(facts);
-                }
-            }
+        }
+    }
+    // The kept directory listings name entries of directories the run may not list, and a run
+    // that could write them could mislead the next start: masked in every run, whatever home
+    // it was given.
+    #[cfg(target_os = "linux")]
+    if let Some(state) = crate::sandbox::facts::state_dir() {
+        let facts = format!("{state}/{}", crate::sandbox::facts::DIR);
+        if std::path::Path::new(&facts).is_dir() && !layout.private.contains(&facts) {
+            layout.extra_credentials.push(facts.clone());
+            layout.private.push(facts);
         }
     }
     #[cfg(not(target_os = "linux"))]

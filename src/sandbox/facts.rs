@@ -169,16 +169,30 @@ fn clocks() -> (i64, i64) {
     (read(libc::CLOCK_REALTIME), read(libc::CLOCK_BOOTTIME))
 }
 
+/// The state directory the store lives in: the one below the account's own home (from
+/// `/etc/passwd`), whatever `HOME` or `XDG_STATE_HOME` say. Every run's view masks its store
+/// and keeps it out of reach, whatever home the run was given; a store where another run's
+/// environment put it could have been written by a run that did not mask it.
+pub fn state_dir() -> Option<String> {
+    // Tests give each run a home of its own and must not touch the machine's.
+    #[cfg(debug_assertions)]
+    if let Some(h) = std::env::var_os("SANDBOX_BASH_TEST_ACCOUNT_HOME") {
+        return Some(format!("{}/.local/state/sandbox-bash", h.to_string_lossy()));
+    }
+    crate::workspace::account_home(crate::exec::uid()).map(|h| format!("{h}/.local/state/sandbox-bash"))
+}
+
 /// The store asked for (its directory, and whether this run may write it), until
 /// [`admit`] says where the run may write.
 static ASKED: Mutex<Option<(std::path::PathBuf, bool)>> = Mutex::new(None);
 
-/// Asks for the store in `state` (sandbox-bash's state directory); with `write`, this run may
-/// make the store's directory and write the store (see [`keep`]). Nothing is read before
-/// [`admit`]: until then every question goes to the kernel.
-pub fn open(state: &str, write: bool) {
+/// Asks for the store (in [`state_dir`]); with `write`, this run may make the store's
+/// directory and write the store (see [`keep`]). Nothing is read before [`admit`]: until then
+/// every question goes to the kernel.
+pub fn open(write: bool) {
+    let Some(state) = state_dir() else { return };
     if let Ok(mut asked) = ASKED.lock() {
-        *asked = Some((std::path::Path::new(state).join(DIR), write));
+        *asked = Some((std::path::Path::new(&state).join(DIR), write));
     }
 }
 
