@@ -7,7 +7,8 @@
 #                         sandbox-bash made to lock itself (its Landlock rules, mounts, masks,
 #                         capability drops, a seccomp filter as long), none of the planning
 #   sandbox-bash          the static build, default mode, with the listings kept by earlier runs
-#   sandbox-bash (none kept)  the same with the store removed before every run
+#   sandbox-bash (none kept)  the same with the store removed before every run (the store is
+#                         below the account's home: ~/.local/state/sandbox-bash/facts/listings)
 #   sandbox-bash (allowlist)  the same with SANDBOX_BASH_NETWORK_ALLOW (the network namespace
 #                         and the proxy)
 # Then, inside a sandbox-bash run (a nested level, as make's recipes and test suites start
@@ -76,7 +77,9 @@ if [ ! -d "$ws/.git" ]; then
 fi
 unset BASH_AGENT_BASH_MODE SANDBOX_BASH_ENFORCED SANDBOX_BASH_NETWORK_ALLOW XDG_STATE_HOME XDG_CONFIG_HOME
 export HOME="$home" SANDBOX_BASH_WORKSPACE="$ws"
-store="$home/.local/state/sandbox-bash/facts/listings"
+# The listings are kept below the account's own home (from /etc/passwd), whatever HOME says.
+account_home="$(getent passwd "$(id -u)" | cut -d: -f6)"
+store="$account_home/.local/state/sandbox-bash/facts/listings"
 cd "$ws"
 # Listings are kept only two seconds after their directory's last change.
 sleep 2.5

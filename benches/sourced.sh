@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The analysis a library costs every call that sources it: nvm.sh (tests/corpus/nvm, 4,960
+# lines) sourced by a one-line program, side by side with bash reading it (`bash -n`) and bash
+# running the same line, ROUNDS hyperfine runs of RUNS runs each (`--sandbox-explain`: the
+# analysis alone, nothing run). The goal is 20 ms.
+#
+#   RUNS=20 ROUNDS=3 benches/sourced.sh
+#   SANDBOX_BASH=path benches/sourced.sh   # a given build instead of this work tree's
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-20}"
+ROUNDS="${ROUNDS:-3}"
+out="$PWD/target/bench/sourced"
+mkdir -p "$out"
+command -v hyperfine >/dev/null || { echo "benches/sourced.sh: hyperfine is not installed" >&2; exit 1; }
+if [ -n "${SANDBOX_BASH:-}" ]; then
+  sb="$SANDBOX_BASH"
+else
+  cargo build --release -q
+  sb="$PWD/target/release/sandbox-bash"
+fi
+cd tests/corpus/nvm
+unset BASH_AGENT_BASH_MODE SANDBOX_BASH_ENFORCED
+export SANDBOX_BASH_WORKSPACE="$PWD" NVM_DIR="$PWD"
+line='source ./nvm.sh --no-use; nvm --version'
+for round in $(seq "$ROUNDS"); do
+  hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/round-$round.json" \
+    "bash -n nvm.sh" "bash -c '$line'" "$sb --sandbox-explain -c '$line'" >/dev/null
+done
+python3 - "$out" "$ROUNDS" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+names = ["bash -n nvm.sh", "bash running the line", "sandbox-bash --sandbox-explain"]
+rows = [[x["median"] * 1000 for x in json.load(open(f"{out}/round-{r}.json"))["results"]] for r in range(1, rounds + 1)]
+for i, n in enumerate(names):
+    print(f"  {n:32} " + "  ".join(f"{row[i]:8.1f}" for row in rows) + f"   median {statistics.median(r[i] for r in rows):.1f} ms")
+rs = [row[2] / row[0] for row in rows]
+print(f"  sandbox-bash / bash -n: {statistics.median(rs):.1f}x (rounds {min(rs):.1f} to {max(rs):.1f})")
+PY
