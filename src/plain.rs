@@ -514,7 +514,9 @@ fn pushes_reach_the_network(commands: &[Command], dirs: &[String], home: Option<
             .iter()
             .any(|k| k.starts_with("url.") && (k.ends_with(".insteadof") || k.ends_with(".pushinsteadof")))
     };
-    let shared_rewrites = shared_configs(home).iter().any(|p| rewrites(&read(p)));
+    // Read at the first push: most programs push nothing.
+    let shared_rewrites = std::cell::OnceCell::new();
+    let shared = || *shared_rewrites.get_or_init(|| shared_configs(home).iter().any(|p| rewrites(&read(p))));
     let mut set: Vec<(String, String)> = Vec::new();
     let mut dir_of = dirs.iter();
     for c in commands.iter().filter(|c| c.words[0] == "git") {
@@ -535,7 +537,7 @@ fn pushes_reach_the_network(commands: &[Command], dirs: &[String], home: Option<
                 let Some(target) = rest[1..].iter().find(|w| !w.starts_with('-')) else { return false };
                 let Some(git_dir) = git_dir_of(dir) else { return false };
                 let own = read(&format!("{git_dir}/config"));
-                if shared_rewrites || rewrites(&own) {
+                if shared() || rewrites(&own) {
                     return false;
                 }
                 let mut urls: Vec<String> = set.iter().filter(|(n, _)| n == target).map(|(_, u)| u.clone()).collect();

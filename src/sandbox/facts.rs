@@ -27,7 +27,8 @@
 //! plans, before it locks itself; it is read only when it is this user's own and nobody else
 //! may write it.
 
-use std::collections::HashMap;
+// The paths hashed here are the process's own; the fast hasher the analysis uses serves.
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
@@ -215,8 +216,8 @@ pub fn admit(writable: &[&str]) {
     let (now, _) = clocks();
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
-        kept: HashMap::new(),
-        seen: HashMap::new(),
+        kept: HashMap::default(),
+        seen: HashMap::default(),
         changed: false,
         now: now / 1_000_000_000,
     };
@@ -475,7 +476,7 @@ fn decode(bytes: &[u8], (real, boot): (i64, i64)) -> Option<HashMap<String, Kept
         return None;
     }
     let count = r.u32()?;
-    let mut kept = HashMap::with_capacity(count.min(MAX_LISTINGS as u32 * 2) as usize);
+    let mut kept = HashMap::with_capacity_and_hasher(count.min(MAX_LISTINGS as u32 * 2) as usize, Default::default());
     for _ in 0..count {
         let len = r.u32()? as usize;
         let path = std::str::from_utf8(r.take(len)?).ok()?.to_string();
@@ -532,7 +533,7 @@ mod tests {
     /// settled (the directories here were just made).
     fn facts(kept: HashMap<String, Kept>) -> Facts {
         let (real, _) = clocks();
-        Facts { file: None, kept, seen: HashMap::new(), changed: false, now: real / 1_000_000_000 + 60 }
+        Facts { file: None, kept, seen: HashMap::default(), changed: false, now: real / 1_000_000_000 + 60 }
     }
 
     fn names(f: &mut Facts, dir: &str) -> Vec<String> {
@@ -550,7 +551,7 @@ mod tests {
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("a"), "").unwrap();
         let dir = dir.to_str().unwrap().to_string();
-        let mut first = facts(HashMap::new());
+        let mut first = facts(HashMap::default());
         assert_eq!(names(&mut first, &dir), ["a"]);
         assert!(first.changed && first.kept.contains_key(&dir));
 
@@ -597,7 +598,7 @@ mod tests {
         let d = scratch();
         let dir = d.path().to_str().unwrap().to_string();
         let (real, _) = clocks();
-        let mut f = Facts { now: real / 1_000_000_000, ..facts(HashMap::new()) };
+        let mut f = Facts { now: real / 1_000_000_000, ..facts(HashMap::default()) };
         assert_eq!(names(&mut f, &dir), Vec::<String>::new());
         assert!(!f.kept.contains_key(&dir), "the directory was made just now");
         assert!(f.seen.contains_key(&dir));
@@ -611,7 +612,7 @@ mod tests {
         std::fs::write(d.path().join("home/.bashrc"), "").unwrap();
         std::os::unix::fs::symlink(d.path().join("home"), d.path().join("link")).unwrap();
         let _listener = std::os::unix::net::UnixListener::bind(d.path().join("home/sock")).unwrap();
-        let mut f = facts(HashMap::new());
+        let mut f = facts(HashMap::default());
         let here = |f: &mut Facts, p: &str| match f.found(&format!("{root}/{p}")) {
             Found::Absent => "absent".to_string(),
             Found::Unknown => "unknown".to_string(),
@@ -636,7 +637,7 @@ mod tests {
             std::fs::write(d.path().join(format!("f{i}")), "").unwrap();
         }
         let dir = d.path().to_str().unwrap().to_string();
-        let mut f = facts(HashMap::new());
+        let mut f = facts(HashMap::default());
         assert!(matches!(f.listing(&dir), Listing::Large));
         assert!(matches!(f.found(&format!("{dir}/f1")), Found::Unknown));
         assert!(f.kept[&dir].entries.is_none());
@@ -644,7 +645,7 @@ mod tests {
 
     #[test]
     fn the_store_reads_back_whole_and_only_whole() {
-        let mut kept = HashMap::new();
+        let mut kept = HashMap::default();
         let stamp = Stamp { dev: 1, ino: 2, ctime: (3, 4), mtime: (5, 6) };
         let entries = vec![
             Entry { name: "a".into(), link: true, dir: false, special: false },
@@ -674,7 +675,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let d = scratch();
         let file = d.path().join(FILE);
-        std::fs::write(&file, encode(&HashMap::new())).unwrap();
+        std::fs::write(&file, encode(&HashMap::default())).unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert!(load(&file).is_some());
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o620)).unwrap();
