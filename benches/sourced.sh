@@ -24,7 +24,8 @@ unset BASH_AGENT_BASH_MODE SANDBOX_BASH_ENFORCED
 export SANDBOX_BASH_WORKSPACE="$PWD" NVM_DIR="$PWD"
 line='source ./nvm.sh --no-use; nvm --version'
 for round in $(seq "$ROUNDS"); do
-  hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/round-$round.json" \
+  # --sandbox-explain exits 126 when it would deny (nvm --version asks more than 0467 gives).
+  hyperfine -N -i --warmup 3 --runs "$RUNS" --style none --export-json "$out/round-$round.json" \
     "bash -n nvm.sh" "bash -c '$line'" "$sb --sandbox-explain -c '$line'" >/dev/null
 done
 python3 - "$out" "$ROUNDS" <<'PY'
