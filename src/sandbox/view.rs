@@ -265,7 +265,11 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     let mut found = Found::default();
     // A workspace that is not there (the stand-in for a start in the home, where it cannot be
     // made) holds nothing to search.
-    if (ws_rights.contains(Rights::READ) || ws_rights.contains(Rights::WRITE)) && world.exists(w) {
+    // The mode's own workspace bits count as well as what the rules grant the workspace itself: a
+    // workspace that holds a private directory (a state directory placed in it) is granted entry
+    // by entry, and its own rule then only lists it.
+    let searched = [ws_rights, ws_mode].iter().any(|r| r.contains(Rights::READ) || r.contains(Rights::WRITE));
+    if searched && world.exists(w) {
         search_workspace(layout, world, reader, &mut found);
         if found.unsearchable {
             view.unsearchable = Some(w.to_string());

@@ -1646,3 +1646,30 @@ fn a_linked_snapshot_directory_grants_nothing() {
         }
     }
 }
+
+/// A workspace that holds sandbox-bash's own state directory (`XDG_STATE_HOME` placed in it) is
+/// granted entry by entry; its credentials are still masked, deep ones included.
+#[test]
+fn a_workspace_holding_the_state_directory_still_has_its_credentials_masked() {
+    let lab = lab::Lab::new();
+    std::fs::create_dir_all(lab.ws.join("sub")).unwrap();
+    std::fs::write(lab.ws.join("sub/.env"), "SUB_SECRET=canary\n").unwrap();
+    std::fs::write(lab.ws.join("sub/notes.txt"), "notes\n").unwrap();
+    // The paths are in the script, which the static layer does not read as paths.
+    std::fs::write(
+        lab.ws.join("rd.py"),
+        "for p in ['sub/.env', 'sub/notes.txt']:\n  try: print(open(p).read().strip())\n  except OSError as e: print(p, e.strerror)\n",
+    )
+    .unwrap();
+    let read = "python3 rd.py";
+    for state in [None, Some(lab.ws.join("state"))] {
+        let mut c = lab.command("0467", read);
+        if let Some(s) = &state {
+            c.env("XDG_STATE_HOME", s);
+        }
+        let out = c.output().unwrap();
+        let all = format!("{}{}", lab::text(&out.stdout), lab::text(&out.stderr));
+        assert!(!all.contains("SUB_SECRET"), "state {state:?}: the credential was read:\n{all}");
+        assert!(all.contains("notes"), "state {state:?}: positive control:\n{all}");
+    }
+}
