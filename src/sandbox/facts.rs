@@ -17,22 +17,24 @@
 //! - the whole store is dropped when the wall clock was set since it was written, or the
 //!   machine restarted (the difference between the wall clock and the boot clock moved);
 //! - only filesystems that keep those times locally are trusted (not network or FUSE
-//!   filesystems, nor `/proc`-like ones);
+//!   filesystems, nor `/proc`-like ones), and no directory that finds names without regard to
+//!   case;
 //! - the status is taken on the open directory before its entries are read.
 //!
 //! A path is then answered from its parent's listing, walking down from `/`; a link on the way,
 //! a directory that cannot be listed or a very large one leave the answer to the kernel, as
-//! before. The store is a file in a directory of sandbox-bash's state that every run's view
-//! masks (it names entries of directories the run may not list), written by the process that
-//! plans, before it locks itself; it is read only when it is this user's own and nobody else
-//! may write it.
+//! before. The store is a file below the account's own home that every run's view masks (it
+//! names entries of directories the run may not list, and a run that wrote it would plan the
+//! next start), written by the process that plans, before it locks itself; it is read only
+//! when it is this user's own, nobody else may write it, and it is not where the run may write.
 
-// The paths hashed here are the process's own; the fast hasher the analysis uses serves.
-type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
 use super::policy::Entry;
+
+// The paths hashed here are the process's own; the fast hasher the analysis uses serves.
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// The directory of the store, below sandbox-bash's state directory.
 pub const DIR: &str = "facts";

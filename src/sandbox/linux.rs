@@ -227,6 +227,16 @@ pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::En
     // SAFETY: the descriptor was just opened and nothing else owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
     let stamped = if stamp {
+        // A directory that looks names up without regard to case (FS_CASEFOLD_FL) finds
+        // entries its listing does not spell: it is not stamped, so it is never kept. Neither
+        // is one whose flags cannot be read.
+        const FS_CASEFOLD_FL: libc::c_long = 0x4000_0000;
+        let mut flags: libc::c_long = 0;
+        // SAFETY: `fd` is open and `flags` a valid out-pointer of the size the request takes.
+        let read = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags as *mut libc::c_long) } == 0;
+        if !read || flags & FS_CASEFOLD_FL != 0 {
+            return list_dir_entries(fd, None);
+        }
         let st = fstat_fd(fd.as_raw_fd())?;
         // SAFETY: an all-zero statfs is a valid value to be overwritten.
         let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
@@ -239,6 +249,11 @@ pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::En
     } else {
         None
     };
+    list_dir_entries(fd, stamped)
+}
+
+/// The entries of the open directory `fd`, with `stamped` passed through.
+fn list_dir_entries(fd: OwnedFd, stamped: Option<Stamped>) -> Option<(Vec<super::policy::Entry>, Option<Stamped>)> {
     let mut out = Vec::with_capacity(32);
     // One page: the directories listed at start-up are small, and every page of stack touched
     // for the first time is a page fault; a big directory just takes more calls. It is not
