@@ -33,8 +33,8 @@ for l in lines[start:]:
         out.append(f"ruleset\t{r}\t{fs}")
     elif name == "fcntl" and nums[1] == "0x406":
         out.append(f"dup\t{r}\t{nums[0]}")
-    elif name == "openat":
-        out.append(f"openat\t{r}\t{nums[0]}\t{q(strs[0])}\t{nums[1]}")
+    elif name in ("openat", "open_tree"):
+        out.append(f"{name}\t{r}\t{nums[0]}\t{q(strs[0])}\t{nums[1]}")
     elif name == "landlock_add_rule":
         acc = re.search(r"allowed_access=(0x[0-9a-f]+|\d+)", args).group(1)
         pfd = re.search(r"parent_fd=(\d+)", args).group(1)
@@ -46,8 +46,6 @@ for l in lines[start:]:
     elif name == "mount":
         flags = re.search(r"(0x[0-9a-f]+)", args).group(1)
         out.append(f"mount_private\t{q(strs[0])}\t{flags}")
-    elif name == "open_tree":
-        out.append(f"open_tree\t{r}\t{nums[0]}\t{q(strs[0])}\t{nums[1]}")
     elif name == "fsopen":
         out.append(f"fsopen\t{r}\t{strs[0]}\t{nums[0]}")
     elif name == "fsconfig":

@@ -236,16 +236,8 @@ fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: 
         }
         // Every component reached by no link (those above the layers' directory were, when it
         // was opened), and the directory the caller's.
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        let mut opened: Option<std::fs::File> = None;
-        for part in rel.split('/') {
-            let from = opened.as_ref().unwrap_or(caches);
-            opened = Some(crate::exec::open_in(from, std::ffi::OsStr::new(part), flags, 0).ok()?);
-        }
-        let m = opened?.metadata().ok()?;
+        let opened = crate::exec::open_dir_below_no_links(caches, std::path::Path::new(rel)).ok()?;
+        let m = opened.metadata().ok()?;
         if !m.is_dir() || m.uid() != crate::exec::uid() {
             return None;
         }

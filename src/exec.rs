@@ -27,10 +27,9 @@ pub fn canonicalize(path: &str) -> std::io::Result<String> {
         if matches!(crate::sandbox::facts::entry(path), Some(Some(e)) if !e.link) {
             return Ok(path.to_string());
         }
-    }
-    #[cfg(target_os = "linux")]
-    if let Some(real) = canonical_by_descriptor(path)? {
-        return Ok(real);
+        if let Some(real) = canonical_by_descriptor(path)? {
+            return Ok(real);
+        }
     }
     let real =
         std::fs::canonicalize(path)?.into_os_string().into_string().map_err(|_| std::io::ErrorKind::InvalidData)?;
@@ -309,18 +308,29 @@ pub fn socket_address(path: &str) -> Option<(nix::sys::socket::UnixAddr, Option<
 /// Opens the directory at the absolute `path` one component at a time, following no symbolic
 /// link on the way: what it returns is the directory that path names without links, now.
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut dir = open_dir(Path::new("/"))?;
-    for part in path.components().skip(1) {
+    let root = open_dir(Path::new("/"))?;
+    let below = path.strip_prefix("/").map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    open_dir_below_no_links(&root, below)
+}
+
+/// The directory `relative` below the open directory `dir`, every component reached by no
+/// link (as [`open_dir_no_links`] does from `/`). An empty `relative` opens `dir` again.
+pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+    let mut opened: Option<std::fs::File> = None;
+    for part in relative.components() {
         let std::path::Component::Normal(name) = part else {
             return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
         };
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        dir = open_in(&dir, name, flags, 0)?;
+        opened = Some(open_in(opened.as_ref().unwrap_or(dir), name, flags, 0)?);
     }
-    Ok(dir)
+    match opened {
+        Some(d) => Ok(d),
+        None => open_in(dir, OsStr::new("."), flags, 0),
+    }
 }
 
 /// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
