@@ -27,6 +27,7 @@
 //! names entries of directories the run may not list, and a run that wrote it would plan the
 //! next start), written by the process that plans, before it locks itself; it is read only
 //! when it is this user's own, nobody else may write it, and it is not where the run may write.
+//! A start reads only the listings it asks for (see [`Raw`]).
 
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
@@ -57,7 +58,7 @@ const MAX_ENTRIES: usize = 1024;
 const MAX_LISTINGS: usize = 2048;
 
 /// The store's first bytes (its format).
-const MAGIC: &[u8; 8] = b"SBLIST01";
+const MAGIC: &[u8; 8] = b"SBLIST02";
 
 /// Filesystems whose directories' times are kept by this kernel, on this machine.
 const TRUSTED_FS: &[libc::c_long] = &[
@@ -143,11 +144,213 @@ impl Names {
     }
 }
 
+/// The listings kept: those read from the store's file, as read (see [`Raw`]), and what this
+/// run found anew (a listing kept, or `None`: one that no longer holds).
+#[derive(Clone, Default)]
+struct Store {
+    raw: Raw,
+    fresh: HashMap<String, Option<Kept>>,
+}
+
+impl Store {
+    fn get(&self, dir: &str) -> Option<Kept> {
+        match self.fresh.get(dir) {
+            Some(k) => k.clone(),
+            None => self.raw.find(dir),
+        }
+    }
+
+    fn insert(&mut self, dir: String, kept: Kept) {
+        self.fresh.insert(dir, Some(kept));
+    }
+
+    fn remove(&mut self, dir: &str) {
+        if self.fresh.contains_key(dir) || self.raw.position(dir).is_some() {
+            self.fresh.insert(dir.to_string(), None);
+        }
+    }
+
+    #[cfg(test)]
+    fn contains_key(&self, dir: &str) -> bool {
+        self.get(dir).is_some()
+    }
+
+    /// The store's bytes, with only the listings `only` names when it says.
+    fn encode(&self, only: Option<&HashMap<String, Seen>>) -> Vec<u8> {
+        let wanted =
+            |path: &[u8]| only.is_none_or(|seen| std::str::from_utf8(path).is_ok_and(|p| seen.contains_key(p)));
+        let mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)> = Vec::new();
+        for i in 0..self.raw.count {
+            let Some((path, record)) = self.raw.record(i) else { continue };
+            let overridden = std::str::from_utf8(path).is_ok_and(|p| self.fresh.contains_key(p));
+            if !overridden && wanted(path) {
+                records.push((path, std::borrow::Cow::Borrowed(record)));
+            }
+        }
+        for (path, kept) in &self.fresh {
+            if let Some(k) = kept
+                && wanted(path.as_bytes())
+            {
+                records.push((path.as_bytes(), std::borrow::Cow::Owned(encode_record(path, k))));
+            }
+        }
+        records.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        records.dedup_by(|a, b| a.0 == b.0);
+        let table_at = 8 + 8 + 4;
+        let body_at = table_at + 4 * records.len() + 8;
+        let mut out = Vec::with_capacity(body_at + records.iter().map(|r| r.1.len()).sum::<usize>());
+        out.extend_from_slice(MAGIC);
+        let (real, boot) = clocks();
+        out.extend_from_slice(&(real - boot).to_le_bytes());
+        out.extend_from_slice(&(records.len() as u32).to_le_bytes());
+        let mut at = body_at;
+        for (_, record) in &records {
+            out.extend_from_slice(&(at as u32).to_le_bytes());
+            at += record.len();
+        }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        for (_, record) in &records {
+            out.extend_from_slice(record);
+        }
+        out
+    }
+}
+
+/// The store's file as read: a header (its format, the clocks' difference, how many listings
+/// and where each begins, in the order of their paths, then a checksum of the header), then
+/// the listings. A start looks at a few dozen of the listings a store may hold (every
+/// workspace and home this account ran in): each is found by a binary search on its path, and
+/// read, with its own checksum, only when asked for.
+#[derive(Clone, Default)]
+struct Raw {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+/// Where the table of listings begins in the store's file.
+const TABLE_AT: usize = 8 + 8 + 4;
+
+impl Raw {
+    fn parse(bytes: Vec<u8>, (real, boot): (i64, i64)) -> Option<Raw> {
+        let mut r = Reader(&bytes);
+        if r.take(8)? != MAGIC {
+            return None;
+        }
+        let offset = r.i64()?;
+        if (real - boot - offset).abs() > CLOCK_SLACK {
+            return None;
+        }
+        let count = r.u32()? as usize;
+        let table_end = TABLE_AT.checked_add(count.checked_mul(4)?)?;
+        let header = bytes.get(..table_end)?;
+        let sum = bytes.get(table_end..table_end + 8)?;
+        if checksum(header) != u64::from_le_bytes(sum.try_into().ok()?) {
+            return None;
+        }
+        Some(Raw { bytes, count })
+    }
+
+    /// Listing `i`: its path and the whole record (checksum, length, path, status, entries).
+    fn record(&self, i: usize) -> Option<(&[u8], &[u8])> {
+        let at = TABLE_AT + 4 * i;
+        let start = u32::from_le_bytes(self.bytes.get(at..at + 4)?.try_into().ok()?) as usize;
+        let mut r = Reader(self.bytes.get(start..)?);
+        r.take(8)?;
+        let len = r.u32()? as usize;
+        let record = self.bytes.get(start..start.checked_add(12)?.checked_add(len)?)?;
+        let mut body = Reader(&record[12..]);
+        let path_len = body.u32()? as usize;
+        Some((body.take(path_len)?, record))
+    }
+
+    /// Which listing is `dir`'s, by a binary search on the paths.
+    fn position(&self, dir: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (path, _) = self.record(mid)?;
+            match path.cmp(dir.as_bytes()) {
+                std::cmp::Ordering::Equal => return Some(mid),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
+
+    /// `dir`'s listing, when the store holds it whole.
+    fn find(&self, dir: &str) -> Option<Kept> {
+        let (_, record) = self.record(self.position(dir)?)?;
+        decode_record(record).map(|(_, kept)| kept)
+    }
+}
+
+/// One listing's record: a checksum of what follows the length, the length, then the path,
+/// the status, and the entries (-1 for too many).
+fn encode_record(path: &str, k: &Kept) -> Vec<u8> {
+    let mut body =
+        Vec::with_capacity(64 + path.len() + k.entries.as_ref().map_or(0, |n| n.text.len() + 3 * n.items.len()));
+    body.extend_from_slice(&(path.len() as u32).to_le_bytes());
+    body.extend_from_slice(path.as_bytes());
+    for v in [k.stamp.dev, k.stamp.ino] {
+        body.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [k.stamp.ctime.0, k.stamp.ctime.1, k.stamp.mtime.0, k.stamp.mtime.1] {
+        body.extend_from_slice(&v.to_le_bytes());
+    }
+    match &k.entries {
+        None => body.extend_from_slice(&(-1i32).to_le_bytes()),
+        Some(names) => {
+            body.extend_from_slice(&(names.items.len() as i32).to_le_bytes());
+            for &item in &names.items {
+                let name = names.name(item);
+                body.push(item.2);
+                body.extend_from_slice(&(name.len() as u16).to_le_bytes());
+                body.extend_from_slice(name.as_bytes());
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(12 + body.len());
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A record [`encode_record`] wrote, when it is whole.
+fn decode_record(record: &[u8]) -> Option<(String, Kept)> {
+    let mut r = Reader(record);
+    let sum = r.u64()?;
+    let len = r.u32()? as usize;
+    if r.0.len() != len || checksum(r.0) != sum {
+        return None;
+    }
+    let len = r.u32()? as usize;
+    let path = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+    let (dev, ino) = (r.u64()?, r.u64()?);
+    let ctime = (r.i64()?, r.i64()?);
+    let mtime = (r.i64()?, r.i64()?);
+    let n = i32::from_le_bytes(r.take(4)?.try_into().ok()?);
+    let entries = if n < 0 {
+        None
+    } else {
+        let mut names = Names { text: String::new(), items: Vec::with_capacity((n as usize).min(MAX_ENTRIES)) };
+        for _ in 0..n {
+            let kind = r.take(1)?[0];
+            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
+            names.push(std::str::from_utf8(r.take(len)?).ok()?, kind);
+        }
+        Some(names)
+    };
+    r.0.is_empty().then_some((path, Kept { stamp: Stamp { dev, ino, ctime, mtime }, entries }))
+}
+
 /// The store and this run's answers.
 struct Facts {
     /// The store's file, when this run may write it.
     file: Option<std::path::PathBuf>,
-    kept: HashMap<String, Kept>,
+    kept: Store,
     /// Directories looked at in this run.
     seen: HashMap<String, Seen>,
     /// Something new to write.
@@ -218,13 +421,13 @@ pub fn admit(writable: &[&str]) {
     let (now, _) = clocks();
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
-        kept: HashMap::default(),
+        kept: Store::default(),
         seen: HashMap::default(),
         changed: false,
         now: now / 1_000_000_000,
     };
-    if usable && let Some(kept) = load(&dir.join(FILE)) {
-        facts.kept = kept;
+    if usable && let Some(raw) = load(&dir.join(FILE)) {
+        facts.kept.raw = raw;
     }
     if let Ok(mut f) = FACTS.lock() {
         *f = Some(facts);
@@ -247,11 +450,8 @@ pub fn keep() {
         return;
     }
     facts.changed = false;
-    if facts.kept.len() > MAX_LISTINGS {
-        let seen = &facts.seen;
-        facts.kept.retain(|path, _| seen.contains_key(path));
-    }
-    let bytes = encode(&facts.kept);
+    let many = facts.kept.raw.count + facts.kept.fresh.len() > MAX_LISTINGS;
+    let bytes = facts.kept.encode(many.then_some(&facts.seen));
     let tmp = file.with_extension(format!("{}", std::process::id()));
     let written = {
         use std::io::Write;
@@ -339,7 +539,7 @@ impl Facts {
                 .kept
                 .get(dir)
                 .filter(|k| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == k.stamp))
-                .map(|k| k.entries.clone());
+                .map(|k| k.entries);
             let seen = match valid {
                 Some(Some(e)) => Seen::Entries(e),
                 Some(None) => Seen::Large,
@@ -408,50 +608,23 @@ impl Facts {
     }
 }
 
-/// The store's bytes: [`MAGIC`], the clocks' difference, then each listing (path, status,
-/// entries: -1 for too many), then a checksum of all before it.
-fn encode(kept: &HashMap<String, Kept>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 * 1024);
-    out.extend_from_slice(MAGIC);
-    let (real, boot) = clocks();
-    out.extend_from_slice(&(real - boot).to_le_bytes());
-    out.extend_from_slice(&(kept.len() as u32).to_le_bytes());
-    for (path, k) in kept {
-        out.extend_from_slice(&(path.len() as u32).to_le_bytes());
-        out.extend_from_slice(path.as_bytes());
-        for v in [k.stamp.dev, k.stamp.ino] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [k.stamp.ctime.0, k.stamp.ctime.1, k.stamp.mtime.0, k.stamp.mtime.1] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        match &k.entries {
-            None => out.extend_from_slice(&(-1i32).to_le_bytes()),
-            Some(names) => {
-                out.extend_from_slice(&(names.items.len() as i32).to_le_bytes());
-                for &item in &names.items {
-                    let name = names.name(item);
-                    out.push(item.2);
-                    out.extend_from_slice(&(name.len() as u16).to_le_bytes());
-                    out.extend_from_slice(name.as_bytes());
-                }
-            }
-        }
-    }
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
-
-/// FNV-1a: catches a store cut short or damaged (it guards against accidents, not people:
-/// only this user can write the store).
+/// Catches a store cut short or damaged (it guards against accidents, not people: only this
+/// user can write the store): eight bytes at a time, each mixed in by a multiplication, then
+/// the length.
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = (&mut chunks)
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, c| mix(h, u64::from_le_bytes(c.try_into().unwrap_or_default())));
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = mix(h, u64::from_le_bytes(last));
+    mix(h, bytes.len() as u64)
 }
 
 /// The store at `file`, when it is this user's own regular file that nobody else may write,
 /// whole, and written since the wall clock was last set.
-fn load(file: &std::path::Path) -> Option<HashMap<String, Kept>> {
+fn load(file: &std::path::Path) -> Option<Raw> {
     use std::io::Read;
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
@@ -461,45 +634,7 @@ fn load(file: &std::path::Path) -> Option<HashMap<String, Kept>> {
     }
     let mut bytes = Vec::with_capacity(m.len() as usize);
     f.read_to_end(&mut bytes).ok()?;
-    decode(&bytes, clocks())
-}
-
-fn decode(bytes: &[u8], (real, boot): (i64, i64)) -> Option<HashMap<String, Kept>> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
-        return None;
-    }
-    let mut r = Reader(body);
-    if r.take(8)? != MAGIC {
-        return None;
-    }
-    let offset = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
-    if (real - boot - offset).abs() > CLOCK_SLACK {
-        return None;
-    }
-    let count = r.u32()?;
-    let mut kept = HashMap::with_capacity_and_hasher(count.min(MAX_LISTINGS as u32 * 2) as usize, Default::default());
-    for _ in 0..count {
-        let len = r.u32()? as usize;
-        let path = std::str::from_utf8(r.take(len)?).ok()?.to_string();
-        let (dev, ino) = (r.u64()?, r.u64()?);
-        let ctime = (r.i64()?, r.i64()?);
-        let mtime = (r.i64()?, r.i64()?);
-        let n = i32::from_le_bytes(r.take(4)?.try_into().ok()?);
-        let entries = if n < 0 {
-            None
-        } else {
-            let mut names = Names { text: String::new(), items: Vec::with_capacity((n as usize).min(MAX_ENTRIES)) };
-            for _ in 0..n {
-                let kind = r.take(1)?[0];
-                let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
-                names.push(std::str::from_utf8(r.take(len)?).ok()?, kind);
-            }
-            Some(names)
-        };
-        kept.insert(path, Kept { stamp: Stamp { dev, ino, ctime, mtime }, entries });
-    }
-    r.0.is_empty().then_some(kept)
+    Raw::parse(bytes, clocks())
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -533,7 +668,7 @@ mod tests {
 
     /// A store as a run would have it; `now` far enough ahead that every listing counts as
     /// settled (the directories here were just made).
-    fn facts(kept: HashMap<String, Kept>) -> Facts {
+    fn facts(kept: Store) -> Facts {
         let (real, _) = clocks();
         Facts { file: None, kept, seen: HashMap::default(), changed: false, now: real / 1_000_000_000 + 60 }
     }
@@ -553,13 +688,16 @@ mod tests {
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("a"), "").unwrap();
         let dir = dir.to_str().unwrap().to_string();
-        let mut first = facts(HashMap::default());
+        let mut first = facts(Store::default());
         assert_eq!(names(&mut first, &dir), ["a"]);
         assert!(first.changed && first.kept.contains_key(&dir));
 
         // Unchanged: the kept listing answers (and is what the store says, not the disk).
-        let mut kept = first.kept.clone();
-        kept.get_mut(&dir).unwrap().entries.as_mut().unwrap().push("only-in-the-store", 0);
+        let mut kept = through_the_file(&first.kept);
+        let mut k = kept.get(&dir).unwrap();
+        k.entries.as_mut().unwrap().push("only-in-the-store", 0);
+        kept.insert(dir.clone(), k);
+        let kept = through_the_file(&kept);
         let mut second = facts(kept.clone());
         assert_eq!(names(&mut second, &dir), ["a", "only-in-the-store"]);
 
@@ -600,7 +738,7 @@ mod tests {
         let d = scratch();
         let dir = d.path().to_str().unwrap().to_string();
         let (real, _) = clocks();
-        let mut f = Facts { now: real / 1_000_000_000, ..facts(HashMap::default()) };
+        let mut f = Facts { now: real / 1_000_000_000, ..facts(Store::default()) };
         assert_eq!(names(&mut f, &dir), Vec::<String>::new());
         assert!(!f.kept.contains_key(&dir), "the directory was made just now");
         assert!(f.seen.contains_key(&dir));
@@ -614,7 +752,7 @@ mod tests {
         std::fs::write(d.path().join("home/.bashrc"), "").unwrap();
         std::os::unix::fs::symlink(d.path().join("home"), d.path().join("link")).unwrap();
         let _listener = std::os::unix::net::UnixListener::bind(d.path().join("home/sock")).unwrap();
-        let mut f = facts(HashMap::default());
+        let mut f = facts(Store::default());
         let here = |f: &mut Facts, p: &str| match f.found(&format!("{root}/{p}")) {
             Found::Absent => "absent".to_string(),
             Found::Unknown => "unknown".to_string(),
@@ -639,37 +777,74 @@ mod tests {
             std::fs::write(d.path().join(format!("f{i}")), "").unwrap();
         }
         let dir = d.path().to_str().unwrap().to_string();
-        let mut f = facts(HashMap::default());
+        let mut f = facts(Store::default());
         assert!(matches!(f.listing(&dir), Listing::Large));
         assert!(matches!(f.found(&format!("{dir}/f1")), Found::Unknown));
-        assert!(f.kept[&dir].entries.is_none());
+        assert!(f.kept.get(&dir).unwrap().entries.is_none());
+    }
+
+    /// The store as the next run reads it from the file this one writes.
+    fn through_the_file(store: &Store) -> Store {
+        Store { raw: Raw::parse(store.encode(None), clocks()).expect("reads back"), fresh: HashMap::default() }
     }
 
     #[test]
     fn the_store_reads_back_whole_and_only_whole() {
-        let mut kept = HashMap::default();
+        let mut store = Store::default();
         let stamp = Stamp { dev: 1, ino: 2, ctime: (3, 4), mtime: (5, 6) };
         let entries = vec![
             Entry { name: "a".into(), link: true, dir: false, special: false },
             Entry { name: "é b".into(), link: false, dir: true, special: false },
             Entry { name: "s".into(), link: false, dir: false, special: true },
         ];
-        kept.insert("/x".to_string(), Kept { stamp, entries: Some(Names::of(&entries)) });
-        kept.insert("/big".to_string(), Kept { stamp, entries: None });
-        let bytes = encode(&kept);
-        let back = decode(&bytes, clocks()).expect("reads back");
-        assert_eq!(back.len(), 2);
-        assert_eq!(back["/x"].entries.as_ref().map(Names::entries), Some(entries));
-        assert_eq!(back["/x"].stamp, stamp);
-        assert!(back["/big"].entries.is_none());
-        // Damaged, cut short, or written before the wall clock was set: not read.
-        let mut damaged = bytes.clone();
-        damaged[20] ^= 1;
-        assert!(decode(&damaged, clocks()).is_none());
-        assert!(decode(&bytes[..bytes.len() - 1], clocks()).is_none());
+        // More listings than one, in no order: each is found by its path.
+        for i in 0..50 {
+            store.insert(format!("/d{}", (i * 37) % 50), Kept { stamp, entries: Some(Names::default()) });
+        }
+        store.insert("/x".to_string(), Kept { stamp, entries: Some(Names::of(&entries)) });
+        store.insert("/big".to_string(), Kept { stamp, entries: None });
+        let back = through_the_file(&store);
+        assert_eq!(back.raw.count, 52);
+        assert_eq!(back.get("/x").and_then(|k| k.entries).map(|n| n.entries()), Some(entries.clone()));
+        assert_eq!(back.get("/x").map(|k| k.stamp), Some(stamp));
+        assert!(back.get("/big").is_some_and(|k| k.entries.is_none()));
+        assert!((0..50).all(|i| back.get(&format!("/d{i}")).is_some()));
+        assert!(back.get("/d50").is_none() && back.get("/").is_none() && back.get("/y").is_none());
+
+        // What a run found anew replaces what was read; a listing that no longer holds goes.
+        let mut next = back.clone();
+        next.insert("/x".to_string(), Kept { stamp: Stamp { ino: 9, ..stamp }, entries: None });
+        next.remove("/d7");
+        let again = through_the_file(&next);
+        assert_eq!(again.raw.count, 51);
+        assert_eq!(again.get("/x").map(|k| k.stamp.ino), Some(9));
+        assert!(again.get("/d7").is_none() && again.get("/d8").is_some());
+        // Past the most kept, only what this run looked at stays.
+        let seen: HashMap<String, Seen> = [("/d3".to_string(), Seen::Unlistable)].into_iter().collect();
+        let pruned = Raw::parse(again.encode(Some(&seen)), clocks()).unwrap();
+        assert_eq!(pruned.count, 1);
+
+        // A damaged header, or written before the wall clock was set: not read.
+        let bytes = store.encode(None);
+        for at in [0, 9, 17, 21] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 1;
+            assert!(Raw::parse(damaged, clocks()).is_none(), "byte {at}");
+        }
+        assert!(Raw::parse(bytes[..TABLE_AT + 10].to_vec(), clocks()).is_none());
         let (real, boot) = clocks();
-        assert!(decode(&bytes, (real + 2_000_000_000, boot)).is_none());
-        assert!(decode(&bytes, (real - 2_000_000_000, boot)).is_none());
+        assert!(Raw::parse(bytes.clone(), (real + 2_000_000_000, boot)).is_none());
+        assert!(Raw::parse(bytes.clone(), (real - 2_000_000_000, boot)).is_none());
+        // A damaged or cut listing is not used; the others still are.
+        let x = back.raw.position("/x").unwrap();
+        let (_, record) = back.raw.record(x).unwrap();
+        let at = record.as_ptr() as usize - back.raw.bytes.as_ptr() as usize;
+        let mut damaged = bytes.clone();
+        damaged[at + record.len() - 1] ^= 1;
+        let damaged = Store { raw: Raw::parse(damaged, clocks()).unwrap(), fresh: HashMap::default() };
+        assert!(damaged.get("/x").is_none() && damaged.get("/big").is_some());
+        let cut = Store { raw: Raw::parse(bytes[..at + 20].to_vec(), clocks()).unwrap(), fresh: HashMap::default() };
+        assert!(cut.get("/x").is_none() && cut.get("/big").is_some());
     }
 
     #[test]
@@ -677,7 +852,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let d = scratch();
         let file = d.path().join(FILE);
-        std::fs::write(&file, encode(&HashMap::default())).unwrap();
+        std::fs::write(&file, Store::default().encode(None)).unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert!(load(&file).is_some());
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o620)).unwrap();
