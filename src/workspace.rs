@@ -271,6 +271,16 @@ pub(crate) fn own_real_dir(dir: &str) -> Option<(u64, u64)> {
 /// The home directory of `uid` in `/etc/passwd`, when it is there and absolute (accounts
 /// from other sources are not looked up: that would start the C library's name services).
 pub(crate) fn account_home(uid: u32) -> Option<String> {
+    // A start asks for its own account's home several times (the homes, the kept listings,
+    // the sessions): read once.
+    static OWN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if uid == exec::uid() {
+        return OWN.get_or_init(|| read_account_home(uid)).clone();
+    }
+    read_account_home(uid)
+}
+
+fn read_account_home(uid: u32) -> Option<String> {
     let text = std::fs::read("/etc/passwd").ok()?;
     let uid = uid.to_string();
     for line in text.split(|&b| b == b'\n') {

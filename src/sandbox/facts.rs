@@ -135,8 +135,9 @@ impl Names {
         Entry { name: self.name(item).to_string(), link: kind & 1 != 0, dir: kind & 2 != 0, special: kind & 4 != 0 }
     }
 
-    fn find(&self, name: &str) -> Option<Entry> {
-        self.items.iter().find(|&&i| self.name(i) == name).map(|&i| self.entry(i))
+    /// The type of the entry named `name` (as `items` keeps it), when there is one.
+    fn find(&self, name: &str) -> Option<u8> {
+        self.items.iter().find(|&&i| self.name(i) == name).map(|&(_, _, kind)| kind)
     }
 
     fn entries(&self) -> Vec<Entry> {
@@ -422,7 +423,7 @@ pub fn admit(writable: &[&str]) {
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: Store::default(),
-        seen: HashMap::default(),
+        seen: HashMap::with_capacity_and_hasher(256, Default::default()),
         changed: false,
         now: now / 1_000_000_000,
     };
@@ -500,7 +501,12 @@ pub fn entry(path: &str) -> Option<Option<Entry>> {
     let facts = guard.as_mut()?;
     match facts.found(path) {
         Found::Absent => Some(None),
-        Found::Here(e) => Some(Some(e)),
+        Found::Here(kind) => Some(Some(Entry {
+            name: path.rsplit('/').next().unwrap_or_default().to_string(),
+            link: kind & 1 != 0,
+            dir: kind & 2 != 0,
+            special: kind & 4 != 0,
+        })),
         Found::Unknown => None,
     }
 }
@@ -526,7 +532,8 @@ enum Seen {
 
 enum Found {
     Absent,
-    Here(Entry),
+    /// There, of this type (as [`Names`] keeps it: 1 link, 2 directory, 4 socket or pipe).
+    Here(u8),
     Unknown,
 }
 
@@ -587,19 +594,19 @@ impl Facts {
     /// What `path` (absolute, in its plain form) is, by the listings from `/` down.
     fn found(&mut self, path: &str) -> Found {
         if path == "/" {
-            return Found::Here(Entry { name: String::new(), link: false, dir: true, special: false });
+            return Found::Here(2);
         }
         let Some((parent, name)) = path.rsplit_once('/') else { return Found::Unknown };
         let parent = if parent.is_empty() { "/" } else { parent };
         match self.found(parent) {
             Found::Absent => Found::Absent,
             Found::Unknown => Found::Unknown,
-            Found::Here(e) if e.link => Found::Unknown,
+            Found::Here(kind) if kind & 1 != 0 => Found::Unknown,
             // Below a file nothing is there (the kernel says ENOTDIR).
-            Found::Here(e) if !e.dir => Found::Absent,
+            Found::Here(kind) if kind & 2 == 0 => Found::Absent,
             Found::Here(_) => match self.listing(parent) {
                 Listing::Entries(entries) => match entries.find(name) {
-                    Some(e) => Found::Here(e),
+                    Some(kind) => Found::Here(kind),
                     None => Found::Absent,
                 },
                 Listing::Large | Listing::Unlistable => Found::Unknown,
@@ -756,7 +763,7 @@ mod tests {
         let here = |f: &mut Facts, p: &str| match f.found(&format!("{root}/{p}")) {
             Found::Absent => "absent".to_string(),
             Found::Unknown => "unknown".to_string(),
-            Found::Here(e) => format!("link={} dir={} special={}", e.link, e.dir, e.special),
+            Found::Here(k) => format!("link={} dir={} special={}", k & 1 != 0, k & 2 != 0, k & 4 != 0),
         };
         assert_eq!(here(&mut f, "home"), "link=false dir=true special=false");
         assert_eq!(here(&mut f, "home/.bashrc"), "link=false dir=false special=false");
