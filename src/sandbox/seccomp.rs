@@ -332,8 +332,11 @@ pub const RET_USER_NOTIF: u32 = 0x7fc0_0000;
 /// process of the run sends, which it lets the kernel's own rules judge, or sends itself to a
 /// process of the same agent session; and, with `paths`, every call that changes or runs a
 /// path (an open only when its flags ask to change the file, every open with `reads`), which
-/// it lets go on unchanged after telling the command what the rules will refuse. Installed
-/// after the main filter, which ends the process on a call of another architecture.
+/// it lets go on unchanged after telling the command what the rules will refuse. An open with
+/// `O_PATH` never reaches it: the kernel opens such a descriptor without asking Landlock (it
+/// reads, writes and runs nothing), so the rules cannot refuse it, and a start makes hundreds
+/// of them (each Landlock rule of a nested level). Installed after the main filter, which ends
+/// the process on a call of another architecture.
 pub fn watch_program(arch: Arch, paths: bool, reads: bool) -> Vec<Insn> {
     let mut p = vec![stmt(LD_W_ABS, OFFSET_ARCH), jump(JEQ_K, arch.audit, 1, 0), stmt(RET_K, RET_ALLOW)];
     p.push(stmt(LD_W_ABS, OFFSET_NR));
@@ -341,7 +344,7 @@ pub fn watch_program(arch: Arch, paths: bool, reads: bool) -> Vec<Insn> {
     let flagged: Vec<(u32, u8)> = calls
         .iter()
         .filter_map(|c| match c.flags {
-            Flags::Arg(a) if !reads => Some((c.nr, a)),
+            Flags::Arg(a) => Some((c.nr, a)),
             _ => None,
         })
         .collect();
@@ -351,30 +354,40 @@ pub fn watch_program(arch: Arch, paths: bool, reads: bool) -> Vec<Insn> {
         .copied()
         .chain(calls.iter().filter(|c| !flagged.iter().any(|(nr, _)| *nr == c.nr)).map(|c| c.nr))
         .collect();
-    // Laid out as: the tests of `always`, those of `flagged`, "allow", one block of three per
-    // flagged call (load its flags, test them, "allow"), "notify".
+    // Laid out as: the tests of `always`, those of `flagged`, "allow", one block of four per
+    // flagged call (load its flags; O_PATH: "allow"; with `reads` any other open, else one
+    // that asks to change the file: "notify"; "allow"), "notify".
     let tests = always.len() + flagged.len();
-    let notify = 4 + tests + 1 + 3 * flagged.len();
+    let notify = 4 + tests + 1 + 4 * flagged.len();
     for (i, nr) in always.iter().enumerate() {
         let here = 4 + i;
         p.push(jump(JEQ_K, *nr, (notify - here - 1) as u8, 0));
     }
     for (j, (nr, _)) in flagged.iter().enumerate() {
         let here = 4 + always.len() + j;
-        let block = 4 + tests + 1 + 3 * j;
+        let block = 4 + tests + 1 + 4 * j;
         p.push(jump(JEQ_K, *nr, (block - here - 1) as u8, 0));
     }
     p.push(stmt(RET_K, RET_ALLOW));
     for (j, (_, arg)) in flagged.iter().enumerate() {
-        let here = 4 + tests + 1 + 3 * j + 1;
+        let here = 4 + tests + 1 + 4 * j + 2;
         p.push(stmt(LD_W_ABS, arg_low(*arg)));
-        p.push(jump(JSET_K, CHANGING_OPEN, (notify - here - 1) as u8, 0));
+        p.push(jump(JSET_K, O_PATH, 1, 0));
+        if reads {
+            p.push(jump(JGE_K, 0, (notify - here - 1) as u8, (notify - here - 1) as u8));
+        } else {
+            p.push(jump(JSET_K, CHANGING_OPEN, (notify - here - 1) as u8, 0));
+        }
         p.push(stmt(RET_K, RET_ALLOW));
     }
     p.push(stmt(RET_K, RET_USER_NOTIF));
     debug_assert_eq!(p.len(), notify + 1);
     p
 }
+
+/// The open flag for a descriptor that only names a path (the same on every architecture the
+/// filters know).
+pub const O_PATH: u32 = 0o10_000_000;
 
 /// Where a test sends a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -833,6 +846,10 @@ mod tests {
                 for flags in [0o1, 0o2, 0o100, 0o1000, 0o20200002, 0o2000101] {
                     assert_eq!(with(flags), Ok(RET_USER_NOTIF), "{} {} {flags:o}", arch.name, c.name);
                 }
+                // A descriptor that only names the path (the kernel ignores the other flags).
+                for flags in [0o10000000, 0o10200000 | 0o400000, 0o10000000 | 0o1102] {
+                    assert_eq!(with(flags), Ok(RET_ALLOW), "{} {} {flags:o}", arch.name, c.name);
+                }
             }
             for nr in [0, 1, arch.setns, arch.fcntl] {
                 assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_ALLOW), "{} {nr}", arch.name);
@@ -842,6 +859,38 @@ mod tests {
                 run(&watch_program(arch, false, false), arch.audit, arch.openat, [0, 0, 1, 0, 0, 0]),
                 Ok(RET_ALLOW)
             );
+        }
+    }
+
+    #[test]
+    fn with_reads_every_open_goes_to_the_supervisor_but_one_that_only_names_a_path() {
+        for arch in [X86_64, AARCH64] {
+            let p = watch_program(arch, true, true);
+            for c in arch.path_calls {
+                let Flags::Arg(at) = c.flags else {
+                    assert_eq!(run(&p, arch.audit, c.nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {}", arch.name, c.name);
+                    continue;
+                };
+                let with = |flags: u64| {
+                    let mut args = [0u64; 6];
+                    args[at as usize] = flags;
+                    run(&p, arch.audit, c.nr, args)
+                };
+                for flags in [0, 0o200000 | 0o2000000, 0o400000, 0o1, 0o2, 0o100, 0o1000, 0o20200002] {
+                    assert_eq!(with(flags), Ok(RET_USER_NOTIF), "{} {} {flags:o}", arch.name, c.name);
+                }
+                for flags in [0o10000000, 0o10200000 | 0o2000000, 0o10000000 | 0o1102] {
+                    assert_eq!(with(flags), Ok(RET_ALLOW), "{} {} {flags:o}", arch.name, c.name);
+                }
+            }
+            // `openat2` carries its flags in a structure the filter cannot read: every one goes.
+            assert_eq!(run(&p, arch.audit, arch.openat2, [0; 6]), Ok(RET_USER_NOTIF), "{}", arch.name);
+            for nr in arch.signals {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_USER_NOTIF), "{} {nr}", arch.name);
+            }
+            for nr in [0, 1, arch.setns, arch.fcntl] {
+                assert_eq!(run(&p, arch.audit, nr, [0; 6]), Ok(RET_ALLOW), "{} {nr}", arch.name);
+            }
         }
     }
 
