@@ -60,8 +60,19 @@ impl Identity {
 pub fn read_regular_with_identity(path: &std::path::Path, limit: u64) -> Result<(Vec<u8>, Identity), NotRead> {
     // A file that the kept directory listings show is not there is not asked for.
     #[cfg(target_os = "linux")]
-    if path.to_str().is_some_and(|p| matches!(crate::sandbox::facts::entry(p), Some(None))) {
-        return Err(NotRead::Io(std::io::Error::from_raw_os_error(libc::ENOENT)));
+    match path.to_str().map(crate::sandbox::facts::entry) {
+        Some(Some(None)) => return Err(NotRead::Io(std::io::Error::from_raw_os_error(libc::ENOENT))),
+        Some(Some(Some(_))) => {}
+        // Without them, a status first: under a watched run every open waits for the
+        // supervisor, a status does not (a nested level looks for some twenty files that are
+        // not there: the agents' settings, the optional configurations).
+        _ => {
+            if let Err(e) = std::fs::metadata(path)
+                && e.kind() == std::io::ErrorKind::NotFound
+            {
+                return Err(NotRead::Io(e));
+            }
+        }
     }
     let file = std::fs::OpenOptions::new()
         .read(true)

@@ -203,6 +203,15 @@ pub fn list_dir(dir: &str) -> Option<Vec<super::policy::Entry>> {
     list_dir_stamped(dir, false).map(|(entries, _)| entries)
 }
 
+/// Whether `path` names a directory (following links, as an open does).
+fn is_dir_at(path: &std::ffi::CStr) -> bool {
+    // SAFETY: an all-zero stat is a valid out-buffer; `path` is NUL-terminated.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let rc = unsafe { libc::fstatat(libc::AT_FDCWD, path.as_ptr(), &mut st, 0) };
+    rc == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR
+}
+
 /// A directory's status and its filesystem's type (`f_type` of statfs).
 pub type Stamped = (libc::stat, libc::c_long);
 
@@ -211,6 +220,11 @@ pub type Stamped = (libc::stat, libc::c_long);
 /// shows in a later status as a change).
 pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::Entry>, Option<Stamped>)> {
     let c = CString::new(dir).ok()?;
+    // A directory that is not there is not opened: under a watched run every open waits for
+    // the supervisor, a status does not (a nested level looks for some forty that are not).
+    if !is_dir_at(&c) {
+        return None;
+    }
     // SAFETY: `c` is a valid NUL-terminated path.
     let fd = unsafe {
         libc::syscall(
