@@ -14,6 +14,21 @@ import sys
 lines = open(sys.argv[1]).read().splitlines()
 start = next(i for i, l in enumerate(lines) if l.startswith("landlock_create_ruleset({"))
 out = []
+# A process started outside before the lock (the network proxy): started the same way, first.
+if any(l.startswith("clone(") for l in lines[:start]):
+    out.append("helper")
+
+
+def ints(args):
+    """The top-level arguments that are numbers (flags joined with | summed)."""
+    vals = []
+    for a in re.split(r",\s*(?![^{\[]*[}\]])", args):
+        parts = a.strip().split("|")
+        try:
+            vals.append(sum(int(p, 0) for p in parts))
+        except ValueError:
+            vals.append(None)
+    return vals
 
 
 def q(s):
@@ -81,6 +96,25 @@ for l in lines[start:]:
         out.append(f"capset\t{e[0]}\t{e[1] if len(e) > 1 else '0'}")
     elif name == "landlock_restrict_self":
         out.append(f"restrict\t{nums[0]}")
+    elif name == "socket":
+        v = ints(args)
+        out.append(f"socket\t{r}\t{v[0]}\t{v[1]}\t{v[2]}")
+    elif name == "ioctl" and "ifr_name=" in args:
+        ifr = re.search(r'ifr_name="([^"]*)", ifr_flags=(0x[0-9a-f]+|\d+)', args)
+        out.append(f"ifflags\t{nums[0]}\t{nums[1]}\t{ifr.group(1)}\t{ifr.group(2)}")
+    elif name == "setsockopt":
+        v = ints(args)
+        val = re.search(r"\[(-?\d+)\]", args).group(1)
+        out.append(f"setsockopt\t{v[0]}\t{v[1]}\t{v[2]}\t{val}")
+    elif name == "bind" and "sin_addr=" in args:
+        port = bytes.fromhex(re.search(r'sin_port="([^"]*)"', args).group(1).replace("\\x", ""))
+        addr = bytes.fromhex(re.search(r'sin_addr="([^"]*)"', args).group(1).replace("\\x", ""))
+        out.append(f"bind4\t{nums[0]}\t{int.from_bytes(port, 'big')}\t{'.'.join(str(b) for b in addr)}")
+    elif name == "listen":
+        out.append(f"listen\t{nums[0]}\t{nums[1]}")
+    elif name == "sendmsg" and "cmsg_data=[" in args:
+        fds = re.search(r"cmsg_data=\[([0-9, ]*)\]", args).group(1).replace(" ", "")
+        out.append(f"handover\t{fds}")
     elif name == "execve":
         break
 print("\n".join(out))

@@ -7,6 +7,10 @@
  *   replay OPS /bin/bash -c true
  *
  * A rule path that is not there is skipped (the traced run's descriptors 0-2 name its own files).
+ * With a network allowlist the run also starts a process outside before it locks itself (the
+ * proxy: forked twice, the middle one waited for), brings up the loopback of its new network
+ * namespace, listens there, and hands the listeners over: "helper" forks the same way a process
+ * that takes one message and then waits for this one's descriptors to close at the execve.
  * The seccomp filter is one of the same length that allows every call (the traced filter's
  * instructions are not in the trace). The list is read whole before the first call.
  *
@@ -22,7 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -43,17 +53,46 @@ struct mount_attr_v {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
+static void die(const char *what, const char *arg) {
+    fprintf(stderr, "replay: %s %s: %s\n", what, arg ? arg : "", strerror(errno));
+    exit(125);
+}
+
+static void die_early(const char *what) { die(what, NULL); }
+
 static int slot[65536];
+static int helper = -1;
+
+/* The process outside: forked twice (the middle one waited for), it takes one message, then
+ * waits until the other end is closed (at the execve: the end is close-on-exec). */
+static void start_helper(void) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die_early("socketpair");
+    pid_t mid = fork();
+    if (mid < 0) die_early("fork");
+    if (mid == 0) {
+        if (fork() == 0) {
+            close(sv[0]);
+            char buf[600], ctl[256];
+            struct iovec io = {buf, sizeof buf};
+            struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+            while (recvmsg(sv[1], &m, MSG_CMSG_CLOEXEC) > 0) {
+                m.msg_controllen = sizeof ctl;
+            }
+            _exit(0);
+        }
+        _exit(0);
+    }
+    waitpid(mid, NULL, 0);
+    close(sv[1]);
+    helper = sv[0];
+}
 
 static int fd_of(long traced) {
     if (traced == -100) return AT_FDCWD;
     return slot[traced & 0xffff];
 }
 
-static void die(const char *what, const char *arg) {
-    fprintf(stderr, "replay: %s %s: %s\n", what, arg ? arg : "", strerror(errno));
-    exit(125);
-}
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -144,6 +183,45 @@ int main(int argc, char **argv) {
             if (syscall(SYS_capset, &h, d) != 0) die("capset", NULL);
         } else if (!strcmp(op, "restrict")) {
             if (syscall(SYS_landlock_restrict_self, fd_of(N(1)), 0) != 0) die("landlock_restrict_self", NULL);
+        } else if (!strcmp(op, "helper")) {
+            start_helper();
+        } else if (!strcmp(op, "socket")) {
+            r = socket((int)N(2), (int)N(3), (int)N(4));
+            if (r < 0) die("socket", NULL);
+            slot[N(1)] = (int)r;
+        } else if (!strcmp(op, "ifflags")) {
+            struct ifreq ifr = {0};
+            snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", field[3]);
+            ifr.ifr_flags = (short)N(4);
+            if (ioctl(fd_of(N(1)), (unsigned long)N(2), &ifr) != 0) die("ioctl", field[3]);
+        } else if (!strcmp(op, "setsockopt")) {
+            int v = (int)N(4);
+            if (setsockopt(fd_of(N(1)), (int)N(2), (int)N(3), &v, sizeof v) != 0) die("setsockopt", NULL);
+        } else if (!strcmp(op, "bind4")) {
+            struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)N(2))};
+            inet_pton(AF_INET, field[3], &a.sin_addr);
+            if (bind(fd_of(N(1)), (struct sockaddr *)&a, sizeof a) != 0) die("bind", field[3]);
+        } else if (!strcmp(op, "listen")) {
+            if (listen(fd_of(N(1)), (int)N(2)) != 0) die("listen", NULL);
+        } else if (!strcmp(op, "handover")) {
+            /* The traced descriptors, as slots; one this run never made or has closed is its standard
+             * input. */
+            int fds[8], nfds = 0;
+            for (char *p = field[1]; p && *p && nfds < 8;) {
+                int fd = fd_of(strtol(p, &p, 10));
+                fds[nfds++] = fcntl(fd, F_GETFD) < 0 ? 0 : fd;
+                if (*p == ',') p++;
+            }
+            char ctl[CMSG_SPACE(sizeof fds)] = {0};
+            struct iovec io = {"P\0\0", 3};
+            struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+                               .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds)};
+            struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+            memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+            if (helper < 0 || sendmsg(helper, &m, 0) < 0) die("sendmsg", NULL);
         } else if (!strcmp(op, "seccomp")) {
             int len = (int)N(1);
             struct sock_filter *prog = calloc((size_t)len, sizeof *prog);

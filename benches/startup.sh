@@ -6,6 +6,9 @@
 #   C (same kernel work)  benches/replay.c making again every kernel call one traced run of
 #                         sandbox-bash made to lock itself (its Landlock rules, mounts, masks,
 #                         capability drops, a seccomp filter as long), none of the planning
+#   C (same kernel work, allowlist)  the same from a traced run with a network allowlist: its
+#                         network namespace, loopback and listener, and a process started
+#                         outside (the proxy) that takes the hand-over
 #   sandbox-bash          the static build, default mode, with the listings kept by earlier runs
 #   sandbox-bash (none kept)  the same with the store removed before every run (the store is
 #                         below the account's home: ~/.local/state/sandbox-bash/facts/listings)
@@ -91,12 +94,17 @@ sleep 2.5
 strace -X raw -s 4096 -o "$out/trace.txt" "$sb" -c true
 python3 "$root_dir/benches/replay-ops.py" "$out/trace.txt" >"$out/ops.txt"
 "$out/replay" "$out/ops.txt" /bin/bash -c true || { echo "benches/startup.sh: the replay fails" >&2; exit 1; }
+strace -X raw -s 4096 -o "$out/trace-net.txt" env SANDBOX_BASH_NETWORK_ALLOW=127.0.0.2 "$sb" -c true
+python3 "$root_dir/benches/replay-ops.py" "$out/trace-net.txt" >"$out/ops-net.txt"
+"$out/replay" "$out/ops-net.txt" /bin/bash -c true || { echo "benches/startup.sh: the allowlist's replay fails" >&2; exit 1; }
 
-names=("bash" "C (4 rules)" "C (same kernel work)" "sandbox-bash" "sandbox-bash (none kept)" "sandbox-bash (allowlist)")
+names=("bash" "C (4 rules)" "C (same kernel work)" "C (same kernel work, allowlist)" "sandbox-bash"
+  "sandbox-bash (none kept)" "sandbox-bash (allowlist)")
 cmds=(
   "/bin/bash -c true"
   "$out/ns-baseline $ws /bin/bash -c true"
   "$out/replay $out/ops.txt /bin/bash -c true"
+  "$out/replay $out/ops-net.txt /bin/bash -c true"
   "$sb -c true"
   "$sb -c true"
   "env SANDBOX_BASH_NETWORK_ALLOW=127.0.0.2 $sb -c true"
@@ -146,7 +154,7 @@ def ratio(a, b):
     rs = [row[idx[a]] / row[idx[b]] for row in rows]
     return f"{med(rs):.2f}x (rounds {min(rs):.2f} to {max(rs):.2f})"
 for a, b in [("sandbox-bash", "C (same kernel work)"), ("sandbox-bash", "C (4 rules)"), ("sandbox-bash", "bash"),
-             ("sandbox-bash (none kept)", "sandbox-bash"), ("sandbox-bash (allowlist)", "C (same kernel work)"),
+             ("sandbox-bash (none kept)", "sandbox-bash"), ("sandbox-bash (allowlist)", "C (same kernel work, allowlist)"),
              ("sandbox-bash (allowlist)", "sandbox-bash"), ("C (same kernel work)", "C (4 rules)")]:
     print(f"  {a} / {b}: {ratio(a, b)}")
 nested = [[x["median"] * 1000 for x in json.load(open(f"{out}/nested-{r}.json"))["results"]] for r in range(1, rounds + 1)]
