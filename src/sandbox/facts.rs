@@ -166,9 +166,16 @@ impl Store {
     }
 
     fn remove(&mut self, dir: &str) {
-        if self.fresh.contains_key(dir) || self.raw.position(dir).is_some() {
-            self.fresh.insert(dir.to_string(), None);
-        }
+        self.fresh.insert(dir.to_string(), None);
+    }
+
+    /// How many listings the store holds now.
+    fn len(&self) -> usize {
+        let read = (0..self.raw.count)
+            .filter_map(|i| self.raw.record(i))
+            .filter(|(path, _)| !std::str::from_utf8(path).is_ok_and(|p| self.fresh.contains_key(p)))
+            .count();
+        read + self.fresh.values().filter(|k| k.is_some()).count()
     }
 
     #[cfg(test)]
@@ -283,7 +290,7 @@ impl Raw {
     /// `dir`'s listing, when the store holds it whole.
     fn find(&self, dir: &str) -> Option<Kept> {
         let (_, record) = self.record(self.position(dir)?)?;
-        decode_record(record).map(|(_, kept)| kept)
+        decode_record(record).and_then(|(path, kept)| (path == dir).then_some(kept))
     }
 }
 
@@ -451,7 +458,7 @@ pub fn keep() {
         return;
     }
     facts.changed = false;
-    let many = facts.kept.raw.count + facts.kept.fresh.len() > MAX_LISTINGS;
+    let many = facts.kept.len() > MAX_LISTINGS;
     let bytes = facts.kept.encode(many.then_some(&facts.seen));
     let tmp = file.with_extension(format!("{}", std::process::id()));
     let written = {
@@ -822,6 +829,8 @@ mod tests {
         let mut next = back.clone();
         next.insert("/x".to_string(), Kept { stamp: Stamp { ino: 9, ..stamp }, entries: None });
         next.remove("/d7");
+        next.remove("/never-kept");
+        assert_eq!(next.len(), 51);
         let again = through_the_file(&next);
         assert_eq!(again.raw.count, 51);
         assert_eq!(again.get("/x").map(|k| k.stamp.ino), Some(9));

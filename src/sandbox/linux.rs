@@ -728,7 +728,7 @@ pub fn apply(
 }
 
 /// Installs, last, the filter that hands the supervisor every signal of the run and (with
-/// `watch.paths`) every open, change or run of a path, and returns its listener; `None` where
+/// `watch.paths`) every open (but with `O_PATH`), change or run of a path, and returns its listener; `None` where
 /// the kernel gives no listener or Landlock does not scope signals (then nothing needs the
 /// supervisor's say), or the rules are not in force. Counts the process's filters into
 /// `locked` first. From here until the supervisor holds the listener, every open of this

@@ -565,7 +565,8 @@ pub struct Locked {
 }
 
 /// What the supervisor outside watches through a seccomp listener: every signal the run sends,
-/// with `paths` every call that changes or runs a path, and with `reads` every open.
+/// with `paths` every call that changes or runs a path, and with `reads` every open (but one
+/// with `O_PATH`, which no rule can refuse).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Watch {
     pub paths: bool,

@@ -382,6 +382,7 @@ pub fn watch_program(arch: Arch, paths: bool, reads: bool) -> Vec<Insn> {
     }
     p.push(stmt(RET_K, RET_USER_NOTIF));
     debug_assert_eq!(p.len(), notify + 1);
+    debug_assert!(notify < 256, "a jump of the watch's filter is longer than one byte can say");
     p
 }
 
