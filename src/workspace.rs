@@ -39,12 +39,16 @@ pub(crate) fn sessions_dirs(env: &Environ, layout: &Layout) -> Vec<String> {
         .flatten()
     {
         let dir = format!("{state}/sessions");
-        if out.is_empty() {
+        let is_dir = |d: &str| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
+        // Looked at before it is made: it is there at almost every start.
+        let mut there = is_dir(&dir);
+        if out.is_empty() && !there {
             let mut b = std::fs::DirBuilder::new();
             std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
             let _ = b.recursive(true).create(&dir);
+            there = is_dir(&dir);
         }
-        if !out.contains(&dir) && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        if !out.contains(&dir) && there {
             out.push(dir);
         }
     }

@@ -295,9 +295,16 @@ pub fn dir(env: &Environ, home: Option<&str>) -> Option<PathBuf> {
 /// user's own that only they can enter.
 pub fn make_dir(dir: &Path) -> bool {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let private = || {
+        std::fs::symlink_metadata(dir)
+            .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
+    };
+    // Looked at before it is made: it is there at almost every start.
+    if private() {
+        return true;
+    }
     let _ = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir);
-    std::fs::symlink_metadata(dir)
-        .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
+    private()
 }
 
 /// Until when a request like this one is refused without asking (seconds since the epoch).

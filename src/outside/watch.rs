@@ -181,15 +181,25 @@ impl Watch {
             // openat2's `struct open_how` starts with its flags.
             Flags::How(a) => Some(read_u64(pid, arg(a)).unwrap_or(0)),
         };
+        // Each path the call names, made absolute: an absolute one as it is (the kernel ignores
+        // the directory then, so it is not asked for: most calls name one), a relative one
+        // joined to the directory it starts from (the working directory, or the descriptor).
         let mut targets = Vec::new();
         for &(dirfd, path_arg) in call.paths {
             let Some(path) = read_path(pid, arg(path_arg)) else { return };
+            if path.starts_with('/') {
+                targets.push(path);
+                continue;
+            }
             let base = match dirfd.map(|a| arg(a) as i32) {
                 None | Some(libc::AT_FDCWD) => std::fs::read_link(format!("/proc/{pid}/cwd")),
                 Some(fd) => std::fs::read_link(format!("/proc/{pid}/fd/{fd}")),
             };
             let Some(base) = base.ok().and_then(|b| b.to_str().map(str::to_string)) else { return };
-            targets.push((base, path));
+            if !base.starts_with('/') || base.ends_with(" (deleted)") {
+                return;
+            }
+            targets.push(format!("{base}/{path}"));
         }
         // What was read was the blocked call's: the process is still in it.
         if !still_pending(listener, note.id) {
@@ -203,10 +213,7 @@ impl Watch {
         let creat = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
         let mut found = Vec::new();
         let mut mounts = Vec::new();
-        for (i, (base, path)) in targets.into_iter().enumerate() {
-            if !base.starts_with('/') || base.ends_with(" (deleted)") {
-                return;
-            }
+        for (i, joined) in targets.into_iter().enumerate() {
             let change = match (call.name, flags) {
                 (_, _) if call.flags == Flags::Exec => Change::Exec,
                 (_, Some(f)) => Change::Open(f),
@@ -220,7 +227,6 @@ impl Watch {
                 _ if rules.view => Change::Either,
                 _ => Change::Existing { follow: false },
             };
-            let joined = if path.starts_with('/') { path } else { format!("{base}/{path}") };
             // A read or run of a path the rules grant, in a tree the run cannot write (so no
             // link on the way is the command's): not looked at further. Most calls are these.
             let lexical = crate::scope::normalize("/", &joined);
@@ -688,10 +694,11 @@ fn read_path(pid: i32, address: u64) -> Option<String> {
     const PAGE: u64 = 4096;
     let mut out = Vec::new();
     let mut at = address;
+    let mut page = [0u8; PAGE as usize];
     while out.len() < libc::PATH_MAX as usize {
         let room = (PAGE - at % PAGE) as usize;
-        let mut buf = vec![0u8; room];
-        let n = read_memory(pid, at, &mut buf)?;
+        let buf = &mut page[..room];
+        let n = read_memory(pid, at, buf)?;
         if let Some(end) = buf[..n].iter().position(|&b| b == 0) {
             // The last page read may end the text past PATH_MAX: no path is that long.
             if out.len() + end >= libc::PATH_MAX as usize {
@@ -703,7 +710,7 @@ fn read_path(pid: i32, address: u64) -> Option<String> {
         if n < room {
             return None;
         }
-        out.extend_from_slice(&buf);
+        out.extend_from_slice(buf);
         at += room as u64;
     }
     None

@@ -202,6 +202,27 @@ fn a_refusal_names_the_file_a_planted_link_leads_to_and_the_mask_that_held_a_rea
 }
 
 #[test]
+fn a_path_named_from_a_directory_or_the_working_directory_is_told_whole() {
+    let lab = Lab::new();
+    let out_dir = lab.outside.display();
+    // The same refused write three ways: an absolute path, a path relative to a directory
+    // descriptor, and one relative to the working directory (a `cd` the mode allows).
+    let script = format!(
+        "python3 -c 'open(\"{out_dir}/absolute.txt\", \"w\")'\n\
+         python3 -c 'import os; d = os.open(\"{out_dir}\", os.O_RDONLY); os.open(\"from-fd.txt\", os.O_WRONLY | os.O_CREAT, dir_fd=d)'\n\
+         cd {out_dir} && python3 -c 'open(\"from-cwd.txt\", \"w\")'\n"
+    );
+    let out = run_stdin(&lab, User::Root, "0467", &script, &[]);
+    let lines = told(&out);
+    assert_eq!(lines.len(), 3, "{}", text(&out.stderr));
+    for name in ["absolute.txt", "from-fd.txt", "from-cwd.txt"] {
+        let line = line_with(&lines, name);
+        assert!(line.contains(&format!("opens for writing {out_dir}/{name} (openat)")), "{line}");
+        assert!(!lab.outside.join(name).exists(), "{name}");
+    }
+}
+
+#[test]
 fn ordinary_work_in_the_workspace_is_not_told_anything() {
     let lab = Lab::new();
     let out_dir = lab.outside.display();
