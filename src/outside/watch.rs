@@ -201,10 +201,6 @@ impl Watch {
             }
             targets.push(format!("{base}/{path}"));
         }
-        // What was read was the blocked call's: the process is still in it.
-        if !still_pending(listener, note.id) {
-            return;
-        }
         // An O_PATH open reads nothing, and Landlock does not look at it.
         if flags.is_some_and(|f| f & libc::O_PATH as u64 != 0) {
             return;
@@ -244,6 +240,11 @@ impl Watch {
                 continue;
             }
             if root.is_none() {
+                // What was read was the blocked call's: the process is still in it. (A call
+                // let go above needs no such proof: a wrong reading there tells nothing.)
+                if !still_pending(listener, note.id) {
+                    return;
+                }
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
             let Some(root) = &root else { return };
