@@ -261,9 +261,7 @@ fn read(path: &Path, must_exist: bool, tmpdir: Option<&str>) -> Result<Option<Fi
     // Most starts find no file: one status says so (inside a watched run, an open costs a
     // round trip to the supervisor; a status does not). One that exists is judged before it
     // is read.
-    if !must_exist
-        && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
+    if !must_exist && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
         return Ok(None);
     }
     if let Err(e) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {

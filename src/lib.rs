@@ -88,11 +88,11 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
         return explain::info(&settings, env, json);
     }
     // The directory listings kept from earlier runs (see `sandbox::facts`): read by the
-    // outermost level, written by one that runs. A nested level's view masks them.
+    // outermost level, written by one that runs. A nested level reads, in the same place, what
+    // the enclosing view gives it instead (the listings the run may list itself), and writes
+    // nothing.
     #[cfg(target_os = "linux")]
-    if !settings.nested() {
-        sandbox::facts::open(action == Action::Run);
-    }
+    sandbox::facts::open(action == Action::Run && !settings.nested());
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&settings.argv0, &bash_args, tty);
     let bash = settings.find_bash(env);

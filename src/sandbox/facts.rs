@@ -27,7 +27,9 @@
 //! names entries of directories the run may not list, and a run that wrote it would plan the
 //! next start), written by the process that plans, before it locks itself; it is read only
 //! when it is this user's own, nobody else may write it, and it is not where the run may write.
-//! A start reads only the listings it asks for (see [`Raw`]).
+//! A start reads only the listings it asks for (see [`Raw`]). In the store's place the view
+//! puts, read-only, what this run looked at of the directories the command may list itself
+//! ([`snapshot`]): nested levels read that, on the same terms, and write nothing.
 
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
@@ -41,7 +43,7 @@ type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub const DIR: &str = "facts";
 
 /// The store's file in [`DIR`].
-const FILE: &str = "listings";
+pub(super) const FILE: &str = "listings";
 
 /// How old a directory's last change must be for its listing to be kept, in seconds.
 const SETTLED: i64 = 2;
@@ -359,8 +361,11 @@ struct Facts {
     /// The store's file, when this run may write it.
     file: Option<std::path::PathBuf>,
     kept: Store,
-    /// Directories looked at in this run.
+    /// Directories looked at since planning last forgot them.
     seen: HashMap<String, Seen>,
+    /// Every directory this run looked at (what the listings handed to nested levels come from:
+    /// see [`snapshot`]).
+    used: rustc_hash::FxHashSet<String>,
     /// Something new to write.
     changed: bool,
     /// The wall clock at the start, in seconds.
@@ -431,6 +436,7 @@ pub fn admit(writable: &[&str]) {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(256, Default::default()),
+        used: Default::default(),
         changed: false,
         now: now / 1_000_000_000,
     };
@@ -470,6 +476,16 @@ pub fn keep() {
     if written.and_then(|()| std::fs::rename(&tmp, &file)).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+/// The listings this run looked at and keeps, of the directories `listable` says the command
+/// may list itself, in the store's format: what the run's view gives its nested levels in place
+/// of the store (which it masks), so that a nested start asks the kernel a `statx` per
+/// directory rather than listing it through the supervisor. Each listing is used there on the
+/// same terms as here (the same status, taken in the view), and it names nothing the command
+/// could not list. `None` when there is none to give.
+pub fn snapshot(listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
+    FACTS.lock().ok()?.as_ref()?.snapshot(listable)
 }
 
 /// Forgets what this run has looked at, so that the next question looks again (validating a
@@ -545,10 +561,26 @@ enum Found {
 }
 
 impl Facts {
+    /// See [`snapshot`].
+    fn snapshot(&self, listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
+        let mut given = Store::default();
+        for dir in &self.used {
+            if listable(dir)
+                && let Some(kept) = self.kept.get(dir)
+            {
+                given.insert(dir.clone(), kept);
+            }
+        }
+        (!given.fresh.is_empty()).then(|| given.encode(None))
+    }
+
     /// `dir`'s listing for this run: looked at once, from the store when its status is the
     /// same, else listed (and kept when it may be).
     fn listing(&mut self, dir: &str) -> Listing<'_> {
         if !self.seen.contains_key(dir) {
+            if !self.used.contains(dir) {
+                self.used.insert(dir.to_string());
+            }
             let valid = self
                 .kept
                 .get(dir)
@@ -684,7 +716,14 @@ mod tests {
     /// settled (the directories here were just made).
     fn facts(kept: Store) -> Facts {
         let (real, _) = clocks();
-        Facts { file: None, kept, seen: HashMap::default(), changed: false, now: real / 1_000_000_000 + 60 }
+        Facts {
+            file: None,
+            kept,
+            seen: HashMap::default(),
+            used: Default::default(),
+            changed: false,
+            now: real / 1_000_000_000 + 60,
+        }
     }
 
     fn names(f: &mut Facts, dir: &str) -> Vec<String> {
@@ -745,6 +784,32 @@ mod tests {
         std::fs::create_dir(&dir).unwrap();
         let mut replaced = facts(kept);
         assert_eq!(names(&mut replaced, &dir), Vec::<String>::new());
+    }
+
+    #[test]
+    fn nested_levels_are_given_only_listings_this_run_looked_at_kept_and_may_give() {
+        let d = scratch();
+        let mut dirs = Vec::new();
+        for name in ["given", "refused", "unused"] {
+            let dir = d.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join(format!("in-{name}")), "").unwrap();
+            dirs.push(dir.to_str().unwrap().to_string());
+        }
+        let mut first = facts(Store::default());
+        for dir in &dirs {
+            names(&mut first, dir);
+        }
+        // A later run with all three kept looks at two of them.
+        let mut later = facts(through_the_file(&first.kept));
+        names(&mut later, &dirs[0]);
+        names(&mut later, &dirs[1]);
+        later.seen.clear();
+        let bytes = later.snapshot(|dir| !dir.ends_with("/refused")).unwrap();
+        let given = Raw::parse(bytes, clocks()).unwrap();
+        assert!(given.find(&dirs[0]).is_some_and(|k| k.entries.is_some_and(|e| e.find("in-given").is_some())));
+        assert!(given.find(&dirs[1]).is_none() && given.find(&dirs[2]).is_none());
+        assert!(facts(Store::default()).snapshot(|_| true).is_none(), "nothing looked at, nothing given");
     }
 
     #[test]

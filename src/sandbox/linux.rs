@@ -664,6 +664,18 @@ pub fn apply(
                     }
                 }
             }
+            // The listings for nested levels are read on the directory that holds them, not
+            // on the store it covers.
+            if let (super::view::Entered::Held { listings: true, .. }, Some((path, _))) = (&entered, &view.listings) {
+                prepared.add_late(super::policy::PathRule {
+                    path: path.clone(),
+                    rights: super::policy::Rights::READ,
+                    why: super::policy::Why::Listings,
+                    follow: false,
+                    kind: super::policy::Kind::Dir,
+                    node: None,
+                });
+            }
             enforcement.namespaces = Some(entered);
             handover = h;
         }
@@ -879,8 +891,11 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     super::facts::forget();
     let plan = |allowed: Mode| {
         let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
-        let view =
+        let mut view =
             if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
+        if outer.is_none() {
+            view.listings = listings_for(&policy, &view);
+        }
         (policy, view)
     };
     let (mut policy, mut view) = plan(lock.allowed);
@@ -941,6 +956,55 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         policy: Some(policy),
         network,
     })
+}
+
+/// The listings the view gives nested levels where it masks the store (see
+/// [`super::facts::snapshot`]): only of directories the command may list itself, by the rules
+/// (a rule on the directory that lists or reads, or one that reads a tree holding it) and the
+/// view (nothing masked or layered at or above it).
+fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)> {
+    use super::policy::{Kind, Rights};
+    let store = format!("{}/{}", super::facts::state_dir()?, super::facts::DIR);
+    let masked = view.points.iter().any(|p| matches!(p, view::Point::Mask { path, dir: true, .. } if *path == store));
+    if !masked {
+        return None;
+    }
+    // By path: the rights rules give on it, those they give beneath it, and whether the view
+    // hides it. A directory and each directory above it are looked up (a start asks about
+    // some eighty directories, against a few hundred rules).
+    let mut on: rustc_hash::FxHashMap<&str, (Rights, Rights)> = Default::default();
+    for r in &policy.paths {
+        let (here, beneath) = on.entry(r.path.as_str()).or_insert((Rights::NONE, Rights::NONE));
+        *here = here.union(r.rights);
+        if r.kind != Kind::File {
+            *beneath = beneath.union(r.rights);
+        }
+    }
+    let hidden: rustc_hash::FxHashSet<&str> = view
+        .points
+        .iter()
+        .filter(|p| matches!(p, view::Point::Mask { .. } | view::Point::Layer { .. }))
+        .map(view::Point::path)
+        .collect();
+    let listable = |dir: &str| {
+        let lists = on.get(dir).is_some_and(|(here, _)| here.contains(Rights::READ) || here.contains(Rights::LIST));
+        let mut reads = false;
+        let mut at = dir;
+        loop {
+            if hidden.contains(at) {
+                return false;
+            }
+            reads |= on.get(at).is_some_and(|(_, beneath)| beneath.contains(Rights::READ));
+            match at.rsplit_once('/') {
+                Some(("", _)) if at != "/" => at = "/",
+                Some((parent, _)) if !parent.is_empty() => at = parent,
+                _ => break,
+            }
+        }
+        lists || reads
+    };
+    let bytes = super::facts::snapshot(listable)?;
+    Some((store, bytes))
 }
 
 /// What the kernel offers here against what `policy` needs (see [`super::kernel_facts`]).

@@ -588,7 +588,7 @@ pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
     let policy = locked.policy.as_ref()?;
     let mut grants: Vec<(String, u8, bool)> =
         policy.paths.iter().map(|r| (r.path.clone(), r.rights.0, r.kind == policy::Kind::File)).collect();
-    if let (Some(view), Some(view::Entered::Held { layers, .. })) =
+    if let (Some(view), Some(view::Entered::Held { layers, listings, .. })) =
         (&locked.view, &locked.outcome.enforcement.namespaces)
     {
         for point in &view.points {
@@ -597,6 +597,9 @@ pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
             {
                 grants.push((path.clone(), rights.0, false));
             }
+        }
+        if let (true, Some((path, _))) = (listings, &view.listings) {
+            grants.push((path.clone(), policy::Rights::READ.0, false));
         }
     }
     let (mut masks, mut points) = (Vec::new(), Vec::new());

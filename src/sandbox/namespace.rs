@@ -483,8 +483,10 @@ pub fn enter(
         set_attr(libc::AT_FDCWD, "/", MOUNT_ATTR_RDONLY, true, 0)?;
     }
 
-    // The stand-ins for masks and the frozen script, in a small file system of their own.
+    // The stand-ins for masks, the frozen script and the listings for nested levels, in a small
+    // file system of their own.
     let masks = view.points.iter().any(|p| matches!(p, Point::Mask { .. }));
+    let mut listings: Option<&String> = None;
     let stand_ins = if masks || frozen.is_some() {
         let fs = new_fs(
             "tmpfs",
@@ -504,6 +506,8 @@ pub fn enter(
         if let Some(f) = frozen {
             write_frozen(&fs, f)?;
         }
+        // Nested levels' listings: a convenience, so a failure only leaves the store masked.
+        listings = view.listings.as_ref().filter(|(_, bytes)| write_listings(&fs, bytes)).map(|(path, _)| path);
         set_attr(fs.as_raw_fd(), "", MOUNT_ATTR_RDONLY, false, 0)?;
         Some(fs)
     } else {
@@ -537,7 +541,11 @@ pub fn enter(
             }
             Point::Mask { path, dir, node } => {
                 let Some(stand_ins) = &stand_ins else { continue };
-                let name = if *dir { "dir" } else { "file" };
+                let name = match (dir, listings) {
+                    (true, Some(store)) if store == path => LISTINGS_DIR,
+                    (true, _) => "dir",
+                    (false, _) => "file",
+                };
                 let Some(fd) = clone_tree(stand_ins.as_raw_fd(), name)? else {
                     return Err(ViewError::StandInGone(path.clone()));
                 };
@@ -610,7 +618,44 @@ pub fn enter(
         }
         _ => false,
     };
-    Ok((Entered::Held { user_namespace, frozen: frozen_done, layers, unlayered }, handover))
+    let listings = listings.is_some();
+    Ok((Entered::Held { user_namespace, frozen: frozen_done, layers, unlayered, listings }, handover))
+}
+
+/// The directory of the stand-ins' file system that takes the store's place.
+const LISTINGS_DIR: &str = "listings";
+
+/// Writes `bytes` as the store's file in a directory of the stand-ins' file system: the
+/// caller's own, only they may enter it, and nobody may write it (its file system becomes
+/// read-only). `false` when it could not be written whole (then the store stays masked).
+fn write_listings(fs: &OwnedFd, bytes: &[u8]) -> bool {
+    use std::io::Write;
+    let dir = std::ffi::CString::new(LISTINGS_DIR).unwrap_or_default();
+    // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated.
+    if unsafe { libc::mkdirat(fs.as_raw_fd(), dir.as_ptr(), 0o700) } != 0 {
+        return false;
+    }
+    let name = std::ffi::CString::new(format!("{LISTINGS_DIR}/{}", super::facts::FILE)).unwrap_or_default();
+    // SAFETY: as above; the descriptor returned is owned below.
+    let fd = unsafe {
+        libc::openat(
+            fs.as_raw_fd(),
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
+            0o600,
+        )
+    };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+    let mut file = std::fs::File::from(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+    // A directory mode 0700 and a file 0600, whatever the umask took.
+    // SAFETY: plain system calls on descriptors and a NUL-terminated name.
+    let modes = unsafe {
+        libc::fchmodat(fs.as_raw_fd(), dir.as_ptr(), 0o700, 0) == 0 && libc::fchmod(file.as_raw_fd(), 0o600) == 0
+    };
+    modes && file.write_all(bytes).is_ok()
 }
 
 fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {

@@ -92,6 +92,9 @@ pub enum Why {
     Credential,
     /// A package cache's layer of sandbox-bash's own (opened once the view has mounted it).
     Cache,
+    /// The listings the view gives nested levels in place of the masked store (opened once
+    /// the view has mounted them).
+    Listings,
 }
 
 impl Why {
@@ -106,6 +109,7 @@ impl Why {
             Why::Workspace => "workspace",
             Why::External => "external",
             Why::Cache => "package cache layer",
+            Why::Listings => "listings for nested levels",
             Why::System => "system",
             Why::Credential => "credential",
         }

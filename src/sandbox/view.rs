@@ -36,6 +36,9 @@ pub enum Entered {
         /// The caches whose layers the kernel refused, with its answer: they stay as the mode
         /// says.
         unlayered: Vec<String>,
+        /// The listings for nested levels are in place of the masked store (see
+        /// [`View::listings`]).
+        listings: bool,
     },
     /// The kernel gives no namespaces here, for the reason given; nothing was changed.
     Unavailable(String),
@@ -115,6 +118,10 @@ pub struct View {
     /// inode whose content was found in the repository: once the view is built, each path must
     /// still name that file, or the run is refused (something was swapped in meanwhile).
     pub verify: Vec<(String, (u64, u64))>,
+    /// The store of kept listings is masked (its path), and nested levels find there instead a
+    /// read-only directory holding these listings (see `facts::snapshot`), which Landlock lets
+    /// the run read once it is mounted.
+    pub listings: Option<(String, Vec<u8>)>,
 }
 
 impl View {

@@ -56,6 +56,14 @@ fn settled_lab(prepare: impl Fn(&Lab)) -> Lab {
     lab
 }
 
+/// The first runs made directories in the home: it settles, and the next run keeps its
+/// listing (which names `notes.txt`).
+fn settle_home(lab: &Lab) {
+    std::thread::sleep(Duration::from_millis(2300));
+    ok(&run(lab, "0467", "true", false, &[]));
+    assert!(contains(&std::fs::read(store(lab)).unwrap(), Path::new("notes.txt")), "the home's listing is kept");
+}
+
 fn contains(haystack: &[u8], needle: &Path) -> bool {
     let needle = needle.as_os_str().as_encoded_bytes();
     haystack.windows(needle.len()).any(|w| w == needle)
@@ -103,22 +111,88 @@ fn a_credential_that_appears_after_the_listings_were_kept_is_held() {
 }
 
 #[test]
-fn no_run_reads_or_writes_the_kept_listings() {
-    let lab = settled_lab(|_| {});
+fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_run_may_list() {
+    // The store also holds a listing this run never looks at (another workspace's) and the
+    // listing of a directory the view masks (a key's name in ~/.ssh): neither may show.
+    let lab = settled_lab(|lab| {
+        std::fs::create_dir_all(lab.home.join(".ssh")).unwrap();
+        std::fs::write(lab.home.join(".ssh/id_secret_key_name"), "KEY\n").unwrap();
+        std::fs::create_dir_all(lab.outside.join("elsewhere/only_in_the_store")).unwrap();
+    });
+    let elsewhere = lab.outside.join("elsewhere");
+    ok(&run(&lab, "0467", "true", false, &[("SANDBOX_BASH_WORKSPACE", &elsewhere)]));
+    settle_home(&lab);
     let file = store(&lab);
+    let kept = std::fs::read(&file).unwrap();
+    assert!(contains(&kept, Path::new("only_in_the_store")) && contains(&kept, Path::new("id_secret_key_name")));
     for mode in ["0467", "0667", "0777"] {
         let program = format!(
-            "cat {f} | head -c 8; echo; echo forged > {f}; ls {d}; echo end",
+            "cat {f}; echo forged > {f}; ls -a {d}; echo end",
             f = file.display(),
             d = file.parent().unwrap().display()
         );
         let out = run(&lab, mode, &program, true, &[]);
-        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-        assert!(!all.contains("SBLIST"), "mode {mode}: the store was read:\n{all}");
-        assert!(!all.contains("listings\n"), "mode {mode}: its directory was listed:\n{all}");
-        assert!(all.contains("end"), "mode {mode}: {all}");
-        let now = std::fs::read(&file).unwrap();
-        assert!(now.starts_with(b"SBLIST"), "mode {mode}: the store was overwritten");
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        let shown = String::from_utf8_lossy(&all);
+        assert!(shown.contains("end"), "mode {mode}: {shown}");
+        for secret in ["only_in_the_store", "id_secret_key_name"] {
+            assert!(!contains(&all, Path::new(secret)), "mode {mode}: the run read {secret}:\n{shown}");
+        }
+        assert!(shown.contains("Read-only file system") || shown.contains("Permission denied"), "mode {mode}: {shown}");
+        assert_eq!(std::fs::read(&file).unwrap(), kept, "mode {mode}: the store was changed");
+        // What a nested level finds in the store's place: the listing of the home where the
+        // run may list the home itself, and not where it may not.
+        let home = run(&lab, mode, &format!("ls -a {}; echo end", lab.home.display()), true, &[]);
+        let home_listed = text(&home.stdout).contains("notes.txt");
+        assert_eq!(contains(&all, Path::new("notes.txt")), home_listed, "mode {mode}: {shown}");
+        if mode == "0467" {
+            assert!(home_listed && shown.starts_with("SBLIST02") && contains(&all, &lab.ws), "mode {mode}: {shown}");
+        }
+    }
+}
+
+#[test]
+fn a_nested_level_sees_a_link_made_in_the_home_after_the_run_started() {
+    // The run starts; then, outside, the home gets a link to a file outside every credential
+    // (a dotfile manager's `~/.netrc`); then a nested level starts. It must hold the link's
+    // target as a credential (it refuses to read it, and says why): the home's listing the
+    // enclosing run handed it no longer holds (the home changed), so it lists the home anew.
+    // (The enclosing run's own rules were made before the link: they do not hold it.)
+    let lab = settled_lab(|_| {});
+    settle_home(&lab);
+    let secret = lab.outside.join("netrc-target");
+    std::fs::write(&secret, "NETRC CANARY\n").unwrap();
+    let read = format!("cat {}", secret.display());
+    // (Control variables stay behind: the nested level is told the lab's home as the account's.)
+    let script = format!(
+        "sleep 1.5\nSANDBOX_BASH_TEST_ACCOUNT_HOME={home} {sb} -c {read:?}\necho end\n",
+        home = lab.home.display(),
+        sb = crate::lab::SB
+    );
+    for linked in [false, true] {
+        let mut c = std::process::Command::new(crate::lab::SB);
+        c.arg("-s").current_dir(&lab.ws).env("BASH_AGENT_BASH_MODE", "0467").env("SANDBOX_BASH_WORKSPACE", &lab.ws);
+        c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("HOME", &lab.home).env_remove("SANDBOX_BASH_ENFORCED");
+        c.env("SANDBOX_BASH_TEST_ACCOUNT_HOME", &lab.home);
+        c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(600));
+        if linked {
+            std::os::unix::fs::symlink(&secret, lab.home.join(".netrc")).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(stdout.contains("end"), "{stdout}{stderr}");
+        if linked {
+            assert!(!stdout.contains("CANARY"), "the nested level read the link's target:\n{stdout}{stderr}");
+            assert!(stderr.contains("sandbox-bash: denied:") && stderr.contains("credential"), "{stderr}");
+        } else {
+            assert!(stdout.contains("NETRC CANARY"), "positive control: it reads the file:\n{stdout}{stderr}");
+        }
     }
 }
 
@@ -136,6 +210,7 @@ fn listings_are_kept_below_the_accounts_home_whatever_home_a_run_is_given() {
         ("XDG_STATE_HOME", scratch.path().join("state")),
         ("HOME", other.clone()),
     ] {
+        let kept = std::fs::read(&file).unwrap();
         let facts = file.parent().unwrap();
         let state = facts.parent().unwrap();
         let program = format!(
@@ -147,12 +222,8 @@ fn listings_are_kept_below_the_accounts_home_whatever_home_a_run_is_given() {
         for mode in ["0467", "0667"] {
             let out = run(&lab, mode, &program, true, &[(var, &dir)]);
             let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-            assert!(all.contains("end") && !all.contains("listings\n"), "{var}={}: {all}", dir.display());
-            assert!(
-                std::fs::read(&file).unwrap().starts_with(b"SBLIST"),
-                "{var}={}: the store was overwritten",
-                dir.display()
-            );
+            assert!(all.contains("end"), "{var}={}: {all}", dir.display());
+            assert_eq!(std::fs::read(&file).unwrap(), kept, "{var}={}: the store was changed: {all}", dir.display());
         }
         assert!(!dir.join("sandbox-bash/facts").exists() && !dir.join(".local/state/sandbox-bash/facts").exists());
         assert!(file.exists(), "the store's directory was moved away");
