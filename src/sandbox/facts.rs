@@ -204,27 +204,32 @@ impl Store {
                 records.push((path.as_bytes(), std::borrow::Cow::Owned(encode_record(path, k))));
             }
         }
-        records.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        records.dedup_by(|a, b| a.0 == b.0);
-        let table_at = 8 + 8 + 4;
-        let body_at = table_at + 4 * records.len() + 8;
-        let mut out = Vec::with_capacity(body_at + records.iter().map(|r| r.1.len()).sum::<usize>());
-        out.extend_from_slice(MAGIC);
-        let (real, boot) = clocks();
-        out.extend_from_slice(&(real - boot).to_le_bytes());
-        out.extend_from_slice(&(records.len() as u32).to_le_bytes());
-        let mut at = body_at;
-        for (_, record) in &records {
-            out.extend_from_slice(&(at as u32).to_le_bytes());
-            at += record.len();
-        }
-        let sum = checksum(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        for (_, record) in &records {
-            out.extend_from_slice(record);
-        }
-        out
+        assemble(records)
     }
+}
+
+/// The store's bytes for these listings (each a path and its encoded record), in any order.
+fn assemble(mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)>) -> Vec<u8> {
+    records.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    records.dedup_by(|a, b| a.0 == b.0);
+    let table_at = 8 + 8 + 4;
+    let body_at = table_at + 4 * records.len() + 8;
+    let mut out = Vec::with_capacity(body_at + records.iter().map(|r| r.1.len()).sum::<usize>());
+    out.extend_from_slice(MAGIC);
+    let (real, boot) = clocks();
+    out.extend_from_slice(&(real - boot).to_le_bytes());
+    out.extend_from_slice(&(records.len() as u32).to_le_bytes());
+    let mut at = body_at;
+    for (_, record) in &records {
+        out.extend_from_slice(&(at as u32).to_le_bytes());
+        at += record.len();
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    for (_, record) in &records {
+        out.extend_from_slice(record);
+    }
+    out
 }
 
 /// The store's file as read: a header (its format, the clocks' difference, how many listings
@@ -563,15 +568,20 @@ enum Found {
 impl Facts {
     /// See [`snapshot`].
     fn snapshot(&self, listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
-        let mut given = Store::default();
-        for dir in &self.used {
-            if listable(dir)
-                && let Some(kept) = self.kept.get(dir)
-            {
-                given.insert(dir.clone(), kept);
-            }
+        // A listing read from the store goes as it was read (its own checksum with it).
+        let mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)> = Vec::new();
+        for dir in self.used.iter().filter(|d| listable(d)) {
+            let record = match self.kept.fresh.get(dir.as_str()) {
+                Some(Some(k)) => std::borrow::Cow::Owned(encode_record(dir, k)),
+                Some(None) => continue,
+                None => match self.kept.raw.position(dir).and_then(|i| self.kept.raw.record(i)) {
+                    Some((_, record)) => std::borrow::Cow::Borrowed(record),
+                    None => continue,
+                },
+            };
+            records.push((dir.as_bytes(), record));
         }
-        (!given.fresh.is_empty()).then(|| given.encode(None))
+        (!records.is_empty()).then(|| assemble(records))
     }
 
     /// `dir`'s listing for this run: looked at once, from the store when its status is the
