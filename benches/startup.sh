@@ -162,4 +162,10 @@ print("  nested, inside a sandbox-bash run: bash " + ", ".join(f"{r[0]:.3f}" for
       + " ms; sandbox-bash " + ", ".join(f"{r[1]:.3f}" for r in nested) + " ms")
 rs = [r[1] / r[0] for r in nested]
 print(f"  nested sandbox-bash / bash: {med(rs):.2f}x (rounds {min(rs):.2f} to {max(rs):.2f})")
+# What a nested level adds, and what the run's watch adds to every process (bash there against
+# bash outside, in the same round).
+ds = [r[1] - r[0] for r in nested]
+print(f"  nested sandbox-bash - bash: {med(ds):.3f} ms (rounds {min(ds):.3f} to {max(ds):.3f})")
+ws_ = [n[0] / row[idx["bash"]] for n, row in zip(nested, rows)]
+print(f"  bash inside the run / bash outside: {med(ws_):.2f}x (rounds {min(ws_):.2f} to {max(ws_):.2f})")
 PY

@@ -92,7 +92,11 @@ fn run_with(args: &[OsString], env: &Environ) -> Result<Outcome, Error> {
     // the enclosing view gives it instead (the listings the run may list itself), and writes
     // nothing.
     #[cfg(target_os = "linux")]
-    sandbox::facts::open(action == Action::Run && !settings.nested());
+    sandbox::facts::open(match (settings.nested(), action) {
+        (true, _) => sandbox::facts::Use::Given,
+        (false, Action::Run) => sandbox::facts::Use::Write,
+        (false, _) => sandbox::facts::Use::Read,
+    });
     let tty = Tty { stdin: exec::is_tty(0), stderr: exec::is_tty(2) };
     let parsed = invocation::parse(&settings.argv0, &bash_args, tty);
     let bash = settings.find_bash(env);

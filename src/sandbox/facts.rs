@@ -406,17 +406,28 @@ pub fn state_dir() -> Option<String> {
     crate::workspace::account_home(crate::exec::uid()).map(|h| format!("{h}/.local/state/sandbox-bash"))
 }
 
-/// The store asked for (its directory, and whether this run may write it), until
-/// [`admit`] says where the run may write.
-static ASKED: Mutex<Option<(std::path::PathBuf, bool)>> = Mutex::new(None);
+/// Which store a start uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// The store, and this run may make its directory and write it (see [`keep`]).
+    Write,
+    /// The store, read only (`--sandbox-explain`).
+    Read,
+    /// Only what the enclosing run's view gives in the store's place (a nested level): a
+    /// directory mounted there from a read-only tmpfs, which no command can make.
+    Given,
+}
 
-/// Asks for the store (in [`state_dir`]); with `write`, this run may make the store's
-/// directory and write the store (see [`keep`]). Nothing is read before [`admit`]: until then
-/// every question goes to the kernel.
-pub fn open(write: bool) {
+/// The store asked for (its directory, and how it is used), until [`admit`] says where the
+/// run may write.
+static ASKED: Mutex<Option<(std::path::PathBuf, Use)>> = Mutex::new(None);
+
+/// Asks for the store (in [`state_dir`]). Nothing is read before [`admit`]: until then every
+/// question goes to the kernel.
+pub fn open(how: Use) {
     let Some(state) = state_dir() else { return };
     if let Ok(mut asked) = ASKED.lock() {
-        *asked = Some((std::path::Path::new(&state).join(DIR), write));
+        *asked = Some((std::path::Path::new(&state).join(DIR), how));
     }
 }
 
@@ -424,7 +435,8 @@ pub fn open(write: bool) {
 /// `writable` (the workspace, the scratch trees), compared where each really is. A store a
 /// command could write would be a command's word on what the next start sees.
 pub fn admit(writable: &[&str]) {
-    let Some((dir, write)) = ASKED.lock().ok().and_then(|mut a| a.take()) else { return };
+    let Some((dir, how)) = ASKED.lock().ok().and_then(|mut a| a.take()) else { return };
+    let write = how == Use::Write;
     let Some(state) = dir.parent().and_then(|p| p.to_str()) else { return };
     // Where the state directory really is (the kernel's answer: the store is not in use yet).
     let real = crate::exec::canonicalize(state).unwrap_or_else(|_| state.to_string());
@@ -435,7 +447,11 @@ pub fn admit(writable: &[&str]) {
     if writable.iter().any(|w| within(w)) {
         return;
     }
-    let usable = if write { crate::approval::make_dir(&dir) } else { own_private_dir(&dir) };
+    let usable = match how {
+        Use::Write => crate::approval::make_dir(&dir),
+        Use::Read => own_private_dir(&dir),
+        Use::Given => own_private_dir(&dir) && given_by_the_view(&dir),
+    };
     let (now, _) = clocks();
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
@@ -450,6 +466,30 @@ pub fn admit(writable: &[&str]) {
     }
     if let Ok(mut f) = FACTS.lock() {
         *f = Some(facts);
+    }
+}
+
+/// `dir` is the root of a mount of a read-only tmpfs: what an enclosing view mounts in the
+/// store's place. Nothing inside a run can make one (Landlock refuses every mount), so a store
+/// a command wrote, wherever its run let it write, is never read for one.
+fn given_by_the_view(dir: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS: libc::c_long = 0x0102_1994;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    // SAFETY: plain system calls on a NUL-terminated path and out-structures of the right types.
+    #[allow(unsafe_code)]
+    unsafe {
+        let mut fs: libc::statfs = std::mem::zeroed();
+        let mut vfs: libc::statvfs = std::mem::zeroed();
+        let mut st: libc::statx = std::mem::zeroed();
+        libc::statfs(path.as_ptr(), &mut fs) == 0
+            && fs.f_type as libc::c_long == TMPFS
+            && libc::statvfs(path.as_ptr(), &mut vfs) == 0
+            && vfs.f_flag & libc::ST_RDONLY != 0
+            && libc::statx(libc::AT_FDCWD, path.as_ptr(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_BASIC_STATS, &mut st)
+                == 0
+            && st.stx_attributes_mask & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
+            && st.stx_attributes & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
     }
 }
 
@@ -820,6 +860,22 @@ mod tests {
         assert!(given.find(&dirs[0]).is_some_and(|k| k.entries.is_some_and(|e| e.find("in-given").is_some())));
         assert!(given.find(&dirs[1]).is_none() && given.find(&dirs[2]).is_none());
         assert!(facts(Store::default()).snapshot(|_| true).is_none(), "nothing looked at, nothing given");
+    }
+
+    #[test]
+    fn a_nested_level_reads_no_store_but_a_read_only_tmpfs_mounted_in_its_place() {
+        // What a command can make or find where its run lets it write: an ordinary directory
+        // (with a store in it), a writable tmpfs's root. Neither is what a view mounts.
+        let d = scratch();
+        let dir = d.path().join("facts");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join(FILE), Store::default().encode(None)).unwrap();
+        assert!(!given_by_the_view(&dir));
+        let shm = std::path::Path::new("/dev/shm");
+        if shm.is_dir() {
+            assert!(!given_by_the_view(shm));
+        }
+        assert!(!given_by_the_view(std::path::Path::new("/nonexistent/facts")));
     }
 
     #[test]
