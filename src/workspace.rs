@@ -211,7 +211,17 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
     // one below the account's own home (the kept listings), whatever home the run was given.
     extra_protected.extend(caches::state_dir(home.as_deref(), &var));
     #[cfg(target_os = "linux")]
-    extra_protected.extend(sandbox::facts::state_dir().filter(|s| !extra_protected.contains(s)));
+    if let Some(state) = sandbox::facts::state_dir() {
+        // Made when missing, so that the view holds it read-only even inside a tree the run may
+        // write (a workspace that holds the account's home, another home given): a command must
+        // never make the store the next start reads.
+        if run {
+            let _ = crate::approval::make_dir(std::path::Path::new(&state));
+        }
+        if !extra_protected.contains(&state) {
+            extra_protected.push(state);
+        }
+    }
     // Each home where it really is: a link on the way (`GOPATH=/x/link/.ssh`) must not lead the
     // checks one way and the rule another. A home that is not there grants nothing.
     let toolchains: Vec<scope::Toolchain> = scope::toolchain_groups(home.as_deref(), &var)

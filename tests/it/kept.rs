@@ -229,3 +229,26 @@ fn listings_are_kept_below_the_accounts_home_whatever_home_a_run_is_given() {
         assert!(file.exists(), "the store's directory was moved away");
     }
 }
+
+#[test]
+fn no_command_makes_the_store_where_its_run_may_write() {
+    // The account's home inside the workspace (a workspace given that holds it, another HOME),
+    // with no state directory yet: the store's place must still be out of the command's reach,
+    // or the next start (in another workspace) would plan from what the command wrote.
+    let lab = Lab::new();
+    let account = lab.ws.join("account");
+    let state = account.join(".local/state/sandbox-bash");
+    let program = format!(
+        "mkdir -p {s}/facts; echo forged > {s}/facts/listings; echo mine > {a}/notes; echo end",
+        s = state.display(),
+        a = account.display()
+    );
+    std::fs::create_dir(&account).unwrap();
+    let out = run(&lab, "0467", &program, true, &[("SANDBOX_BASH_TEST_ACCOUNT_HOME", &account)]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(all.contains("end"), "{all}");
+    assert!(!state.join("facts/listings").exists(), "the command made the store:\n{all}");
+    assert!(all.contains("Read-only file system"), "{all}");
+    // Positive control: the rest of the workspace is written.
+    assert_eq!(std::fs::read_to_string(account.join("notes")).unwrap(), "mine\n");
+}
