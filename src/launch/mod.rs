@@ -51,6 +51,22 @@ pub(crate) enum Nested {
     PassOn(i32),
 }
 
+/// Whether a nested sandbox-bash may start in the run: its program is not all seen (standard
+/// input, an interactive shell), or runs a shell by name, a command whose name is not static,
+/// the workspace's own programs, or code or paths the analysis cannot see (only speed hangs on
+/// it: a nested level without the listings lists for itself).
+fn nested_may_start(decision: &crate::report::Decision) -> bool {
+    let analysis = &decision.analysis;
+    let shell = |c: &crate::analysis::CommandUse| {
+        c.name.as_deref().is_none_or(|n| matches!(n.rsplit('/').next(), Some("bash" | "sh" | "sandbox-bash")))
+    };
+    (decision.source != "command" && decision.source != "script")
+        || decision.required.has(crate::mode::Scope::Workspace, crate::mode::Perm::Execute)
+        || !analysis.unresolved.is_empty()
+        || analysis.accesses.iter().any(|a| a.bound().is_some())
+        || analysis.commands.iter().any(shell)
+}
+
 /// Locks this process with the kernel and execs the real bash; returns only when it does not
 /// exec: a possible access the rules in force do not hold (a denial), or an error. The audit
 /// record (when asked for) is written after the rules hold and before exec.
@@ -106,6 +122,7 @@ pub(crate) fn lock_and_exec(
         network: outside.network(),
         join: outside.join(),
         in_view: limits.marks().then_some(&|| limits.mark()),
+        nested_may_start: nested_may_start(decision),
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.

@@ -893,7 +893,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         let policy = plan_here(allowed, lock.layout, lock.real_bash, path_var, outer.is_some(), lock.extra.clone());
         let mut view =
             if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
-        if outer.is_none() {
+        if outer.is_none() && lock.nested_may_start {
             view.listings = listings_for(&policy, &view);
         }
         (policy, view)

@@ -531,6 +531,9 @@ pub struct Lock<'a> {
     /// Done in the run's own view before the capabilities go (the disk limit's marks); a run
     /// without a view of its own is refused.
     pub in_view: Option<&'a dyn Fn() -> Result<(), String>>,
+    /// Nested levels may start in the run (it runs a shell, or code the analysis cannot see):
+    /// the view gives them the listings in the store's place (see `facts::snapshot`).
+    pub nested_may_start: bool,
 }
 
 /// What became of the network namespace [`Lock::network`] asked for.
