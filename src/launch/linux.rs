@@ -105,9 +105,7 @@ impl Outside {
         // The outermost level watches a program that may send signals, run code the analysis
         // cannot see, or reach paths it could not name (words it could not resolve, accesses
         // only possible): what the rules refuse it is told on its stderr.
-        let analysis = &to_run.decision.analysis;
-        let unseen = !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some());
-        let watched = !to_run.settings.nested() && (sends_signals(to_run.decision) || unseen);
+        let watched = !to_run.settings.nested() && (sends_signals(to_run.decision) || super::unseen(to_run.decision));
         let session = self.session.clone().filter(|_| watched);
         let writes_log = own_log.is_some();
         if !writes_log && !watched {
@@ -319,8 +317,7 @@ const SIGNAL_SENDERS: &[&str] = &["kill", "pkill", "killall", "fuser", "skill", 
 /// signals, or runs code the analysis cannot see (workspace execute: an interpreter, a build
 /// tool, a script, a name that is not static), or comes on standard input or interactively.
 fn sends_signals(decision: &Decision) -> bool {
-    decision.source != "command" && decision.source != "script"
-        || decision.required.has(mode::Scope::Workspace, Perm::Execute)
+    super::not_all_seen(decision)
         || decision.analysis.commands.iter().any(|c| c.name.as_deref().is_none_or(|n| SIGNAL_SENDERS.contains(&n)))
 }
 

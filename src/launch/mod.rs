@@ -56,15 +56,24 @@ pub(crate) enum Nested {
 /// the workspace's own programs, or code or paths the analysis cannot see (only speed hangs on
 /// it: a nested level without the listings lists for itself).
 fn nested_may_start(decision: &crate::report::Decision) -> bool {
-    let analysis = &decision.analysis;
     let shell = |c: &crate::analysis::CommandUse| {
         c.name.as_deref().is_none_or(|n| matches!(n.rsplit('/').next(), Some("bash" | "sh" | "sandbox-bash")))
     };
+    not_all_seen(decision) || unseen(decision) || decision.analysis.commands.iter().any(shell)
+}
+
+/// The program is not all seen (standard input, an interactive shell), or runs the workspace's
+/// own programs.
+pub(crate) fn not_all_seen(decision: &crate::report::Decision) -> bool {
     (decision.source != "command" && decision.source != "script")
         || decision.required.has(crate::mode::Scope::Workspace, crate::mode::Perm::Execute)
-        || !analysis.unresolved.is_empty()
-        || analysis.accesses.iter().any(|a| a.bound().is_some())
-        || analysis.commands.iter().any(shell)
+}
+
+/// The program reaches paths the analysis could not name: words it could not resolve, accesses
+/// only possible.
+pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
+    let analysis = &decision.analysis;
+    !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some())
 }
 
 /// Locks this process with the kernel and execs the real bash; returns only when it does not

@@ -62,12 +62,15 @@ const MAX_LISTINGS: usize = 2048;
 /// The store's first bytes (its format).
 const MAGIC: &[u8; 8] = b"SBLIST02";
 
+/// tmpfs's magic number (what the view's stand-ins are mounted from).
+const TMPFS: libc::c_long = 0x0102_1994;
+
 /// Filesystems whose directories' times are kept by this kernel, on this machine.
 const TRUSTED_FS: &[libc::c_long] = &[
     0xEF53,      // ext2/3/4
     0x5846_5342, // xfs
     0x9123_683E, // btrfs
-    0x0102_1994, // tmpfs
+    TMPFS,       // tmpfs
     0xF2F5_2010, // f2fs
     0x794C_7630, // overlayfs (a container's root)
     0x2FC1_2FC1, // zfs
@@ -474,7 +477,6 @@ pub fn admit(writable: &[&str]) {
 /// a command wrote, wherever its run let it write, is never read for one.
 fn given_by_the_view(dir: &std::path::Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    const TMPFS: libc::c_long = 0x0102_1994;
     let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
     // SAFETY: plain system calls on a NUL-terminated path and out-structures of the right types.
     #[allow(unsafe_code)]
