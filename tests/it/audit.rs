@@ -354,7 +354,8 @@ fn a_nested_run_under_a_preloaded_library_is_refused_by_a_dynamic_build() {
 /// Python's subprocess closes the descriptors it inherited, the audit channel among them: a
 /// nested run below it reaches the relay again at its socket, is recorded and says nothing on
 /// the command's stderr. What is not sandbox-bash and connects there is refused and recorded;
-/// the socket goes with the relay.
+/// the socket goes with the relay. (The sender stays a moment after it sends: the relay judges
+/// a sender by the program it runs, and one that is gone is refused for another reason.)
 #[test]
 fn a_nested_run_below_a_program_that_closed_the_channel_is_still_recorded() {
     let lab = Lab::new();
@@ -362,9 +363,9 @@ fn a_nested_run_below_a_program_that_closed_the_channel_is_still_recorded() {
     let program = format!(
         "python3 -c 'import subprocess; r = subprocess.run([\"{sb}\", \"-c\", \"echo nested-ran\"], capture_output=True); \
          print(r.stdout.decode(), end=\"\"); print(\"stderr=\" + repr(r.stderr.decode()))'; \
-         python3 -c 'import os, socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
+         python3 -c 'import os, socket, time\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n\
          d, n = os.path.split(os.environ[\"SANDBOX_BASH_AUDIT_RELAY\"]); os.chdir(d)\n\
-         s.connect(n); s.send(b\"{{}}\"); print(\"sent\")'",
+         s.connect(n); s.send(b\"{{}}\"); print(\"sent\"); time.sleep(1)'",
         sb = lab::SB
     );
     // The state directory deep enough that the socket's path is longer than a socket address
