@@ -10,9 +10,10 @@ use crate::analysis::programs::{Nest, Stdin};
 use crate::analysis::{Analysis, Certainty};
 
 impl Walker<'_> {
-    pub(super) fn finish(mut self) -> Analysis {
+    /// The analysis, and how many bodies were walked on their own.
+    pub(super) fn finish(mut self) -> (Analysis, usize) {
         if self.failed() {
-            return Analysis { failure: self.failure, ..Analysis::default() };
+            return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
         }
         // Function bodies and traps run later, at times the walk cannot know: analyse them in
         // a state where everything the program assigns anywhere is unknown. If they assign
@@ -49,6 +50,7 @@ impl Walker<'_> {
                         continue;
                     }
                     let mut st = self.deferred_state(round);
+                    self.deferred_walks += 1;
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
                     self.nested_texts += 1;
@@ -61,23 +63,26 @@ impl Walker<'_> {
                     self.nested_texts -= 1;
                     self.origin = saved;
                     if self.failed() {
-                        return Analysis { failure: self.failure, ..Analysis::default() };
+                        return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
                     }
                 }
                 while traps_done < self.traps.len() {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
                     let mut st = self.deferred_state(round);
+                    self.deferred_walks += 1;
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.failed() {
-                        return Analysis { failure: self.failure, ..Analysis::default() };
+                        return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
                     }
                 }
             }
             round += 1;
+            // A round walked with every variable unknown from its start leaves nothing for
+            // another to learn: that one would walk the same bodies in the same state.
             let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
-            if !grew || round >= 2 {
+            if !grew || dynamic_before || round >= 2 {
                 break;
             }
         }
@@ -119,14 +124,16 @@ impl Walker<'_> {
                 }
             }
         }
-        Analysis {
+        let walks = self.deferred_walks;
+        let analysis = Analysis {
             accesses: dedup(accesses),
             commands: dedup(self.commands),
             unresolved: dedup(self.unresolved),
             failure: None,
             requests: self.requests,
             texts: self.texts_read,
-        }
+        };
+        (analysis, walks)
     }
 
     fn deferred_state(&self, round: usize) -> State {

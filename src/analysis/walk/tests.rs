@@ -75,3 +75,19 @@ fn cd_moves_relative_paths_and_a_subshell_keeps_its_cd() {
     assert_eq!(touched(text, "cat"), Vec::<String>::new());
     assert!(unresolved(text).iter().any(|u| u.contains("notes")), "{:?}", unresolved(text));
 }
+
+#[test]
+fn bodies_are_walked_on_their_own_once_more_only_when_that_walk_knows_less() {
+    let walks =
+        |text: &str| super::Walker::new(&context()).walk_program(text, TextKind::Command, &context()).deferred_walks;
+    // A body that assigns a name the program did not: once in a state where only what the
+    // program assigns is unknown, then once more with every variable unknown.
+    assert_eq!(walks("x=/etc/a; f() { y=1; cat \"$x\"; }"), 2);
+    // Nothing new assigned: once.
+    assert_eq!(walks("x=/etc/a; f() { x=1; cat \"$x\"; }"), 1);
+    // The program already assigns names it computes: every variable is unknown from the first
+    // round, and a second would walk the same body in the same state.
+    assert_eq!(walks("eval \"$(cat /etc/a)\"; f() { y=1; cat \"$x\"; }"), 1);
+    let text = "declare \"$(cat /etc/a)=2\"; f() { y=1; }; trap 'z=3' EXIT";
+    assert_eq!(walks(text), 2);
+}
