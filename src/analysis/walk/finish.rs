@@ -5,15 +5,15 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::state::State;
-use super::{Sink, Walker};
+use super::{Sink, Walker, Work};
 use crate::analysis::programs::{Nest, Stdin};
 use crate::analysis::{Analysis, Certainty};
 
 impl Walker<'_> {
-    /// The analysis, and how many bodies were walked on their own.
-    pub(super) fn finish(mut self) -> (Analysis, usize) {
+    /// The analysis, and the work it took.
+    pub(super) fn finish(mut self) -> (Analysis, Work) {
         if self.failed() {
-            return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
+            return self.failed_with_work();
         }
         // Function bodies and traps run later, at times the walk cannot know: analyse them in
         // a state where everything the program assigns anywhere is unknown. If they assign
@@ -59,11 +59,13 @@ impl Walker<'_> {
                         Some(r) => self.redirects(&r.0, "", &mut inner, Stdin::Unknown),
                         None => Stdin::Unknown,
                     };
+                    self.walked_on_own = Some(self.functions[index].name.clone());
                     self.compound(&body.0, &mut st, redirect_stdin);
+                    self.walked_on_own = None;
                     self.nested_texts -= 1;
                     self.origin = saved;
                     if self.failed() {
-                        return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
+                        return self.failed_with_work();
                     }
                 }
                 while traps_done < self.traps.len() {
@@ -74,7 +76,7 @@ impl Walker<'_> {
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.failed() {
-                        return (Analysis { failure: self.failure, ..Analysis::default() }, self.deferred_walks);
+                        return self.failed_with_work();
                     }
                 }
             }
@@ -87,6 +89,7 @@ impl Walker<'_> {
             }
         }
         self.sink = 0;
+        let work = self.work();
 
         // Which bodies can run: the main program and the traps, plus every function some
         // running code calls by name (or all of them, if any running code calls a name that
@@ -124,7 +127,6 @@ impl Walker<'_> {
                 }
             }
         }
-        let walks = self.deferred_walks;
         let analysis = Analysis {
             accesses: dedup(accesses),
             commands: dedup(self.commands),
@@ -133,7 +135,16 @@ impl Walker<'_> {
             requests: self.requests,
             texts: self.texts_read,
         };
-        (analysis, walks)
+        (analysis, work)
+    }
+
+    fn failed_with_work(self) -> (Analysis, Work) {
+        let work = self.work();
+        (Analysis { failure: self.failure, ..Analysis::default() }, work)
+    }
+
+    fn work(&self) -> Work {
+        Work { steps: self.steps, deferred_walks: self.deferred_walks }
     }
 
     fn deferred_state(&self, round: usize) -> State {

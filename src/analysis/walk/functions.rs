@@ -47,7 +47,8 @@ impl Walker<'_> {
         // followed (a library of thousands of functions calling each other), none deeper than
         // the first.
         let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
-        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
+        let recursion = self.call_stack.iter().any(|n| n == name) || self.walked_on_own.as_deref() == Some(name);
+        if recursion || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {
                 self.function_skipped.insert(index);

@@ -165,6 +165,9 @@ pub struct Walker<'c> {
     function_by_name: HashMap<String, usize>,
     /// Functions whose bodies are being walked for a call.
     call_stack: Vec<String>,
+    /// The function whose body is walked on its own at the end, if any: a call of it from
+    /// inside is recursion, as it is for a body followed at a call.
+    walked_on_own: Option<String>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
     /// Every file whose text was walked, for the positions in it.
@@ -245,8 +248,16 @@ struct Walked {
     /// The walk with the parse ahead came to a piece that does not parse, or to a text the
     /// checks refuse: it cannot stand for the walk of the whole text.
     parse_ahead_stopped: bool,
-    /// Function bodies and traps walked on their own at the end.
     #[cfg_attr(not(test), allow(dead_code))]
+    work: Work,
+}
+
+/// The work a walk took (the tests hold the walk to it).
+#[cfg_attr(not(test), allow(dead_code))]
+struct Work {
+    /// Commands and compound commands walked in all.
+    steps: usize,
+    /// Function bodies and traps walked on their own at the end.
     deferred_walks: usize,
 }
 
@@ -266,9 +277,9 @@ impl Walker<'_> {
             self.run_text(&body, origin, &mut st, Nest::Same);
             false
         };
-        let (analysis, deferred_walks) = self.finish();
+        let (analysis, work) = self.finish();
         let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
-        Walked { analysis, too_deep, parse_ahead_stopped, deferred_walks }
+        Walked { analysis, too_deep, parse_ahead_stopped, work }
     }
 
     /// What comes before the program's own text: limits, the state bash starts with, and the
@@ -331,6 +342,7 @@ impl<'c> Walker<'c> {
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
+            walked_on_own: None,
             shallow: false,
             parse_ahead: false,
             local_frames: Vec::new(),

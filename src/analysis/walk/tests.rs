@@ -78,8 +78,9 @@ fn cd_moves_relative_paths_and_a_subshell_keeps_its_cd() {
 
 #[test]
 fn bodies_are_walked_on_their_own_once_more_only_when_that_walk_knows_less() {
-    let walks =
-        |text: &str| super::Walker::new(&context()).walk_program(text, TextKind::Command, &context()).deferred_walks;
+    let walks = |text: &str| {
+        super::Walker::new(&context()).walk_program(text, TextKind::Command, &context()).work.deferred_walks
+    };
     // A body that assigns a name the program did not: once in a state where only what the
     // program assigns is unknown, then once more with every variable unknown.
     assert_eq!(walks("x=/etc/a; f() { y=1; cat \"$x\"; }"), 2);
@@ -90,4 +91,14 @@ fn bodies_are_walked_on_their_own_once_more_only_when_that_walk_knows_less() {
     assert_eq!(walks("eval \"$(cat /etc/a)\"; f() { y=1; cat \"$x\"; }"), 1);
     let text = "declare \"$(cat /etc/a)=2\"; f() { y=1; }; trap 'z=3' EXIT";
     assert_eq!(walks(text), 2);
+}
+
+#[test]
+fn a_body_walked_on_its_own_does_not_follow_its_own_calls_of_itself() {
+    // As at a call, where the body followed does not follow itself again: a recursive call
+    // changes what the function may change, and the body is already being walked.
+    let steps =
+        |text: &str| super::Walker::new(&context()).walk_program(text, TextKind::Command, &context()).work.steps;
+    let calls = |name: &str| format!("f() {{ cat /etc/a; cd /; {} }}", format!("{name} x; ").repeat(8));
+    assert_eq!(steps(&calls("f")), steps(&calls("g")));
 }
