@@ -19,7 +19,7 @@ const MAX_CALL_DEPTH: usize = 4;
 
 /// Calls followed into their bodies before calls inside them are no longer followed (their
 /// effects are applied from their syntax, and their bodies analysed on their own at the end).
-const MAX_FOLLOWED_CALLS: usize = 2_000;
+pub(super) const MAX_FOLLOWED_CALLS: usize = 2_000;
 
 impl Walker<'_> {
     pub(super) fn define_function(&mut self, f: &ast::FunctionDefinition) {
@@ -45,9 +45,11 @@ impl Walker<'_> {
         let Some(&index) = self.function_by_name.get(name) else { return false };
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than
-        // the first.
+        // the first, and none of a body walked on its own into itself (as at a call, where the
+        // body followed does not follow itself again).
         let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
-        let recursion = self.call_stack.iter().any(|n| n == name) || self.walked_on_own.as_deref() == Some(name);
+        let recursion = self.call_stack.iter().any(|n| n == name)
+            || (self.walked_on_own.as_deref() == Some(name) && self.calls_followed >= MAX_FOLLOWED_CALLS);
         if recursion || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {

@@ -165,8 +165,8 @@ pub struct Walker<'c> {
     function_by_name: HashMap<String, usize>,
     /// Functions whose bodies are being walked for a call.
     call_stack: Vec<String>,
-    /// The function whose body is walked on its own at the end, if any: a call of it from
-    /// inside is recursion, as it is for a body followed at a call.
+    /// The function whose body is walked on its own at the end, if any: past the budget of
+    /// calls followed, a call of it from inside is recursion, as for a body followed at a call.
     walked_on_own: Option<String>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,

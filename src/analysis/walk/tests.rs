@@ -94,11 +94,18 @@ fn bodies_are_walked_on_their_own_once_more_only_when_that_walk_knows_less() {
 }
 
 #[test]
-fn a_body_walked_on_its_own_does_not_follow_its_own_calls_of_itself() {
-    // As at a call, where the body followed does not follow itself again: a recursive call
-    // changes what the function may change, and the body is already being walked.
+fn a_body_walked_on_its_own_follows_its_own_calls_of_itself_only_within_the_budget() {
+    // A recursive call's arguments can name what the body does: within the budget of calls
+    // followed, the body walked on its own follows its own calls of itself once.
+    let text = "f() { case \"$1\" in go) cat \"$2\" ;; *) f go /etc/a ;; esac; }; f x";
+    let a = super::analyze_program(text, TextKind::Command, &context());
+    assert!(a.accesses.iter().any(|x| x.command == "cat" && x.target == "/etc/a"), "{:?}", a.accesses);
+    // Past it (a library of thousands of calls), no more than at a call, where the body
+    // followed does not follow itself again: every call of itself would walk the whole body.
     let steps =
         |text: &str| super::Walker::new(&context()).walk_program(text, TextKind::Command, &context()).work.steps;
-    let calls = |name: &str| format!("f() {{ cat /etc/a; cd /; {} }}", format!("{name} x; ").repeat(8));
-    assert_eq!(steps(&calls("f")), steps(&calls("g")));
+    let spent = "g; ".repeat(super::functions::MAX_FOLLOWED_CALLS);
+    let calls =
+        |name: &str| format!("g() {{ :; }}; {spent}f() {{ cat /etc/a; cd /; {} }}", format!("{name} x; ").repeat(8));
+    assert_eq!(steps(&calls("f")), steps(&calls("h")));
 }
