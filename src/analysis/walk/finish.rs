@@ -17,7 +17,8 @@ impl Walker<'_> {
         }
         // Function bodies and traps run later, at times the walk cannot know: analyse them in
         // a state where everything the program assigns anywhere is unknown. If they assign
-        // more, analyse once more with every variable unknown.
+        // more, or define functions or aliases that a body walked before them could not see,
+        // analyse once more with every variable unknown.
         let commands_mark = self.commands.len();
         let unresolved_mark = self.unresolved.len();
         let trap_sink = self.sinks.len();
@@ -26,29 +27,28 @@ impl Walker<'_> {
         loop {
             let assigned_before = self.assigned.len();
             let dynamic_before = self.assigned_dynamic;
+            let code_before = (self.code_learned, self.aliases_unknown);
             self.commands.truncate(commands_mark);
             self.unresolved.truncate(unresolved_mark);
             for s in self.sinks.iter_mut().skip(1) {
                 *s = Sink::default();
             }
+            // Each body once, in order; then again from the start for any a later walk left
+            // unfollowed at a call after its turn (it needs its own walk after all).
+            let mut walked_here: HashSet<usize> = HashSet::default();
             let mut done = 0;
             let mut traps_done = 0;
-            while done < self.functions.len() || traps_done < self.traps.len() {
-                while done < self.functions.len() {
+            loop {
+                let next = (done..self.functions.len())
+                    .chain(0..done)
+                    .find(|&i| !walked_here.contains(&i) && self.needs_own_walk(i));
+                if let Some(index) = next {
+                    done = index + 1;
+                    walked_here.insert(index);
                     let (body, origin, sink) = {
-                        let f = &self.functions[done];
+                        let f = &self.functions[index];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
-                    let index = done;
-                    done += 1;
-                    // A body already walked at its calls needs no second, vaguer walk: that one
-                    // would see the same commands, with less known about their words. A call
-                    // the walk cannot see (a name that is not static) is itself reported, needs
-                    // workspace execute, and makes every function's needs count.
-                    let implicit = self.functions[index].name == "command_not_found_handle";
-                    if !implicit && self.function_walked.contains(&index) && !self.function_skipped.contains(&index) {
-                        continue;
-                    }
                     let mut st = self.deferred_state(round);
                     self.deferred_walks += 1;
                     self.sink = sink;
@@ -59,16 +59,13 @@ impl Walker<'_> {
                         Some(r) => self.redirects(&r.0, "", &mut inner, Stdin::Unknown),
                         None => Stdin::Unknown,
                     };
-                    self.walked_on_own = Some(self.functions[index].name.clone());
                     self.compound(&body.0, &mut st, redirect_stdin);
-                    self.walked_on_own = None;
                     self.nested_texts -= 1;
                     self.origin = saved;
                     if self.failed() {
                         return self.failed_with_work();
                     }
-                }
-                while traps_done < self.traps.len() {
+                } else if traps_done < self.traps.len() {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
                     let mut st = self.deferred_state(round);
@@ -78,13 +75,18 @@ impl Walker<'_> {
                     if self.failed() {
                         return self.failed_with_work();
                     }
+                } else {
+                    break;
                 }
             }
             round += 1;
-            // A round walked with every variable unknown from its start leaves nothing for
-            // another to learn: that one would walk the same bodies in the same state.
-            let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
-            if !grew || dynamic_before || round >= 2 {
+            // What this round learned of the code is news to the bodies walked before it. What
+            // it assigned is news only if it began with some variables known: with every
+            // variable unknown from the start, the next round's state would be the same.
+            let code_grew = (self.code_learned, self.aliases_unknown) != code_before;
+            let names_grew =
+                !dynamic_before && (self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before);
+            if !(code_grew || names_grew) || round >= 2 {
                 break;
             }
         }
@@ -138,13 +140,23 @@ impl Walker<'_> {
         (analysis, work)
     }
 
+    /// Whether function `index` needs a walk on its own. A body already walked at its calls
+    /// needs no second, vaguer walk: that one would see the same commands, with less known about
+    /// their words. A call the walk cannot see (a name that is not static) is itself reported,
+    /// needs workspace execute, and makes every function's needs count.
+    fn needs_own_walk(&self, index: usize) -> bool {
+        self.functions[index].name == "command_not_found_handle"
+            || !self.function_walked.contains(&index)
+            || self.function_skipped.contains(&index)
+    }
+
     fn failed_with_work(self) -> (Analysis, Work) {
         let work = self.work();
         (Analysis { failure: self.failure, ..Analysis::default() }, work)
     }
 
     fn work(&self) -> Work {
-        Work { steps: self.steps, deferred_walks: self.deferred_walks }
+        Work { deferred_walks: self.deferred_walks }
     }
 
     fn deferred_state(&self, round: usize) -> State {

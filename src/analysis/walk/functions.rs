@@ -28,6 +28,7 @@ impl Walker<'_> {
         if self.quiet > 0 {
             return;
         }
+        self.code_learned += 1;
         let sink = self.sinks.len();
         self.sinks.push(Sink::default());
         self.function_sinks.entry(name.clone()).or_default().push(sink);
@@ -45,12 +46,9 @@ impl Walker<'_> {
         let Some(&index) = self.function_by_name.get(name) else { return false };
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than
-        // the first, and none of a body walked on its own into itself (as at a call, where the
-        // body followed does not follow itself again).
+        // the first.
         let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
-        let recursion = self.call_stack.iter().any(|n| n == name)
-            || (self.walked_on_own.as_deref() == Some(name) && self.calls_followed >= MAX_FOLLOWED_CALLS);
-        if recursion || self.call_stack.len() >= depth_limit {
+        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {
                 self.function_skipped.insert(index);
@@ -195,6 +193,7 @@ impl Walker<'_> {
 
     /// `alias NAME=VALUE …`.
     pub fn define_alias(&mut self, name: &str, value: Option<String>) {
+        self.code_learned += 1;
         self.aliases.insert(name.to_string(), value);
     }
 

@@ -165,9 +165,6 @@ pub struct Walker<'c> {
     function_by_name: HashMap<String, usize>,
     /// Functions whose bodies are being walked for a call.
     call_stack: Vec<String>,
-    /// The function whose body is walked on its own at the end, if any: past the budget of
-    /// calls followed, a call of it from inside is recursion, as for a body followed at a call.
-    walked_on_own: Option<String>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
     /// Every file whose text was walked, for the positions in it.
@@ -197,6 +194,9 @@ pub struct Walker<'c> {
     function_skipped: HashSet<usize>,
     /// Function calls followed into their bodies so far.
     calls_followed: usize,
+    /// Functions and aliases defined so far: what a walk learns about code besides variables,
+    /// which a body walked before did not see.
+    code_learned: usize,
     /// Function bodies and traps walked at the end, on their own.
     deferred_walks: usize,
     /// For each call being followed: the variables as it found them, and the names it made its
@@ -255,8 +255,6 @@ struct Walked {
 /// The work a walk took (the tests hold the walk to it).
 #[cfg_attr(not(test), allow(dead_code))]
 struct Work {
-    /// Commands and compound commands walked in all.
-    steps: usize,
     /// Function bodies and traps walked on their own at the end.
     deferred_walks: usize,
 }
@@ -342,7 +340,6 @@ impl<'c> Walker<'c> {
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
-            walked_on_own: None,
             shallow: false,
             parse_ahead: false,
             local_frames: Vec::new(),
@@ -361,6 +358,7 @@ impl<'c> Walker<'c> {
             canonical_cache: HashMap::default(),
             function_skipped: HashSet::default(),
             calls_followed: 0,
+            code_learned: 0,
             deferred_walks: 0,
         }
     }
