@@ -5,20 +5,18 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::state::State;
-use super::{Sink, Walker, Work};
+use super::{Sink, Walker};
 use crate::analysis::programs::{Nest, Stdin};
 use crate::analysis::{Analysis, Certainty};
 
 impl Walker<'_> {
-    /// The analysis, and the work it took.
-    pub(super) fn finish(mut self) -> (Analysis, Work) {
+    pub(super) fn finish(mut self) -> Analysis {
         if self.failed() {
-            return self.failed_with_work();
+            return Analysis { failure: self.failure, ..Analysis::default() };
         }
         // Function bodies and traps run later, at times the walk cannot know: analyse them in
         // a state where everything the program assigns anywhere is unknown. If they assign
-        // more, or define functions or aliases that a body walked before them could not see,
-        // analyse once more with every variable unknown.
+        // more, analyse once more with every variable unknown.
         let commands_mark = self.commands.len();
         let unresolved_mark = self.unresolved.len();
         let trap_sink = self.sinks.len();
@@ -27,30 +25,30 @@ impl Walker<'_> {
         loop {
             let assigned_before = self.assigned.len();
             let dynamic_before = self.assigned_dynamic;
-            let code_before = (self.code_learned, self.aliases_unknown);
             self.commands.truncate(commands_mark);
             self.unresolved.truncate(unresolved_mark);
             for s in self.sinks.iter_mut().skip(1) {
                 *s = Sink::default();
             }
-            // Each body once, in order; then again from the start for any a later walk left
-            // unfollowed at a call after its turn (it needs its own walk after all).
-            let mut walked_here: HashSet<usize> = HashSet::default();
             let mut done = 0;
             let mut traps_done = 0;
-            loop {
-                let next = (done..self.functions.len())
-                    .chain(0..done)
-                    .find(|&i| !walked_here.contains(&i) && self.needs_own_walk(i));
-                if let Some(index) = next {
-                    done = index + 1;
-                    walked_here.insert(index);
+            while done < self.functions.len() || traps_done < self.traps.len() {
+                while done < self.functions.len() {
                     let (body, origin, sink) = {
-                        let f = &self.functions[index];
+                        let f = &self.functions[done];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
+                    let index = done;
+                    done += 1;
+                    // A body already walked at its calls needs no second, vaguer walk: that one
+                    // would see the same commands, with less known about their words. A call
+                    // the walk cannot see (a name that is not static) is itself reported, needs
+                    // workspace execute, and makes every function's needs count.
+                    let implicit = self.functions[index].name == "command_not_found_handle";
+                    if !implicit && self.function_walked.contains(&index) && !self.function_skipped.contains(&index) {
+                        continue;
+                    }
                     let mut st = self.deferred_state(round);
-                    self.deferred_walks += 1;
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
                     self.nested_texts += 1;
@@ -63,35 +61,27 @@ impl Walker<'_> {
                     self.nested_texts -= 1;
                     self.origin = saved;
                     if self.failed() {
-                        return self.failed_with_work();
+                        return Analysis { failure: self.failure, ..Analysis::default() };
                     }
-                } else if traps_done < self.traps.len() {
+                }
+                while traps_done < self.traps.len() {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
                     let mut st = self.deferred_state(round);
-                    self.deferred_walks += 1;
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.failed() {
-                        return self.failed_with_work();
+                        return Analysis { failure: self.failure, ..Analysis::default() };
                     }
-                } else {
-                    break;
                 }
             }
             round += 1;
-            // What this round learned of the code is news to the bodies walked before it. What
-            // it assigned is news only if it began with some variables known: with every
-            // variable unknown from the start, the next round's state would be the same.
-            let code_grew = (self.code_learned, self.aliases_unknown) != code_before;
-            let names_grew =
-                !dynamic_before && (self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before);
-            if !(code_grew || names_grew) || round >= 2 {
+            let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
+            if !grew || round >= 2 {
                 break;
             }
         }
         self.sink = 0;
-        let work = self.work();
 
         // Which bodies can run: the main program and the traps, plus every function some
         // running code calls by name (or all of them, if any running code calls a name that
@@ -129,34 +119,14 @@ impl Walker<'_> {
                 }
             }
         }
-        let analysis = Analysis {
+        Analysis {
             accesses: dedup(accesses),
             commands: dedup(self.commands),
             unresolved: dedup(self.unresolved),
             failure: None,
             requests: self.requests,
             texts: self.texts_read,
-        };
-        (analysis, work)
-    }
-
-    /// Whether function `index` needs a walk on its own. A body already walked at its calls
-    /// needs no second, vaguer walk: that one would see the same commands, with less known about
-    /// their words. A call the walk cannot see (a name that is not static) is itself reported,
-    /// needs workspace execute, and makes every function's needs count.
-    fn needs_own_walk(&self, index: usize) -> bool {
-        self.functions[index].name == "command_not_found_handle"
-            || !self.function_walked.contains(&index)
-            || self.function_skipped.contains(&index)
-    }
-
-    fn failed_with_work(self) -> (Analysis, Work) {
-        let work = self.work();
-        (Analysis { failure: self.failure, ..Analysis::default() }, work)
-    }
-
-    fn work(&self) -> Work {
-        Work { deferred_walks: self.deferred_walks }
+        }
     }
 
     fn deferred_state(&self, round: usize) -> State {

@@ -28,7 +28,6 @@ impl Walker<'_> {
         if self.quiet > 0 {
             return;
         }
-        self.code_learned += 1;
         let sink = self.sinks.len();
         self.sinks.push(Sink::default());
         self.function_sinks.entry(name.clone()).or_default().push(sink);
@@ -193,7 +192,6 @@ impl Walker<'_> {
 
     /// `alias NAME=VALUE …`.
     pub fn define_alias(&mut self, name: &str, value: Option<String>) {
-        self.code_learned += 1;
         self.aliases.insert(name.to_string(), value);
     }
 

@@ -194,11 +194,6 @@ pub struct Walker<'c> {
     function_skipped: HashSet<usize>,
     /// Function calls followed into their bodies so far.
     calls_followed: usize,
-    /// Functions and aliases defined so far: what a walk learns about code besides variables,
-    /// which a body walked before did not see.
-    code_learned: usize,
-    /// Function bodies and traps walked at the end, on their own.
-    deferred_walks: usize,
     /// For each call being followed: the variables as it found them, and the names it made its
     /// own with `local`.
     local_frames: Vec<(Vars, Vec<String>)>,
@@ -248,15 +243,6 @@ struct Walked {
     /// The walk with the parse ahead came to a piece that does not parse, or to a text the
     /// checks refuse: it cannot stand for the walk of the whole text.
     parse_ahead_stopped: bool,
-    #[cfg_attr(not(test), allow(dead_code))]
-    work: Work,
-}
-
-/// The work a walk took (the tests hold the walk to it).
-#[cfg_attr(not(test), allow(dead_code))]
-struct Work {
-    /// Function bodies and traps walked on their own at the end.
-    deferred_walks: usize,
 }
 
 const NEEDS_STACK: &str = "the program needs a bigger stack";
@@ -275,9 +261,9 @@ impl Walker<'_> {
             self.run_text(&body, origin, &mut st, Nest::Same);
             false
         };
-        let (analysis, work) = self.finish();
+        let analysis = self.finish();
         let too_deep = analysis.failure.as_ref().is_some_and(|f| f.message == NEEDS_STACK);
-        Walked { analysis, too_deep, parse_ahead_stopped, work }
+        Walked { analysis, too_deep, parse_ahead_stopped }
     }
 
     /// What comes before the program's own text: limits, the state bash starts with, and the
@@ -358,8 +344,6 @@ impl<'c> Walker<'c> {
             canonical_cache: HashMap::default(),
             function_skipped: HashSet::default(),
             calls_followed: 0,
-            code_learned: 0,
-            deferred_walks: 0,
         }
     }
 
