@@ -80,10 +80,7 @@ fn cd_moves_relative_paths_and_a_subshell_keeps_its_cd() {
 fn a_body_walked_on_its_own_follows_its_own_calls_of_itself_even_past_the_budget() {
     // A recursive call's arguments can name what the body does (a path to write); spending
     // the budget of calls followed first must not hide it.
-    let finds = |text: &str| {
-        let a = super::analyze_program(text, TextKind::Command, &context());
-        a.accesses.iter().any(|x| x.command == "cat" && x.target == "/etc/a")
-    };
+    let finds = |text: &str| touched(text, "cat").contains(&"/etc/a".to_string());
     let body = "f() { cat \"$1\"; [ \"$1\" = a ] && f /etc/a; }; f b";
     assert!(finds(body));
     let spent = "g() { :; }; ".to_string() + &"g; ".repeat(super::functions::MAX_FOLLOWED_CALLS + 1);
