@@ -371,6 +371,9 @@ struct Facts {
     kept: Store,
     /// Directories looked at since planning last forgot them.
     seen: HashMap<String, Seen>,
+    /// What each path asked about since then was found to be, by those listings (a start asks
+    /// about a few hundred paths, most of them below the same few dozen directories).
+    found: HashMap<String, Found>,
     /// Every directory this run looked at (what the listings handed to nested levels come from:
     /// see [`snapshot`]).
     used: rustc_hash::FxHashSet<String>,
@@ -460,6 +463,7 @@ pub fn admit(writable: &[&str]) {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(256, Default::default()),
+        found: HashMap::with_capacity_and_hasher(1024, Default::default()),
         used: Default::default(),
         changed: false,
         now: now / 1_000_000_000,
@@ -543,7 +547,7 @@ pub fn forget() {
     if let Ok(mut guard) = FACTS.lock()
         && let Some(facts) = guard.as_mut()
     {
-        facts.seen.clear();
+        facts.forget();
     }
 }
 
@@ -583,7 +587,10 @@ pub fn entry(path: &str) -> Option<Option<Entry>> {
 
 /// An absolute path with no empty, `.` or `..` component (`/` itself included).
 fn plain(path: &str) -> bool {
-    path == "/" || (path.starts_with('/') && !path[1..].split('/').any(|c| c.is_empty() || c == "." || c == ".."))
+    let bytes = path.as_bytes();
+    path == "/"
+        || (bytes.first() == Some(&b'/')
+            && !bytes[1..].split(|&b| b == b'/').any(|c| c.is_empty() || c == b"." || c == b".."))
 }
 
 enum Listing<'a> {
@@ -600,6 +607,7 @@ enum Seen {
     Unlistable,
 }
 
+#[derive(Clone, Copy)]
 enum Found {
     Absent,
     /// There, of this type (as [`Names`] keeps it: 1 link, 2 directory, 4 socket or pipe).
@@ -608,6 +616,12 @@ enum Found {
 }
 
 impl Facts {
+    /// See [`forget`].
+    fn forget(&mut self) {
+        self.seen.clear();
+        self.found.clear();
+    }
+
     /// See [`snapshot`].
     fn snapshot(&self, listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
         // A listing read from the store goes as it was read (its own checksum with it).
@@ -687,6 +701,16 @@ impl Facts {
         if path == "/" {
             return Found::Here(2);
         }
+        if let Some(&found) = self.found.get(path) {
+            return found;
+        }
+        let found = self.found_anew(path);
+        self.found.insert(path.to_string(), found);
+        found
+    }
+
+    /// [`Facts::found`] for a path not asked about since the listings were last forgotten.
+    fn found_anew(&mut self, path: &str) -> Found {
         let Some((parent, name)) = path.rsplit_once('/') else { return Found::Unknown };
         let parent = if parent.is_empty() { "/" } else { parent };
         match self.found(parent) {
@@ -772,6 +796,7 @@ mod tests {
             file: None,
             kept,
             seen: HashMap::default(),
+            found: HashMap::default(),
             used: Default::default(),
             changed: false,
             now: real / 1_000_000_000 + 60,
@@ -784,6 +809,24 @@ mod tests {
             Listing::Large => vec!["(large)".into()],
             Listing::Unlistable => vec!["(unlistable)".into()],
         }
+    }
+
+    #[test]
+    fn what_a_path_was_found_to_be_holds_until_the_listings_are_forgotten() {
+        let d = scratch();
+        let dir = d.path().join("caches");
+        std::fs::create_dir(&dir).unwrap();
+        let path = dir.join("layer").to_str().unwrap().to_string();
+        let mut f = facts(Store::default());
+        assert!(matches!(f.found(&path), Found::Absent));
+        // Made while the run plans (its own cache layer): the listing it planned with answers
+        // until planning forgets them, then the directory as it is now.
+        std::fs::create_dir(&path).unwrap();
+        assert!(matches!(f.found(&path), Found::Absent));
+        f.forget();
+        assert!(matches!(f.found(&path), Found::Here(2)));
+        // Below it too, from the new listing.
+        assert!(matches!(f.found(&format!("{path}/upper")), Found::Absent));
     }
 
     #[test]
