@@ -211,8 +211,7 @@ fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: 
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
         .collect();
     let digest = {
-        use sha1::Digest;
-        let d = sha1::Sha1::digest(real.as_bytes());
+        let d = sha1_smol::Sha1::from(real.as_bytes()).digest().bytes();
         d.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>()
     };
     let key: String = key.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();

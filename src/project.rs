@@ -238,15 +238,13 @@ pub fn blob_id(path: &str, format: Format) -> Option<(Vec<u8>, (u64, u64))> {
     let node = (meta.dev(), meta.ino());
     let id = match format {
         Format::Sha1 => {
-            use sha1::Digest;
-            let mut h = sha1::Sha1::new();
+            let mut h = sha1_smol::Sha1::new();
             h.update(head.as_bytes());
             h.update(&bytes);
-            h.finalize().to_vec()
+            h.digest().bytes().to_vec()
         }
         Format::Sha256 => {
-            use sha2::Digest;
-            let mut h = sha2::Sha256::new();
+            let mut h = hmac_sha256::Hash::new();
             h.update(head.as_bytes());
             h.update(&bytes);
             h.finalize().to_vec()

@@ -173,8 +173,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn sha256(parts: &[&str]) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
+    let mut h = hmac_sha256::Hash::new();
     for p in parts {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p.as_bytes());

@@ -54,8 +54,7 @@ impl Session {
         };
         let key = format!("{uid}\0{client}\0{workspace}\0{mode}\0{}", list.unwrap_or(""));
         let id = {
-            use sha2::Digest;
-            let d = sha2::Sha256::digest(key.as_bytes());
+            let d = hmac_sha256::Hash::hash(key.as_bytes());
             d.iter().take(16).map(|b| format!("{b:02x}")).collect()
         };
         Session { id, client }

@@ -38,8 +38,7 @@ impl Walker<'_> {
             self.input_len += bytes.len();
         }
         if self.texts_read.len() < MAX_TEXTS_KEPT && !self.texts_read.iter().any(|(p, _)| p == path) {
-            use sha2::Digest;
-            let digest = sha2::Sha256::digest(&bytes);
+            let digest = hmac_sha256::Hash::hash(&bytes);
             self.texts_read.push((path.to_string(), digest.iter().map(|b| format!("{b:02x}")).collect()));
         }
         // A binary or an oversized file is not text bash would run as a script; it stays
