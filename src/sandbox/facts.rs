@@ -371,6 +371,12 @@ struct Facts {
     kept: Store,
     /// Directories looked at since planning last forgot them.
     seen: HashMap<String, Seen>,
+    /// The status of those whose last change was settled when they were looked at (see
+    /// [`SETTLED`]): a listing that still has that status after planning forgot it holds as it
+    /// was, since a change would have given the directory a newer time.
+    stamps: HashMap<String, Stamp>,
+    /// What planning forgot, with those statuses: looked at again only by status.
+    before: HashMap<String, (Stamp, Seen)>,
     /// What each path asked about since then was found to be, by those listings (a start asks
     /// about a few hundred paths, most of them below the same few dozen directories).
     found: HashMap<String, Found>,
@@ -463,6 +469,8 @@ pub fn admit(writable: &[&str]) {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(256, Default::default()),
+        stamps: HashMap::with_capacity_and_hasher(256, Default::default()),
+        before: HashMap::default(),
         found: HashMap::with_capacity_and_hasher(1024, Default::default()),
         used: Default::default(),
         changed: false,
@@ -539,10 +547,11 @@ pub fn snapshot(listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
     FACTS.lock().ok()?.as_ref()?.snapshot(listable)
 }
 
-/// Forgets what this run has looked at, so that the next question looks again (validating a
-/// kept listing costs one `statx`): this process itself makes directories while it plans (the
-/// caches' layers, the sessions', approvals' and relays' directories), and what it listed
-/// before must not hide them.
+/// Forgets what this run has looked at, so that the next question looks again: this process
+/// itself makes directories while it plans (the caches' layers, the sessions', approvals' and
+/// relays' directories), and what it listed before must not hide them. A listing whose
+/// directory's last change was settled is looked at again by its status alone (one `statx`), on
+/// the terms the store keeps listings on; any other is listed again.
 pub fn forget() {
     if let Ok(mut guard) = FACTS.lock()
         && let Some(facts) = guard.as_mut()
@@ -618,7 +627,10 @@ enum Found {
 impl Facts {
     /// See [`forget`].
     fn forget(&mut self) {
-        self.seen.clear();
+        let mut stamps = std::mem::take(&mut self.stamps);
+        let seen = std::mem::take(&mut self.seen);
+        self.before
+            .extend(seen.into_iter().filter_map(|(dir, seen)| Some((stamps.remove(&dir)?, seen)).map(|b| (dir, b))));
         self.found.clear();
     }
 
@@ -647,19 +659,28 @@ impl Facts {
             if !self.used.contains(dir) {
                 self.used.insert(dir.to_string());
             }
-            let valid = self
-                .kept
-                .get(dir)
-                .filter(|k| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == k.stamp))
-                .map(|k| k.entries);
-            let seen = match valid {
-                Some(Some(e)) => Seen::Entries(e),
-                Some(None) => Seen::Large,
-                // Not there, by the listings above it: nothing to ask.
-                None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
-                None => self.list_anew(dir),
-            };
-            self.seen.insert(dir.to_string(), seen);
+            let same = |stamp: Stamp| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == stamp);
+            // Looked at before planning forgot it, settled then, and the same now.
+            if let Some((stamp, seen)) = self.before.remove(dir).filter(|(stamp, _)| same(*stamp)) {
+                self.stamps.insert(dir.to_string(), stamp);
+                self.seen.insert(dir.to_string(), seen);
+            } else {
+                let valid = self.kept.get(dir).filter(|k| same(k.stamp));
+                let seen = match valid {
+                    // The store keeps only settled listings.
+                    Some(k) => {
+                        self.stamps.insert(dir.to_string(), k.stamp);
+                        match k.entries {
+                            Some(e) => Seen::Entries(e),
+                            None => Seen::Large,
+                        }
+                    }
+                    // Not there, by the listings above it: nothing to ask.
+                    None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
+                    None => self.list_anew(dir),
+                };
+                self.seen.insert(dir.to_string(), seen);
+            }
         }
         match self.seen.get(dir) {
             Some(Seen::Entries(e)) => Listing::Entries(e),
@@ -686,6 +707,7 @@ impl Facts {
         });
         match kept {
             Some(k) => {
+                self.stamps.insert(dir.to_string(), k.stamp);
                 self.kept.insert(dir.to_string(), k);
                 self.changed = true;
             }
@@ -796,6 +818,8 @@ mod tests {
             file: None,
             kept,
             seen: HashMap::default(),
+            stamps: HashMap::default(),
+            before: HashMap::default(),
             found: HashMap::default(),
             used: Default::default(),
             changed: false,
@@ -820,13 +844,56 @@ mod tests {
         let mut f = facts(Store::default());
         assert!(matches!(f.found(&path), Found::Absent));
         // Made while the run plans (its own cache layer): the listing it planned with answers
-        // until planning forgets them, then the directory as it is now.
+        // until planning forgets them, then the directory as it is now (a clock tick later, as a
+        // planning step is: a change within the same tick is what settling guards against).
+        std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::create_dir(&path).unwrap();
         assert!(matches!(f.found(&path), Found::Absent));
         f.forget();
         assert!(matches!(f.found(&path), Found::Here(2)));
         // Below it too, from the new listing.
         assert!(matches!(f.found(&format!("{path}/upper")), Found::Absent));
+    }
+
+    #[test]
+    fn a_listing_not_settled_is_listed_again_after_planning_forgets_it() {
+        let d = scratch();
+        let dir = d.path().join("state");
+        std::fs::create_dir(&dir).unwrap();
+        let dir = dir.to_str().unwrap().to_string();
+        // The real clock: the directory was just made, so its listing is not settled.
+        let (real, _) = clocks();
+        let mut f = Facts { now: real / 1_000_000_000, ..facts(Store::default()) };
+        assert_eq!(names(&mut f, &dir), Vec::<String>::new());
+        // Within the same clock tick, most likely: its status may not show the change.
+        std::fs::create_dir(format!("{dir}/sessions")).unwrap();
+        f.forget();
+        assert_eq!(names(&mut f, &dir), ["sessions"]);
+    }
+
+    #[test]
+    fn a_settled_listing_is_taken_again_by_its_status_after_planning_forgets_it() {
+        let d = scratch();
+        let dir = d.path().join("home");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a"), "").unwrap();
+        let dir = dir.to_str().unwrap().to_string();
+        let mut f = facts(Store::default());
+        assert_eq!(names(&mut f, &dir), ["a"]);
+        // What it was looked at as stays (an entry only this run's listing holds shows it),
+        // while the directory's status is the same.
+        if let Some(Seen::Entries(e)) = f.seen.get_mut(&dir) {
+            e.push("as-looked-at", 0);
+        }
+        f.forget();
+        assert_eq!(names(&mut f, &dir), ["a", "as-looked-at"]);
+        // Changed since: listed again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(format!("{dir}/b"), "").unwrap();
+        f.forget();
+        let mut again = names(&mut f, &dir);
+        again.sort();
+        assert_eq!(again, ["a", "b"]);
     }
 
     #[test]
