@@ -629,8 +629,10 @@ impl Facts {
     fn forget(&mut self) {
         let mut stamps = std::mem::take(&mut self.stamps);
         let seen = std::mem::take(&mut self.seen);
-        self.before
-            .extend(seen.into_iter().filter_map(|(dir, seen)| Some((stamps.remove(&dir)?, seen)).map(|b| (dir, b))));
+        self.before.extend(seen.into_iter().filter_map(|(dir, seen)| {
+            let stamp = stamps.remove(&dir)?;
+            Some((dir, (stamp, seen)))
+        }));
         self.found.clear();
     }
 
