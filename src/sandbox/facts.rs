@@ -56,6 +56,13 @@ const CLOCK_SLACK: i64 = 500_000_000;
 /// of the kernel.
 const MAX_ENTRIES: usize = 1024;
 
+/// The room the tables of a run's answers start with: a start looks at about a hundred
+/// directories and asks about some 350 paths (a home with the usual dot-files; more grow the
+/// tables). Each start's memory is new to it, and a table much larger than what it holds
+/// costs a page fault for every page its entries are spread over.
+const TABLE_DIRS: usize = 112;
+const TABLE_PATHS: usize = 448;
+
 /// Listings kept at most; the ones this run did not use go first.
 const MAX_LISTINGS: usize = 2048;
 
@@ -108,46 +115,102 @@ struct Kept {
     entries: Option<Names>,
 }
 
-/// A directory's entries in two allocations (their names one after the other, and where each
-/// is with its type), not one per name: a start reads a few thousand of them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A directory's entries as the store writes them, one after the other (each a type, its
+/// name's length in two bytes, the name; type 1 link, 2 directory, 4 socket or pipe): in the
+/// store's own bytes for a listing read from it (nothing is copied, and only the pages of the
+/// listings a start asks for are touched), or in bytes of their own for one listed anew.
+#[derive(Clone, Default)]
 struct Names {
-    text: String,
-    /// (start in `text`, length, type: 1 link, 2 directory, 4 socket or pipe)
-    items: Vec<(u32, u16, u8)>,
+    bytes: std::sync::Arc<Bytes>,
+    /// Where the entries are in `bytes`.
+    at: usize,
+    end: usize,
+    count: usize,
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter().map(|(name, kind)| (String::from_utf8_lossy(name), kind))).finish()
+    }
 }
 
 impl Names {
     fn of(entries: &[Entry]) -> Names {
-        let mut n = Names { text: String::new(), items: Vec::with_capacity(entries.len()) };
+        let mut bytes = Vec::with_capacity(entries.iter().map(|e| 3 + e.name.len()).sum());
         for e in entries {
-            n.push(&e.name, u8::from(e.link) | (u8::from(e.dir) << 1) | (u8::from(e.special) << 2));
+            put_entry(&mut bytes, &e.name, u8::from(e.link) | (u8::from(e.dir) << 1) | (u8::from(e.special) << 2));
         }
-        n
+        Names::owned(bytes, entries.len())
     }
 
+    fn owned(bytes: Vec<u8>, count: usize) -> Names {
+        let end = bytes.len();
+        Names { bytes: std::sync::Arc::new(Bytes::Owned(bytes)), at: 0, end, count }
+    }
+
+    /// The entries' bytes, as the store writes them.
+    fn region(&self) -> &[u8] {
+        self.bytes.get(self.at..self.end).unwrap_or_default()
+    }
+
+    /// Each entry's name and type. The bytes were checked when the names were made (see
+    /// [`check_entries`]).
+    fn iter(&self) -> impl Iterator<Item = (&[u8], u8)> {
+        let mut r = Reader(self.region());
+        std::iter::from_fn(move || {
+            let kind = r.take(1)?[0];
+            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
+            Some((r.take(len)?, kind))
+        })
+    }
+
+    #[cfg(test)]
     fn push(&mut self, name: &str, kind: u8) {
-        self.items.push((self.text.len() as u32, name.len() as u16, kind));
-        self.text.push_str(name);
+        let mut bytes = self.region().to_vec();
+        put_entry(&mut bytes, name, kind);
+        *self = Names::owned(bytes, self.count + 1);
     }
 
-    fn name(&self, (start, len, _): (u32, u16, u8)) -> &str {
-        &self.text[start as usize..start as usize + usize::from(len)]
-    }
-
-    fn entry(&self, item: (u32, u16, u8)) -> Entry {
-        let kind = item.2;
-        Entry { name: self.name(item).to_string(), link: kind & 1 != 0, dir: kind & 2 != 0, special: kind & 4 != 0 }
-    }
-
-    /// The type of the entry named `name` (as `items` keeps it), when there is one.
+    /// The type of the entry named `name`, when there is one.
     fn find(&self, name: &str) -> Option<u8> {
-        self.items.iter().find(|&&i| self.name(i) == name).map(|&(_, _, kind)| kind)
+        self.iter().find(|&(n, _)| n == name.as_bytes()).map(|(_, kind)| kind)
     }
 
     fn entries(&self) -> Vec<Entry> {
-        self.items.iter().map(|&i| self.entry(i)).collect()
+        self.iter()
+            .filter_map(|(name, kind)| {
+                Some(Entry {
+                    name: std::str::from_utf8(name).ok()?.to_string(),
+                    link: kind & 1 != 0,
+                    dir: kind & 2 != 0,
+                    special: kind & 4 != 0,
+                })
+            })
+            .collect()
     }
+}
+
+/// One entry, as the store writes it.
+fn put_entry(bytes: &mut Vec<u8>, name: &str, kind: u8) {
+    bytes.push(kind);
+    bytes.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(name.as_bytes());
+}
+
+/// Whether `bytes` are exactly `count` entries, each a name in UTF-8.
+fn check_entries(bytes: &[u8], count: usize) -> bool {
+    let mut r = Reader(bytes);
+    for _ in 0..count {
+        let entry = (|| {
+            r.take(1)?;
+            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
+            std::str::from_utf8(r.take(len)?).ok()
+        })();
+        if entry.is_none() {
+            return false;
+        }
+    }
+    r.0.is_empty()
 }
 
 /// The listings kept: those read from the store's file, as read (see [`Raw`]), and what this
@@ -242,15 +305,95 @@ fn assemble(mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)>) -> Vec<u8> {
 /// read, with its own checksum, only when asked for.
 #[derive(Clone, Default)]
 struct Raw {
-    bytes: Vec<u8>,
+    bytes: std::sync::Arc<Bytes>,
     count: usize,
+}
+
+/// The store's bytes: the file mapped (see [`load`]), or bytes in memory.
+enum Bytes {
+    Mapped(Mapped),
+    Owned(Vec<u8>),
+}
+
+impl Default for Bytes {
+    fn default() -> Self {
+        Bytes::Owned(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m.bytes(),
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A file mapped read-only and private. The store is never written in place: runs write a new
+/// file and rename it over the old one, which leaves this mapping on the old file as it was.
+/// (A process of the account itself that cut the file short in place would end a start that
+/// has it mapped with `SIGBUS`, before anything runs; such a process could as well write the
+/// store whole.)
+struct Mapped {
+    at: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value alone; it is unmapped once, on drop.
+#[allow(unsafe_code)]
+unsafe impl Send for Mapped {}
+// SAFETY: as above; nothing writes through it.
+#[allow(unsafe_code)]
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    /// `file` mapped whole, `len` bytes long (as its status just said); `None` for an empty file.
+    fn of(file: &std::fs::File, len: usize) -> Option<Mapped> {
+        use std::os::fd::AsRawFd;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: a new private read-only mapping of an open file; the kernel picks the address.
+        #[allow(unsafe_code)]
+        let at =
+            unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0) };
+        if at == libc::MAP_FAILED {
+            return None;
+        }
+        Some(Mapped { at: std::ptr::NonNull::new(at.cast())?, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `len` bytes mapped readable at `at` for as long as `self` lives.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::slice::from_raw_parts(self.at.as_ptr(), self.len)
+        }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `of`, unmapped only here.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::munmap(self.at.as_ptr().cast(), self.len);
+        }
+    }
 }
 
 /// Where the table of listings begins in the store's file.
 const TABLE_AT: usize = 8 + 8 + 4;
 
 impl Raw {
-    fn parse(bytes: Vec<u8>, (real, boot): (i64, i64)) -> Option<Raw> {
+    #[cfg(test)]
+    fn parse(bytes: Vec<u8>, clocks: (i64, i64)) -> Option<Raw> {
+        Raw::parse_bytes(Bytes::Owned(bytes), clocks)
+    }
+
+    fn parse_bytes(bytes: Bytes, (real, boot): (i64, i64)) -> Option<Raw> {
         let mut r = Reader(&bytes);
         if r.take(8)? != MAGIC {
             return None;
@@ -266,7 +409,7 @@ impl Raw {
         if checksum(header) != u64::from_le_bytes(sum.try_into().ok()?) {
             return None;
         }
-        Some(Raw { bytes, count })
+        Some(Raw { bytes: std::sync::Arc::new(bytes), count })
     }
 
     /// Listing `i`: its path and the whole record (checksum, length, path, status, entries).
@@ -297,18 +440,28 @@ impl Raw {
         None
     }
 
-    /// `dir`'s listing, when the store holds it whole.
+    /// `dir`'s listing, when the store holds it whole. Its entries stay where they are.
     fn find(&self, dir: &str) -> Option<Kept> {
         let (_, record) = self.record(self.position(dir)?)?;
-        decode_record(record).and_then(|(path, kept)| (path == dir).then_some(kept))
+        let (path, stamp, entries) = decode_record(record)?;
+        if path != dir {
+            return None;
+        }
+        let at = record.as_ptr() as usize - self.bytes.as_ptr() as usize;
+        let entries = entries.map(|(from, to, count)| Names {
+            bytes: std::sync::Arc::clone(&self.bytes),
+            at: at + from,
+            end: at + to,
+            count,
+        });
+        Some(Kept { stamp, entries })
     }
 }
 
 /// One listing's record: a checksum of what follows the length, the length, then the path,
 /// the status, and the entries (-1 for too many).
 fn encode_record(path: &str, k: &Kept) -> Vec<u8> {
-    let mut body =
-        Vec::with_capacity(64 + path.len() + k.entries.as_ref().map_or(0, |n| n.text.len() + 3 * n.items.len()));
+    let mut body = Vec::with_capacity(64 + path.len() + k.entries.as_ref().map_or(0, |n| n.region().len()));
     body.extend_from_slice(&(path.len() as u32).to_le_bytes());
     body.extend_from_slice(path.as_bytes());
     for v in [k.stamp.dev, k.stamp.ino] {
@@ -320,13 +473,8 @@ fn encode_record(path: &str, k: &Kept) -> Vec<u8> {
     match &k.entries {
         None => body.extend_from_slice(&(-1i32).to_le_bytes()),
         Some(names) => {
-            body.extend_from_slice(&(names.items.len() as i32).to_le_bytes());
-            for &item in &names.items {
-                let name = names.name(item);
-                body.push(item.2);
-                body.extend_from_slice(&(name.len() as u16).to_le_bytes());
-                body.extend_from_slice(name.as_bytes());
-            }
+            body.extend_from_slice(&(names.count as i32).to_le_bytes());
+            body.extend_from_slice(names.region());
         }
     }
     let mut out = Vec::with_capacity(12 + body.len());
@@ -336,8 +484,9 @@ fn encode_record(path: &str, k: &Kept) -> Vec<u8> {
     out
 }
 
-/// A record [`encode_record`] wrote, when it is whole.
-fn decode_record(record: &[u8]) -> Option<(String, Kept)> {
+/// A record [`encode_record`] wrote, when it is whole: its path, the status, and where in
+/// `record` its entries are and how many (`None` for too many to keep).
+fn decode_record(record: &[u8]) -> Option<(&str, Stamp, Option<(usize, usize, usize)>)> {
     let mut r = Reader(record);
     let sum = r.u64()?;
     let len = r.u32()? as usize;
@@ -345,23 +494,21 @@ fn decode_record(record: &[u8]) -> Option<(String, Kept)> {
         return None;
     }
     let len = r.u32()? as usize;
-    let path = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+    let path = std::str::from_utf8(r.take(len)?).ok()?;
     let (dev, ino) = (r.u64()?, r.u64()?);
     let ctime = (r.i64()?, r.i64()?);
     let mtime = (r.i64()?, r.i64()?);
     let n = i32::from_le_bytes(r.take(4)?.try_into().ok()?);
-    let entries = if n < 0 {
-        None
-    } else {
-        let mut names = Names { text: String::new(), items: Vec::with_capacity((n as usize).min(MAX_ENTRIES)) };
-        for _ in 0..n {
-            let kind = r.take(1)?[0];
-            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
-            names.push(std::str::from_utf8(r.take(len)?).ok()?, kind);
-        }
-        Some(names)
-    };
-    r.0.is_empty().then_some((path, Kept { stamp: Stamp { dev, ino, ctime, mtime }, entries }))
+    let stamp = Stamp { dev, ino, ctime, mtime };
+    if n < 0 {
+        return r.0.is_empty().then_some((path, stamp, None));
+    }
+    let count = n as usize;
+    (count <= MAX_ENTRIES && check_entries(r.0, count)).then_some((
+        path,
+        stamp,
+        Some((record.len() - r.0.len(), record.len(), count)),
+    ))
 }
 
 /// The store and this run's answers.
@@ -468,11 +615,11 @@ pub fn admit(writable: &[&str]) {
     let mut facts = Facts {
         file: (usable && write).then(|| dir.join(FILE)),
         kept: Store::default(),
-        seen: HashMap::with_capacity_and_hasher(256, Default::default()),
-        stamps: HashMap::with_capacity_and_hasher(256, Default::default()),
+        seen: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
+        stamps: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         before: HashMap::default(),
-        found: HashMap::with_capacity_and_hasher(1024, Default::default()),
-        used: Default::default(),
+        found: HashMap::with_capacity_and_hasher(TABLE_PATHS, Default::default()),
+        used: rustc_hash::FxHashSet::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         changed: false,
         now: now / 1_000_000_000,
     };
@@ -627,12 +774,13 @@ enum Found {
 impl Facts {
     /// See [`forget`].
     fn forget(&mut self) {
-        let mut stamps = std::mem::take(&mut self.stamps);
-        let seen = std::mem::take(&mut self.seen);
-        self.before.extend(seen.into_iter().filter_map(|(dir, seen)| {
+        // The tables are emptied in place, keeping their room.
+        let stamps = &mut self.stamps;
+        self.before.extend(self.seen.drain().filter_map(|(dir, seen)| {
             let stamp = stamps.remove(&dir)?;
             Some((dir, (stamp, seen)))
         }));
+        self.stamps.clear();
         self.found.clear();
     }
 
@@ -769,18 +917,16 @@ fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// The store at `file`, when it is this user's own regular file that nobody else may write,
-/// whole, and written since the wall clock was last set.
+/// whole, and written since the wall clock was last set. It is mapped, not read: a start looks
+/// at a few dozen of its listings, and the pages of the others are never touched.
 fn load(file: &std::path::Path) -> Option<Raw> {
-    use std::io::Read;
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
     let m = f.metadata().ok()?;
     if !m.is_file() || m.uid() != crate::exec::uid() || m.permissions().mode() & 0o022 != 0 || m.len() > 16 << 20 {
         return None;
     }
-    let mut bytes = Vec::with_capacity(m.len() as usize);
-    f.read_to_end(&mut bytes).ok()?;
-    Raw::parse(bytes, clocks())
+    Raw::parse_bytes(Bytes::Mapped(Mapped::of(&f, m.len() as usize)?), clocks())
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -1106,6 +1252,46 @@ mod tests {
         assert!(damaged.get("/x").is_none() && damaged.get("/big").is_some());
         let cut = Store { raw: Raw::parse(bytes[..at + 20].to_vec(), clocks()).unwrap(), fresh: HashMap::default() };
         assert!(cut.get("/x").is_none() && cut.get("/big").is_some());
+    }
+
+    #[test]
+    fn the_store_is_mapped_and_a_store_written_since_leaves_the_mapping_as_it_was() {
+        let d = scratch();
+        let file = d.path().join(FILE);
+        let stamp = Stamp { dev: 1, ino: 2, ctime: (3, 4), mtime: (5, 6) };
+        let entries = vec![
+            Entry { name: "a".into(), link: false, dir: true, special: false },
+            Entry { name: "b".into(), link: true, dir: false, special: false },
+        ];
+        let mut store = Store::default();
+        store.insert("/x".to_string(), Kept { stamp, entries: Some(Names::of(&entries)) });
+        store.insert("/big".to_string(), Kept { stamp, entries: None });
+        std::fs::write(&file, store.encode(None)).unwrap();
+        let raw = load(&file).expect("read");
+        assert!(matches!(*raw.bytes, Bytes::Mapped(_)));
+        let read = Store { raw, fresh: HashMap::default() };
+        let x = read.get("/x").unwrap();
+        assert_eq!(x.entries.as_ref().map(Names::entries), Some(entries.clone()));
+        assert_eq!(x.entries.as_ref().and_then(|n| n.find("b")), Some(1));
+        assert_eq!(x.entries.as_ref().and_then(|n| n.find("c")), None);
+        // The next run writes a new file and renames it over this one, as `keep` does.
+        let mut next = Store::default();
+        next.insert("/x".to_string(), Kept { stamp, entries: Some(Names::default()) });
+        let tmp = d.path().join("next");
+        std::fs::write(&tmp, next.encode(None)).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+        assert_eq!(read.get("/x").and_then(|k| k.entries).map(|n| n.entries()), Some(entries));
+        assert!(read.get("/big").is_some_and(|k| k.entries.is_none()));
+        assert_eq!(load(&file).map(|raw| raw.count), Some(1));
+        // Written back from what was mapped, a listing is the same bytes.
+        let again = through_the_file(&read);
+        assert_eq!(
+            again.get("/x").and_then(|k| k.entries).map(|n| n.region().to_vec()),
+            Some(x.entries.unwrap().region().to_vec())
+        );
+        // An empty file is no store.
+        std::fs::write(&file, b"").unwrap();
+        assert!(load(&file).is_none());
     }
 
     #[test]
