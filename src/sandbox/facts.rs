@@ -484,9 +484,12 @@ fn encode_record(path: &str, k: &Kept) -> Vec<u8> {
     out
 }
 
-/// A record [`encode_record`] wrote, when it is whole: its path, the status, and where in
-/// `record` its entries are and how many (`None` for too many to keep).
-fn decode_record(record: &[u8]) -> Option<(&str, Stamp, Option<(usize, usize, usize)>)> {
+/// Where in a record its entries are (from, to) and how many.
+type Span = (usize, usize, usize);
+
+/// A record [`encode_record`] wrote, when it is whole: its path, the status, and its entries
+/// (`None` for too many to keep).
+fn decode_record(record: &[u8]) -> Option<(&str, Stamp, Option<Span>)> {
     let mut r = Reader(record);
     let sum = r.u64()?;
     let len = r.u32()? as usize;

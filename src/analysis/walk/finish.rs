@@ -121,8 +121,8 @@ impl Walker<'_> {
         }
         Analysis {
             accesses: dedup(accesses),
-            commands: dedup(self.commands),
-            unresolved: dedup(self.unresolved),
+            commands: self.commands.into_vec(),
+            unresolved: self.unresolved.into_vec(),
             failure: None,
             requests: self.requests,
             texts: self.texts_read,

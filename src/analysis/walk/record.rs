@@ -120,7 +120,10 @@ impl Walker<'_> {
         });
         match name {
             Some(n) => {
-                self.sinks[self.sink].calls.insert(n.to_string());
+                let calls = &mut self.sinks[self.sink].calls;
+                if !calls.contains(n) {
+                    calls.insert(n.to_string());
+                }
             }
             None => self.sinks[self.sink].dynamic = true,
         }
