@@ -95,22 +95,20 @@ pub fn find_real_bash(explicit: Option<(&OsStr, Setting)>, path_var: Option<&OsS
         }
         return Ok(path);
     }
-    let mut tried = vec![PathBuf::from("/bin/bash"), PathBuf::from("/usr/bin/bash")];
-    if let Some(path_var) = path_var {
-        for dir in std::env::split_paths(path_var) {
-            if dir.is_absolute() {
-                tried.push(dir.join("bash"));
-            }
+    // Each candidate once, in order; the first is almost always the one.
+    let on_path =
+        path_var.into_iter().flat_map(std::env::split_paths).filter(|d| d.is_absolute()).map(|d| d.join("bash"));
+    let mut tried: Vec<PathBuf> = Vec::new();
+    for candidate in [PathBuf::from("/bin/bash"), PathBuf::from("/usr/bin/bash")].into_iter().chain(on_path) {
+        if tried.contains(&candidate) {
+            continue;
         }
-    }
-    let mut seen = std::collections::HashSet::new();
-    tried.retain(|p| seen.insert(p.clone()));
-    for candidate in &tried {
-        if let Some(found) = executable_identity(candidate)
+        if let Some(found) = executable_identity(&candidate)
             && me != Some(found)
         {
-            return Ok(candidate.clone());
+            return Ok(candidate);
         }
+        tried.push(candidate);
     }
     Err(Error::RealBashNotFound { tried })
 }

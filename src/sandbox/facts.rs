@@ -622,7 +622,7 @@ pub fn admit(writable: &[&str]) {
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         stamps: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
-        before: HashMap::default(),
+        before: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         found: HashMap::with_capacity_and_hasher(TABLE_PATHS, Default::default()),
         used: rustc_hash::FxHashSet::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         changed: false,

@@ -356,8 +356,9 @@ pub(crate) fn join(dir: &str, name: &str) -> String {
 
 /// Computes the rule set for `inputs` on `world`.
 pub fn plan(inputs: &Inputs, world: &dyn World) -> Policy {
-    // A plan has about a hundred rules: room for them at once saves growing the list.
-    let mut planner = Planner { inputs, world, rules: Vec::with_capacity(128), static_only: Vec::new() };
+    // A start in the default mode plans about 200 rules: room for them at once saves growing
+    // the list.
+    let mut planner = Planner { inputs, world, rules: Vec::with_capacity(256), static_only: Vec::new() };
     planner.run();
     let Planner { rules, static_only, .. } = planner;
     let system = Rights::of(inputs.mode, Scope::System);
