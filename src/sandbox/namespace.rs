@@ -380,7 +380,7 @@ pub fn enter(
         Some((_, Some(netns))) => {
             let joined = if user_namespace {
                 // SAFETY: NS_GET_USERNS takes no argument and returns a new descriptor or -1.
-                let owner = unsafe { libc::ioctl(netns.as_raw_fd(), NS_GET_USERNS) };
+                let owner = unsafe { libc::ioctl(netns.as_raw_fd(), NS_GET_USERNS as libc::Ioctl) };
                 if owner < 0 {
                     Err(nix::errno::Errno::last())
                 } else {

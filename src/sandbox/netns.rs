@@ -45,11 +45,11 @@ fn loopback_up() -> std::io::Result<()> {
     }
     // SAFETY: SIOCGIFFLAGS and SIOCSIFFLAGS read and write the ifreq they are given.
     unsafe {
-        if libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut ifr) != 0 {
+        if libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS as libc::Ioctl, &mut ifr) != 0 {
             return Err(std::io::Error::last_os_error());
         }
         ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-        if libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &ifr) != 0 {
+        if libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS as libc::Ioctl, &ifr) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }
