@@ -333,11 +333,14 @@ impl std::ops::Deref for Bytes {
     }
 }
 
-/// A file mapped read-only and private. The store is never written in place: runs write a new
-/// file and rename it over the old one, which leaves this mapping on the old file as it was.
-/// (A process of the account itself that cut the file short in place would end a start that
-/// has it mapped with `SIGBUS`, before anything runs; such a process could as well write the
-/// store whole.)
+/// A file mapped read-only and private. sandbox-bash never writes the store in place: a run
+/// writes a new file and renames it over the old one, which leaves a mapping of the old file as
+/// it was on a local filesystem (the old file lives on while it is mapped). Only a store on one
+/// of [`TRUSTED_FS`] is mapped: on a network or FUSE filesystem another machine's rename can
+/// free the old file under the mapping, and a store there is read whole instead. (A process of
+/// the account itself could still change the file in place while it is mapped, or cut it short,
+/// which ends the start with `SIGBUS` before anything runs; such a process could as well write
+/// the store whole. Every read of the bytes is bounds-checked.)
 struct Mapped {
     at: std::ptr::NonNull<u8>,
     len: usize,
@@ -346,7 +349,8 @@ struct Mapped {
 // SAFETY: the mapping is read-only and owned by this value alone; it is unmapped once, on drop.
 #[allow(unsafe_code)]
 unsafe impl Send for Mapped {}
-// SAFETY: as above; nothing writes through it.
+// SAFETY: as above; nothing in this process writes through it (other processes of the account
+// could change the file's bytes: see the type's comment).
 #[allow(unsafe_code)]
 unsafe impl Sync for Mapped {}
 
@@ -364,7 +368,17 @@ impl Mapped {
         if at == libc::MAP_FAILED {
             return None;
         }
-        Some(Mapped { at: std::ptr::NonNull::new(at.cast())?, len })
+        match std::ptr::NonNull::new(at.cast()) {
+            Some(at) => Some(Mapped { at, len }),
+            None => {
+                // SAFETY: the mapping just made, at address zero, which is not used.
+                #[allow(unsafe_code)]
+                unsafe {
+                    libc::munmap(at, len);
+                }
+                None
+            }
+        }
     }
 
     fn bytes(&self) -> &[u8] {
@@ -401,7 +415,11 @@ impl Raw {
             return None;
         }
         let offset = r.i64()?;
-        if (real - boot - offset).abs() > CLOCK_SLACK {
+        if real
+            .checked_sub(boot)
+            .and_then(|d| d.checked_sub(offset))
+            .is_none_or(|moved| moved.unsigned_abs() > CLOCK_SLACK as u64)
+        {
             return None;
         }
         let count = r.u32()? as usize;
@@ -922,16 +940,40 @@ fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// The store at `file`, when it is this user's own regular file that nobody else may write,
-/// whole, and written since the wall clock was last set. It is mapped, not read: a start looks
-/// at a few dozen of its listings, and the pages of the others are never touched.
+/// whole, and written since the wall clock was last set. On a local filesystem it is mapped,
+/// not read: a start looks at a few dozen of its listings, and the pages of the others are
+/// never touched (see [`Mapped`]); elsewhere, or where it cannot be mapped, it is read whole.
 fn load(file: &std::path::Path) -> Option<Raw> {
+    use std::io::Read;
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
     let m = f.metadata().ok()?;
     if !m.is_file() || m.uid() != crate::exec::uid() || m.permissions().mode() & 0o022 != 0 || m.len() > 16 << 20 {
         return None;
     }
-    Raw::parse_bytes(Bytes::Mapped(Mapped::of(&f, m.len() as usize)?), clocks())
+    let len = m.len() as usize;
+    let mapped = if on_local_fs(&f) { Mapped::of(&f, len) } else { None };
+    let bytes = match mapped {
+        Some(mapped) => Bytes::Mapped(mapped),
+        None => {
+            let mut bytes = Vec::with_capacity(len);
+            f.read_to_end(&mut bytes).ok()?;
+            Bytes::Owned(bytes)
+        }
+    };
+    Raw::parse_bytes(bytes, clocks())
+}
+
+/// Whether the open `file` is on a filesystem this kernel keeps on this machine (one of
+/// [`TRUSTED_FS`]).
+fn on_local_fs(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `fstatfs` on an open descriptor, into a zeroed structure of the right type.
+    #[allow(unsafe_code)]
+    unsafe {
+        let mut fs: libc::statfs = std::mem::zeroed();
+        libc::fstatfs(file.as_raw_fd(), &mut fs) == 0 && TRUSTED_FS.contains(&(fs.f_type as libc::c_long))
+    }
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -1273,6 +1315,8 @@ mod tests {
         store.insert("/big".to_string(), Kept { stamp, entries: None });
         std::fs::write(&file, store.encode(None)).unwrap();
         let raw = load(&file).expect("read");
+        // The tests' scratch directory is on a local filesystem (see `on_local_fs`).
+        assert!(on_local_fs(&std::fs::File::open(&file).unwrap()));
         assert!(matches!(*raw.bytes, Bytes::Mapped(_)));
         let read = Store { raw, fresh: HashMap::default() };
         let x = read.get("/x").unwrap();
@@ -1297,6 +1341,20 @@ mod tests {
         // An empty file is no store.
         std::fs::write(&file, b"").unwrap();
         assert!(load(&file).is_none());
+    }
+
+    #[test]
+    fn a_store_whose_clocks_are_out_of_any_range_is_not_read() {
+        let bytes = Store::default().encode(None);
+        assert!(Raw::parse(bytes.clone(), clocks()).is_some());
+        for offset in [i64::MIN, i64::MAX, i64::MIN + 1] {
+            let mut b = bytes.clone();
+            b[8..16].copy_from_slice(&offset.to_le_bytes());
+            // The header's own checksum made right, as only a person would.
+            let sum = checksum(&b[..TABLE_AT]);
+            b[TABLE_AT..TABLE_AT + 8].copy_from_slice(&sum.to_le_bytes());
+            assert!(Raw::parse(b, clocks()).is_none(), "offset {offset}");
+        }
     }
 
     #[test]
