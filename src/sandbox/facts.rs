@@ -157,11 +157,7 @@ impl Names {
     /// [`check_entries`]).
     fn iter(&self) -> impl Iterator<Item = (&[u8], u8)> {
         let mut r = Reader(self.region());
-        std::iter::from_fn(move || {
-            let kind = r.take(1)?[0];
-            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
-            Some((r.take(len)?, kind))
-        })
+        std::iter::from_fn(move || next_entry(&mut r))
     }
 
     #[cfg(test)]
@@ -197,22 +193,19 @@ fn put_entry(bytes: &mut Vec<u8>, name: &str, kind: u8) {
     bytes.extend_from_slice(name.as_bytes());
 }
 
+/// The entry `r` is at (its name and type), read past it.
+fn next_entry<'a>(r: &mut Reader<'a>) -> Option<(&'a [u8], u8)> {
+    let kind = r.take(1)?[0];
+    let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
+    Some((r.take(len)?, kind))
+}
+
 /// Whether `bytes` are exactly `count` entries. (Their names are not checked for UTF-8 here: a
 /// name that is not never equals one asked for, and [`Names::entries`] leaves it out; the
 /// record's checksum already catches a damaged one.)
 fn check_entries(bytes: &[u8], count: usize) -> bool {
     let mut r = Reader(bytes);
-    for _ in 0..count {
-        let entry = (|| {
-            r.take(1)?;
-            let len = u16::from_le_bytes(r.take(2)?.try_into().ok()?) as usize;
-            r.take(len)
-        })();
-        if entry.is_none() {
-            return false;
-        }
-    }
-    r.0.is_empty()
+    (0..count).all(|_| next_entry(&mut r).is_some()) && r.0.is_empty()
 }
 
 /// The listings kept: those read from the store's file, as read (see [`Raw`]), and what this
@@ -968,12 +961,7 @@ fn load(file: &std::path::Path) -> Option<Raw> {
 /// [`TRUSTED_FS`]).
 fn on_local_fs(file: &std::fs::File) -> bool {
     use std::os::fd::AsRawFd;
-    // SAFETY: `fstatfs` on an open descriptor, into a zeroed structure of the right type.
-    #[allow(unsafe_code)]
-    unsafe {
-        let mut fs: libc::statfs = std::mem::zeroed();
-        libc::fstatfs(file.as_raw_fd(), &mut fs) == 0 && TRUSTED_FS.contains(&(fs.f_type as libc::c_long))
-    }
+    super::linux::fs_type(file.as_raw_fd()).is_some_and(|fs| TRUSTED_FS.contains(&fs))
 }
 
 struct Reader<'a>(&'a [u8]);

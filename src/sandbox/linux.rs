@@ -252,18 +252,23 @@ pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::En
             return list_dir_entries(fd, None);
         }
         let st = fstat_fd(fd.as_raw_fd())?;
-        // SAFETY: an all-zero statfs is a valid value to be overwritten.
-        let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-        // SAFETY: `fd` is open and `fs` a valid out-pointer.
-        if unsafe { libc::fstatfs(fd.as_raw_fd(), &mut fs) } != 0 {
-            return None;
-        }
-        #[allow(clippy::unnecessary_cast)]
-        Some((st, fs.f_type as libc::c_long))
+        Some((st, fs_type(fd.as_raw_fd())?))
     } else {
         None
     };
     list_dir_entries(fd, stamped)
+}
+
+/// The type of the filesystem the open descriptor `fd` is on (`statfs`'s magic number).
+pub(crate) fn fs_type(fd: std::os::fd::RawFd) -> Option<libc::c_long> {
+    // SAFETY: an all-zero statfs is a valid value to be overwritten.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `fs` is a valid out-pointer; a descriptor that is not open gives EBADF.
+    if unsafe { libc::fstatfs(fd, &mut fs) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Some(fs.f_type as libc::c_long)
 }
 
 /// The entries of the open directory `fd`, with `stamped` passed through.
