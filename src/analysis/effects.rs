@@ -1,6 +1,5 @@
 //! What a piece of code can change in the shell that runs it, read from its syntax alone:
-//! the variables it assigns, whether it changes the cwd or the positional parameters, which
-//! functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
+//! the variables it assigns, whether it changes the cwd, which functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
 //! computed string, `source`, a command name that is not static).
 //!
 //! The walker uses this where it does not follow a function call into the body (a call
@@ -18,7 +17,6 @@ pub struct Effects {
     /// Variables it may assign: the plain literal values seen, and whether others are possible.
     pub names: HashMap<String, (BTreeSet<String>, bool)>,
     pub cwd: bool,
-    pub positional: bool,
     /// Code whose effects cannot be read: anything may change.
     pub dynamic: bool,
     /// Functions called by name (their effects count too).
@@ -45,12 +43,19 @@ impl Effects {
             entry.1 |= open;
         }
         self.cwd |= other.cwd;
-        self.positional |= other.positional;
         self.dynamic |= other.dynamic;
         self.calls.extend(other.calls);
     }
 
     /// The effects of a compound command (a function body).
+    pub fn of_program(p: &ast::Program) -> Effects {
+        let mut e = Effects::default();
+        for list in &p.complete_commands {
+            e.list(list);
+        }
+        e
+    }
+
     pub fn of_compound(c: &ast::CompoundCommand) -> Effects {
         let mut e = Effects::default();
         e.compound(c);
@@ -196,7 +201,9 @@ impl Effects {
                 self.assign("PWD", None);
                 self.assign("OLDPWD", None);
             }
-            "set" | "shift" => self.positional = true,
+            // They change the positional parameters of the function that runs them, which its
+            // caller's are not.
+            "set" | "shift" => {}
             "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "trap" | "builtin" | "command" | "exec" => {
                 self.dynamic = true;
             }
@@ -279,6 +286,5 @@ mod tests {
         assert!(body("eval \"$x\"").dynamic);
         assert!(body("$cmd").dynamic);
         assert!(!body("( x=1 ); y=2 | cat").names.contains_key("x"));
-        assert!(body("set -- a").positional);
     }
 }

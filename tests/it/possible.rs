@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use lab::{Lab, SB, kernel_refused, ok, read, text};
+use lab::{Lab, SB, kernel_refused, ok, read, statically_denied, text};
 
 const NOBODY: u32 = 65534;
 
@@ -265,4 +265,24 @@ fn a_credential_the_view_does_not_cover_is_denied_before_it_runs() {
     assert!(!text(&out.stdout).contains("CANARY"));
     // Positive control: where the mode allows reading credentials, it is read.
     assert_eq!(ok(&lab.run("4467", "cd a/b/c/d && ../../../../reader.py deep.key")), "DEEP KEY CANARY\n");
+}
+
+/// A call whose argument decides a `case` runs only the branch it reaches; the branch it does
+/// not reach is still seen (the body is walked on its own too), so a hook directory made
+/// there, which only the static layer holds in a repository without one, is still denied. At
+/// system write the same program runs and makes nothing: the branch did not run.
+#[test]
+fn a_case_branch_a_call_does_not_reach_is_still_seen() {
+    let lab = Lab::new();
+    let init = Command::new("git").args(["init", "-q"]).current_dir(&lab.ws).output().unwrap();
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    std::fs::remove_dir_all(lab.ws.join(".git/hooks")).unwrap();
+    let program = "f() { case $1 in a) echo reached a;; b) mkdir -p .git/hooks;; esac; }; f a";
+    let out = lab.run("0467", program);
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+    assert!(statically_denied(&out), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(".git/hooks"), "{}", text(&out.stderr));
+    assert!(!lab.ws.join(".git/hooks").exists());
+    assert_eq!(ok(&lab.run("2467", program)), "reached a\n");
+    assert!(!lab.ws.join(".git/hooks").exists());
 }

@@ -1,7 +1,7 @@
 //! The builtins that change the shell's own state or run code in it (`cd`, `eval`, `source`,
 //! `declare`, `read`, `set`, `trap`, `alias`, …), with the walk at hand.
 
-use super::{LOADER_VARS, State, Val, Walker, field_val};
+use super::{LOADER_VARS, State, Val, Walker};
 use crate::analysis::Pos;
 use crate::analysis::commands;
 use crate::analysis::programs::{Args, Nest, Stdin, getopt};
@@ -101,8 +101,8 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
         }
         let extra: Vec<Arg> = operands.cloned().collect();
         if !extra.is_empty() {
-            let values: Vec<Val> = extra.iter().map(|a| field_val(&a.field)).collect();
-            w.set_positional(Some(values), st);
+            let ifs = w.ifs(st);
+            st.set_positional_args(&extra, &ifs);
         }
         commands::source_file(w, &file, program, st, Nest::Same);
     }
@@ -420,8 +420,8 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
         }
     }
     if let Some(p) = positional {
-        let values: Vec<Val> = p.iter().map(|a| field_val(&a.field)).collect();
-        w.set_positional(Some(values), st);
+        let ifs = w.ifs(st);
+        st.set_positional_args(&p, &ifs);
     }
 }
 
@@ -443,10 +443,23 @@ fn trap(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
         // `trap SIG` alone resets it.
         return;
     }
+    // Only an EXIT trap runs after every command; any other may run between two of them.
+    let anywhere =
+        ops.any(|s| !matches!(s.known().map(|t| t.to_ascii_uppercase()).as_deref(), Some("EXIT" | "0" | "SIGEXIT")));
     match action.known() {
         Some(t) if t == "-" || t.is_empty() => {}
-        Some(t) if !action.field.tainted => w.set_trap(&t, action.pos),
-        _ => w.unknown_code(&action.raw, program, action.pos, action.field.tainted, st),
+        Some(t) if !action.field.tainted => {
+            if anywhere {
+                w.trap_runs_anywhere(Some(&t));
+            }
+            w.set_trap(&t, action.pos)
+        }
+        _ => {
+            if anywhere {
+                w.trap_runs_anywhere(None);
+            }
+            w.unknown_code(&action.raw, program, action.pos, action.field.tainted, st)
+        }
     }
 }
 

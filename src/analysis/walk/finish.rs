@@ -30,24 +30,26 @@ impl Walker<'_> {
             for s in self.sinks.iter_mut().skip(1) {
                 *s = Sink::default();
             }
-            let mut done = 0;
+            // Each body is walked on its own at most once a round: at its turn, and, when a
+            // walk after its turn leaves a call of it unfollowed or follows only part of it (a
+            // `case` decided by the call's arguments), in a further pass of the same round.
+            let mut alone: HashSet<usize> = HashSet::default();
             let mut traps_done = 0;
-            while done < self.functions.len() || traps_done < self.traps.len() {
-                while done < self.functions.len() {
-                    let (body, origin, sink) = {
-                        let f = &self.functions[done];
-                        (std::sync::Arc::clone(&f.body), f.origin, f.sink)
-                    };
-                    let index = done;
-                    done += 1;
-                    // A body already walked at its calls needs no second, vaguer walk: that one
-                    // would see the same commands, with less known about their words. A call
-                    // the walk cannot see (a name that is not static) is itself reported, needs
-                    // workspace execute, and makes every function's needs count.
-                    let implicit = self.functions[index].name == "command_not_found_handle";
-                    if !implicit && self.function_walked.contains(&index) && !self.function_skipped.contains(&index) {
+            loop {
+                let mut walked = false;
+                let mut index = 0;
+                while index < self.functions.len() {
+                    let i = index;
+                    index += 1;
+                    if alone.contains(&i) || !self.needs_own_walk(i) {
                         continue;
                     }
+                    alone.insert(i);
+                    walked = true;
+                    let (body, origin, sink) = {
+                        let f = &self.functions[i];
+                        (std::sync::Arc::clone(&f.body), f.origin, f.sink)
+                    };
                     let mut st = self.deferred_state(round);
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
@@ -67,12 +69,16 @@ impl Walker<'_> {
                 while traps_done < self.traps.len() {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
+                    walked = true;
                     let mut st = self.deferred_state(round);
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.failed() {
                         return Analysis { failure: self.failure, ..Analysis::default() };
                     }
+                }
+                if !walked {
+                    break;
                 }
             }
             round += 1;
@@ -127,6 +133,16 @@ impl Walker<'_> {
             requests: self.requests,
             texts: self.texts_read,
         }
+    }
+
+    /// Whether function `i` is walked on its own: unless every call of it so far was followed
+    /// whole into its body (that walk saw the same commands, with more known about their
+    /// words). A call the walk cannot see (a name that is not static) is itself reported,
+    /// needs workspace execute, and makes every function's needs count.
+    fn needs_own_walk(&self, i: usize) -> bool {
+        self.functions[i].name == "command_not_found_handle"
+            || !self.function_walked.contains(&i)
+            || self.function_skipped.contains(&i)
     }
 
     fn deferred_state(&self, round: usize) -> State {

@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use brush_parser::ast;
 
-use super::state::{MAX_CHOICES, Name, State, Val, field_val};
+use super::state::{MAX_CHOICES, Name, State, Val};
 use super::{FunctionDef, Origin, SHALLOW_CALLS, Sink, Walker};
 use crate::analysis::Pos;
 use crate::analysis::programs::{Nest, Stdin, shell_quote};
@@ -25,6 +25,10 @@ impl Walker<'_> {
     pub(super) fn define_function(&mut self, f: &ast::FunctionDefinition) {
         let name = f.fname.value.clone();
         let pos = self.word_pos(&f.fname);
+        if self.volatile_calls.contains(&name) {
+            // A trap that may run at any time calls it.
+            self.add_volatile(crate::analysis::effects::Effects::of_compound(&f.body.0));
+        }
         if self.quiet > 0 {
             return;
         }
@@ -64,7 +68,8 @@ impl Walker<'_> {
             (std::sync::Arc::clone(&f.body), f.origin, f.source.clone())
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
-        st.set_positional_vals(Some(args[1..].iter().map(|a| field_val(&a.field)).collect()));
+        let ifs = self.ifs(st);
+        st.set_positional_args(&args[1..], &ifs);
         // The variables as the call finds them, for the names it makes its own.
         self.local_frames.push((st.vars.clone(), Vec::new()));
         if self.quiet == 0 {
@@ -72,6 +77,7 @@ impl Walker<'_> {
         }
         self.calls_followed += 1;
         self.call_stack.push(name.to_string());
+        self.followed.push(index);
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_source = std::mem::replace(&mut self.source, source);
         let stdin = match &body.1 {
@@ -90,6 +96,7 @@ impl Walker<'_> {
         self.origin = saved_origin;
         self.source = saved_source;
         self.call_stack.pop();
+        self.followed.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
         true
@@ -116,9 +123,13 @@ impl Walker<'_> {
                 all
             }
         };
+        // A call never changes its caller's positional parameters: bash gives the function
+        // its own and puts the caller's back when it returns.
         if all.dynamic {
             self.assigned_dynamic = true;
+            let positional = (std::mem::take(&mut st.positional), st.positional_open);
             st.havoc();
+            (st.positional, st.positional_open) = positional;
             return;
         }
         for (n, (values, open)) in &all.names {
@@ -137,9 +148,6 @@ impl Walker<'_> {
             st.set_cwds(None);
             st.dirs = None;
             self.entered_cwds = None;
-        }
-        if all.positional {
-            st.set_positional_vals(None);
         }
     }
 
@@ -193,6 +201,29 @@ impl Walker<'_> {
     /// `alias NAME=VALUE …`.
     pub fn define_alias(&mut self, name: &str, value: Option<String>) {
         self.aliases.insert(name.to_string(), value);
+    }
+
+    /// A trap action that may run between any two commands (`action` is `None` when its text is
+    /// not known): what it may assign, with the functions it calls, may change at any time.
+    pub fn trap_runs_anywhere(&mut self, action: Option<&str>) {
+        match action.map(|text| self.parse_cached(text)) {
+            Some(Ok(program)) => self.add_volatile(crate::analysis::effects::Effects::of_program(&program)),
+            _ => self.volatile_all = true,
+        }
+    }
+
+    fn add_volatile(&mut self, effects: crate::analysis::effects::Effects) {
+        self.volatile_all |= effects.dynamic;
+        self.volatile.extend(effects.names.into_keys());
+        for call in effects.calls {
+            if self.volatile_calls.insert(call.clone()) {
+                let bodies: Vec<_> =
+                    self.functions.iter().filter(|f| f.name == call).map(|f| std::sync::Arc::clone(&f.body)).collect();
+                for body in bodies {
+                    self.add_volatile(crate::analysis::effects::Effects::of_compound(&body.0));
+                }
+            }
+        }
     }
 
     pub fn set_trap(&mut self, action: &str, pos: Pos) {

@@ -201,8 +201,9 @@ pub struct Walker<'c> {
     stdin_ctx: Stdin,
     /// The latest definition of each function, by name.
     function_by_name: HashMap<String, usize>,
-    /// Functions whose bodies are being walked for a call.
+    /// Functions whose bodies are being walked for a call, and the index of each definition.
     call_stack: Vec<String>,
+    followed: Vec<usize>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
     /// Every file whose text was walked, for the positions in it.
@@ -232,6 +233,13 @@ pub struct Walker<'c> {
     function_skipped: HashSet<usize>,
     /// Function calls followed into their bodies so far.
     calls_followed: usize,
+    /// Variables a trap action may assign where it can run between any two commands (a
+    /// signal's, `ERR`, `DEBUG`, `RETURN`): their values may change at any time after it is
+    /// set. All of them when such an action's effects cannot be read. The commands those
+    /// actions run, so that a function of that name defined later adds its assignments too.
+    volatile: HashSet<String>,
+    volatile_all: bool,
+    volatile_calls: HashSet<String>,
     /// For each call being followed: the variables as it found them, and the names it made its
     /// own with `local`.
     local_frames: Vec<(Vars, Vec<String>)>,
@@ -364,6 +372,7 @@ impl<'c> Walker<'c> {
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
+            followed: Vec::new(),
             shallow: false,
             parse_ahead: false,
             local_frames: Vec::new(),
@@ -382,6 +391,9 @@ impl<'c> Walker<'c> {
             canonical_cache: HashMap::default(),
             function_skipped: HashSet::default(),
             calls_followed: 0,
+            volatile: HashSet::default(),
+            volatile_all: false,
+            volatile_calls: HashSet::default(),
         }
     }
 

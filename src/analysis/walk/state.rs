@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::analysis::Context;
-use crate::analysis::word::Field;
+use crate::analysis::word::{Arg, Field, Part};
 
 /// Most distinct values a variable may hold before the analysis forgets them.
 pub const MAX_CHOICES: usize = 8;
@@ -201,6 +201,22 @@ impl State {
         if self.positional_open { None } else { Some(self.positional.clone()) }
     }
 
+    /// Sets the positional parameters to what `args` expand to: each one's value up to the
+    /// first that may make no field or several (an unquoted expansion not known, `"$@"`, a
+    /// glob), and after it any number of unknown ones.
+    pub fn set_positional_args(&mut self, args: &[Arg], ifs: &str) {
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            if !one_field(arg, ifs) {
+                self.positional = values;
+                self.positional_open = true;
+                return;
+            }
+            values.push(field_val(&arg.field));
+        }
+        self.set_positional_vals(Some(values));
+    }
+
     pub fn set_positional_vals(&mut self, values: Option<Vec<Val>>) {
         match values {
             Some(v) => {
@@ -291,6 +307,31 @@ impl State {
         self.positional.clear();
         self.positional_open = true;
     }
+}
+
+/// Whether an argument is surely one field in bash: known text without a glob character
+/// outside quotes, a choice of texts none of which is empty or holds a separator or a glob
+/// character, or a word wholly in double quotes that lists nothing (`"$@"` does).
+fn one_field(arg: &Arg, ifs: &str) -> bool {
+    let glob = |t: &str| t.contains(['*', '?', '[']);
+    let quoted_whole = || {
+        let raw = arg.raw.as_str();
+        raw.len() >= 2
+            && raw.starts_with('"')
+            && raw.ends_with('"')
+            && raw.matches('"').count() == 2
+            && !raw.contains('@')
+    };
+    arg.field.parts.iter().all(|part| match part {
+        Part::Lit { text, quoted, .. } => *quoted || !glob(text),
+        Part::Choice { values, open, quoted, split } => {
+            (*quoted && !*split)
+                || (!*open && values.iter().all(|v| !v.is_empty() && !glob(v) && !v.contains(|c| ifs.contains(c))))
+                || quoted_whole()
+        }
+        Part::Unknown { .. } => quoted_whole(),
+        Part::Break => false,
+    })
 }
 
 /// The value a field gives a variable.

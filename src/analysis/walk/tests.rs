@@ -86,3 +86,79 @@ fn a_body_walked_on_its_own_follows_its_own_calls_of_itself_even_past_the_budget
     let spent = "g() { :; }; ".to_string() + &"g; ".repeat(super::functions::MAX_FOLLOWED_CALLS + 1);
     assert!(finds(&(spent + body)));
 }
+
+/// The paths `command` may touch in `text` where the walk is not sure it runs, sorted.
+fn possibly_touched(text: &str, command: &str) -> Vec<String> {
+    let a = super::analyze_program(text, TextKind::Command, &context());
+    assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
+    let mut paths: Vec<String> = a
+        .accesses
+        .iter()
+        .filter(|x| x.command == command && matches!(x.certainty, Certainty::Possible(_)) && x.target.starts_with('/'))
+        .map(|x| x.target.clone())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+#[test]
+fn a_call_runs_the_case_branches_its_arguments_reach_and_the_others_stay_possible() {
+    let f = "f() { case $1 in a) cat /etc/a;; b) cat /etc/b;; esac; }; ";
+    assert_eq!(touched(&format!("{f}f a"), "cat"), ["/etc/a"]);
+    // The body is also walked on its own, where `$1` is not known: the branch the call left
+    // out is still seen, as possible.
+    assert_eq!(possibly_touched(&format!("{f}f a"), "cat"), ["/etc/a", "/etc/b"]);
+    // `;&` runs the next body too; `;;&` tests the next patterns.
+    let f = "f() { case $1 in a) cat /etc/a;& b) cat /etc/b;; c) cat /etc/c;; esac; }; f a";
+    assert_eq!(touched(f, "cat"), ["/etc/a", "/etc/b"]);
+    let f = "f() { case $1 in a) cat /etc/a;;& b) cat /etc/b;; *) cat /etc/c;; esac; }; f a";
+    assert_eq!(touched(f, "cat"), ["/etc/a", "/etc/c"]);
+    // A pattern that may match under options the walk cannot see (nocasematch, a glob) runs.
+    let f =
+        "f() { case $1 in A) cat /etc/upper;; [b]) cat /etc/glob;; \"*\") cat /etc/star;; x) cat /etc/x;; esac; }; f b";
+    assert_eq!(touched(f, "cat"), ["/etc/glob", "/etc/star"]);
+    let f = "f() { case $1 in A) cat /etc/upper;; x) cat /etc/x;; esac; }; f a";
+    assert_eq!(touched(f, "cat"), ["/etc/upper"]);
+    // Outside a call (the program's own text), every branch runs, as before.
+    assert_eq!(touched("case a in a) cat /etc/a;; b) cat /etc/b;; esac", "cat"), ["/etc/a", "/etc/b"]);
+}
+
+#[test]
+fn positional_parameters_after_a_word_of_unknown_fields_are_not_known() {
+    let f = "f() { head \"${2-/etc/none}\"; }; ";
+    assert_eq!(touched(&format!("{f}f /etc/x /etc/y"), "head"), ["/etc/y"]);
+    assert_eq!(touched(&format!("{f}f /etc/x"), "head"), ["/etc/none"]);
+    assert_eq!(touched(&format!("{f}f \"$(cat list)\" /etc/y"), "head"), ["/etc/y"]);
+    // `"$@"` of parameters not known, or an unquoted word not known, may be any number of
+    // fields: what follows is not known either.
+    let text = format!("{f}set -- $(cat list); f \"$@\"");
+    assert_eq!(touched(&text, "head"), Vec::<String>::new());
+    assert!(unresolved(&text).iter().any(|u| u.contains("${2-")), "{:?}", unresolved(&text));
+    assert_eq!(touched(&format!("{f}f $(cat list) /etc/y"), "head"), Vec::<String>::new());
+    assert_eq!(touched(&format!("{f}f /etc/*.conf /etc/y"), "head"), Vec::<String>::new());
+}
+
+#[test]
+fn a_call_not_followed_leaves_its_caller_s_positional_parameters() {
+    // e is five calls deep, past the calls followed: applied from its syntax, its `set --`
+    // changes its own parameters, not d's.
+    let text = "e() { set -- /etc/e; }; d() { e; cat \"$1\"; }; c() { d \"$1\"; }; b() { c \"$1\"; }; \
+                a() { b \"$1\"; }; a /etc/a";
+    assert_eq!(touched(text, "cat"), ["/etc/a"]);
+}
+
+#[test]
+fn what_a_signal_s_trap_assigns_is_not_known_after_the_trap_is_set() {
+    // The signal may come between any two commands: after it, `x` may hold what the action
+    // assigns, whatever the walk saw assigned since.
+    let text = "x=/etc/a; trap 'x=/etc/b' USR1; kill -USR1 $$; cat \"$x\"";
+    assert!(unresolved(text).iter().any(|u| u.contains("$x")), "{:?}", unresolved(text));
+    // The same through a function the action calls, defined after the trap.
+    let text = "trap f USR1; f() { x=/etc/b; }; x=/etc/a; kill -USR1 $$; cat \"$x\"";
+    assert!(unresolved(text).iter().any(|u| u.contains("$x")), "{:?}", unresolved(text));
+    // An EXIT trap runs after everything else: the value stays known.
+    let text = "x=/etc/a; trap 'x=/etc/b' EXIT; cat \"$x\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a"]);
+    assert!(unresolved(text).is_empty(), "{:?}", unresolved(text));
+}

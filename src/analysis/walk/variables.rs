@@ -38,10 +38,15 @@ impl Walker<'_> {
     /// A variable's value as far as it is known.
     pub fn var_val(&self, name: &str, st: &State) -> Val {
         let name = st.resolve_name(name);
-        match st.vars.get(name.as_ref()) {
+        let val = match st.vars.get(name.as_ref()) {
             Some(v) => Val::clone(v),
             None => self.default_val(&name, st),
+        };
+        // A trap may have changed it since (see `volatile`).
+        if self.volatile_all || (!self.volatile.is_empty() && self.volatile.contains(name.as_ref())) {
+            return val.join(&Val::unknown());
         }
+        val
     }
 
     /// The value of a variable when it is exactly known (unset variables are known empty).
@@ -218,10 +223,6 @@ impl Walker<'_> {
         inner.set_positional_vals(Some(args));
         inner.dirs = Some(Vec::new());
         inner
-    }
-
-    pub fn set_positional(&mut self, values: Option<Vec<Val>>, st: &mut State) {
-        st.set_positional_vals(values);
     }
 
     pub fn shift_positional(&mut self, n: Option<usize>, st: &mut State) {
