@@ -1,5 +1,6 @@
 //! What a piece of code can change in the shell that runs it, read from its syntax alone:
-//! the variables it assigns, whether it changes the cwd, which functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
+//! the variables it assigns, whether it changes the cwd or its positional parameters, which
+//! functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
 //! computed string, `source`, a command name that is not static).
 //!
 //! The walker uses this where it does not follow a function call into the body (a call
@@ -17,6 +18,9 @@ pub struct Effects {
     /// Variables it may assign: the plain literal values seen, and whether others are possible.
     pub names: HashMap<String, (BTreeSet<String>, bool)>,
     pub cwd: bool,
+    /// It runs `set` or `shift`: the positional parameters where it runs may change (a
+    /// function's own, which its caller's are not; a trap's or a `case` item's, which are).
+    pub positional: bool,
     /// Code whose effects cannot be read: anything may change.
     pub dynamic: bool,
     /// Functions called by name (their effects count too).
@@ -43,6 +47,7 @@ impl Effects {
             entry.1 |= open;
         }
         self.cwd |= other.cwd;
+        self.positional |= other.positional;
         self.dynamic |= other.dynamic;
         self.calls.extend(other.calls);
     }
@@ -53,6 +58,12 @@ impl Effects {
         for list in &p.complete_commands {
             e.list(list);
         }
+        e
+    }
+
+    pub fn of_list(list: &ast::CompoundList) -> Effects {
+        let mut e = Effects::default();
+        e.list(list);
         e
     }
 
@@ -183,28 +194,61 @@ impl Effects {
                 self.word(&w.value);
             }
         }
-        let Some(&name) = words.first() else {
+        if words.is_empty() {
             // Assignments alone stay in this shell.
             for (n, v) in prefix_assignments {
                 self.assign(&n, v.as_deref());
             }
             return;
         };
+        // `command` and `builtin` run the command they name (`command -v` only looks it up).
+        let mut at = 0;
+        while matches!(words[at], "command" | "builtin") {
+            let mut next = at + 1;
+            while let Some(option) = words.get(next).filter(|w| w.starts_with('-') && w.len() > 1) {
+                if option.contains(['v', 'V']) {
+                    return;
+                }
+                next += 1;
+                if *option == "--" {
+                    break;
+                }
+            }
+            if next >= words.len() {
+                return;
+            }
+            at = next;
+        }
+        let name = words[at];
         if name.contains(['$', '`', '\\', '\'', '"']) {
             self.dynamic = true;
             return;
         }
-        let args = &words[1..];
+        let args = &words[at + 1..];
         match name {
             "cd" | "pushd" | "popd" => {
                 self.cwd = true;
                 self.assign("PWD", None);
                 self.assign("OLDPWD", None);
             }
-            // They change the positional parameters of the function that runs them, which its
-            // caller's are not.
-            "set" | "shift" => {}
-            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "trap" | "builtin" | "command" | "exec" => {
+            "shift" => self.positional = true,
+            // `set` with options only (`set +e`, `set -o pipefail`) leaves the parameters.
+            "set" => {
+                let mut rest = args.iter();
+                while let Some(a) = rest.next() {
+                    match *a {
+                        "-o" | "+o" => {
+                            rest.next();
+                        }
+                        o if (o.starts_with('-') || o.starts_with('+')) && o.len() > 1 && o != "--" => {}
+                        _ => {
+                            self.positional = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "trap" | "exec" => {
                 self.dynamic = true;
             }
             "read" | "mapfile" | "readarray" | "getopts" | "printf" | "declare" | "typeset" | "local" | "export"
@@ -286,5 +330,12 @@ mod tests {
         assert!(body("eval \"$x\"").dynamic);
         assert!(body("$cmd").dynamic);
         assert!(!body("( x=1 ); y=2 | cat").names.contains_key("x"));
+        assert!(body("set -- a").positional && body("set -e a").positional && body("set --").positional);
+        assert!(!body("set +e").positional && !body("set -o pipefail").positional);
+        // `command` runs what it names; `command -v` runs nothing.
+        assert!(!body("command tr a b").dynamic && body("command tr a b").calls.contains("tr"));
+        assert!(body("command eval \"$x\"").dynamic);
+        assert!(!body("command -v eval").dynamic);
+        assert!(body("builtin cd /x").cwd);
     }
 }

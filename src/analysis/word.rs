@@ -568,8 +568,10 @@ impl Walker<'_> {
                 let current_field = Field { parts: current.clone(), ..Field::default() };
                 let null_counts = matches!(test_type, brush_parser::word::ParameterTestType::UnsetOrNull);
                 let is_set = match parameter {
+                    // `${!name-…}` tests the variable `name` names, not `name`.
+                    _ if *indirect => None,
                     Parameter::Named(n) => self.var_is_set(n, st),
-                    Parameter::Positional(n) => positional_is_set(*n, st),
+                    Parameter::Positional(n) if !self.volatile_positional => positional_is_set(*n, st),
                     _ => None,
                 };
                 match (current_field.known(), is_set) {
@@ -597,8 +599,10 @@ impl Walker<'_> {
                 let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
                 let alternative = operand(self, alternative_value, st).unwrap_or_default();
                 let set = match parameter {
+                    // `${!name-…}` tests the variable `name` names, not `name`.
+                    _ if *indirect => None,
                     Parameter::Named(n) => self.var_is_set(n, st),
-                    Parameter::Positional(n) => positional_is_set(*n, st),
+                    Parameter::Positional(n) if !self.volatile_positional => positional_is_set(*n, st),
                     _ => None,
                 };
                 let current_known = Field { parts: current, ..Field::default() }.known();
@@ -665,6 +669,7 @@ impl Walker<'_> {
         }
         match p {
             Parameter::Named(name) => self.named_value(name, st, quoted),
+            Parameter::Positional(_) if self.volatile_positional => vec![Part::Unknown { numeric: false }],
             Parameter::Positional(n) => val_parts(&st.positional_val(*n as usize), quoted),
             Parameter::NamedWithIndex { name, index } => {
                 self.arithmetic(index, pos, st);
@@ -687,15 +692,19 @@ impl Walker<'_> {
                 }
             }
             Parameter::NamedWithAllIndices { name, concatenate } => match self.var_val(name, st) {
-                Val::Array(items) => list_parts(items.into_iter().map(Val::Known).collect(), quoted, *concatenate),
-                Val::Unset => list_parts(Vec::new(), quoted, *concatenate),
-                Val::Known(v) => list_parts(vec![Val::Known(v)], quoted, *concatenate),
+                Val::Array(items) => {
+                    list_parts(items.into_iter().map(Val::Known).collect(), quoted, *concatenate, self.joiner(st))
+                }
+                Val::Unset => list_parts(Vec::new(), quoted, *concatenate, self.joiner(st)),
+                Val::Known(v) => list_parts(vec![Val::Known(v)], quoted, *concatenate, self.joiner(st)),
                 _ => vec![Part::Unknown { numeric: false }],
             },
             Parameter::Special(s) => match s {
                 SpecialParameter::AllPositionalParameters { concatenate } => match st.all_positional() {
-                    Some(values) => list_parts(values, quoted, *concatenate),
-                    None => vec![Part::Unknown { numeric: false }],
+                    Some(values) if !self.volatile_positional => {
+                        list_parts(values, quoted, *concatenate, self.joiner(st))
+                    }
+                    _ => vec![Part::Unknown { numeric: false }],
                 },
                 SpecialParameter::ShellName => vec![Part::Lit { text: st.arg0.clone(), quoted, split: !quoted }],
                 SpecialParameter::CurrentOptionFlags => vec![Part::Unknown { numeric: false }],
@@ -705,6 +714,12 @@ impl Walker<'_> {
                 | SpecialParameter::LastBackgroundProcessId => vec![Part::Unknown { numeric: true }],
             },
         }
+    }
+
+    /// What `"$*"` and `"${a[*]}"` join their elements with: the first character of `IFS`,
+    /// when `IFS` is known.
+    fn joiner(&self, st: &State) -> Option<String> {
+        self.exact_ifs(st).map(|ifs| ifs.chars().next().map(String::from).unwrap_or_default())
     }
 
     fn named_value(&mut self, name: &str, st: &mut State, quoted: bool) -> Vec<Part> {
@@ -798,9 +813,22 @@ fn val_parts(v: &Val, quoted: bool) -> Vec<Part> {
 }
 
 /// `"$@"` / `$*` style expansion of a list of values.
-fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool) -> Vec<Part> {
+/// The parts of a list's elements: `"$@"` one field each; `"$*"` one field, joined with the
+/// first character of `IFS` (`joiner`, `None` when `IFS` is not known); unquoted, words split.
+fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool, joiner: Option<String>) -> Vec<Part> {
     let mut out = Vec::new();
-    if quoted && !concatenate {
+    if quoted && concatenate {
+        let Some(joiner) = joiner else { return vec![Part::Unknown { numeric: false }] };
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 && !joiner.is_empty() {
+                out.push(Part::Lit { text: joiner.clone(), quoted: true, split: false });
+            }
+            out.extend(val_parts(v, true));
+        }
+        if out.is_empty() {
+            out.push(Part::Lit { text: String::new(), quoted: true, split: false });
+        }
+    } else if quoted {
         for (i, v) in values.iter().enumerate() {
             if i > 0 {
                 out.push(Part::Break);

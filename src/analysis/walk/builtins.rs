@@ -100,11 +100,22 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
             }
         }
         let extra: Vec<Arg> = operands.cloned().collect();
-        if !extra.is_empty() {
-            let ifs = w.ifs(st);
-            st.set_positional_args(&extra, &ifs);
+        if extra.is_empty() {
+            commands::source_file(w, &file, program, st, Nest::Same);
+            return;
         }
+        // The arguments are the file's positional parameters while it runs; bash gives the
+        // caller's back after it (where the file changed them, they are not known).
+        let saved = (std::mem::take(&mut st.positional), st.positional_open);
+        let ifs = w.exact_ifs(st);
+        st.set_positional_args(&extra, ifs.as_deref());
+        let given = (st.positional.clone(), st.positional_open);
         commands::source_file(w, &file, program, st, Nest::Same);
+        if (&st.positional, st.positional_open) == (&given.0, given.1) {
+            (st.positional, st.positional_open) = saved;
+        } else {
+            st.set_positional_vals(None);
+        }
     }
 }
 
@@ -420,8 +431,8 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
         }
     }
     if let Some(p) = positional {
-        let ifs = w.ifs(st);
-        st.set_positional_args(&p, &ifs);
+        let ifs = w.exact_ifs(st);
+        st.set_positional_args(&p, ifs.as_deref());
     }
 }
 
@@ -450,13 +461,13 @@ fn trap(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
         Some(t) if t == "-" || t.is_empty() => {}
         Some(t) if !action.field.tainted => {
             if anywhere {
-                w.trap_runs_anywhere(Some(&t));
+                w.trap_runs_anywhere(Some(&t), st);
             }
             w.set_trap(&t, action.pos)
         }
         _ => {
             if anywhere {
-                w.trap_runs_anywhere(None);
+                w.trap_runs_anywhere(None, st);
             }
             w.unknown_code(&action.raw, program, action.pos, action.field.tainted, st)
         }

@@ -94,7 +94,8 @@ impl Walker<'_> {
                 // out the branches none of them can reach (`nvm use` runs the `use` branch of
                 // `nvm`). Nothing else is left out: the program's own text, and a body walked
                 // on its own, walk every branch; and a body followed in part is walked on its
-                // own too, so what the branches left out do is still seen, with less known.
+                // own too, so what the branches left out do is still seen, with less known, and
+                // what they may assign is applied from their syntax.
                 let subjects = match subject.alternatives() {
                     Some((values, false)) if !self.followed.is_empty() => Some(values),
                     _ => None,
@@ -106,6 +107,7 @@ impl Walker<'_> {
                 let mut tested = true;
                 let mut falls_in = false;
                 let mut left_out = false;
+                let mut skipped = crate::analysis::effects::Effects::default();
                 for item in &c.cases {
                     let mut may_match = subjects.is_none();
                     let mut must_match = vec![false; subjects.as_ref().map_or(0, Vec::len)];
@@ -130,7 +132,10 @@ impl Walker<'_> {
                     falls_in =
                         runs && matches!(item.post_action, ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem);
                     if !runs {
-                        left_out |= item.cmd.is_some();
+                        if let Some(body) = &item.cmd {
+                            left_out = true;
+                            skipped.merge(crate::analysis::effects::Effects::of_list(body));
+                        }
                         continue;
                     }
                     if let Some(body) = &item.cmd {
@@ -143,11 +148,17 @@ impl Walker<'_> {
                         self.join(&mut merged, &inner);
                     }
                 }
-                if left_out
-                    && self.quiet == 0
-                    && let Some(&f) = self.followed.last()
-                {
-                    self.function_skipped.insert(f);
+                if left_out {
+                    // What the items left out would assign stays possible after the `case`, as
+                    // after a call not followed: the walk's word may be wrong where the run's
+                    // is not (a value changed where the walk cannot see).
+                    let skipped = self.with_calls(skipped);
+                    self.apply_effects(&skipped, true, &mut merged);
+                    if self.quiet == 0
+                        && let Some(&f) = self.followed.last()
+                    {
+                        self.function_skipped.insert(f);
+                    }
                 }
                 *st = merged;
             }

@@ -41,6 +41,8 @@ impl Walker<'_> {
                 }
             }
         });
+        // A trap that changes directory may run at any time after it is set.
+        let dests = if self.volatile_cwd { None } else { dests };
         st.set_cwds(dests.map(|d| d.into_iter().collect()));
         self.entered(st);
         self.assign_val("OLDPWD", old, st);
@@ -109,7 +111,7 @@ impl Walker<'_> {
     pub fn pop_dir(&mut self, st: &mut State) {
         self.cwd_changes = true;
         let popped = st.dirs.as_mut().and_then(|d| d.pop());
-        let dest = popped.flatten();
+        let dest = popped.flatten().filter(|_| !self.volatile_cwd);
         st.set_cwds(dest.map(|d| [d].into_iter().collect()));
         self.entered(st);
         let new = self.cwd_val(st);

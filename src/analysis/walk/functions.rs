@@ -11,6 +11,7 @@ use brush_parser::ast;
 use super::state::{MAX_CHOICES, Name, State, Val};
 use super::{FunctionDef, Origin, SHALLOW_CALLS, Sink, Walker};
 use crate::analysis::Pos;
+use crate::analysis::effects::Effects;
 use crate::analysis::programs::{Nest, Stdin, shell_quote};
 use crate::analysis::word::Arg;
 
@@ -22,12 +23,12 @@ const MAX_CALL_DEPTH: usize = 4;
 pub(super) const MAX_FOLLOWED_CALLS: usize = 2_000;
 
 impl Walker<'_> {
-    pub(super) fn define_function(&mut self, f: &ast::FunctionDefinition) {
+    pub(super) fn define_function(&mut self, f: &ast::FunctionDefinition, st: &mut State) {
         let name = f.fname.value.clone();
         let pos = self.word_pos(&f.fname);
         if self.volatile_calls.contains(&name) {
             // A trap that may run at any time calls it.
-            self.add_volatile(crate::analysis::effects::Effects::of_compound(&f.body.0));
+            self.add_volatile(Effects::of_compound(&f.body.0), st);
         }
         if self.quiet > 0 {
             return;
@@ -68,8 +69,8 @@ impl Walker<'_> {
             (std::sync::Arc::clone(&f.body), f.origin, f.source.clone())
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
-        let ifs = self.ifs(st);
-        st.set_positional_args(&args[1..], &ifs);
+        let ifs = self.exact_ifs(st);
+        st.set_positional_args(&args[1..], ifs.as_deref());
         // The variables as the call finds them, for the names it makes its own.
         self.local_frames.push((st.vars.clone(), Vec::new()));
         if self.quiet == 0 {
@@ -125,11 +126,20 @@ impl Walker<'_> {
         };
         // A call never changes its caller's positional parameters: bash gives the function
         // its own and puts the caller's back when it returns.
+        self.apply_effects(&all, false, st);
+    }
+
+    /// Applies what code not walked may change, read from its syntax: `all` with the effects of
+    /// the functions it calls. `own_positional`: the code runs with these positional
+    /// parameters (a `case` item, not a function body).
+    pub(super) fn apply_effects(&mut self, all: &Effects, own_positional: bool, st: &mut State) {
         if all.dynamic {
             self.assigned_dynamic = true;
             let positional = (std::mem::take(&mut st.positional), st.positional_open);
             st.havoc();
-            (st.positional, st.positional_open) = positional;
+            if !own_positional {
+                (st.positional, st.positional_open) = positional;
+            }
             return;
         }
         for (n, (values, open)) in &all.names {
@@ -149,30 +159,46 @@ impl Walker<'_> {
             st.dirs = None;
             self.entered_cwds = None;
         }
+        if own_positional && all.positional {
+            st.set_positional_vals(None);
+        }
     }
 
-    /// What a call of `name` may change: its own effects and those of every function it
-    /// calls, as defined now.
-    fn gather_call_effects(&mut self, name: &str) -> crate::analysis::effects::Effects {
-        let mut all = crate::analysis::effects::Effects::default();
+    /// `effects` with the effects of every function it calls, as defined now (and of those they
+    /// call).
+    pub(super) fn with_calls(&mut self, mut effects: Effects) -> Effects {
         let mut seen: HashSet<String> = HashSet::default();
-        let mut queue = vec![name.to_string()];
+        let mut queue: Vec<String> = effects.calls.iter().cloned().collect();
         while let Some(n) = queue.pop() {
             if !seen.insert(n.clone()) {
                 continue;
             }
             let Some(&index) = self.function_by_name.get(&n) else { continue };
-            let effects = match self.function_effects.get(&index) {
-                Some(e) => e.clone(),
-                None => {
-                    let e = crate::analysis::effects::Effects::of_compound(&self.functions[index].body.0);
-                    self.function_effects.insert(index, e.clone());
-                    e
-                }
-            };
-            queue.extend(effects.calls.iter().cloned());
-            all.merge(effects);
+            let own = self.function_effects_of(index);
+            queue.extend(own.calls.iter().cloned());
+            effects.merge(own);
         }
+        effects
+    }
+
+    fn function_effects_of(&mut self, index: usize) -> Effects {
+        match self.function_effects.get(&index) {
+            Some(e) => e.clone(),
+            None => {
+                let e = Effects::of_compound(&self.functions[index].body.0);
+                self.function_effects.insert(index, e.clone());
+                e
+            }
+        }
+    }
+
+    /// What a call of `name` may change: its own effects and those of every function it
+    /// calls, as defined now.
+    fn gather_call_effects(&mut self, name: &str) -> Effects {
+        let start = Effects { calls: [name.to_string()].into_iter().collect(), ..Effects::default() };
+        let mut all = self.with_calls(start);
+        // The call of the function itself is not one of its effects.
+        all.calls.remove(name);
         all
     }
 
@@ -204,23 +230,34 @@ impl Walker<'_> {
     }
 
     /// A trap action that may run between any two commands (`action` is `None` when its text is
-    /// not known): what it may assign, with the functions it calls, may change at any time.
-    pub fn trap_runs_anywhere(&mut self, action: Option<&str>) {
-        match action.map(|text| self.parse_cached(text)) {
-            Some(Ok(program)) => self.add_volatile(crate::analysis::effects::Effects::of_program(&program)),
-            _ => self.volatile_all = true,
-        }
+    /// not known): what it may assign, with the functions it calls, may change at any time, and
+    /// so may the positional parameters and the working directory where it runs `set`, `shift`
+    /// or `cd`.
+    pub fn trap_runs_anywhere(&mut self, action: Option<&str>, st: &mut State) {
+        let effects = match action.map(|text| self.parse_cached(text)) {
+            Some(Ok(program)) => Effects::of_program(&program),
+            _ => Effects { dynamic: true, ..Effects::default() },
+        };
+        self.volatile_positional |= effects.positional || effects.dynamic;
+        self.add_volatile(effects, st);
     }
 
-    fn add_volatile(&mut self, effects: crate::analysis::effects::Effects) {
+    fn add_volatile(&mut self, effects: Effects, st: &mut State) {
         self.volatile_all |= effects.dynamic;
+        if (effects.cwd || effects.dynamic) && !self.volatile_cwd {
+            self.volatile_cwd = true;
+            self.cwd_changes = true;
+            self.entered_cwds = None;
+            st.set_cwds(None);
+            st.dirs = None;
+        }
         self.volatile.extend(effects.names.into_keys());
         for call in effects.calls {
             if self.volatile_calls.insert(call.clone()) {
                 let bodies: Vec<_> =
                     self.functions.iter().filter(|f| f.name == call).map(|f| std::sync::Arc::clone(&f.body)).collect();
                 for body in bodies {
-                    self.add_volatile(crate::analysis::effects::Effects::of_compound(&body.0));
+                    self.add_volatile(Effects::of_compound(&body.0), st);
                 }
             }
         }

@@ -240,6 +240,9 @@ pub struct Walker<'c> {
     volatile: HashSet<String>,
     volatile_all: bool,
     volatile_calls: HashSet<String>,
+    /// Such an action may change the positional parameters, or the working directory.
+    pub volatile_positional: bool,
+    volatile_cwd: bool,
     /// For each call being followed: the variables as it found them, and the names it made its
     /// own with `local`.
     local_frames: Vec<(Vars, Vec<String>)>,
@@ -394,6 +397,8 @@ impl<'c> Walker<'c> {
             volatile: HashSet::default(),
             volatile_all: false,
             volatile_calls: HashSet::default(),
+            volatile_positional: false,
+            volatile_cwd: false,
         }
     }
 
@@ -499,7 +504,7 @@ impl<'c> Walker<'c> {
             }
             ast::Command::Function(f) => {
                 st.defined.insert(f.fname.value.clone());
-                self.define_function(f);
+                self.define_function(f, st);
             }
             ast::Command::ExtendedTest(t, redirects) => {
                 if let Some(r) = redirects {

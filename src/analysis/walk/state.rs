@@ -204,7 +204,7 @@ impl State {
     /// Sets the positional parameters to what `args` expand to: each one's value up to the
     /// first that may make no field or several (an unquoted expansion not known, `"$@"`, a
     /// glob), and after it any number of unknown ones.
-    pub fn set_positional_args(&mut self, args: &[Arg], ifs: &str) {
+    pub fn set_positional_args(&mut self, args: &[Arg], ifs: Option<&str>) {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             if !one_field(arg, ifs) {
@@ -309,28 +309,36 @@ impl State {
     }
 }
 
-/// Whether an argument is surely one field in bash: known text without a glob character
-/// outside quotes, a choice of texts none of which is empty or holds a separator or a glob
-/// character, or a word wholly in double quotes that lists nothing (`"$@"` does).
-fn one_field(arg: &Arg, ifs: &str) -> bool {
-    let glob = |t: &str| t.contains(['*', '?', '[']);
-    let quoted_whole = || {
-        let raw = arg.raw.as_str();
-        raw.len() >= 2
-            && raw.starts_with('"')
-            && raw.ends_with('"')
-            && raw.matches('"').count() == 2
-            && !raw.contains('@')
+/// Whether an argument is surely one field in bash: a word wholly in double quotes that lists
+/// nothing (`"$@"` and `"${!name}"` may); otherwise known text without a character a glob or
+/// an extended glob reads outside quotes, and, where the word expands something, a choice of
+/// texts none of which is empty or holds a separator of `ifs` (`None`: `IFS` is not known, and
+/// nothing expanded outside quotes is sure).
+fn one_field(arg: &Arg, ifs: Option<&str>) -> bool {
+    let raw = arg.raw.as_str();
+    if raw.len() >= 2
+        && raw.starts_with('"')
+        && raw.ends_with('"')
+        && raw.matches('"').count() == 2
+        && !raw.contains('@')
+        && !raw.contains("${!")
+    {
+        return true;
+    }
+    let expands = raw.contains(['$', '`']);
+    let ifs = match ifs {
+        Some(ifs) => ifs,
+        None if expands => return false,
+        None => " \t\n",
     };
+    let glob = |t: &str| t.contains(['*', '?', '[', '(']);
     arg.field.parts.iter().all(|part| match part {
         Part::Lit { text, quoted, .. } => *quoted || !glob(text),
         Part::Choice { values, open, quoted, split } => {
             (*quoted && !*split)
                 || (!*open && values.iter().all(|v| !v.is_empty() && !glob(v) && !v.contains(|c| ifs.contains(c))))
-                || quoted_whole()
         }
-        Part::Unknown { .. } => quoted_whole(),
-        Part::Break => false,
+        Part::Unknown { .. } | Part::Break => false,
     })
 }
 

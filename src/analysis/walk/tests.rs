@@ -162,3 +162,29 @@ fn what_a_signal_s_trap_assigns_is_not_known_after_the_trap_is_set() {
     assert_eq!(touched(text, "cat"), ["/etc/a"]);
     assert!(unresolved(text).is_empty(), "{:?}", unresolved(text));
 }
+
+#[test]
+fn a_value_the_walk_may_have_wrong_does_not_decide_a_parameter_or_a_case() {
+    let none = Vec::<String>::new();
+    // IFS not known: how an unquoted word splits is not known.
+    let f = "f() { head \"${2-/etc/none}\"; }; ";
+    assert_eq!(touched(&format!("IFS=$(cat ifs); x=\"a b\"; {f}f $x"), "head"), none);
+    // `"${!r}"` may list several fields; `+(a)` is an extended glob.
+    assert_eq!(touched(&format!("arr=(); r=\"arr[@]\"; {f}f \"${{!r}}\" q"), "head"), none);
+    assert_eq!(touched(&format!("{f}f +(a) /etc/y"), "head"), none);
+    // `${!1-…}` tests the variable `$1` names.
+    assert_eq!(touched("f() { head \"${!1-/etc/none}\"; }; f NOPE", "head"), none);
+    // `source FILE ARGS` gives the caller's parameters back after it.
+    assert_eq!(touched("f() { . ./s.sh a b; head \"${2-/etc/none}\"; }; f /etc/x", "head"), ["/etc/none"]);
+    // `"$*"` joins with the first character of IFS.
+    let text = "f() { case \"$*\" in \"a b\") d=/etc/ok;; *) d=/etc/other;; esac; head \"$d\"; }; IFS=:; f a b";
+    assert!(touched(text, "head").contains(&"/etc/other".to_string()), "{:?}", touched(text, "head"));
+    // A trap may change the parameters, or the directory, between any two commands.
+    let text = "f() { trap 'set -- z' USR1; kill -USR1 $$; head \"$1\"; }; f /etc/a";
+    assert_eq!(touched(text, "head"), none);
+    assert_eq!(touched("trap 'cd /etc' USR1; kill -USR1 $$; cd /home/u; head x", "head"), none);
+    // What an item a call leaves out would assign stays possible after the `case`.
+    let text = "f() { case $1 in a) d=/etc/a;; b) d=/etc/b;; esac; }; f a; head \"$d\"";
+    let found = touched(text, "head");
+    assert!(found.contains(&"/etc/a".to_string()) && found.contains(&"/etc/b".to_string()), "{found:?}");
+}

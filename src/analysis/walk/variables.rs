@@ -72,6 +72,14 @@ impl Walker<'_> {
         self.var_value("IFS", st).unwrap_or_else(|| " \t\n".into())
     }
 
+    /// `IFS` as bash splits with it, when that is known (unset splits as the default does).
+    pub fn exact_ifs(&self, st: &State) -> Option<String> {
+        match self.var_val("IFS", st) {
+            Val::Unset => Some(" \t\n".into()),
+            v => v.exact(),
+        }
+    }
+
     /// Records an assignment the program makes.
     pub fn assign(&mut self, name: &str, value: Option<String>, st: &mut State) {
         self.assign_val(name, Val::from_option(value), st);
