@@ -61,12 +61,6 @@ impl Effects {
         e
     }
 
-    pub fn of_list(list: &ast::CompoundList) -> Effects {
-        let mut e = Effects::default();
-        e.list(list);
-        e
-    }
-
     pub fn of_compound(c: &ast::CompoundCommand) -> Effects {
         let mut e = Effects::default();
         e.compound(c);
@@ -97,7 +91,9 @@ impl Effects {
         match c {
             ast::Command::Simple(s) => self.simple(s),
             ast::Command::Compound(cc, _) => self.compound(cc),
-            ast::Command::Function(_) => {}
+            // A function defined here replaces one a later call would find: what that call
+            // does is no longer the body the walk knows.
+            ast::Command::Function(_) => self.dynamic = true,
             ast::Command::ExtendedTest(..) => {}
         }
     }
@@ -257,7 +253,11 @@ impl Effects {
                     self.assign(n, None);
                 }
                 for a in args {
-                    if a.contains(['$', '`']) {
+                    // A name the walk would have to unquote, or a reference (`declare -n`),
+                    // assigns a variable this summary cannot name.
+                    if a.contains(['$', '`', '\'', '"', '\\'])
+                        || (matches!(name, "declare" | "typeset" | "local") && a.starts_with('-') && a.contains('n'))
+                    {
                         self.dynamic = true;
                     }
                     if name == "let" {
@@ -337,5 +337,10 @@ mod tests {
         assert!(body("command eval \"$x\"").dynamic);
         assert!(!body("command -v eval").dynamic);
         assert!(body("builtin cd /x").cwd);
+        // Names it would have to unquote, references, and functions defined inside are
+        // effects it cannot name.
+        assert!(body("printf -v 'd' %s x").dynamic && body("read -r \"d\"").dynamic);
+        assert!(body("declare -n r=d; r=x").dynamic && body("g() { d=x; }").dynamic);
+        assert!(!body("read -r -n 1 d").dynamic);
     }
 }

@@ -181,19 +181,6 @@ impl Arg {
     }
 }
 
-/// Whether `$n` is set: a value set on every path that leads here is one value (a join of
-/// paths that differ makes a choice), and past the last one of a known number it is unset.
-fn positional_is_set(n: u32, st: &State) -> Option<bool> {
-    if n == 0 {
-        return None;
-    }
-    match st.positional_val(n as usize) {
-        Val::Unset => Some(false),
-        Val::Known(_) => Some(true),
-        Val::Array(_) | Val::Choice { .. } => None,
-    }
-}
-
 /// Variables bash sets itself that only ever hold numbers.
 pub const NUMERIC_BASH_VARS: &[&str] =
     &["RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "SHLVL", "OPTIND", "EPOCHSECONDS"];
@@ -571,7 +558,6 @@ impl Walker<'_> {
                     // `${!name-…}` tests the variable `name` names, not `name`.
                     _ if *indirect => None,
                     Parameter::Named(n) => self.var_is_set(n, st),
-                    Parameter::Positional(n) if !self.volatile_positional => positional_is_set(*n, st),
                     _ => None,
                 };
                 match (current_field.known(), is_set) {
@@ -602,7 +588,6 @@ impl Walker<'_> {
                     // `${!name-…}` tests the variable `name` names, not `name`.
                     _ if *indirect => None,
                     Parameter::Named(n) => self.var_is_set(n, st),
-                    Parameter::Positional(n) if !self.volatile_positional => positional_is_set(*n, st),
                     _ => None,
                 };
                 let current_known = Field { parts: current, ..Field::default() }.known();

@@ -104,18 +104,21 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
             commands::source_file(w, &file, program, st, Nest::Same);
             return;
         }
-        // The arguments are the file's positional parameters while it runs; bash gives the
-        // caller's back after it (where the file changed them, they are not known).
-        let saved = (std::mem::take(&mut st.positional), st.positional_open);
+        // The arguments are the file's positional parameters while it runs. After it, bash
+        // gives the caller's back or keeps what the file set, depending on where it runs and
+        // what the file did: each parameter is either.
+        let saved = (st.positional.clone(), st.positional_open);
         let ifs = w.exact_ifs(st);
         st.set_positional_args(&extra, ifs.as_deref());
-        let given = (st.positional.clone(), st.positional_open);
         commands::source_file(w, &file, program, st, Nest::Same);
-        if (&st.positional, st.positional_open) == (&given.0, given.1) {
-            (st.positional, st.positional_open) = saved;
-        } else {
-            st.set_positional_vals(None);
-        }
+        let after = (std::mem::take(&mut st.positional), st.positional_open);
+        let nth = |(values, open): &(Vec<Val>, bool), i: usize| match values.get(i) {
+            Some(v) => v.clone(),
+            None if *open => Val::unknown(),
+            None => Val::Unset,
+        };
+        st.positional = (0..saved.0.len().max(after.0.len())).map(|i| nth(&saved, i).join(&nth(&after, i))).collect();
+        st.positional_open = saved.1 || after.1;
     }
 }
 

@@ -90,53 +90,12 @@ impl Walker<'_> {
                 // branch runs: what each branch does is only possible, held by the kernel where
                 // the kernel holds it (config.guess's branches for other systems).
                 let undecided = subject.known().is_none();
-                // In a call followed with its arguments, a subject of a few known values leaves
-                // out the branches none of them can reach (`nvm use` runs the `use` branch of
-                // `nvm`). Nothing else is left out: the program's own text, and a body walked
-                // on its own, walk every branch; and a body followed in part is walked on its
-                // own too, so what the branches left out do is still seen, with less known, and
-                // what they may assign is applied from their syntax.
-                let subjects = match subject.alternatives() {
-                    Some((values, false)) if !self.followed.is_empty() => Some(values),
-                    _ => None,
-                };
                 let before = st.clone();
                 let mut merged = before.clone();
-                // Whether the patterns of this item may be tested, and whether the body before
-                // may fall through into this one (`;&`).
-                let mut tested = true;
-                let mut falls_in = false;
-                let mut left_out = false;
-                let mut skipped = crate::analysis::effects::Effects::default();
                 for item in &c.cases {
-                    let mut may_match = subjects.is_none();
-                    let mut must_match = vec![false; subjects.as_ref().map_or(0, Vec::len)];
                     for pattern in &item.patterns {
                         let pos = self.word_pos(pattern);
-                        let expanded = self.expand_single(&pattern.value, pos, st);
-                        for (i, s) in subjects.iter().flatten().enumerate() {
-                            match case_match(&pattern.value, &expanded, s) {
-                                Match::Yes => {
-                                    may_match = true;
-                                    must_match[i] = true;
-                                }
-                                Match::Maybe => may_match = true,
-                                Match::No => {}
-                            }
-                        }
-                    }
-                    let must_match = subjects.is_some() && must_match.iter().all(|m| *m);
-                    let runs = falls_in || (tested && may_match);
-                    let goes_on = matches!(item.post_action, ast::CaseItemPostAction::ContinueEvaluatingCases);
-                    tested = (tested && !must_match) || (runs && goes_on);
-                    falls_in =
-                        runs && matches!(item.post_action, ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem);
-                    if !runs {
-                        if let Some(body) = &item.cmd {
-                            left_out = true;
-                            skipped.merge(crate::analysis::effects::Effects::of_list(body));
-                        }
-                        continue;
+                        self.expand_single(&pattern.value, pos, st);
                     }
                     if let Some(body) = &item.cmd {
                         let mut inner = before.clone();
@@ -146,18 +105,6 @@ impl Walker<'_> {
                             self.compound_list(body, &mut inner);
                         }
                         self.join(&mut merged, &inner);
-                    }
-                }
-                if left_out {
-                    // What the items left out would assign stays possible after the `case`, as
-                    // after a call not followed: the walk's word may be wrong where the run's
-                    // is not (a value changed where the walk cannot see).
-                    let skipped = self.with_calls(skipped);
-                    self.apply_effects(&skipped, true, &mut merged);
-                    if self.quiet == 0
-                        && let Some(&f) = self.followed.last()
-                    {
-                        self.function_skipped.insert(f);
                     }
                 }
                 *st = merged;
@@ -393,35 +340,5 @@ fn test_words<'a>(e: &'a ast::ExtendedTestExpr, out: &mut Vec<&'a ast::Word>) {
         ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => test_words(a, out),
         ast::ExtendedTestExpr::UnaryTest(_, w) => out.push(w),
         ast::ExtendedTestExpr::BinaryTest(_, a, b) => out.extend([a, b]),
-    }
-}
-
-/// Whether a `case` pattern matches a subject, as far as can be told without the shell's
-/// options: `nocasematch` and `extglob` may be set where the walk cannot see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Match {
-    Yes,
-    No,
-    Maybe,
-}
-
-/// `raw` is the pattern as written, `pattern` what it expands to. Only a lone unquoted `*`
-/// and plain text are decided: plain text (no character a pattern or an extended pattern
-/// treats specially) matches a subject equal to it, and does not match one that differs from
-/// it even ignoring case (ASCII only). Everything else may match.
-fn case_match(raw: &str, pattern: &Field, subject: &str) -> Match {
-    if raw == "*" {
-        return Match::Yes;
-    }
-    let Some(text) = pattern.known() else { return Match::Maybe };
-    if text.contains(['*', '?', '[', ']', '\\', '(', ')', '|', '!', '+', '@']) {
-        return Match::Maybe;
-    }
-    if text == subject {
-        Match::Yes
-    } else if text.is_ascii() && subject.is_ascii() && !text.eq_ignore_ascii_case(subject) {
-        Match::No
-    } else {
-        Match::Maybe
     }
 }

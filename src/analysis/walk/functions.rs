@@ -78,7 +78,6 @@ impl Walker<'_> {
         }
         self.calls_followed += 1;
         self.call_stack.push(name.to_string());
-        self.followed.push(index);
         let saved_origin = std::mem::replace(&mut self.origin, origin);
         let saved_source = std::mem::replace(&mut self.source, source);
         let stdin = match &body.1 {
@@ -97,7 +96,6 @@ impl Walker<'_> {
         self.origin = saved_origin;
         self.source = saved_source;
         self.call_stack.pop();
-        self.followed.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
         true
@@ -126,20 +124,17 @@ impl Walker<'_> {
         };
         // A call never changes its caller's positional parameters: bash gives the function
         // its own and puts the caller's back when it returns.
-        self.apply_effects(&all, false, st);
+        self.apply_effects(&all, st);
     }
 
-    /// Applies what code not walked may change, read from its syntax: `all` with the effects of
-    /// the functions it calls. `own_positional`: the code runs with these positional
-    /// parameters (a `case` item, not a function body).
-    pub(super) fn apply_effects(&mut self, all: &Effects, own_positional: bool, st: &mut State) {
+    /// Applies what a call not followed may change, read from its syntax (`all`: with the
+    /// effects of the functions it calls).
+    fn apply_effects(&mut self, all: &Effects, st: &mut State) {
         if all.dynamic {
             self.assigned_dynamic = true;
             let positional = (std::mem::take(&mut st.positional), st.positional_open);
             st.havoc();
-            if !own_positional {
-                (st.positional, st.positional_open) = positional;
-            }
+            (st.positional, st.positional_open) = positional;
             return;
         }
         for (n, (values, open)) in &all.names {
@@ -159,14 +154,11 @@ impl Walker<'_> {
             st.dirs = None;
             self.entered_cwds = None;
         }
-        if own_positional && all.positional {
-            st.set_positional_vals(None);
-        }
     }
 
     /// `effects` with the effects of every function it calls, as defined now (and of those they
     /// call).
-    pub(super) fn with_calls(&mut self, mut effects: Effects) -> Effects {
+    fn with_calls(&mut self, mut effects: Effects) -> Effects {
         let mut seen: HashSet<String> = HashSet::default();
         let mut queue: Vec<String> = effects.calls.iter().cloned().collect();
         while let Some(n) = queue.pop() {

@@ -201,9 +201,8 @@ pub struct Walker<'c> {
     stdin_ctx: Stdin,
     /// The latest definition of each function, by name.
     function_by_name: HashMap<String, usize>,
-    /// Functions whose bodies are being walked for a call, and the index of each definition.
+    /// Functions whose bodies are being walked for a call.
     call_stack: Vec<String>,
-    followed: Vec<usize>,
     /// Files whose text is being walked (`source`, scripts run by path or by a shell).
     file_stack: Vec<String>,
     /// Every file whose text was walked, for the positions in it.
@@ -375,7 +374,6 @@ impl<'c> Walker<'c> {
             stdin_ctx: Stdin::Unknown,
             function_by_name: HashMap::default(),
             call_stack: Vec::new(),
-            followed: Vec::new(),
             shallow: false,
             parse_ahead: false,
             local_frames: Vec::new(),

@@ -332,8 +332,11 @@ fn one_field(arg: &Arg, ifs: Option<&str>) -> bool {
         None => " \t\n",
     };
     let glob = |t: &str| t.contains(['*', '?', '[', '(']);
+    // Text an expansion gave outside quotes is split on IFS (`${x:-a b}`) where the walk may
+    // not have split it.
+    let separated = |t: &str| expands && t.contains(|c| ifs.contains(c));
     arg.field.parts.iter().all(|part| match part {
-        Part::Lit { text, quoted, .. } => *quoted || !glob(text),
+        Part::Lit { text, quoted, .. } => *quoted || !(glob(text) || separated(text)),
         Part::Choice { values, open, quoted, split } => {
             (*quoted && !*split)
                 || (!*open && values.iter().all(|v| !v.is_empty() && !glob(v) && !v.contains(|c| ifs.contains(c))))

@@ -297,5 +297,13 @@ fn is_dynamic_bash_var(name: &str) -> bool {
                 | "OLDPWD"
                 | "BASHOPTS"
                 | "SHELLOPTS"
+                | "PS4"
+                | "OPTERR"
+                | "BASH_ARGV0"
+                | "BASH_EXECUTION_STRING"
+                | "COMP_WORDBREAKS"
+                | "BASH_LOADABLES_PATH"
+                | "BASH_CMDS"
+                | "BASH_ALIASES"
         )
 }
