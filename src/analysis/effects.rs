@@ -23,6 +23,8 @@ pub struct Effects {
     pub positional: bool,
     /// Code whose effects cannot be read: anything may change.
     pub dynamic: bool,
+    /// It sets a trap: code that may run later, between any two commands of its caller.
+    pub traps: bool,
     /// Functions called by name (their effects count too).
     pub calls: HashSet<String>,
 }
@@ -49,6 +51,7 @@ impl Effects {
         self.cwd |= other.cwd;
         self.positional |= other.positional;
         self.dynamic |= other.dynamic;
+        self.traps |= other.traps;
         self.calls.extend(other.calls);
     }
 
@@ -197,11 +200,17 @@ impl Effects {
             }
             return;
         };
-        // `command` and `builtin` run the command they name (`command -v` only looks it up).
+        // `command` and `builtin` run the command they name (`command -v` only looks it up); a
+        // function or an alias of their name runs instead, so the name counts as a call too.
         let mut at = 0;
         while matches!(words[at], "command" | "builtin") {
+            self.calls.insert(words[at].to_string());
             let mut next = at + 1;
             while let Some(option) = words.get(next).filter(|w| w.starts_with('-') && w.len() > 1) {
+                if option.contains(['$', '`', '\\', '\'', '"']) {
+                    self.dynamic = true;
+                    return;
+                }
                 if option.contains(['v', 'V']) {
                     return;
                 }
@@ -232,9 +241,16 @@ impl Effects {
             "set" => {
                 let mut rest = args.iter();
                 while let Some(a) = rest.next() {
+                    if a.contains(['$', '`', '\\', '\'', '"']) {
+                        self.positional = true;
+                        break;
+                    }
                     match *a {
                         "-o" | "+o" => {
-                            rest.next();
+                            if rest.next().is_some_and(|o| o.contains(['$', '`', '\\', '\'', '"'])) {
+                                self.positional = true;
+                                break;
+                            }
                         }
                         o if (o.starts_with('-') || o.starts_with('+')) && o.len() > 1 && o != "--" => {}
                         _ => {
@@ -244,7 +260,20 @@ impl Effects {
                     }
                 }
             }
-            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "trap" | "exec" => {
+            "trap" => {
+                // An action that runs only at the end (EXIT), or that ignores or resets, changes
+                // nothing the caller reads.
+                let plain = |w: &&str| !w.contains(['$', '`', '\\']);
+                let at_exit = args.len() >= 2
+                    && args.iter().all(plain)
+                    && args[1..].iter().all(|s| matches!(s.to_ascii_uppercase().as_str(), "EXIT" | "0" | "SIGEXIT"));
+                let inert = args.len() >= 2 && matches!(args[0], "-" | "''" | "\"\"") && args.iter().all(plain);
+                if !at_exit && !inert {
+                    self.traps = true;
+                    self.dynamic = true;
+                }
+            }
+            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "exec" => {
                 self.dynamic = true;
             }
             "read" | "mapfile" | "readarray" | "getopts" | "printf" | "declare" | "typeset" | "local" | "export"
@@ -342,5 +371,8 @@ mod tests {
         assert!(body("printf -v 'd' %s x").dynamic && body("read -r \"d\"").dynamic);
         assert!(body("declare -n r=d; r=x").dynamic && body("g() { d=x; }").dynamic);
         assert!(!body("read -r -n 1 d").dynamic);
+        assert!(body("command -$v cd /x").dynamic && body("command true").calls.contains("command"));
+        assert!(body("set -$x").positional && body("set -o $x").positional);
+        assert!(body("trap 'set -- x' USR1").traps && !body("trap 'rm -f x' EXIT").traps);
     }
 }

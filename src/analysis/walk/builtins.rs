@@ -109,7 +109,7 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
         // what the file did: each parameter is either.
         let saved = (st.positional.clone(), st.positional_open);
         let ifs = w.exact_ifs(st);
-        st.set_positional_args(&extra, ifs.as_deref());
+        st.set_positional_args(&extra, ifs.as_deref(), w.list_references);
         commands::source_file(w, &file, program, st, Nest::Same);
         let after = (std::mem::take(&mut st.positional), st.positional_open);
         let nth = |(values, open): &(Vec<Val>, bool), i: usize| match values.get(i) {
@@ -210,7 +210,11 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
         if nameref {
             match &value {
                 Some(target) if is_name(target) => w.nameref(&base, target, st),
-                _ => w.assign(&base, None, st),
+                _ => {
+                    // A reference to an array's elements, or to a name not known.
+                    w.list_references = true;
+                    w.assign(&base, None, st)
+                }
             }
             continue;
         }
@@ -435,7 +439,7 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
     }
     if let Some(p) = positional {
         let ifs = w.exact_ifs(st);
-        st.set_positional_args(&p, ifs.as_deref());
+        st.set_positional_args(&p, ifs.as_deref(), w.list_references);
     }
 }
 

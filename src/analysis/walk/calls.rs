@@ -3,7 +3,7 @@
 //! knowledge (`commands.rs`).
 
 use super::Walker;
-use super::state::{State, field_val};
+use super::state::{State, Val, field_val};
 use super::variables::LOADER_VARS;
 use crate::analysis::commands;
 use crate::analysis::programs::{Nest, Stdin};
@@ -112,7 +112,25 @@ impl Walker<'_> {
         // arguments, is what the call does. (A program the table knows is analysed too: the
         // definition may not have run.)
         let defined = st.defined.contains(&name);
-        if direct && !name.contains('/') && self.call_function(&name, args, st) {
+        // Assignments before a function's name are its variables while it runs; after it, bash
+        // keeps or drops them depending on its mode: each is either.
+        let before: Vec<(String, Val)> = if direct && !name.contains('/') && self.is_function(&name) {
+            env.iter()
+                .map(|(var, value)| {
+                    let old = self.var_val(var, st);
+                    self.assign_val(var, field_val(value), st);
+                    (var.clone(), old)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let called = direct && !name.contains('/') && self.call_function(&name, args, st);
+        for (var, old) in before {
+            let now = self.var_val(&var, st);
+            self.assign_val(&var, old.join(&now), st);
+        }
+        if called {
             // The program of that name runs only where the definition may not have run: what
             // it would do is possible there, and held where the kernel holds it.
             if !defined && commands::is_modelled(&program) {

@@ -43,6 +43,11 @@ impl Walker<'_> {
         self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, source, sink });
     }
 
+    /// Whether a function of this name is defined (on some path) where the walk is.
+    pub(super) fn is_function(&self, name: &str) -> bool {
+        self.function_by_name.contains_key(name)
+    }
+
     /// A call of a function defined earlier: its body runs here, in this shell, with the
     /// call's arguments as positional parameters (the body is also analysed on its own at the
     /// end, for calls the walk cannot see).
@@ -70,7 +75,7 @@ impl Walker<'_> {
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
         let ifs = self.exact_ifs(st);
-        st.set_positional_args(&args[1..], ifs.as_deref());
+        st.set_positional_args(&args[1..], ifs.as_deref(), self.list_references);
         // The variables as the call finds them, for the names it makes its own.
         self.local_frames.push((st.vars.clone(), Vec::new()));
         if self.quiet == 0 {
@@ -130,6 +135,10 @@ impl Walker<'_> {
     /// Applies what a call not followed may change, read from its syntax (`all`: with the
     /// effects of the functions it calls).
     fn apply_effects(&mut self, all: &Effects, st: &mut State) {
+        if all.traps {
+            // A trap it sets runs later in the caller, with the caller's parameters.
+            self.trap_runs_anywhere(None, st);
+        }
         if all.dynamic {
             self.assigned_dynamic = true;
             let positional = (std::mem::take(&mut st.positional), st.positional_open);
@@ -164,6 +173,10 @@ impl Walker<'_> {
         while let Some(n) = queue.pop() {
             if !seen.insert(n.clone()) {
                 continue;
+            }
+            // An alias of that name runs instead (in a body defined after it): not read here.
+            if self.aliases_unknown || self.aliases.contains_key(&n) {
+                effects.dynamic = true;
             }
             let Some(&index) = self.function_by_name.get(&n) else { continue };
             let own = self.function_effects_of(index);
@@ -245,6 +258,12 @@ impl Walker<'_> {
         }
         self.volatile.extend(effects.names.into_keys());
         for call in effects.calls {
+            if (self.aliases_unknown || self.aliases.contains_key(&call)) && !self.volatile_all {
+                // An alias of that name runs instead: what it does is not read here.
+                self.volatile_all = true;
+                self.volatile_positional = true;
+                self.add_volatile(Effects { cwd: true, ..Effects::default() }, st);
+            }
             if self.volatile_calls.insert(call.clone()) {
                 let bodies: Vec<_> =
                     self.functions.iter().filter(|f| f.name == call).map(|f| std::sync::Arc::clone(&f.body)).collect();

@@ -242,6 +242,8 @@ pub struct Walker<'c> {
     /// Such an action may change the positional parameters, or the working directory.
     pub volatile_positional: bool,
     volatile_cwd: bool,
+    /// A reference whose target is not a plain name was declared: `"$r"` may be several fields.
+    pub list_references: bool,
     /// For each call being followed: the variables as it found them, and the names it made its
     /// own with `local`.
     local_frames: Vec<(Vars, Vec<String>)>,
@@ -397,6 +399,7 @@ impl<'c> Walker<'c> {
             volatile_calls: HashSet::default(),
             volatile_positional: false,
             volatile_cwd: false,
+            list_references: false,
         }
     }
 

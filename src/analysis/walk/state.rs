@@ -204,10 +204,13 @@ impl State {
     /// Sets the positional parameters to what `args` expand to: each one's value up to the
     /// first that may make no field or several (an unquoted expansion not known, `"$@"`, a
     /// glob), and after it any number of unknown ones.
-    pub fn set_positional_args(&mut self, args: &[Arg], ifs: Option<&str>) {
+    /// `references`: a reference may list an array (`declare -n r='a[@]'` makes `"$r"` several
+    /// fields), so no expansion is sure to be one field.
+    pub fn set_positional_args(&mut self, args: &[Arg], ifs: Option<&str>, references: bool) {
         let mut values = Vec::with_capacity(args.len());
+        let references = references || !self.namerefs.is_empty();
         for arg in args {
-            if !one_field(arg, ifs) {
+            if !one_field(arg, ifs) || (references && arg.raw.contains('$')) {
                 self.positional = values;
                 self.positional_open = true;
                 return;

@@ -177,3 +177,31 @@ fn a_value_the_walk_may_have_wrong_is_not_taken_as_known() {
     let found = touched("head \"/etc/x$PS4\" \"/etc/y$OPTERR\"", "head");
     assert!(!found.contains(&"/etc/x".to_string()) && !found.contains(&"/etc/y".to_string()), "{found:?}");
 }
+
+#[test]
+fn a_call_not_followed_may_leave_a_trap_and_a_name_may_be_an_alias_or_a_reference() {
+    // f5 is five calls deep: it is read from its syntax, not walked.
+    let deep = "f4() { f5; }; f3() { f4; }; f2() { f3; }; f1() { f2; }; ";
+    let here = "/home/u/proj/x".to_string();
+    // `command -$v cd …` may change directory; so may an alias named `command`.
+    let text = format!("f5() {{ command -$v cd /etc; }}; {deep}v=p; f1; head x");
+    assert!(!touched(&text, "head").contains(&here), "{:?}", touched(&text, "head"));
+    let text = format!("shopt -s expand_aliases; alias command='cd /etc;'; f5() {{ command true; }}; {deep}f1; head x");
+    assert!(!touched(&text, "head").contains(&here), "{:?}", touched(&text, "head"));
+    // A trap the deep call sets runs later in its caller, with the caller's parameters.
+    let text = "f5() { trap 'set -- /etc' USR1; }; f4() { f5; kill -USR1 $$; cd \"$1\"; head x; }; \
+                f3() { f4 \"$1\"; }; f2() { f3 \"$1\"; }; f1() { f2 \"$1\"; }; f1 /home/u";
+    assert!(!touched(text, "head").contains(&"/home/u/x".to_string()), "{:?}", touched(text, "head"));
+    // A trap's `set -o $x` may set the parameters too.
+    let text = "x='pipefail /etc'; trap 'set -o $x' DEBUG; set -- /home/u; cd \"$1\"; head x";
+    assert!(!touched(text, "head").contains(&"/home/u/x".to_string()), "{:?}", touched(text, "head"));
+    // A reference to an array's elements makes `"$r"` several fields.
+    let text = "a=(x /etc/y z); declare -n r='a[@]'; set -- \"$r\"; head \"$2\"";
+    assert_eq!(touched(text, "head"), Vec::<String>::new());
+}
+
+#[test]
+fn assignments_before_a_function_s_name_are_its_variables() {
+    assert_eq!(touched("f() { head \"$X\"; }; X=/etc/x f", "head"), ["/etc/x"]);
+    assert_eq!(touched("f() { head \"/etc/$*\"; }; IFS=. f a b", "head"), ["/etc/a.b"]);
+}
