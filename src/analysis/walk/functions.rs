@@ -232,6 +232,8 @@ impl Walker<'_> {
     /// `alias NAME=VALUE …`.
     pub fn define_alias(&mut self, name: &str, value: Option<String>) {
         self.aliases.insert(name.to_string(), value);
+        // What a call may change was gathered with the aliases then defined.
+        self.call_effects.clear();
     }
 
     /// A trap action that may run between any two commands (`action` is `None` when its text is

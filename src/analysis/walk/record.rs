@@ -158,6 +158,7 @@ impl Walker<'_> {
         match reach {
             Reach::Everything => {
                 self.aliases_unknown = true;
+                self.call_effects.clear();
                 st.havoc();
             }
             Reach::Variables => st.havoc_variables(),
