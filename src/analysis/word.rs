@@ -678,16 +678,16 @@ impl Walker<'_> {
             }
             Parameter::NamedWithAllIndices { name, concatenate } => match self.var_val(name, st) {
                 Val::Array(items) => {
-                    list_parts(items.into_iter().map(Val::Known).collect(), quoted, *concatenate, self.joiner(st))
+                    list_parts(items.into_iter().map(Val::Known).collect(), quoted, *concatenate, || self.joiner(st))
                 }
-                Val::Unset => list_parts(Vec::new(), quoted, *concatenate, self.joiner(st)),
-                Val::Known(v) => list_parts(vec![Val::Known(v)], quoted, *concatenate, self.joiner(st)),
+                Val::Unset => list_parts(Vec::new(), quoted, *concatenate, || self.joiner(st)),
+                Val::Known(v) => list_parts(vec![Val::Known(v)], quoted, *concatenate, || self.joiner(st)),
                 _ => vec![Part::Unknown { numeric: false }],
             },
             Parameter::Special(s) => match s {
                 SpecialParameter::AllPositionalParameters { concatenate } => match st.all_positional() {
                     Some(values) if !self.volatile_positional => {
-                        list_parts(values, quoted, *concatenate, self.joiner(st))
+                        list_parts(values, quoted, *concatenate, || self.joiner(st))
                     }
                     _ => vec![Part::Unknown { numeric: false }],
                 },
@@ -797,13 +797,13 @@ fn val_parts(v: &Val, quoted: bool) -> Vec<Part> {
     }
 }
 
-/// `"$@"` / `$*` style expansion of a list of values.
 /// The parts of a list's elements: `"$@"` one field each; `"$*"` one field, joined with the
-/// first character of `IFS` (`joiner`, `None` when `IFS` is not known); unquoted, words split.
-fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool, joiner: Option<String>) -> Vec<Part> {
+/// first character of `IFS` (`joiner`, asked only there: `None` when `IFS` is not known);
+/// unquoted, words split.
+fn list_parts(values: Vec<Val>, quoted: bool, concatenate: bool, joiner: impl FnOnce() -> Option<String>) -> Vec<Part> {
     let mut out = Vec::new();
     if quoted && concatenate {
-        let Some(joiner) = joiner else { return vec![Part::Unknown { numeric: false }] };
+        let Some(joiner) = joiner() else { return vec![Part::Unknown { numeric: false }] };
         for (i, v) in values.iter().enumerate() {
             if i > 0 && !joiner.is_empty() {
                 out.push(Part::Lit { text: joiner.clone(), quoted: true, split: false });

@@ -114,7 +114,8 @@ impl Walker<'_> {
         let defined = st.defined.contains(&name);
         // Assignments before a function's name are its variables while it runs; after it, bash
         // keeps or drops them depending on its mode: each is either.
-        let before: Vec<(String, Val)> = if direct && !name.contains('/') && self.is_function(&name) {
+        let function = direct && !name.contains('/') && self.function_by_name.contains_key(&name);
+        let before: Vec<(String, Val)> = if function {
             env.iter()
                 .map(|(var, value)| {
                     let old = self.var_val(var, st);
@@ -125,7 +126,7 @@ impl Walker<'_> {
         } else {
             Vec::new()
         };
-        let called = direct && !name.contains('/') && self.call_function(&name, args, st);
+        let called = function && self.call_function(&name, args, st);
         for (var, old) in before {
             let now = self.var_val(&var, st);
             self.assign_val(&var, old.join(&now), st);

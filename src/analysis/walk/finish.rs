@@ -31,8 +31,8 @@ impl Walker<'_> {
                 *s = Sink::default();
             }
             // Each body is walked on its own at most once a round: at its turn, and, when a
-            // walk after its turn leaves a call of it unfollowed or follows only part of it (a
-            // `case` decided by the call's arguments), in a further pass of the same round.
+            // walk after its turn leaves a call of it unfollowed, in a further pass of the same
+            // round.
             let mut alone: HashSet<usize> = HashSet::default();
             let mut traps_done = 0;
             loop {

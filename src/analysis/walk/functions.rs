@@ -43,11 +43,6 @@ impl Walker<'_> {
         self.functions.push(FunctionDef { name, body: std::sync::Arc::new(f.body.clone()), origin, source, sink });
     }
 
-    /// Whether a function of this name is defined (on some path) where the walk is.
-    pub(super) fn is_function(&self, name: &str) -> bool {
-        self.function_by_name.contains_key(name)
-    }
-
     /// A call of a function defined earlier: its body runs here, in this shell, with the
     /// call's arguments as positional parameters (the body is also analysed on its own at the
     /// end, for calls the walk cannot see).
@@ -201,10 +196,7 @@ impl Walker<'_> {
     /// calls, as defined now.
     fn gather_call_effects(&mut self, name: &str) -> Effects {
         let start = Effects { calls: [name.to_string()].into_iter().collect(), ..Effects::default() };
-        let mut all = self.with_calls(start);
-        // The call of the function itself is not one of its effects.
-        all.calls.remove(name);
-        all
+        self.with_calls(start)
     }
 
     pub(super) fn expand_alias(&mut self, name: &str, args: &[Arg], st: &mut State) {

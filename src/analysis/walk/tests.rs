@@ -13,13 +13,24 @@ fn context() -> Context {
 
 /// The paths `command` is known to touch in `text`, sorted.
 fn touched(text: &str, command: &str) -> Vec<String> {
+    let mut paths = accessed(text, command, |c| *c == Certainty::Known);
+    paths.retain(|p| p != "/home/u/proj");
+    paths
+}
+
+/// The paths `command` may touch in `text` where the walk is not sure it runs, sorted.
+fn possibly_touched(text: &str, command: &str) -> Vec<String> {
+    accessed(text, command, |c| matches!(c, Certainty::Possible(_)))
+}
+
+/// The absolute paths `command` touches in `text` with a certainty `keep` takes, sorted, once.
+fn accessed(text: &str, command: &str, keep: impl Fn(&Certainty) -> bool) -> Vec<String> {
     let a = super::analyze_program(text, TextKind::Command, &context());
     assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
     let mut paths: Vec<String> = a
         .accesses
         .iter()
-        .filter(|x| x.command == command && x.certainty == Certainty::Known && x.target.starts_with('/'))
-        .filter(|x| x.target != "/home/u/proj")
+        .filter(|x| x.command == command && keep(&x.certainty) && x.target.starts_with('/'))
         .map(|x| x.target.clone())
         .collect();
     paths.sort();
@@ -85,21 +96,6 @@ fn a_body_walked_on_its_own_follows_its_own_calls_of_itself_even_past_the_budget
     assert!(finds(body));
     let spent = "g() { :; }; ".to_string() + &"g; ".repeat(super::functions::MAX_FOLLOWED_CALLS + 1);
     assert!(finds(&(spent + body)));
-}
-
-/// The paths `command` may touch in `text` where the walk is not sure it runs, sorted.
-fn possibly_touched(text: &str, command: &str) -> Vec<String> {
-    let a = super::analyze_program(text, TextKind::Command, &context());
-    assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
-    let mut paths: Vec<String> = a
-        .accesses
-        .iter()
-        .filter(|x| x.command == command && matches!(x.certainty, Certainty::Possible(_)) && x.target.starts_with('/'))
-        .map(|x| x.target.clone())
-        .collect();
-    paths.sort();
-    paths.dedup();
-    paths
 }
 
 #[test]
