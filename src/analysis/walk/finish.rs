@@ -21,21 +21,31 @@ impl Walker<'_> {
         let unresolved_mark = self.unresolved.len();
         let trap_sink = self.sinks.len();
         self.sinks.push(Sink::default());
-        let mut round = 0;
+        // Which bodies the main walk followed whole. Each round starts from these alone: a
+        // call followed in an earlier round, in a state that knew more, says nothing about a
+        // round where its name may be unknown.
+        let followed = (self.function_walked.clone(), self.function_skipped.clone());
+        let mut all_unknown = self.assigned_dynamic;
         loop {
             let assigned_before = self.assigned.len();
             let dynamic_before = self.assigned_dynamic;
+            // Whether this round's state no longer holds (its results are then dropped).
+            let grew = |w: &Walker| {
+                !all_unknown && (w.assigned.len() != assigned_before || w.assigned_dynamic != dynamic_before)
+            };
             self.commands.truncate(commands_mark);
             self.unresolved.truncate(unresolved_mark);
             for s in self.sinks.iter_mut().skip(1) {
                 *s = Sink::default();
             }
+            (self.function_walked, self.function_skipped) = (followed.0.clone(), followed.1.clone());
             // Each body is walked on its own at most once a round: at its turn, and, when a
             // walk after its turn leaves a call of it unfollowed, in a further pass of the same
-            // round.
+            // round. Once a body assigns what the round's state took as known, the rest of the
+            // round is not walked: its results would be dropped.
             let mut alone: HashSet<usize> = HashSet::default();
             let mut traps_done = 0;
-            loop {
+            'round: loop {
                 let mut walked = false;
                 let mut index = 0;
                 while index < self.functions.len() {
@@ -50,7 +60,7 @@ impl Walker<'_> {
                         let f = &self.functions[i];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
-                    let mut st = self.deferred_state(round);
+                    let mut st = self.deferred_state(all_unknown);
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
                     self.nested_texts += 1;
@@ -65,27 +75,32 @@ impl Walker<'_> {
                     if self.failed() {
                         return Analysis { failure: self.failure, ..Analysis::default() };
                     }
+                    if grew(&self) {
+                        break 'round;
+                    }
                 }
                 while traps_done < self.traps.len() {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
                     walked = true;
-                    let mut st = self.deferred_state(round);
+                    let mut st = self.deferred_state(all_unknown);
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.failed() {
                         return Analysis { failure: self.failure, ..Analysis::default() };
+                    }
+                    if grew(&self) {
+                        break 'round;
                     }
                 }
                 if !walked {
                     break;
                 }
             }
-            round += 1;
-            let grew = self.assigned.len() != assigned_before || self.assigned_dynamic != dynamic_before;
-            if !grew || round >= 2 {
+            if all_unknown || !grew(&self) {
                 break;
             }
+            all_unknown = true;
         }
         self.sink = 0;
 
@@ -145,10 +160,10 @@ impl Walker<'_> {
             || self.function_skipped.contains(&i)
     }
 
-    fn deferred_state(&self, round: usize) -> State {
+    fn deferred_state(&self, all_unknown: bool) -> State {
         let mut st = State::new(self.ctx);
         st.set_positional_vals(None);
-        if round > 0 || self.assigned_dynamic {
+        if all_unknown {
             st.havoc();
         } else {
             st.havoc_names = Some(std::sync::Arc::new(self.assigned.clone()));

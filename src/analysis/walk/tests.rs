@@ -5,10 +5,10 @@ use super::super::{Certainty, Context, TextKind};
 use crate::environ::Environ;
 use crate::scope::Layout;
 
-/// W = /home/u/proj = cwd, HOME = /home/u.
+/// W = /home/u/proj = cwd, HOME = /home/u, and `CALL=u` in the environment.
 fn context() -> Context {
     let layout = Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), ..Default::default() };
-    Context::plain(layout, Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin")]))
+    Context::plain(layout, Environ::from_pairs([("HOME", "/home/u"), ("PATH", "/usr/bin:/bin"), ("CALL", "u")]))
 }
 
 /// The paths `command` is known to touch in `text`, sorted.
@@ -200,4 +200,14 @@ fn a_call_not_followed_may_leave_a_trap_and_a_name_may_be_an_alias_or_a_referenc
 fn assignments_before_a_function_s_name_are_its_variables() {
     assert_eq!(touched("f() { head \"$X\"; }; X=/etc/x f", "head"), ["/etc/x"]);
     assert_eq!(touched("f() { head \"/etc/$*\"; }; IFS=. f a b", "head"), ["/etc/a.b"]);
+}
+
+#[test]
+fn a_body_followed_in_a_round_whose_state_was_dropped_is_walked_again() {
+    // In the first round of the bodies run later, `$CALL` names `u`, so `f` follows it. `k`
+    // assigns a name that round took as known, so the bodies are walked again with every
+    // variable unknown: `f` then calls a name that is not static, and `u` must be walked on its
+    // own, or its read is lost.
+    let text = "f() { $CALL; }; u() { head /etc/secret; }; k() { fresh=1; }; trap 'k; f' EXIT";
+    assert_eq!(possibly_touched(text, "head"), ["/etc/secret"]);
 }
