@@ -45,7 +45,7 @@ fn program_effects(
         None => w.var_value(name, st),
     };
     let read = |path: &str| script_text(w, path, st);
-    let downloaded = |p: &str| st.downloaded.contains(p);
+    let downloaded = |p: &str| st.may_be_downloaded(p);
     let call = Call {
         program,
         pos: args[0].pos,
@@ -64,6 +64,108 @@ fn program_effects(
         None => programs::generic::unknown(&call),
     };
     apply(w, program, effects, stdin, st);
+}
+
+/// Why running a file needs network execute after a call the analysis read only from its
+/// syntax, which may have downloaded files it cannot name.
+const UNNAMED_DOWNLOAD: &str = "runs a file that may have been downloaded by a function the analysis did not follow into (it fetches and writes files)";
+
+/// Whether the file at `path` may be one a call read only from its syntax downloaded. A
+/// system file is not: writing it needs system write, which that call's own walk reports.
+fn unnamed_download(w: &Walker, st: &State, path: &str) -> bool {
+    st.downloads_unknown && w.ctx.layout.classify(path, true) != crate::scope::Class::System
+}
+
+/// Whether `program` run with these words as written (no expansion done) may read from the
+/// network, and whether it may write what it fetched to a file: its handler is asked, with
+/// every word that expands taken as unknown, and a command it runs in turn is asked the same.
+/// A shell given a file or text that cannot be read here counts as both. For code read only
+/// from its syntax (a call not followed), where the walk would learn it from the handler.
+pub fn may_fetch(program: &str, words: &[&str]) -> (bool, bool) {
+    may_fetch_in(program, words, 0)
+}
+
+fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> (bool, bool) {
+    let Some(entry) = lookup(program) else { return (false, false) };
+    if depth > 8 {
+        return (true, true);
+    }
+    let plain = |w: &str| !w.contains(['$', '`', '\\', '\'', '"', '*', '?', '[', '~', '{']);
+    if matches!(entry.kind, Kind::Shell) {
+        // `sh -c TEXT` with options of no value: the text, when it is written plainly enough to
+        // read. Anything else (a script file, an option's value before the text) counts as both.
+        let options: Vec<&&str> = words.iter().take_while(|w| w.starts_with('-') || w.starts_with('+')).collect();
+        let valued = options.iter().any(|w| w.starts_with("--") || w[1..].contains(['o', 'O']));
+        let with_text = options.iter().any(|w| w[1..].contains('c'));
+        let text = words.get(options.len()).filter(|_| with_text && !valued).and_then(|w| unquote(w));
+        return match text.map(|t| super::parse::program(&t)) {
+            Some(Ok(p)) => {
+                let e = super::effects::Effects::of_program(&p);
+                (e.fetches, e.downloads)
+            }
+            _ => (true, true),
+        };
+    }
+    let args: Vec<Arg> = words
+        .iter()
+        .map(|w| Arg {
+            field: if plain(w) { Field::literal(w) } else { Field::unknown() },
+            pos: super::Pos::default(),
+            raw: (*w).to_string(),
+        })
+        .collect();
+    let call = Call {
+        program,
+        pos: super::Pos::default(),
+        args: &args,
+        short_args: entry.short_args,
+        long_args: entry.long_args,
+        stdin: &Stdin::Unknown,
+        downloaded: &|_| false,
+        var: &|_| None,
+        read: &|_| None,
+        cwd: None,
+    };
+    let effects = match entry.kind {
+        Kind::Program(handle) => handle(&call),
+        kind => programs::generic::handle(kind, &call),
+    };
+    let mut found = (false, false);
+    let mut queue: Vec<programs::Effect> = effects.0;
+    while let Some(effect) = queue.pop() {
+        match effect {
+            programs::Effect::Need { scope: Scope::Network, perm: Perm::Read, .. } => found.0 = true,
+            programs::Effect::Path { arg, .. } if arg.raw.contains("/dev/tcp/") || arg.raw.contains("/dev/udp/") => {
+                found.0 = true
+            }
+            programs::Effect::UnknownCode { fetched: true, .. } => found.0 = true,
+            programs::Effect::Downloaded { .. } => found = (true, true),
+            programs::Effect::Possibly(inner) => queue.extend(inner),
+            programs::Effect::Run { args, .. } => {
+                let raws: Vec<&str> = args.iter().map(|a| a.raw.as_str()).collect();
+                if let Some((name, rest)) = raws.split_first() {
+                    let inner = may_fetch_in(name, rest, depth + 1);
+                    found = (found.0 || inner.0, found.1 || inner.1);
+                }
+            }
+            programs::Effect::Code { .. } => found = (true, true),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The text of a word in single or double quotes with nothing to expand, or a plain word.
+fn unquote(word: &str) -> Option<String> {
+    let inner = if word.len() >= 2 && word.starts_with('\'') && word.ends_with('\'') {
+        let inner = &word[1..word.len() - 1];
+        return (!inner.contains('\'')).then(|| inner.to_string());
+    } else if word.len() >= 2 && word.starts_with('"') && word.ends_with('"') {
+        &word[1..word.len() - 1]
+    } else {
+        word
+    };
+    (!inner.contains(['$', '`', '\\', '"', '\''])).then(|| inner.to_string())
 }
 
 /// Whether the table models `program` (what it reads, writes and runs).
@@ -300,6 +402,8 @@ fn run_script_file(
     };
     if st.downloaded.contains(&path) || tainted {
         w.need(Scope::Network, Perm::Execute, &path, program, "runs a script downloaded from the network", arg.pos);
+    } else if unnamed_download(w, st, &path) {
+        w.need(Scope::Network, Perm::Execute, &path, program, UNNAMED_DOWNLOAD, arg.pos);
     }
     match w.read_code_file(&path) {
         Some(code) => {
@@ -307,7 +411,7 @@ fn run_script_file(
             run_startup(w, inv, &mut inner);
             w.run_file(&path, &code, arg.pos, &mut inner, Nest::NewShell);
         }
-        None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.downloaded.contains(&path), st),
+        None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.may_be_downloaded(&path), st),
     }
 }
 
@@ -555,6 +659,8 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
     }
     if st.downloaded.contains(abs) || first.field.tainted {
         w.need(Scope::Network, Perm::Execute, abs, name, "runs a program downloaded from the network", first.pos);
+    } else if unnamed_download(w, st, abs) {
+        w.need(Scope::Network, Perm::Execute, abs, name, UNNAMED_DOWNLOAD, first.pos);
     }
     // A shell script run by path is read like `bash FILE`.
     if let Some(text) = w.read_code_file_if_shell(abs) {
@@ -604,6 +710,8 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
     w.classified(&path, &[Perm::Read], command, "reads a file to run it in this shell", arg.pos);
     if st.downloaded.contains(&path) {
         w.need(Scope::Network, Perm::Execute, &path, command, "runs a file downloaded from the network", arg.pos);
+    } else if unnamed_download(w, st, &path) {
+        w.need(Scope::Network, Perm::Execute, &path, command, UNNAMED_DOWNLOAD, arg.pos);
     }
     // A file that is not there runs nothing (bash reports it and goes on), when every place
     // bash would look is empty now and the program puts nothing there before.

@@ -1,7 +1,8 @@
 //! What a piece of code can change in the shell that runs it, read from its syntax alone:
 //! the variables it assigns, whether it changes the cwd or its positional parameters, which
-//! functions it calls, and whether it runs code whose effects cannot be read (`eval` of a
-//! computed string, `source`, a command name that is not static).
+//! functions it calls, whether it runs code whose effects cannot be read (`eval` of a
+//! computed string, `source`, a command name that is not static), and whether it may fetch
+//! from the network or save what it fetched (asked of the command knowledge's handlers).
 //!
 //! The walker uses this where it does not follow a function call into the body (a call
 //! nested too deep): the call's effects are then applied as "these may have changed".
@@ -27,6 +28,11 @@ pub struct Effects {
     pub traps: bool,
     /// Functions called by name (their effects count too).
     pub calls: HashSet<String>,
+    /// It may run a command that reads from the network (a modelled fetcher, a redirection from
+    /// `/dev/tcp`), also inside a substitution: what it prints may be fetched code.
+    pub fetches: bool,
+    /// It may write what it fetched to a file: a file run after it may be fetched code.
+    pub downloads: bool,
 }
 
 impl Effects {
@@ -53,6 +59,8 @@ impl Effects {
         self.dynamic |= other.dynamic;
         self.traps |= other.traps;
         self.calls.extend(other.calls);
+        self.fetches |= other.fetches;
+        self.downloads |= other.downloads;
     }
 
     /// The effects of a compound command (a function body).
@@ -73,6 +81,13 @@ impl Effects {
     fn list(&mut self, list: &ast::CompoundList) {
         for ast::CompoundListItem(and_or, sep) in &list.0 {
             if matches!(sep, ast::SeparatorOperator::Async) {
+                self.fetches_of(|e| {
+                    e.pipeline(&and_or.first);
+                    for item in &and_or.additional {
+                        let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = item;
+                        e.pipeline(p);
+                    }
+                });
                 continue;
             }
             self.pipeline(&and_or.first);
@@ -87,13 +102,22 @@ impl Effects {
         // Every part of a pipeline of several commands runs in a subshell.
         if p.seq.len() == 1 {
             self.command(&p.seq[0]);
+        } else {
+            for c in &p.seq {
+                self.fetches_of(|e| e.command(c));
+            }
         }
     }
 
     fn command(&mut self, c: &ast::Command) {
         match c {
             ast::Command::Simple(s) => self.simple(s),
-            ast::Command::Compound(cc, _) => self.compound(cc),
+            ast::Command::Compound(cc, redirects) => {
+                self.compound(cc);
+                for r in redirects.iter().flat_map(|r| r.0.iter()) {
+                    self.redirect(r);
+                }
+            }
             // A function defined here replaces one a later call would find: what that call
             // does is no longer the body the walk knows.
             ast::Command::Function(_) => self.dynamic = true,
@@ -111,7 +135,8 @@ impl Effects {
                 self.list(&f.body.list);
             }
             ast::CompoundCommand::BraceGroup(b) => self.list(&b.list),
-            ast::CompoundCommand::Subshell(_) | ast::CompoundCommand::Coprocess(_) => {}
+            ast::CompoundCommand::Subshell(sub) => self.fetches_of(|e| e.list(&sub.list)),
+            ast::CompoundCommand::Coprocess(c) => self.fetches_of(|e| e.command(&c.body)),
             ast::CompoundCommand::ForClause(f) => {
                 self.assign(&f.variable_name, None);
                 self.list(&f.body.list);
@@ -141,8 +166,9 @@ impl Effects {
         }
     }
 
-    /// `${x:=v}` and `${x=v}` assign while expanding.
+    /// `${x:=v}` and `${x=v}` assign while expanding; a substitution in it may fetch.
     fn word(&mut self, raw: &str) {
+        self.substitutions(raw);
         let mut rest = raw;
         while let Some(i) = rest.find("${") {
             let after = &rest[i + 2..];
@@ -155,6 +181,113 @@ impl Effects {
         }
     }
 
+    /// What the command substitutions (`$(…)`, backquotes) and process substitutions in `raw`
+    /// may fetch or download. They run in subshells, so their assignments stay there. Text this
+    /// cannot cut out or parse counts as fetching and downloading.
+    fn substitutions(&mut self, raw: &str) {
+        if self.fetches && self.downloads || !raw.contains(['`', '(']) {
+            return;
+        }
+        let b = raw.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let inner = if b[i] == b'`' && (i == 0 || b[i - 1] != b'\\') {
+                let end = (i + 1..b.len()).find(|&j| b[j] == b'`' && b[j - 1] != b'\\');
+                end.map(|e| (i + 1, e))
+            } else if matches!(b[i], b'$' | b'<' | b'>') && b.get(i + 1) == Some(&b'(') && b.get(i + 2) != Some(&b'(') {
+                let mut depth = 0usize;
+                let end = (i + 1..b.len()).find(|&j| {
+                    match b[j] {
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                });
+                end.map(|e| (i + 2, e))
+            } else {
+                i += 1;
+                continue;
+            };
+            let Some((start, end)) = inner else {
+                (self.fetches, self.downloads) = (true, true);
+                return;
+            };
+            match super::parse::program(&raw[start..end]) {
+                Ok(p) => {
+                    let e = Effects::of_program(&p);
+                    self.fetches |= e.fetches;
+                    self.downloads |= e.downloads;
+                }
+                Err(_) => (self.fetches, self.downloads) = (true, true),
+            }
+            i = end + 1;
+        }
+    }
+
+    /// A redirection or process substitution of a simple command; whether it sends standard
+    /// output to a file.
+    fn redirect_item(&mut self, item: &ast::CommandPrefixOrSuffixItem) -> bool {
+        match item {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
+                self.redirect(r);
+                match r {
+                    ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(_)) => {
+                        fd.is_none_or(|f| f == 1)
+                            && matches!(
+                                kind,
+                                ast::IoFileRedirectKind::Write
+                                    | ast::IoFileRedirectKind::Append
+                                    | ast::IoFileRedirectKind::Clobber
+                                    | ast::IoFileRedirectKind::ReadAndWrite
+                            )
+                    }
+                    ast::IoRedirect::OutputAndError(..) => true,
+                    _ => false,
+                }
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                self.fetches_of(|e| e.list(&sub.list));
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// A redirection from or to `/dev/tcp` or `/dev/udp` talks to the network.
+    fn redirect(&mut self, r: &ast::IoRedirect) {
+        let word = match r {
+            ast::IoRedirect::File(
+                _,
+                _,
+                ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w),
+            )
+            | ast::IoRedirect::HereString(_, w)
+            | ast::IoRedirect::OutputAndError(w, _) => &w.value,
+            ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::ProcessSubstitution(_, sub)) => {
+                self.fetches_of(|e| e.list(&sub.list));
+                return;
+            }
+            _ => return,
+        };
+        self.substitutions(word);
+        if word.contains("/dev/tcp/") || word.contains("/dev/udp/") {
+            self.fetches = true;
+        }
+    }
+
+    /// What code run apart (a subshell, a part of a pipeline, in the background) may fetch or
+    /// download: its other effects stay there.
+    fn fetches_of(&mut self, read: impl FnOnce(&mut Effects)) {
+        if self.fetches && self.downloads {
+            return;
+        }
+        let mut apart = Effects::default();
+        read(&mut apart);
+        self.fetches |= apart.fetches;
+        self.downloads |= apart.downloads;
+    }
+
     fn arithmetic(&mut self, text: &str) {
         for name in arithmetic_targets(text) {
             self.assign(name, None);
@@ -163,6 +296,8 @@ impl Effects {
 
     fn simple(&mut self, s: &ast::SimpleCommand) {
         let mut words: Vec<&str> = Vec::new();
+        // Whether its standard output goes to a file (a fetch there downloads it).
+        let mut writes_stdout = false;
         let mut prefix_assignments: Vec<(String, Option<String>)> = Vec::new();
         for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -179,7 +314,7 @@ impl Effects {
                     self.word(&w.value);
                 }
                 ast::CommandPrefixOrSuffixItem::Word(w) => self.word(&w.value),
-                _ => {}
+                other => writes_stdout |= self.redirect_item(other),
             }
         }
         if let Some(w) = &s.word_or_name {
@@ -191,6 +326,8 @@ impl Effects {
             {
                 words.push(&w.value);
                 self.word(&w.value);
+            } else {
+                writes_stdout |= self.redirect_item(item);
             }
         }
         if words.is_empty() {
@@ -301,6 +438,9 @@ impl Effects {
             }
             other => {
                 self.calls.insert(other.to_string());
+                let (fetches, downloads) = super::commands::may_fetch(other, args);
+                self.fetches |= fetches;
+                self.downloads |= downloads || fetches && writes_stdout;
             }
         }
     }
@@ -374,5 +514,33 @@ mod tests {
         assert!(body("command -$v cd /x").dynamic && body("command true").calls.contains("command"));
         assert!(body("set -$x").positional && body("set -o $x").positional);
         assert!(body("trap 'set -- x' USR1").traps && !body("trap 'rm -f x' EXIT").traps);
+    }
+
+    #[test]
+    fn reads_what_code_may_fetch_and_download() {
+        let flags = |text: &str| {
+            let e = body(text);
+            (e.fetches, e.downloads)
+        };
+        // Fetchers, also behind a wrapper, in a substitution, a pipeline, a subshell, in the
+        // background, or in `sh -c`.
+        assert_eq!(flags("curl -s https://x"), (true, false));
+        assert_eq!(flags("curl -so f https://x"), (true, true));
+        assert_eq!(flags("curl -s https://x > f"), (true, true));
+        assert_eq!(flags("nice -n 5 wget -q https://x"), (true, true));
+        assert_eq!(flags("echo \"$(curl -s https://x)\""), (true, false));
+        assert_eq!(flags("echo `curl -s https://x`"), (true, false));
+        assert_eq!(flags("cat <(curl -s https://x)"), (true, false));
+        assert_eq!(flags("curl -s https://x | tee f"), (true, false));
+        assert_eq!(flags("( curl -s https://x ) &"), (true, false));
+        assert_eq!(flags("sh -c 'curl -s https://x'"), (true, false));
+        assert_eq!(flags("git fetch origin"), (true, false));
+        assert_eq!(flags("read -r line </dev/tcp/x/80"), (true, false));
+        // A shell given a file, or text it cannot read, may do anything.
+        assert_eq!(flags("bash get.sh"), (true, true));
+        assert_eq!(flags("sh -o pipefail -c 'echo'"), (true, true));
+        // Nothing that talks to the network.
+        assert_eq!(flags("echo \"$(date)\"; tar xf a.tar; git status; sh -c 'echo hi'"), (false, false));
+        assert_eq!(flags("x=$(pwd) y=`basename a` cat <(ls)"), (false, false));
     }
 }

@@ -130,6 +130,9 @@ impl Walker<'_> {
     /// Applies what a call not followed may change, read from its syntax (`all`: with the
     /// effects of the functions it calls).
     fn apply_effects(&mut self, all: &Effects, st: &mut State) {
+        // What it prints may be fetched code, and a file run after it may be one it fetched.
+        self.fetched |= all.fetches;
+        st.downloads_unknown |= all.downloads;
         if all.traps {
             // A trap it sets runs later in the caller, with the caller's parameters.
             self.trap_runs_anywhere(None, st);

