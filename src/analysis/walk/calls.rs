@@ -11,6 +11,13 @@ use crate::analysis::word::{Arg, Field};
 use crate::mode::{MODE_VAR, Perm, Scope};
 use crate::scope;
 
+/// The builtins POSIX calls special: in POSIX mode bash runs them before a function of the same
+/// name.
+const POSIX_SPECIAL_BUILTINS: &[&str] = &[
+    "break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift", "times",
+    "trap", "unset",
+];
+
 impl Walker<'_> {
     /// Analyses running `args` (name first) with extra environment `env`.
     pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
@@ -115,6 +122,15 @@ impl Walker<'_> {
         // Assignments before a function's name are its variables while it runs; after it, bash
         // keeps or drops them depending on its mode: each is either.
         let function = direct && !name.contains('/') && self.function_by_name.contains_key(&name);
+        // In POSIX mode bash finds a special builtin before a function of its name. The walk does
+        // not follow the mode, so either may run: the builtin here, the function below.
+        let builtin = (function && POSIX_SPECIAL_BUILTINS.contains(&name.as_str())).then(|| {
+            let mut other = st.clone();
+            commands::dispatch(self, &program, args, env, stdin.clone(), &mut other);
+            other
+        });
+        // The arguments were split with the caller's `IFS`, before these assignments.
+        let ifs = if function { self.exact_ifs(st) } else { None };
         let before: Vec<(String, Val)> = if function {
             env.iter()
                 .map(|(var, value)| {
@@ -126,7 +142,7 @@ impl Walker<'_> {
         } else {
             Vec::new()
         };
-        let called = function && self.call_function(&name, args, st);
+        let called = function && self.call_function(&name, args, ifs.as_deref(), st);
         for (var, old) in before {
             let now = self.var_val(&var, st);
             self.assign_val(&var, old.join(&now), st);
@@ -134,8 +150,11 @@ impl Walker<'_> {
         if called {
             // The program of that name runs only where the definition may not have run: what
             // it would do is possible there, and held where the kernel holds it.
-            if !defined && commands::is_modelled(&program) {
+            if !defined && commands::is_modelled(&program) && builtin.is_none() {
                 self.possibly(|w| commands::dispatch(w, &program, args, env, stdin, st));
+            }
+            if let Some(other) = builtin {
+                self.join(st, &other);
             }
             return;
         }

@@ -46,7 +46,8 @@ impl Walker<'_> {
     /// A call of a function defined earlier: its body runs here, in this shell, with the
     /// call's arguments as positional parameters (the body is also analysed on its own at the
     /// end, for calls the walk cannot see).
-    pub(super) fn call_function(&mut self, name: &str, args: &[Arg], st: &mut State) -> bool {
+    /// `ifs`: the `IFS` the arguments were split with, when known.
+    pub(super) fn call_function(&mut self, name: &str, args: &[Arg], ifs: Option<&str>, st: &mut State) -> bool {
         let Some(&index) = self.function_by_name.get(name) else { return false };
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than
@@ -69,8 +70,7 @@ impl Walker<'_> {
             (std::sync::Arc::clone(&f.body), f.origin, f.source.clone())
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
-        let ifs = self.exact_ifs(st);
-        st.set_positional_args(&args[1..], ifs.as_deref(), self.list_references);
+        st.set_positional_args(&args[1..], ifs, self.list_references);
         // The variables as the call finds them, for the names it makes its own.
         self.local_frames.push((st.vars.clone(), Vec::new()));
         if self.quiet == 0 {
@@ -252,6 +252,10 @@ impl Walker<'_> {
             self.entered_cwds = None;
             st.set_cwds(None);
             st.dirs = None;
+        }
+        // A name that is a reference assigns whichever name it refers to when the trap runs.
+        if effects.names.keys().any(|n| self.reference_names.contains(n)) {
+            self.volatile_all = true;
         }
         self.volatile.extend(effects.names.into_keys());
         for call in effects.calls {

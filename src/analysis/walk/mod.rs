@@ -237,6 +237,8 @@ pub struct Walker<'c> {
     /// set. All of them when such an action's effects cannot be read. The commands those
     /// actions run, so that a function of that name defined later adds its assignments too.
     volatile: HashSet<String>,
+    /// Every name declared a reference (`declare -n`): a trap assigning one may change any.
+    reference_names: HashSet<String>,
     volatile_all: bool,
     volatile_calls: HashSet<String>,
     /// Such an action may change the positional parameters, or the working directory.
@@ -395,6 +397,7 @@ impl<'c> Walker<'c> {
             function_skipped: HashSet::default(),
             calls_followed: 0,
             volatile: HashSet::default(),
+            reference_names: HashSet::default(),
             volatile_all: false,
             volatile_calls: HashSet::default(),
             volatile_positional: false,

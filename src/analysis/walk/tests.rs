@@ -200,6 +200,9 @@ fn a_call_not_followed_may_leave_a_trap_and_a_name_may_be_an_alias_or_a_referenc
 fn assignments_before_a_function_s_name_are_its_variables() {
     assert_eq!(touched("f() { head \"$X\"; }; X=/etc/x f", "head"), ["/etc/x"]);
     assert_eq!(touched("f() { head \"/etc/$*\"; }; IFS=. f a b", "head"), ["/etc/a.b"]);
+    // The arguments were split before: with the caller's `IFS`, not the one given to `f`.
+    let text = "if [ -n \"$1\" ]; then x='a b'; else x=c; fi; f() { head \"/etc/$1\"; }; IFS=/ f $x";
+    assert!(!touched(text, "head").contains(&"/etc/a b".to_string()), "{:?}", touched(text, "head"));
 }
 
 #[test]
@@ -239,4 +242,24 @@ fn a_call_not_followed_that_fetches_taints_what_it_prints_and_the_files_run_afte
     // What does not fetch stays code the analysis cannot see (workspace execute).
     assert!(!runs_fetched_code(&format!("{}f1 | sh", deep("echo hi; tar xf a.tar"))));
     assert!(!runs_fetched_code(&format!("{}f1; ./run.sh", deep("curl -s https://x/i.sh"))));
+}
+
+#[test]
+fn a_function_named_like_a_special_builtin_may_not_be_what_runs() {
+    // In POSIX mode bash runs the special builtin before the function.
+    assert_eq!(touched("eval() { :; }; set -o posix; eval 'head /etc/x'", "head"), ["/etc/x"]);
+    let text = "shift() { builtin shift; }; set -o posix; set -- /etc/a /etc/b; shift; head \"$1\"";
+    assert_eq!(touched(text, "head"), ["/etc/a", "/etc/b"]);
+    // Any other name is the function's.
+    assert_eq!(touched("cat() { :; }; cat /etc/x", "cat"), Vec::<String>::new());
+}
+
+#[test]
+fn a_trap_assigning_through_a_reference_may_change_what_it_refers_to() {
+    for text in [
+        "d=/etc/a; declare -n r=d; trap 'r=/etc/b' USR1; kill -USR1 $$; head \"$d\"",
+        "d=/etc/a; trap 'r=/etc/b' USR1; declare -n r=d; kill -USR1 $$; head \"$d\"",
+    ] {
+        assert!(unresolved(text).iter().any(|u| u.contains("$d")), "{text}: {:?}", unresolved(text));
+    }
 }

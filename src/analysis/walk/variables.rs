@@ -201,6 +201,12 @@ impl Walker<'_> {
     /// `declare -n name=target`.
     pub fn nameref(&mut self, name: &str, target: &str, st: &mut State) {
         self.assigned.insert(name.to_string());
+        // A trap that may run at any time assigns through it, to whichever name it refers to
+        // then.
+        if self.volatile.contains(name) {
+            self.volatile_all = true;
+        }
+        self.reference_names.insert(name.to_string());
         st.set_nameref(name, target);
     }
 
