@@ -427,11 +427,25 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
             }
             Some(t) if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 => {
                 if t[1..].contains('o') {
+                    // `-o keyword`, or an option name not known here.
+                    if rest.get(i + 1).is_none_or(|o| o.known().is_none_or(|o| o == "keyword")) {
+                        w.keyword_args = true;
+                    }
                     i += 1;
+                }
+                if t.starts_with('-') && t[1..].contains('k') {
+                    w.keyword_args = true;
                 }
                 i += 1;
             }
-            Some(_) | None => {
+            None => {
+                // A word not known here (`set -$x`) may be options that turn it on, or
+                // parameters.
+                w.keyword_args = true;
+                positional = Some(rest[i..].to_vec());
+                break;
+            }
+            Some(_) => {
                 positional = Some(rest[i..].to_vec());
                 break;
             }

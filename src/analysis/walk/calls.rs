@@ -11,6 +11,11 @@ use crate::analysis::word::{Arg, Field};
 use crate::mode::{MODE_VAR, Perm, Scope};
 use crate::scope;
 
+/// Whether `word` is `NAME=VALUE`.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| crate::analysis::word::is_name(name))
+}
+
 /// The builtins POSIX calls special: in POSIX mode bash runs them before a function of the same
 /// name.
 const POSIX_SPECIAL_BUILTINS: &[&str] = &[
@@ -22,6 +27,28 @@ impl Walker<'_> {
     /// Analyses running `args` (name first) with extra environment `env`.
     pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
         let Some(first) = args.first() else { return };
+        // With `set -k` bash takes every `NAME=VALUE` word as an assignment for the command, not
+        // an argument. Where that option may be on, both readings are walked.
+        if self.keyword_args && direct {
+            let (words, assigned): (Vec<&Arg>, Vec<&Arg>) =
+                args[1..].iter().partition(|a| a.known().is_none_or(|t| !is_assignment(&t)));
+            if !assigned.is_empty() {
+                let moved_args: Vec<Arg> = std::iter::once(first).chain(words).cloned().collect();
+                let mut moved_env = env.to_vec();
+                for a in assigned {
+                    let text = a.known().unwrap_or_default();
+                    let (name, value) = text.split_once('=').unwrap_or((&text, ""));
+                    moved_env.push((name.to_string(), Field::literal(value)));
+                }
+                let mut other = st.clone();
+                self.keyword_args = false;
+                self.run_command(&moved_args, &moved_env, stdin.clone(), &mut other, direct);
+                self.run_command(args, env, stdin, st, direct);
+                self.keyword_args = true;
+                self.join(st, &other);
+                return;
+            }
+        }
         let pos = first.pos;
         self.step();
         let name = match first.field.known() {
@@ -142,7 +169,9 @@ impl Walker<'_> {
         } else {
             Vec::new()
         };
+        self.prefix_frames.push(before.clone());
         let called = function && self.call_function(&name, args, ifs.as_deref(), st);
+        self.prefix_frames.pop();
         for (var, old) in before {
             let now = self.var_val(&var, st);
             self.assign_val(&var, old.join(&now), st);

@@ -239,6 +239,11 @@ pub struct Walker<'c> {
     volatile: HashSet<String>,
     /// Every name declared a reference (`declare -n`): a trap assigning one may change any.
     reference_names: HashSet<String>,
+    /// For each function call being walked, the assignments before its name (`X=v f`) with the
+    /// values they hide: `unset X` inside brings the hidden value back.
+    prefix_frames: Vec<Vec<(String, state::Val)>>,
+    /// `set -k` may be on: a `NAME=VALUE` argument may be an assignment for the command.
+    pub keyword_args: bool,
     volatile_all: bool,
     volatile_calls: HashSet<String>,
     /// Such an action may change the positional parameters, or the working directory.
@@ -398,6 +403,8 @@ impl<'c> Walker<'c> {
             calls_followed: 0,
             volatile: HashSet::default(),
             reference_names: HashSet::default(),
+            prefix_frames: Vec::new(),
+            keyword_args: false,
             volatile_all: false,
             volatile_calls: HashSet::default(),
             volatile_positional: false,

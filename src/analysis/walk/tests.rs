@@ -200,6 +200,9 @@ fn a_call_not_followed_may_leave_a_trap_and_a_name_may_be_an_alias_or_a_referenc
 fn assignments_before_a_function_s_name_are_its_variables() {
     assert_eq!(touched("f() { head \"$X\"; }; X=/etc/x f", "head"), ["/etc/x"]);
     assert_eq!(touched("f() { head \"/etc/$*\"; }; IFS=. f a b", "head"), ["/etc/a.b"]);
+    // `unset` inside brings back the value the assignment hid.
+    let text = "d=/etc/a; f() { unset d; head \"$d\"; }; d=/etc/x f";
+    assert_eq!(touched(text, "head"), ["/etc/a"]);
     // The arguments were split before: with the caller's `IFS`, not the one given to `f`.
     let text = "if [ -n \"$1\" ]; then x='a b'; else x=c; fi; f() { head \"/etc/$1\"; }; IFS=/ f $x";
     assert!(!touched(text, "head").contains(&"/etc/a b".to_string()), "{:?}", touched(text, "head"));
@@ -262,4 +265,13 @@ fn a_trap_assigning_through_a_reference_may_change_what_it_refers_to() {
     ] {
         assert!(unresolved(text).iter().any(|u| u.contains("$d")), "{text}: {:?}", unresolved(text));
     }
+}
+
+#[test]
+fn with_set_k_an_argument_may_be_an_assignment_for_the_command() {
+    // `f` gets no argument, and `x` in its environment.
+    let text = "f() { head \"$x\" \"/etc/p$1\"; }; set -k; f x=/etc/y";
+    assert_eq!(touched(text, "head"), ["/etc/p", "/etc/px=/etc/y", "/etc/y"]);
+    // Without it, the word is the argument.
+    assert_eq!(touched("f() { head \"$x\" \"/etc/p$1\"; }; f x=/etc/y", "head"), ["/etc/px=/etc/y"]);
 }

@@ -102,7 +102,13 @@ impl Walker<'_> {
             self.mode_assignment(&Val::Unset);
         }
         self.assigned.insert(name.to_string());
-        st.unset_var(name);
+        // Unsetting an assignment made before a function's name brings back the value it hid
+        // (or leaves it unset, where the function made the name its own since).
+        let hidden = self.prefix_frames.iter().rev().flatten().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+        match hidden {
+            Some(old) => st.set_val(name, Val::Unset.join(&old)),
+            None => st.unset_var(name),
+        }
     }
 
     /// Setting `BASH_AGENT_BASH_MODE` sets what nested invocations allow: it needs every bit it
