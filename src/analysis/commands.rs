@@ -1,6 +1,7 @@
 //! What commands do: the handlers that turn an entry of the knowledge table (`table.rs`) and
 //! a command's arguments into accesses.
 
+use super::effects::{Effects, plain_word};
 use super::programs::{self, Call, Nest, Stdin, dirname};
 use super::table::{Kind, TableEntry, lookup};
 use super::walk::{State, Val, Walker, field_val};
@@ -81,35 +82,41 @@ fn unnamed_download(w: &Walker, st: &State, path: &str) -> bool {
 /// every word that expands taken as unknown, and a command it runs in turn is asked the same.
 /// A shell given a file or text that cannot be read here counts as both. For code read only
 /// from its syntax (a call not followed), where the walk would learn it from the handler.
-pub fn may_fetch(program: &str, words: &[&str]) -> (bool, bool) {
+pub fn may_fetch(program: &str, words: &[&str]) -> Effects {
     may_fetch_in(program, words, 0)
 }
 
-fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> (bool, bool) {
-    let Some(entry) = lookup(program) else { return (false, false) };
+fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> Effects {
+    let mut found = Effects::default();
+    let Some(entry) = lookup(program) else { return found };
     if depth > 8 {
-        return (true, true);
+        found.fetches = true;
+        found.downloads = true;
+        return found;
     }
-    let plain = |w: &str| !w.contains(['$', '`', '\\', '\'', '"', '*', '?', '[', '~', '{']);
     if matches!(entry.kind, Kind::Shell) {
         // `sh -c TEXT` with options of no value: the text, when it is written plainly enough to
-        // read. Anything else (a script file, an option's value before the text) counts as both.
+        // read. A script file may fetch (what it saves is not followed); anything else (an
+        // option's value before the text, text it cannot read) may do both.
         let options: Vec<&&str> = words.iter().take_while(|w| w.starts_with('-') || w.starts_with('+')).collect();
         let valued = options.iter().any(|w| w.starts_with("--") || w[1..].contains(['o', 'O']));
         let with_text = options.iter().any(|w| w[1..].contains('c'));
-        let text = words.get(options.len()).filter(|_| with_text && !valued).and_then(|w| unquote(w));
-        return match text.map(|t| super::parse::program(&t)) {
-            Some(Ok(p)) => {
-                let e = super::effects::Effects::of_program(&p);
-                (e.fetches, e.downloads)
-            }
-            _ => (true, true),
-        };
+        let operand = words.get(options.len());
+        match (with_text, valued, operand.and_then(|w| unquote(w))) {
+            (true, false, Some(text)) => match super::parse::program(&text) {
+                Ok(p) => return Effects::of_program(&p).fetch_only(),
+                Err(_) => found.downloads = true,
+            },
+            (false, false, Some(_)) => {}
+            _ => found.downloads = true,
+        }
+        found.fetches = true;
+        return found;
     }
     let args: Vec<Arg> = words
         .iter()
         .map(|w| Arg {
-            field: if plain(w) { Field::literal(w) } else { Field::unknown() },
+            field: if plain_word(w) { Field::literal(w) } else { Field::unknown() },
             pos: super::Pos::default(),
             raw: (*w).to_string(),
         })
@@ -130,25 +137,34 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> (bool, bool) {
         Kind::Program(handle) => handle(&call),
         kind => programs::generic::handle(kind, &call),
     };
-    let mut found = (false, false);
     let mut queue: Vec<programs::Effect> = effects.0;
     while let Some(effect) = queue.pop() {
         match effect {
-            programs::Effect::Need { scope: Scope::Network, perm: Perm::Read, .. } => found.0 = true,
+            programs::Effect::Need { scope: Scope::Network, perm: Perm::Read, .. } => found.fetches = true,
             programs::Effect::Path { arg, .. } if arg.raw.contains("/dev/tcp/") || arg.raw.contains("/dev/udp/") => {
-                found.0 = true
+                found.fetches = true
             }
-            programs::Effect::UnknownCode { fetched: true, .. } => found.0 = true,
-            programs::Effect::Downloaded { .. } => found = (true, true),
+            programs::Effect::UnknownCode { fetched: true, .. } => found.fetches = true,
+            programs::Effect::Downloaded { path } => {
+                found.fetches = true;
+                if plain_word(&path) {
+                    found.downloaded.insert(path);
+                } else {
+                    found.downloads = true;
+                }
+            }
             programs::Effect::Possibly(inner) => queue.extend(inner),
             programs::Effect::Run { args, .. } => {
                 let raws: Vec<&str> = args.iter().map(|a| a.raw.as_str()).collect();
                 if let Some((name, rest)) = raws.split_first() {
                     let inner = may_fetch_in(name, rest, depth + 1);
-                    found = (found.0 || inner.0, found.1 || inner.1);
+                    found.merge(inner);
                 }
             }
-            programs::Effect::Code { .. } => found = (true, true),
+            programs::Effect::Code { .. } => {
+                found.fetches = true;
+                found.downloads = true;
+            }
             _ => {}
         }
     }
@@ -156,7 +172,7 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> (bool, bool) {
 }
 
 /// The text of a word in single or double quotes with nothing to expand, or a plain word.
-fn unquote(word: &str) -> Option<String> {
+pub fn unquote(word: &str) -> Option<String> {
     let inner = if word.len() >= 2 && word.starts_with('\'') && word.ends_with('\'') {
         let inner = &word[1..word.len() - 1];
         return (!inner.contains('\'')).then(|| inner.to_string());

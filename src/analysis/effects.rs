@@ -31,8 +31,14 @@ pub struct Effects {
     /// It may run a command that reads from the network (a modelled fetcher, a redirection from
     /// `/dev/tcp`), also inside a substitution: what it prints may be fetched code.
     pub fetches: bool,
-    /// It may write what it fetched to a file: a file run after it may be fetched code.
+    /// It may write what it fetched to a file it cannot name: a file run after it may be
+    /// fetched code.
     pub downloads: bool,
+    /// The files it may write what it fetched to, as written (plain words).
+    pub downloaded: BTreeSet<String>,
+    /// While reading a part of a pipeline: an earlier part may fetch, so what this one saves
+    /// may be fetched.
+    pub piped_fetch: bool,
 }
 
 impl Effects {
@@ -59,8 +65,65 @@ impl Effects {
         self.dynamic |= other.dynamic;
         self.traps |= other.traps;
         self.calls.extend(other.calls);
-        self.fetches |= other.fetches;
-        self.downloads |= other.downloads;
+        self.take_fetches(other.fetches, other.downloads, other.downloaded);
+    }
+
+    /// Words whose command cannot be read (`\\curl`, `exec curl`, `command "-p" curl`): any of
+    /// them, unquoted, may be the program, with the words after it.
+    fn any_fetcher(&mut self, words: &[&str]) {
+        for (i, w) in words.iter().enumerate() {
+            let name = super::commands::unquote(w.trim_start_matches('\\')).unwrap_or_default();
+            if !name.is_empty() {
+                let fetch = super::commands::may_fetch(&name, &words[i + 1..]);
+                self.merge(fetch.fetch_only());
+            }
+        }
+    }
+
+    /// Only what it may fetch and download.
+    pub fn fetch_only(self) -> Effects {
+        Effects { fetches: self.fetches, downloads: self.downloads, downloaded: self.downloaded, ..Effects::default() }
+    }
+
+    /// The effects of a function's body, with the redirections of its definition.
+    pub fn of_function(body: &ast::FunctionBody) -> Effects {
+        let mut e = Effects::default();
+        e.redirected(&body.0, body.1.as_ref());
+        e
+    }
+
+    /// A compound command with its redirections: what it fetches and sends to a file there is
+    /// downloaded.
+    fn redirected(&mut self, cc: &ast::CompoundCommand, redirects: Option<&ast::RedirectList>) {
+        let mut inner = Effects { piped_fetch: self.piped_fetch, ..Effects::default() };
+        inner.compound(cc);
+        for r in redirects.iter().flat_map(|r| r.0.iter()) {
+            inner.redirect(r);
+            if inner.fetches || self.piped_fetch {
+                match stdout_file(r) {
+                    Some(Some(file)) => {
+                        inner.downloaded.insert(file);
+                    }
+                    Some(None) => inner.downloads = true,
+                    None => {}
+                }
+            }
+        }
+        inner.piped_fetch = false;
+        self.merge(inner);
+    }
+
+    /// Adds what other code may fetch and download.
+    fn take_fetches(&mut self, fetches: bool, downloads: bool, downloaded: BTreeSet<String>) {
+        self.fetches |= fetches;
+        self.downloads |= downloads;
+        self.downloaded.extend(downloaded);
+    }
+
+    /// Nothing could be read: it may fetch and download anything.
+    fn fetches_anything(&mut self) {
+        self.fetches = true;
+        self.downloads = true;
     }
 
     /// The effects of a compound command (a function body).
@@ -103,8 +166,12 @@ impl Effects {
         if p.seq.len() == 1 {
             self.command(&p.seq[0]);
         } else {
+            let mut upstream = false;
             for c in &p.seq {
-                self.fetches_of(|e| e.command(c));
+                let mut apart = Effects { piped_fetch: upstream, ..Effects::default() };
+                apart.command(c);
+                upstream |= apart.fetches;
+                self.take_fetches(apart.fetches, apart.downloads, apart.downloaded);
             }
         }
     }
@@ -112,24 +179,27 @@ impl Effects {
     fn command(&mut self, c: &ast::Command) {
         match c {
             ast::Command::Simple(s) => self.simple(s),
-            ast::Command::Compound(cc, redirects) => {
-                self.compound(cc);
-                for r in redirects.iter().flat_map(|r| r.0.iter()) {
-                    self.redirect(r);
-                }
-            }
+            ast::Command::Compound(cc, redirects) => self.redirected(cc, redirects.as_ref()),
             // A function defined here replaces one a later call would find: what that call
-            // does is no longer the body the walk knows.
-            ast::Command::Function(_) => self.dynamic = true,
-            ast::Command::ExtendedTest(..) => {}
+            // does is no longer the body the walk knows. What it may fetch counts.
+            ast::Command::Function(f) => {
+                self.dynamic = true;
+                let e = Effects::of_function(&f.body);
+                self.take_fetches(e.fetches, e.downloads, e.downloaded);
+            }
+            ast::Command::ExtendedTest(t, _) => self.substitutions(&t.to_string()),
         }
     }
 
     fn compound(&mut self, c: &ast::CompoundCommand) {
         match c {
-            ast::CompoundCommand::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            ast::CompoundCommand::Arithmetic(a) => {
+                self.substitutions(&a.expr.value);
+                self.arithmetic(&a.expr.value);
+            }
             ast::CompoundCommand::ArithmeticForClause(f) => {
                 for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                    self.substitutions(&e.value);
                     self.arithmetic(&e.value);
                 }
                 self.list(&f.body.list);
@@ -138,12 +208,18 @@ impl Effects {
             ast::CompoundCommand::Subshell(sub) => self.fetches_of(|e| e.list(&sub.list)),
             ast::CompoundCommand::Coprocess(c) => self.fetches_of(|e| e.command(&c.body)),
             ast::CompoundCommand::ForClause(f) => {
+                for w in f.values.iter().flatten() {
+                    self.word(&w.value);
+                }
                 self.assign(&f.variable_name, None);
                 self.list(&f.body.list);
             }
             ast::CompoundCommand::CaseClause(c) => {
                 self.word(&c.value.value);
                 for item in &c.cases {
+                    for pattern in &item.patterns {
+                        self.word(&pattern.value);
+                    }
                     if let Some(body) = &item.cmd {
                         self.list(body);
                     }
@@ -185,7 +261,7 @@ impl Effects {
     /// may fetch or download. They run in subshells, so their assignments stay there. Text this
     /// cannot cut out or parse counts as fetching and downloading.
     fn substitutions(&mut self, raw: &str) {
-        if self.fetches && self.downloads || !raw.contains(['`', '(']) {
+        if !raw.contains(['`', '(']) {
             return;
         }
         let b = raw.as_bytes();
@@ -210,47 +286,40 @@ impl Effects {
                 continue;
             };
             let Some((start, end)) = inner else {
-                (self.fetches, self.downloads) = (true, true);
+                self.fetches_anything();
                 return;
             };
-            match super::parse::program(&raw[start..end]) {
-                Ok(p) => {
-                    let e = Effects::of_program(&p);
-                    self.fetches |= e.fetches;
-                    self.downloads |= e.downloads;
-                }
-                Err(_) => (self.fetches, self.downloads) = (true, true),
-            }
+            self.code_text(&raw[start..end]);
             i = end + 1;
         }
     }
 
-    /// A redirection or process substitution of a simple command; whether it sends standard
-    /// output to a file.
-    fn redirect_item(&mut self, item: &ast::CommandPrefixOrSuffixItem) -> bool {
+    /// The effects of shell code given as text (a substitution, `eval`, `sh -c`, a trap):
+    /// only what it may fetch and download, as it may run apart. Text that does not parse
+    /// may do anything.
+    fn code_text(&mut self, text: &str) {
+        match super::parse::program(text) {
+            Ok(p) => {
+                let e = Effects::of_program(&p);
+                self.take_fetches(e.fetches, e.downloads, e.downloaded);
+            }
+            Err(_) => self.fetches_anything(),
+        }
+    }
+
+    /// A redirection or process substitution of a simple command; where it sends standard
+    /// output: `Some(Some(file))` to a file named plainly, `Some(None)` to one it cannot name.
+    fn redirect_item(&mut self, item: &ast::CommandPrefixOrSuffixItem) -> Option<Option<String>> {
         match item {
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
                 self.redirect(r);
-                match r {
-                    ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(_)) => {
-                        fd.is_none_or(|f| f == 1)
-                            && matches!(
-                                kind,
-                                ast::IoFileRedirectKind::Write
-                                    | ast::IoFileRedirectKind::Append
-                                    | ast::IoFileRedirectKind::Clobber
-                                    | ast::IoFileRedirectKind::ReadAndWrite
-                            )
-                    }
-                    ast::IoRedirect::OutputAndError(..) => true,
-                    _ => false,
-                }
+                stdout_file(r)
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
                 self.fetches_of(|e| e.list(&sub.list));
-                false
+                None
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -268,10 +337,21 @@ impl Effects {
                 self.fetches_of(|e| e.list(&sub.list));
                 return;
             }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if doc.requires_expansion {
+                    self.substitutions(&doc.doc.value);
+                }
+                return;
+            }
             _ => return,
         };
         self.substitutions(word);
-        if word.contains("/dev/tcp/") || word.contains("/dev/udp/") {
+        // `/dev/tcp/…`, also where part of it is expanded (`/dev/$proto/…`).
+        let device = word.trim_start_matches(['"', '\'']);
+        if device.contains("/dev/tcp/")
+            || device.contains("/dev/udp/")
+            || device.starts_with("/dev/") && device.contains(['$', '`', '"', '\'', '\\'])
+        {
             self.fetches = true;
         }
     }
@@ -279,13 +359,9 @@ impl Effects {
     /// What code run apart (a subshell, a part of a pipeline, in the background) may fetch or
     /// download: its other effects stay there.
     fn fetches_of(&mut self, read: impl FnOnce(&mut Effects)) {
-        if self.fetches && self.downloads {
-            return;
-        }
         let mut apart = Effects::default();
         read(&mut apart);
-        self.fetches |= apart.fetches;
-        self.downloads |= apart.downloads;
+        self.take_fetches(apart.fetches, apart.downloads, apart.downloaded);
     }
 
     fn arithmetic(&mut self, text: &str) {
@@ -296,8 +372,8 @@ impl Effects {
 
     fn simple(&mut self, s: &ast::SimpleCommand) {
         let mut words: Vec<&str> = Vec::new();
-        // Whether its standard output goes to a file (a fetch there downloads it).
-        let mut writes_stdout = false;
+        // Where its standard output goes, when to a file (a fetch there downloads it).
+        let mut stdout_to: Option<Option<String>> = None;
         let mut prefix_assignments: Vec<(String, Option<String>)> = Vec::new();
         for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -314,7 +390,11 @@ impl Effects {
                     self.word(&w.value);
                 }
                 ast::CommandPrefixOrSuffixItem::Word(w) => self.word(&w.value),
-                other => writes_stdout |= self.redirect_item(other),
+                other => {
+                    if let Some(to) = self.redirect_item(other) {
+                        stdout_to = Some(to);
+                    }
+                }
             }
         }
         if let Some(w) = &s.word_or_name {
@@ -326,8 +406,8 @@ impl Effects {
             {
                 words.push(&w.value);
                 self.word(&w.value);
-            } else {
-                writes_stdout |= self.redirect_item(item);
+            } else if let Some(to) = self.redirect_item(item) {
+                stdout_to = Some(to);
             }
         }
         if words.is_empty() {
@@ -346,6 +426,7 @@ impl Effects {
             while let Some(option) = words.get(next).filter(|w| w.starts_with('-') && w.len() > 1) {
                 if option.contains(['$', '`', '\\', '\'', '"']) {
                     self.dynamic = true;
+                    self.any_fetcher(&words[next..]);
                     return;
                 }
                 if option.contains(['v', 'V']) {
@@ -364,6 +445,7 @@ impl Effects {
         let name = words[at];
         if name.contains(['$', '`', '\\', '\'', '"']) {
             self.dynamic = true;
+            self.any_fetcher(&words[at..]);
             return;
         }
         let args = &words[at + 1..];
@@ -409,8 +491,26 @@ impl Effects {
                     self.traps = true;
                     self.dynamic = true;
                 }
+                // Whenever it runs (at the end too), its output goes where this code's goes.
+                match args.first().map(|a| super::commands::unquote(a)) {
+                    Some(Some(text)) => self.code_text(&text),
+                    Some(None) => self.fetches = true,
+                    None => {}
+                }
             }
-            "eval" | "source" | "." | "alias" | "enable" | "hash" | "fc" | "exec" => {
+            "eval" => {
+                self.dynamic = true;
+                // Its text, where written plainly enough to read, for what it may fetch.
+                match args.iter().map(|a| super::commands::unquote(a)).collect::<Option<Vec<String>>>() {
+                    Some(words) => self.code_text(&words.join(" ")),
+                    None => self.fetches = true,
+                }
+            }
+            "exec" => {
+                self.dynamic = true;
+                self.any_fetcher(args);
+            }
+            "source" | "." | "alias" | "enable" | "hash" | "fc" => {
                 self.dynamic = true;
             }
             "read" | "mapfile" | "readarray" | "getopts" | "printf" | "declare" | "typeset" | "local" | "export"
@@ -438,12 +538,57 @@ impl Effects {
             }
             other => {
                 self.calls.insert(other.to_string());
-                let (fetches, downloads) = super::commands::may_fetch(other, args);
-                self.fetches |= fetches;
-                self.downloads |= downloads || fetches && writes_stdout;
+                let fetch = super::commands::may_fetch(other, args);
+                if self.piped_fetch && other == "tee" {
+                    // `… | tee FILE` saves what came down the pipe.
+                    for a in args.iter().filter(|a| !a.starts_with('-')) {
+                        if plain_word(a) {
+                            self.downloaded.insert(a.to_string());
+                        } else {
+                            self.downloads = true;
+                        }
+                    }
+                }
+                if fetch.fetches || self.piped_fetch {
+                    match stdout_to {
+                        Some(Some(file)) => {
+                            self.downloaded.insert(file);
+                        }
+                        Some(None) => self.downloads = true,
+                        None => {}
+                    }
+                }
+                self.merge(fetch);
             }
         }
     }
+}
+
+/// Where a redirection sends standard output: `Some(Some(file))` to a file named plainly,
+/// `Some(None)` to a file it cannot name, `None` elsewhere.
+fn stdout_file(r: &ast::IoRedirect) -> Option<Option<String>> {
+    let word = match r {
+        ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
+            if fd.is_none_or(|f| f == 1)
+                && matches!(
+                    kind,
+                    ast::IoFileRedirectKind::Write
+                        | ast::IoFileRedirectKind::Append
+                        | ast::IoFileRedirectKind::Clobber
+                        | ast::IoFileRedirectKind::ReadAndWrite
+                ) =>
+        {
+            w
+        }
+        ast::IoRedirect::OutputAndError(w, _) => w,
+        _ => return None,
+    };
+    Some(plain_word(&word.value).then(|| word.value.clone()))
+}
+
+/// A word with nothing to expand or unquote.
+pub fn plain_word(w: &str) -> bool {
+    !w.is_empty() && !w.contains(['$', '`', '\\', '\'', '"', '*', '?', '[', '~', '{'])
 }
 
 /// The names an arithmetic expression may assign (`x=1`, `x+=2`, `x++`, `--x`, `a[i]=…`).
@@ -518,29 +663,49 @@ mod tests {
 
     #[test]
     fn reads_what_code_may_fetch_and_download() {
+        // (fetches, saves a file it cannot name, the files it saves).
         let flags = |text: &str| {
             let e = body(text);
-            (e.fetches, e.downloads)
+            (e.fetches, e.downloads, e.downloaded.into_iter().collect::<Vec<_>>())
         };
+        let fetches = (true, false, Vec::<String>::new());
+        let saves = |f: &str| (true, false, vec![f.to_string()]);
         // Fetchers, also behind a wrapper, in a substitution, a pipeline, a subshell, in the
-        // background, or in `sh -c`.
-        assert_eq!(flags("curl -s https://x"), (true, false));
-        assert_eq!(flags("curl -so f https://x"), (true, true));
-        assert_eq!(flags("curl -s https://x > f"), (true, true));
-        assert_eq!(flags("nice -n 5 wget -q https://x"), (true, true));
-        assert_eq!(flags("echo \"$(curl -s https://x)\""), (true, false));
-        assert_eq!(flags("echo `curl -s https://x`"), (true, false));
-        assert_eq!(flags("cat <(curl -s https://x)"), (true, false));
-        assert_eq!(flags("curl -s https://x | tee f"), (true, false));
-        assert_eq!(flags("( curl -s https://x ) &"), (true, false));
-        assert_eq!(flags("sh -c 'curl -s https://x'"), (true, false));
-        assert_eq!(flags("git fetch origin"), (true, false));
-        assert_eq!(flags("read -r line </dev/tcp/x/80"), (true, false));
-        // A shell given a file, or text it cannot read, may do anything.
-        assert_eq!(flags("bash get.sh"), (true, true));
-        assert_eq!(flags("sh -o pipefail -c 'echo'"), (true, true));
+        // background, in `sh -c`, `eval` or a trap, or behind a name it cannot read.
+        for text in [
+            "curl -s https://x",
+            "echo \"$(curl -s https://x)\"",
+            "echo `curl -s https://x`",
+            "cat <(curl -s https://x)",
+            "( curl -s https://x ) &",
+            "sh -c 'curl -s https://x'",
+            "git fetch origin",
+            "read -r line </dev/tcp/x/80",
+            "cat </dev/$proto/x/80",
+            "eval 'curl -s https://x'",
+            "trap 'curl -s https://x' EXIT",
+            "\\curl -s https://x",
+            "command \"-p\" curl -s https://x",
+            "[[ $(curl -s https://x) ]]",
+            "for l in \"$(curl -s https://x)\"; do :; done",
+            "g() { curl -s https://x; }",
+            "bash get.sh",
+        ] {
+            assert_eq!(flags(text), fetches, "{text}");
+        }
+        assert_eq!(flags("curl -so f https://x"), saves("f"));
+        assert_eq!(flags("curl -s https://x > f"), saves("f"));
+        assert_eq!(flags("nice -n 5 wget -q https://x/i.sh"), saves("i.sh"));
+        assert_eq!(flags("curl -s https://x | tee f"), saves("f"));
+        assert_eq!(flags("curl -s https://x | cat > f"), saves("f"));
+        assert_eq!(flags("{ curl -s https://x; } > f"), saves("f"));
+        assert_eq!(flags("exec curl -so f https://x"), saves("f"));
+        assert_eq!(flags("curl -s https://x > \"$f\""), (true, true, vec![]));
+        // A shell given text it cannot read may do anything.
+        assert_eq!(flags("sh -o pipefail -c 'echo'"), (true, true, vec![]));
         // Nothing that talks to the network.
-        assert_eq!(flags("echo \"$(date)\"; tar xf a.tar; git status; sh -c 'echo hi'"), (false, false));
-        assert_eq!(flags("x=$(pwd) y=`basename a` cat <(ls)"), (false, false));
+        let none = (false, false, Vec::<String>::new());
+        assert_eq!(flags("echo \"$(date)\"; tar xf a.tar; git status; sh -c 'echo hi'"), none);
+        assert_eq!(flags("x=$(pwd) y=`basename a` cat <(ls) > f; eval 'echo hi'; trap 'rm -f t' EXIT"), none);
     }
 }

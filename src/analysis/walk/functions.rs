@@ -130,9 +130,20 @@ impl Walker<'_> {
     /// Applies what a call not followed may change, read from its syntax (`all`: with the
     /// effects of the functions it calls).
     fn apply_effects(&mut self, all: &Effects, st: &mut State) {
-        // What it prints may be fetched code, and a file run after it may be one it fetched.
+        // What it prints may be fetched code, and a file it saved may be fetched code (any file,
+        // where it saves one it cannot name, or where it may change directory first).
         self.fetched |= all.fetches;
         st.downloads_unknown |= all.downloads;
+        for file in &all.downloaded {
+            match self.absolutes(file, st) {
+                Some(paths) if !all.cwd || file.starts_with('/') => {
+                    for p in paths {
+                        st.downloaded.insert(p);
+                    }
+                }
+                _ => st.downloads_unknown = true,
+            }
+        }
         if all.traps {
             // A trap it sets runs later in the caller, with the caller's parameters.
             self.trap_runs_anywhere(None, st);
@@ -188,7 +199,7 @@ impl Walker<'_> {
         match self.function_effects.get(&index) {
             Some(e) => e.clone(),
             None => {
-                let e = Effects::of_compound(&self.functions[index].body.0);
+                let e = Effects::of_function(&self.functions[index].body);
                 self.function_effects.insert(index, e.clone());
                 e
             }
