@@ -652,6 +652,20 @@ impl Walker<'_> {
             }
             return vec![Part::Unknown { numeric: false }];
         }
+        // A parameter that may hold fetched text makes the word fetched.
+        let tainted = match p {
+            Parameter::Named(name)
+            | Parameter::NamedWithIndex { name, .. }
+            | Parameter::NamedWithAllIndices { name, .. } => {
+                !st.tainted.is_empty() && st.tainted.contains(st.resolve_name(name).as_ref())
+            }
+            Parameter::Positional(_) => st.tainted_positional,
+            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => st.tainted_positional,
+            Parameter::Special(_) => false,
+        };
+        if tainted {
+            self.pending_taint = true;
+        }
         match p {
             Parameter::Named(name) => self.named_value(name, st, quoted),
             Parameter::Positional(_) if self.volatile_positional => vec![Part::Unknown { numeric: false }],

@@ -277,14 +277,26 @@ fn assigning(
         Builtin::Printf => printf(&parsed),
         _ => wait(&parsed),
     };
+    // What `read` and `mapfile` take from fetched input, and what `printf -v` formats from
+    // fetched words, is fetched text.
+    let fetched = match kind {
+        Builtin::Read | Builtin::Mapfile => matches!(stdin, Stdin::Fetched),
+        Builtin::Printf => rest.iter().any(|a| a.field.tainted),
+        _ => false,
+    };
     for (n, value) in names {
         match n.known() {
             Some(t) => {
+                let base = t.split('[').next().unwrap_or("").to_string();
                 if t.contains('[') {
                     w.subscript_text(&t, n.pos, st);
-                    w.assign(t.split('[').next().unwrap_or(""), None, st);
+                    w.assign(&base, None, st);
                 } else {
                     w.assign_val(&t, value, st);
+                }
+                if fetched {
+                    let target = st.resolve_name(&base).into_owned();
+                    st.tainted.insert(target);
                 }
             }
             None => w.assign_dynamic(st),

@@ -187,7 +187,7 @@ pub struct Walker<'c> {
     entered_cwds: Option<BTreeSet<String>>,
     /// A network read was recorded since this was last cleared (for taint tracking).
     fetched: bool,
-    pending_taint: bool,
+    pub(crate) pending_taint: bool,
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
     written_unknown: bool,

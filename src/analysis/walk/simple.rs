@@ -117,6 +117,8 @@ impl Walker<'_> {
         }
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
+        // A command given fetched text may print it.
+        self.fetched |= args.iter().any(|a| a.field.tainted);
         self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file.
         if self.fetched {
@@ -169,6 +171,13 @@ impl Walker<'_> {
     }
 
     fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {
+        // Text fetched from the network stays so in the variable.
+        let target = st.resolve_name(name).into_owned();
+        if value.tainted {
+            st.tainted.insert(target);
+        } else if st.tainted.contains(&target) {
+            st.tainted.remove(&target);
+        }
         if value.known().is_none() {
             self.assign_val(name, field_val(value), st);
             return;

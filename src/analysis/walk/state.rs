@@ -112,6 +112,10 @@ pub struct State {
     /// A call read only from its syntax may have downloaded files the walk cannot name: any
     /// file run after it may be fetched code.
     pub downloads_unknown: bool,
+    /// Variables that may hold text fetched from the network (`v=$(curl …)`), and whether the
+    /// positional parameters may.
+    pub tainted: imbl::OrdSet<String>,
+    pub tainted_positional: bool,
     /// Functions defined on every path that leads here (so a program of that name does not
     /// run instead).
     pub defined: imbl::OrdSet<String>,
@@ -138,6 +142,8 @@ impl State {
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
             downloads_unknown: false,
+            tainted: imbl::OrdSet::new(),
+            tainted_positional: false,
             defined: imbl::OrdSet::new(),
         }
     }
@@ -178,7 +184,7 @@ impl State {
     }
 
     /// Follows `declare -n` references.
-    pub(super) fn resolve_name<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn resolve_name<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
         if self.namerefs.is_empty() {
             return std::borrow::Cow::Borrowed(name);
         }
@@ -222,11 +228,13 @@ impl State {
             if !one_field(arg, ifs) || (references && arg.raw.contains('$')) {
                 self.positional = values;
                 self.positional_open = true;
+                self.tainted_positional = args.iter().any(|a| a.field.tainted);
                 return;
             }
             values.push(field_val(&arg.field));
         }
         self.set_positional_vals(Some(values));
+        self.tainted_positional = args.iter().any(|a| a.field.tainted);
     }
 
     pub fn set_positional_vals(&mut self, values: Option<Vec<Val>>) {
@@ -293,6 +301,10 @@ impl State {
         }
         self.all_unknown |= other.all_unknown;
         self.downloads_unknown |= other.downloads_unknown;
+        self.tainted_positional |= other.tainted_positional;
+        if !self.tainted.ptr_eq(&other.tainted) {
+            self.tainted = self.tainted.clone().union(other.tainted.clone());
+        }
         if !self.downloaded.ptr_eq(&other.downloaded) {
             self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
         }

