@@ -89,8 +89,10 @@ impl Walker<'_> {
                         Some(body.into_owned())
                     };
                     let text = text.map(|t| if doc.remove_tabs { strip_leading_tabs(&t) } else { t });
+                    // A here-document that expands fetched text feeds it to the command.
+                    let fetched = self.take_taint();
                     if fd.is_none_or(|f| f == 0) {
-                        stdin = Stdin::Text(text);
+                        stdin = if fetched { Stdin::Fetched } else { Stdin::Text(text) };
                     }
                 }
                 ast::IoRedirect::HereString(fd, w) => {

@@ -26,6 +26,13 @@ enum Assigned {
 impl Walker<'_> {
     pub(super) fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
         let stdin = if stdin == Stdin::Unknown { self.stdin_ctx.clone() } else { stdin };
+        // The substitutions in its words read what this command would (`… | eval "$(cat)"`).
+        let saved_ctx = std::mem::replace(&mut self.stdin_ctx, stdin.clone());
+        self.simple_with(c, st, stdin);
+        self.stdin_ctx = saved_ctx;
+    }
+
+    fn simple_with(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
         let items: Vec<&ast::CommandPrefixOrSuffixItem> =
             c.prefix.iter().flat_map(|p| p.0.iter()).chain(c.suffix.iter().flat_map(|s| s.0.iter())).collect();
         let prefix_len = c.prefix.as_ref().map_or(0, |p| p.0.len());
@@ -115,10 +122,11 @@ impl Walker<'_> {
                 self.code_variable(name, &v, st);
             }
         }
+        let fetched_input = stdin == Stdin::Fetched;
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
-        // A command given fetched text may print it.
-        self.fetched |= args.iter().any(|a| a.field.tainted);
+        // A command given fetched text, as words or as input, may print it.
+        self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;
         self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file.
         if self.fetched {

