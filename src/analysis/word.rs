@@ -352,8 +352,12 @@ impl Walker<'_> {
             }
         }
         if self.take_taint() {
-            for a in &mut out {
-                a.field.tainted = true;
+            // `"$@"` alone makes one field of each parameter, fetched or not.
+            let each = matches!(raw, "\"$@\"" | "\"${@}\"")
+                && !self.volatile_positional
+                && st.all_positional().is_some_and(|all| all.len() == out.len());
+            for (i, a) in out.iter_mut().enumerate() {
+                a.field.tainted = !each || st.param_tainted(Some(i + 1));
             }
         }
         for a in &out {
@@ -659,8 +663,8 @@ impl Walker<'_> {
             | Parameter::NamedWithAllIndices { name, .. } => {
                 !st.tainted.is_empty() && st.tainted.contains(st.resolve_name(name).as_ref())
             }
-            Parameter::Positional(_) => st.tainted_positional,
-            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => st.tainted_positional,
+            Parameter::Positional(n) => st.param_tainted(Some(*n as usize)),
+            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => st.param_tainted(None),
             Parameter::Special(_) => false,
         };
         if tainted {

@@ -96,7 +96,16 @@ pub fn env(call: &Call) -> Effects {
     let mut i = 0;
     let mut env: Vec<(String, String)> = Vec::new();
     while i < rest.len() {
-        let Some(t) = rest[i].known() else { break };
+        let Some(t) = rest[i].known() else {
+            // `NAME="$v"`: an assignment whose value is not known, by its written form.
+            if let Some((k, _)) = rest[i].raw.split_once('=')
+                && is_name(k)
+            {
+                i += 1;
+                continue;
+            }
+            break;
+        };
         if t == "--" {
             i += 1;
             break;

@@ -70,6 +70,7 @@ impl Walker<'_> {
             (std::sync::Arc::clone(&f.body), f.origin, f.source.clone())
         };
         let saved_positional = (st.positional.clone(), st.positional_open);
+        let saved_taint = (st.tainted_params.clone(), st.tainted_params_from);
         st.set_positional_args(&args[1..], ifs, self.list_references);
         // The variables as the call finds them, for the names it makes its own.
         self.local_frames.push((st.vars.clone(), Vec::new()));
@@ -98,6 +99,7 @@ impl Walker<'_> {
         self.call_stack.pop();
         st.positional = saved_positional.0;
         st.positional_open = saved_positional.1;
+        (st.tainted_params, st.tainted_params_from) = saved_taint;
         true
     }
 

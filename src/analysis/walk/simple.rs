@@ -23,6 +23,17 @@ enum Assigned {
     Array(Option<Vec<String>>),
 }
 
+/// Programs that print what they read on standard input, changed or not: given fetched input,
+/// what they print is fetched text.
+const PASSES_INPUT: &[&str] = &[
+    "cat", "tac", "rev", "tr", "sed", "awk", "gawk", "mawk", "nawk", "grep", "egrep", "fgrep", "rg", "head", "tail",
+    "sort", "uniq", "cut", "paste", "fold", "fmt", "nl", "expand", "unexpand", "column", "tee", "base64", "base32",
+    "basenc", "xxd", "od", "hexdump", "iconv", "dd", "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz",
+    "unxz", "xzcat", "zstd", "unzstd", "zstdcat", "jq", "yq", "envsubst", "perl", "python", "python3", "ruby", "node",
+    "m4", "strings", "sponge", "pv", "xargs", "openssl", "gpg", "busybox", "stdbuf", "timeout", "env", "nice", "sh",
+    "bash", "dash", "zsh",
+];
+
 impl Walker<'_> {
     pub(super) fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
         let stdin = if stdin == Stdin::Unknown { self.stdin_ctx.clone() } else { stdin };
@@ -122,7 +133,14 @@ impl Walker<'_> {
                 self.code_variable(name, &v, st);
             }
         }
-        let fetched_input = stdin == Stdin::Fetched;
+        // A filter given fetched input prints it (a program that does not read its input, such
+        // as `pwd` or `git rev-parse`, does not; a function's own commands say for themselves).
+        let fetched_input = stdin == Stdin::Fetched
+            && args.first().and_then(|a| a.known()).is_some_and(|name| {
+                let base = name.rsplit('/').next().unwrap_or(&name).to_string();
+                !self.function_by_name.contains_key(&name)
+                    && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
+            });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
         // A command given fetched text, as words or as input, may print it.

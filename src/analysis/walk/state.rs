@@ -115,7 +115,10 @@ pub struct State {
     /// Variables that may hold text fetched from the network (`v=$(curl …)`), and whether the
     /// positional parameters may.
     pub tainted: imbl::OrdSet<String>,
-    pub tainted_positional: bool,
+    /// The positional parameters that may hold fetched text (`$1` is 0), and the first from
+    /// which every one may (after an argument of unknown field count that was fetched).
+    pub tainted_params: Vec<usize>,
+    pub tainted_params_from: Option<usize>,
     /// Functions defined on every path that leads here (so a program of that name does not
     /// run instead).
     pub defined: imbl::OrdSet<String>,
@@ -143,7 +146,8 @@ impl State {
             downloaded: imbl::OrdSet::new(),
             downloads_unknown: false,
             tainted: imbl::OrdSet::new(),
-            tainted_positional: false,
+            tainted_params: Vec::new(),
+            tainted_params_from: None,
             defined: imbl::OrdSet::new(),
         }
     }
@@ -226,15 +230,46 @@ impl State {
         let references = references || !self.namerefs.is_empty();
         for arg in args {
             if !one_field(arg, ifs) || (references && arg.raw.contains('$')) {
+                let exact = values.len();
                 self.positional = values;
                 self.positional_open = true;
-                self.tainted_positional = args.iter().any(|a| a.field.tainted);
+                self.set_param_taint(args, exact);
                 return;
             }
             values.push(field_val(&arg.field));
         }
         self.set_positional_vals(Some(values));
-        self.tainted_positional = args.iter().any(|a| a.field.tainted);
+        self.set_param_taint(args, args.len());
+    }
+
+    /// Which parameters set from `args` may hold fetched text: those known one field each up
+    /// to `exact`, and every one from the first fetched argument after that.
+    fn set_param_taint(&mut self, args: &[Arg], exact: usize) {
+        self.tainted_params = (0..exact.min(args.len())).filter(|&i| args[i].field.tainted).collect();
+        self.tainted_params_from = args.iter().skip(exact).any(|a| a.field.tainted).then_some(exact);
+    }
+
+    /// Whether `$n` (from 1) may hold fetched text; `None`: whether any may.
+    pub fn param_tainted(&self, n: Option<usize>) -> bool {
+        match n {
+            Some(n) if n >= 1 => {
+                self.tainted_params.contains(&(n - 1)) || self.tainted_params_from.is_some_and(|from| n > from)
+            }
+            Some(_) => false,
+            None => !self.tainted_params.is_empty() || self.tainted_params_from.is_some(),
+        }
+    }
+
+    /// The parameters moved down by `n` (`shift`), or not known any more (`None`).
+    pub fn shift_param_taint(&mut self, n: Option<usize>) {
+        match n {
+            Some(n) => {
+                self.tainted_params = self.tainted_params.iter().filter(|&&i| i >= n).map(|i| i - n).collect();
+                self.tainted_params_from = self.tainted_params_from.map(|f| f.saturating_sub(n));
+            }
+            None if self.param_tainted(None) => self.tainted_params_from = Some(0),
+            None => {}
+        }
     }
 
     pub fn set_positional_vals(&mut self, values: Option<Vec<Val>>) {
@@ -242,10 +277,13 @@ impl State {
             Some(v) => {
                 self.positional = v;
                 self.positional_open = false;
+                self.tainted_params.clear();
+                self.tainted_params_from = None;
             }
             None => {
                 self.positional = Vec::new();
                 self.positional_open = true;
+                self.shift_param_taint(None);
             }
         }
     }
@@ -301,7 +339,15 @@ impl State {
         }
         self.all_unknown |= other.all_unknown;
         self.downloads_unknown |= other.downloads_unknown;
-        self.tainted_positional |= other.tainted_positional;
+        for &i in &other.tainted_params {
+            if !self.tainted_params.contains(&i) {
+                self.tainted_params.push(i);
+            }
+        }
+        self.tainted_params_from = match (self.tainted_params_from, other.tainted_params_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if !self.tainted.ptr_eq(&other.tainted) {
             self.tainted = self.tainted.clone().union(other.tainted.clone());
         }

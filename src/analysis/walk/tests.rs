@@ -299,4 +299,20 @@ fn fetched_text_stays_fetched_in_variables_and_parameters() {
     // Assigned again, or never fetched, it is not.
     assert!(!runs_fetched_code(&format!("v=$(curl -s {u}); v='echo hi'; eval \"$v\"")));
     assert!(!runs_fetched_code("v=$(date); eval \"echo $v\"; echo \"$v\" | sh; cat x | eval \"$(cat)\""));
+    // A fetched parameter taints only itself, and only while the call runs; an assignment is
+    // a value, not a command; a program that does not read its input does not print it.
+    for text in [
+        format!("run() {{ echo \"+ $*\"; \"$@\"; }}; v=$(curl -s {u}); run git tag \"v$v\""),
+        format!("set -- make all; f() {{ :; }}; f \"$(curl -s {u})\"; \"$@\""),
+        format!("v=$(curl -s {u}); env VERSION=\"$v\" make release"),
+        format!("curl -s {u} | while read -r f; do \"$(pwd)/tools/check\" \"$f\"; done"),
+    ] {
+        assert!(!runs_fetched_code(&text), "{text}");
+    }
+    for text in [
+        format!("run() {{ \"$@\"; }}; run eval \"$(curl -s {u})\""),
+        format!("f() {{ shift; eval \"$1\"; }}; f a \"$(curl -s {u})\""),
+    ] {
+        assert!(runs_fetched_code(&text), "{text}");
+    }
 }

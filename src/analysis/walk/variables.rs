@@ -255,6 +255,7 @@ impl Walker<'_> {
         match n {
             Some(n) if n <= st.positional.len() => {
                 st.positional.drain(..n);
+                st.shift_param_taint(Some(n));
             }
             Some(_) if !st.positional_open => {}
             _ => st.set_positional_vals(None),
