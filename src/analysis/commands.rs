@@ -80,8 +80,9 @@ fn unnamed_download(w: &Walker, st: &State, path: &str) -> bool {
 /// Whether `program` run with these words as written (no expansion done) may read from the
 /// network, and whether it may write what it fetched to a file: its handler is asked, with
 /// every word that expands taken as unknown, and a command it runs in turn is asked the same.
-/// A shell given a file or text that cannot be read here counts as both. For code read only
-/// from its syntax (a call not followed), where the walk would learn it from the handler.
+/// A shell given a script file counts as fetching; one given text that cannot be read here, as
+/// both. For code read only from its syntax (a call not followed), where the walk would learn
+/// it from the handler.
 pub fn may_fetch(program: &str, words: &[&str]) -> Effects {
     may_fetch_in(program, words, 0)
 }
