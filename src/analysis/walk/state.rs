@@ -112,8 +112,7 @@ pub struct State {
     /// A call read only from its syntax may have downloaded files the walk cannot name: any
     /// file run after it may be fetched code.
     pub downloads_unknown: bool,
-    /// Variables that may hold text fetched from the network (`v=$(curl …)`), and whether the
-    /// positional parameters may.
+    /// Variables that may hold text fetched from the network (`v=$(curl …)`).
     pub tainted: imbl::OrdSet<String>,
     /// The positional parameters that may hold fetched text (`$1` is 0), and the first from
     /// which every one may (after an argument of unknown field count that was fetched).
