@@ -565,18 +565,18 @@ impl Effects {
 }
 
 /// Where a redirection sends standard output: `Some(Some(file))` to a file named plainly,
-/// `Some(None)` to a file it cannot name, `None` elsewhere.
-fn stdout_file(r: &ast::IoRedirect) -> Option<Option<String>> {
+/// `Some(None)` to a file it cannot name, `None` elsewhere (`<>` is standard input unless
+/// given descriptor 1).
+pub fn stdout_file(r: &ast::IoRedirect) -> Option<Option<String>> {
     let word = match r {
         ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
-            if fd.is_none_or(|f| f == 1)
-                && matches!(
-                    kind,
-                    ast::IoFileRedirectKind::Write
-                        | ast::IoFileRedirectKind::Append
-                        | ast::IoFileRedirectKind::Clobber
-                        | ast::IoFileRedirectKind::ReadAndWrite
-                ) =>
+            if match kind {
+                ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Append | ast::IoFileRedirectKind::Clobber => {
+                    fd.is_none_or(|f| f == 1)
+                }
+                ast::IoFileRedirectKind::ReadAndWrite => *fd == Some(1),
+                _ => false,
+            } =>
         {
             w
         }

@@ -327,26 +327,7 @@ impl Walker<'_> {
 
 /// The literal files a command's standard output is redirected to.
 fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in redirects {
-        match r {
-            ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
-                if fd.is_none_or(|f| f == 1)
-                    && matches!(
-                        kind,
-                        ast::IoFileRedirectKind::Write
-                            | ast::IoFileRedirectKind::Append
-                            | ast::IoFileRedirectKind::Clobber
-                    ) =>
-            {
-                out.push(w.value.clone());
-            }
-            ast::IoRedirect::OutputAndError(w, _) => out.push(w.value.clone()),
-            _ => {}
-        }
-    }
-    out.retain(|t| !t.contains(['$', '`', '\'', '"', '\\', '*', '?', '[', '~', '{']));
-    out
+    redirects.iter().filter_map(|r| crate::analysis::effects::stdout_file(r).flatten()).collect()
 }
 
 /// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.
