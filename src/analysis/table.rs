@@ -622,7 +622,7 @@ pub static TABLE: &[TableEntry] = &[
     entry(
         &[
             "nohup", "setsid", "unbuffer", "catchsegv", "stdbuf", "ionice", "chronic", "ifne", "proxychains", "proxychains4", "torsocks", "firejail", "numactl", "systemd-inhibit", "caffeinate", "dbus-run-session", "xvfb-run", "sem", "tini", "dumb-init",
-            "su-exec", "strace", "ltrace", "valgrind", "perf", "heaptrack", "rr", "torify", "cgexec",
+            "su-exec", "valgrind", "perf", "heaptrack", "rr", "torify", "cgexec",
             "prlimit", "setpriv", "nsenter", "unshare", "linux32", "linux64"
         ],
         Kind::Program(super::programs::wrappers::options),
@@ -632,6 +632,31 @@ pub static TABLE: &[TableEntry] = &[
             "uts", "ipc", "net", "cpu-nodes", "membind", "physcpubind", "interleave"
         ],
         &[("nohup cat /etc/crontab", "4000"), ("stdbuf -oL ls", "0004"), ("strace -f ls", "0004")],
+    ),
+    // The tracers have grammars of their own: `strace -r` and `-t` are flags, `ltrace -x` and
+    // `-n` take a value where strace's do not.
+    entry(
+        &["strace"],
+        Kind::Program(super::programs::wrappers::options),
+        "abeEIoOpPsSuUX",
+        &[
+            "output", "attach", "trace-path", "string-limit", "summary-sort-by", "columns", "user", "env", "trace",
+            "signal", "status", "abbrev", "verbose", "raw", "read", "write", "quiet", "detach-on", "interruptible",
+            "summary-columns", "syscall-limit", "const-print-style", "instruction-pointer"
+        ],
+        &[
+            ("strace -f ls", "0004"),
+            ("strace -f -r -o trace.txt ls", "0006"),
+            ("strace -tt -e trace=open cat /etc/crontab", "4000"),
+            ("strace -o /etc/x ls", "2004"),
+        ],
+    ),
+    entry(
+        &["ltrace"],
+        Kind::Program(super::programs::wrappers::options),
+        "aAeDFlnopsuwx",
+        &["output", "library", "indent", "align", "filter"],
+        &[("ltrace -n 2 -x foo ls", "0004"), ("ltrace -t -o lt.txt ls", "0006"), ("ltrace -f cat /etc/crontab", "4000")],
     ),
     entry(
         &["timeout", "chrt", "taskset", "setarch", "faketime", "gtimeout", "gosu"],
