@@ -103,9 +103,14 @@ impl Outside {
         state: Option<String>,
     ) -> Result<(), Error> {
         // The outermost level watches a program that may send signals, run code the analysis
-        // cannot see, or reach paths it could not name (words it could not resolve, accesses
-        // only possible): what the rules refuse it is told on its stderr.
-        let watched = !to_run.settings.nested() && (sends_signals(to_run.decision) || super::unseen(to_run.decision));
+        // cannot see, reach paths it could not name (words it could not resolve, accesses
+        // only possible), or make names it does not list where a persistence point may be
+        // made: what the rules refuse it is told on its stderr, and the watch refuses what
+        // would make a point that is not there yet.
+        let watched = !to_run.settings.nested()
+            && (sends_signals(to_run.decision)
+                || super::unseen(to_run.decision)
+                || super::writes_above_points(to_run.decision, to_run.layout));
         let session = self.session.clone().filter(|_| watched);
         let writes_log = own_log.is_some();
         if !writes_log && !watched {

@@ -76,6 +76,34 @@ pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
     !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some())
 }
 
+/// The program writes a directory in which it may make a persistence point it does not name
+/// (`tar xf` or `cp -r` into the workspace, `git apply`): at a mode that does not write the
+/// system, only the watch holds a point that does not exist yet (see
+/// `outside::watch::Rules::absent`).
+pub(crate) fn writes_above_points(decision: &crate::report::Decision, layout: &Layout) -> bool {
+    use crate::mode::{Perm, Scope};
+    let w = layout.workspace.as_str();
+    if decision.allowed.has(Scope::System, Perm::Write) || w == "/" {
+        return false;
+    }
+    let points = || {
+        crate::scope::project_settings().copied().chain(crate::scope::project_holders()).chain([
+            ".git/hooks",
+            ".git/config",
+            ".git/config.worktree",
+            ".git/commondir",
+            ".git/worktrees",
+        ])
+    };
+    decision.analysis.accesses.iter().filter(|a| a.perm == Perm::Write).any(|a| {
+        let t = a.target.as_str();
+        crate::scope::is_within(w, t)
+            || (crate::scope::is_within(t, w)
+                && (points().any(|p| crate::scope::is_within(&format!("{w}/{p}"), t))
+                    || std::fs::symlink_metadata(format!("{t}/.git")).is_ok()))
+    })
+}
+
 /// Locks this process with the kernel and execs the real bash; returns only when it does not
 /// exec: a possible access the rules in force do not hold (a denial), or an error. The audit
 /// record (when asked for) is written after the rules hold and before exec.

@@ -165,6 +165,7 @@ mod tests {
                     read_only_base: true,
                     scoped: true,
                     filters: Some(2),
+                    absent: vec!["/w/.git/hooks".into()],
                 }),
             },
             Request::Record(br#"{"verdict":"allow"}"#.to_vec()),

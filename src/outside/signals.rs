@@ -100,8 +100,10 @@ impl Job {
         }
         let nr = note.data.nr as u32;
         let answer = if let Some(call) = self.arch.path_calls.iter().find(|c| c.nr == nr) {
-            self.watch.path_call(&note, call, listener);
-            Answer::Continue
+            match self.watch.path_call(&note, call, listener) {
+                Some(errno) => Answer::Done(Err(errno)),
+                None => Answer::Continue,
+            }
         } else {
             match signal(&note, &self.arch, listener) {
                 Some((target, sig)) => {

@@ -45,6 +45,10 @@ pub struct Rules {
     /// How many seccomp filters the locked process carries (every process of the run carries
     /// at least these).
     pub filters: Option<u32>,
+    /// Persistence points that did not exist at the start (the view's `absent`): a call that
+    /// would make one, or put a directory or link in place above one, is refused.
+    #[serde(default)]
+    pub absent: Vec<String>,
 }
 
 impl Rules {
@@ -171,8 +175,12 @@ impl Watch {
     }
 
     /// Looks at a call that changes a path, from the process `note` names, still blocked in it.
-    pub fn path_call(&mut self, note: &libc::seccomp_notif, call: &PathCall, listener: &OwnedFd) {
-        let Some(rules) = &self.rules else { return };
+    ///
+    /// Returns the error to answer the call with, when it would make a persistence point that
+    /// did not exist at the start (see [`Rules::absent`]); the call goes on to the kernel
+    /// otherwise.
+    pub fn path_call(&mut self, note: &libc::seccomp_notif, call: &PathCall, listener: &OwnedFd) -> Option<i32> {
+        let Some(rules) = &self.rules else { return None };
         let pid = note.pid as i32;
         let arg = |i: u8| note.data.args[i as usize];
         let flags = match call.flags {
@@ -186,7 +194,7 @@ impl Watch {
         // joined to the directory it starts from (the working directory, or the descriptor).
         let mut targets = Vec::new();
         for &(dirfd, path_arg) in call.paths {
-            let Some(path) = read_path(pid, arg(path_arg)) else { return };
+            let path = read_path(pid, arg(path_arg))?;
             if path.starts_with('/') {
                 targets.push(path);
                 continue;
@@ -195,20 +203,21 @@ impl Watch {
                 None | Some(libc::AT_FDCWD) => std::fs::read_link(format!("/proc/{pid}/cwd")),
                 Some(fd) => std::fs::read_link(format!("/proc/{pid}/fd/{fd}")),
             };
-            let Some(base) = base.ok().and_then(|b| b.to_str().map(str::to_string)) else { return };
+            let base = base.ok().and_then(|b| b.to_str().map(str::to_string))?;
             if !base.starts_with('/') || base.ends_with(" (deleted)") {
-                return;
+                return None;
             }
             targets.push(format!("{base}/{path}"));
         }
         // An O_PATH open reads nothing, and Landlock does not look at it.
         if flags.is_some_and(|f| f & libc::O_PATH as u64 != 0) {
-            return;
+            return None;
         }
         let mut root: Option<OwnedFd> = None;
         let creat = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
         let mut found = Vec::new();
         let mut mounts = Vec::new();
+        let mut refused = false;
         for (i, joined) in targets.into_iter().enumerate() {
             let change = match (call.name, flags) {
                 (_, _) if call.flags == Flags::Exec => Change::Exec,
@@ -243,15 +252,33 @@ impl Watch {
                 // What was read was the blocked call's: the process is still in it. (A call
                 // let go above needs no such proof: a wrong reading there tells nothing.)
                 if !still_pending(listener, note.id) {
-                    return;
+                    return None;
                 }
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
-            let Some(root) = &root else { return };
-            let Some((resolved, target)) = resolve(root, &joined, change.follows(), call.paths.len() == 2) else {
-                return;
-            };
+            let Some(root) = &root else { return None };
+            let (resolved, target) = resolve(root, &joined, change.follows(), call.paths.len() == 2)?;
             mounts.push(target.mount);
+            // A rename's source, a removal or a truncation makes no name.
+            let making = match call.name {
+                "rename" | "renameat" | "renameat2" => i == 1,
+                "unlink" | "unlinkat" | "rmdir" | "truncate" => false,
+                _ => true,
+            };
+            // Where the kernel holds the point already (a home kept read-only), its answer stands.
+            if let Some(point) = making
+                .then(|| makes_absent(&rules.absent, call.name, change, &resolved, &target))
+                .flatten()
+                .filter(|_| rules.refuses(&resolved, change, &target).is_none())
+            {
+                let rule = "the watch (a persistence point that did not exist at the start)";
+                // What would allow it is what would allow making the point itself.
+                let point = point.clone();
+                let (missing, remedy) = self.missing(&point, Perm::Write, Change::New, &target, rule, Mode(rules.mode));
+                refused = true;
+                found.push((resolved, missing, remedy, rule, change, target));
+                continue;
+            }
             if !change.refusable(target.exists) || unseen(&resolved) || fails_first(&joined, change, &target) {
                 continue;
             }
@@ -261,12 +288,13 @@ impl Watch {
             found.push((resolved, missing, remedy, rule, change, target));
         }
         // A rename from one mount to another fails for that first (EXDEV).
+        let answer = refused.then_some(libc::EACCES);
         if mounts.len() == 2 && mounts[0].is_some() && mounts[1].is_some() && mounts[0] != mounts[1] {
-            return;
+            return answer;
         }
         // A nested sandbox-bash looking around to plan its rules is not the command.
         if !found.is_empty() && self.own.is_some() && super::peer::Executable::of(&pid.to_string()).ok() == self.own {
-            return;
+            return answer;
         }
         for (target, missing, remedy, rule, change, found) in found {
             let what = match (call.name, change) {
@@ -310,6 +338,7 @@ impl Watch {
                 remedy: &remedy,
             });
         }
+        answer
     }
 
     /// What the refusal of `perm` on `path` misses, and the narrowest mode that would allow it:
@@ -528,6 +557,24 @@ impl Change {
             Change::Either => true,
         }
     }
+}
+
+/// Whether `call` (its `change` of `path`, found as `found`) would make one of the persistence
+/// points that did not exist at the start: the point itself (a directory, file, node or link
+/// made there, or something renamed onto it), or a link or renamed directory above it, which
+/// would bring a whole tree in at once. A directory made above one is not (`mkdir .claude`
+/// makes nothing that runs: what is made in it next is looked at then).
+fn makes_absent<'a>(absent: &'a [String], call: &str, change: Change, path: &str, found: &Found) -> Option<&'a String> {
+    let makes = match change {
+        Change::New | Change::Either => true,
+        Change::Open(f) => !found.exists && f & libc::O_CREAT as u64 != 0,
+        Change::Existing { .. } | Change::Exec => false,
+    };
+    if !makes || (found.exists && change == Change::New) {
+        return None;
+    }
+    let whole = matches!(call, "rename" | "renameat" | "renameat2" | "symlink" | "symlinkat" | "link" | "linkat");
+    absent.iter().find(|a| *a == path || (whole && crate::scope::is_within(a, path)))
 }
 
 /// Whether the call fails for the path itself before any rule is asked: a directory opened to
@@ -825,6 +872,28 @@ mod tests {
     }
 
     #[test]
+    fn a_point_that_did_not_exist_is_made_only_by_a_call_that_makes_it_or_what_is_above_it() {
+        let absent = vec!["/w/.git/hooks".to_string(), "/w/.claude/settings.json".to_string()];
+        let new = Found { exists: false, dir: false, device: false, mount: None };
+        let there = Found { exists: true, ..new };
+        let creat = (libc::O_CREAT | libc::O_WRONLY) as u64;
+        let made =
+            |call: &str, change: Change, path: &str, found: &Found| makes_absent(&absent, call, change, path, found);
+        assert!(made("mkdir", Change::New, "/w/.git/hooks", &new).is_some());
+        assert!(made("openat", Change::Open(creat), "/w/.claude/settings.json", &new).is_some());
+        assert!(made("symlink", Change::New, "/w/.claude", &new).is_some());
+        assert!(made("renameat2", Change::Either, "/w/.claude", &new).is_some());
+        assert!(made("renameat2", Change::Either, "/w/.git/hooks", &there).is_some());
+        // A directory above a point, a name beside one, an open that makes nothing, a name
+        // that exists (EEXIST first): not refused.
+        assert!(made("mkdir", Change::New, "/w/.claude", &new).is_none());
+        assert!(made("mkdir", Change::New, "/w/.git/hooks-old", &new).is_none());
+        assert!(made("openat", Change::Open(libc::O_RDONLY as u64), "/w/.claude/settings.json", &new).is_none());
+        assert!(made("mkdir", Change::New, "/w/.git/hooks", &there).is_none());
+        assert!(made("openat", Change::Open(creat), "/w/.claude/settings.json", &there).is_none());
+    }
+
+    #[test]
     fn only_a_call_that_gets_past_its_own_checks_reaches_the_rules() {
         let (rd, wr, creat, excl, trunc) = (0u64, 1u64, 0o100u64, 0o200u64, 0o1000u64);
         // An existing file: written, truncated, read (also with O_CREAT); not when O_EXCL
@@ -859,6 +928,7 @@ mod tests {
             read_only_base: true,
             scoped: true,
             filters: Some(2),
+            absent: Vec::new(),
         };
         assert!(rules.granted("/w/x/y").contains(Rights::WRITE));
         let write = Change::Open(1);

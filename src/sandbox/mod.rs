@@ -629,6 +629,7 @@ pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
         read_only_base: locked.view.as_ref().is_some_and(|v| v.read_only_base),
         scoped: policy.scoped && locked.outcome.enforcement.landlock,
         filters: locked.outcome.enforcement.filters,
+        absent: locked.view.as_ref().map(|v| v.absent.clone()).unwrap_or_default(),
     })
 }
 

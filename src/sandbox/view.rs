@@ -122,6 +122,11 @@ pub struct View {
     /// read-only directory holding these listings (see `facts::snapshot`), which Landlock lets
     /// the run read once it is mounted.
     pub listings: Option<(String, Vec<u8>)>,
+    /// Persistence points that did not exist at the start (`.git/hooks` in a repository without
+    /// one, `.vscode`, `.mcp.json`): no mount can cover a name that is not there, so the
+    /// supervisor's watch refuses the calls that would make one (see `outside::watch`). Each
+    /// as written, and where it lands when a directory above it is a link.
+    pub absent: Vec<String>,
 }
 
 impl View {
@@ -352,6 +357,12 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         let mut linked = false;
         for p in protected {
             if !world.exists(&p) {
+                if let Some((dir, name)) = p.rsplit_once('/')
+                    && let Some(real) = world.canonical(dir).filter(|r| r != dir)
+                {
+                    view.absent.push(join(&real, name));
+                }
+                view.absent.push(p);
                 continue;
             }
             // A link at a persistence point (`.git/hooks` → `../githooks`) or on the way to one

@@ -239,3 +239,115 @@ fn points_reached_through_links_are_held_where_they_lead() {
         }
     }
 }
+
+/// Persistence points that do not exist yet, which no mount can cover: a repository without a
+/// hooks directory, no `.vscode`, `.mcp.json` or `.claude/settings.json`. Made through Python
+/// (which the analysis does not read) directly, by a directory renamed onto one, by a link put
+/// above one, and by `tar` and `cp -r` into the workspace (which the analysis sees write the
+/// workspace, not which names). The watch refuses each with EACCES and names it; what else the
+/// same commands make is made (`lib/ok.txt`, `.claude/commands`), and the next commit outside
+/// runs no hook. At system write the same commands make every point and the hook runs. As root
+/// and as nobody.
+#[test]
+fn points_that_do_not_exist_yet_are_not_made() {
+    use std::os::unix::process::CommandExt;
+    for nobody in [false, true] {
+        for (mode, wanted) in [("0467", false), ("2467", true)] {
+            let lab = Lab::new();
+            let (ws, home) = (lab.ws.clone(), lab.home.clone());
+            let canary = lab.outside.join("HOOK_RAN");
+            assert!(git(&ws, &home, &["init", "-q", "-b", "main"]).status.success());
+            std::fs::remove_dir_all(ws.join(".git/hooks")).unwrap();
+            assert!(git(&ws, &home, &["add", "file.txt"]).status.success());
+            assert!(git(&ws, &home, &["commit", "-qm", "one"]).status.success());
+            // An archive and a tree to copy, each holding a point and an ordinary file.
+            let src = lab.outside.join("src");
+            for d in [".vscode", ".git/hooks", "lib"] {
+                std::fs::create_dir_all(src.join(d)).unwrap();
+            }
+            std::fs::write(src.join(".vscode/tasks.json"), "{}\n").unwrap();
+            std::fs::write(src.join(".git/hooks/pre-commit"), format!("#!/bin/sh\ntouch {}\n", canary.display()))
+                .unwrap();
+            std::fs::write(src.join("lib/ok.txt"), "ok\n").unwrap();
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let executable = std::fs::Permissions::from_mode(0o755);
+                std::fs::set_permissions(src.join(".git/hooks/pre-commit"), executable).unwrap();
+            }
+            let tar = Command::new("tar")
+                .arg("-C")
+                .arg(&src)
+                .arg("-cf")
+                .arg(ws.join("plant.tar"))
+                .args([".vscode", ".git", "lib"])
+                .status();
+            assert!(tar.unwrap().success());
+            if nobody {
+                let status =
+                    Command::new("chown").args(["-R", "65534:65534"]).arg(lab.ws.parent().unwrap()).status().unwrap();
+                assert!(status.success());
+            }
+            let code = r#"
+import os
+def t(name, f):
+    try:
+        f()
+        print(name, "made")
+    except OSError as e:
+        print(name, "refused", e.errno)
+def settings():
+    with open(".mcp.json", "w") as f:
+        f.write("{}")
+def renamed():
+    os.makedirs("prepared")
+    with open("prepared/settings.json", "w") as f:
+        f.write("{}")
+    os.rename("prepared", ".claude")
+t("hooks", lambda: os.makedirs(".git/hooks"))
+t("mcp", settings)
+t("claude-by-rename", renamed)
+t("cursor-by-link", lambda: os.symlink("/var/tmp", ".cursor"))
+t("claude-dir", lambda: os.makedirs(".claude/commands"))
+t("claude-settings", lambda: open(".claude/settings.json", "w").close())
+"#;
+            let program = format!(
+                "{}\ntar xf plant.tar; echo tar $?\nrm -rf lib; cp -r {}/. .; echo cp $?",
+                lab::py(code),
+                src.display()
+            );
+            let mut c = lab.command(mode, &program);
+            if nobody {
+                c.uid(65534).gid(65534);
+            }
+            let out = c.output().unwrap();
+            let (said, err) = (text(&out.stdout), text(&out.stderr));
+            let line = |name: &str| said.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or("").to_string();
+            let ctx = format!("nobody={nobody} {mode}:\n{said}{err}");
+            for name in ["hooks", "mcp", "claude-by-rename", "cursor-by-link"] {
+                let expected = if wanted { format!("{name} made") } else { format!("{name} refused 13") };
+                assert_eq!(line(name), expected, "{ctx}");
+            }
+            assert_eq!(line("claude-dir"), "claude-dir made", "{ctx}");
+            if wanted {
+                assert_eq!(line("claude-settings"), "claude-settings made", "{ctx}");
+                assert_eq!((line("tar"), line("cp")), ("tar 0".into(), "cp 0".into()), "{ctx}");
+                assert!(ws.join(".vscode/tasks.json").exists(), "{ctx}");
+            } else {
+                assert_eq!(line("claude-settings"), "claude-settings refused 13", "{ctx}");
+                assert_eq!((line("tar"), line("cp")), ("tar 2".into(), "cp 1".into()), "{ctx}");
+                for p in [".git/hooks", ".vscode", ".mcp.json", ".cursor", ".claude/settings.json"] {
+                    assert!(std::fs::symlink_metadata(ws.join(p)).is_err(), "{p} was made: {ctx}");
+                }
+                // Each refusal is told once, by the first program refused.
+                for (p, call) in [(".git/hooks", "mkdir"), (".vscode", "mkdirat")] {
+                    let told = format!("makes the directory {}/{p} ({call}); held by the watch", ws.display());
+                    assert!(err.contains(&told), "{told}: {ctx}");
+                }
+            }
+            // What is not a point is made either way.
+            assert!(ws.join("lib/ok.txt").exists() && ws.join(".claude/commands").is_dir(), "{ctx}");
+            let _ = git(&ws, &home, &["-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "two"]);
+            assert_eq!(canary.exists(), wanted, "a hook ran at the next commit: {ctx}");
+        }
+    }
+}
