@@ -7,12 +7,17 @@
 //! supervisor reads what the call names (the path, through the process's own root and working
 //! directory), asks the rules in force whether they grant it, lets the call go on unchanged,
 //! and, when they do not, writes a `sandbox-bash: denied:` line on the command's stderr (before
-//! the program's own error) and an audit record. The kernel's answer is the kernel's: this
-//! only tells. At the end of the command's process, one line sums up what was refused.
+//! the program's own error) and an audit record. The kernel's answer is the kernel's, with one
+//! exception: a persistence point that did not exist at the start cannot be covered by a
+//! mount, so a call that would make one, where the kernel would let it, is answered EACCES
+//! here (see [`Rules::absent`]). At the end of the command's process, one line sums up what
+//! was refused.
 //!
 //! What is read is read once, from a process blocked in the call, and the notification is
-//! checked to be still pending afterwards; a wrong reading can only make a line wrong, never
-//! a call allowed.
+//! checked to be still pending afterwards; a wrong reading can only make a line wrong, or a
+//! call refused, never a call allowed that the kernel refuses. A process that changes the path
+//! in its memory between this reading and the kernel's (a second thread) can get a point made:
+//! this refusal holds programs that do not race it (tools, scripts, Python), not one built to.
 
 use std::collections::HashSet;
 use std::os::fd::{AsRawFd, OwnedFd};
