@@ -197,22 +197,43 @@ impl Watch {
         // Each path the call names, made absolute: an absolute one as it is (the kernel ignores
         // the directory then, so it is not asked for: most calls name one), a relative one
         // joined to the directory it starts from (the working directory, or the descriptor).
+        // Whether the call's `i`th path is a name it makes (not a rename's source, a removal,
+        // a truncation, a run, or an open that creates nothing).
+        let creates = |i: usize| match call.name {
+            "rename" | "renameat" | "renameat2" => i == 1,
+            "unlink" | "unlinkat" | "rmdir" | "truncate" | "execve" | "execveat" => false,
+            "open" | "openat" | "openat2" => flags.is_some_and(|f| f & libc::O_CREAT as u64 != 0),
+            _ => true,
+        };
         let mut targets = Vec::new();
-        for &(dirfd, path_arg) in call.paths {
-            let path = read_path(pid, arg(path_arg))?;
+        let mut unfollowed: Vec<String> = Vec::new();
+        for (i, &(dirfd, path_arg)) in call.paths.iter().enumerate() {
+            // A path the watch cannot follow (not UTF-8, from a directory that is gone, through
+            // `/proc/self/cwd` or a descriptor's magic link) is refused when the call would make
+            // a name there that a persistence point not there yet bears.
+            let Some(path) = read_path(pid, arg(path_arg)) else {
+                let bytes = read_path_bytes(pid, arg(path_arg)).unwrap_or_default();
+                if creates(i) && self.names_point(&bytes) {
+                    unfollowed.push(String::from_utf8_lossy(&bytes).into_owned());
+                }
+                continue;
+            };
             if path.starts_with('/') {
-                targets.push(path);
+                targets.push((i, path));
                 continue;
             }
             let base = match dirfd.map(|a| arg(a) as i32) {
                 None | Some(libc::AT_FDCWD) => std::fs::read_link(format!("/proc/{pid}/cwd")),
                 Some(fd) => std::fs::read_link(format!("/proc/{pid}/fd/{fd}")),
             };
-            let base = base.ok().and_then(|b| b.to_str().map(str::to_string))?;
-            if !base.starts_with('/') || base.ends_with(" (deleted)") {
-                return None;
-            }
-            targets.push(format!("{base}/{path}"));
+            let base = base.ok().and_then(|b| b.to_str().map(str::to_string));
+            let Some(base) = base.filter(|b| b.starts_with('/') && !b.ends_with(" (deleted)")) else {
+                if creates(i) && self.names_point(path.as_bytes()) {
+                    unfollowed.push(path);
+                }
+                continue;
+            };
+            targets.push((i, format!("{base}/{path}")));
         }
         // An O_PATH open reads nothing, and Landlock does not look at it.
         if flags.is_some_and(|f| f & libc::O_PATH as u64 != 0) {
@@ -223,7 +244,7 @@ impl Watch {
         let mut found = Vec::new();
         let mut mounts = Vec::new();
         let mut refused = false;
-        for (i, joined) in targets.into_iter().enumerate() {
+        for (i, joined) in targets {
             let change = match (call.name, flags) {
                 (_, _) if call.flags == Flags::Exec => Change::Exec,
                 (_, Some(f)) => Change::Open(f),
@@ -262,14 +283,14 @@ impl Watch {
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
             let Some(root) = &root else { return None };
-            let (resolved, target) = resolve(root, &joined, change.follows(), call.paths.len() == 2)?;
-            mounts.push(target.mount);
-            // A rename's source, a removal or a truncation makes no name.
-            let making = match call.name {
-                "rename" | "renameat" | "renameat2" => i == 1,
-                "unlink" | "unlinkat" | "rmdir" | "truncate" => false,
-                _ => true,
+            let Some((resolved, target)) = resolve(root, &joined, change.follows(), call.paths.len() == 2) else {
+                if creates(i) && self.names_point(joined.as_bytes()) {
+                    unfollowed.push(joined);
+                }
+                continue;
             };
+            mounts.push(target.mount);
+            let making = creates(i);
             // Where the kernel holds the point already (a home kept read-only), its answer stands.
             if let Some(point) = making
                 .then(|| makes_absent(&rules.absent, call.name, change, &resolved, &target))
@@ -293,6 +314,10 @@ impl Watch {
             found.push((resolved, missing, remedy, rule, change, target));
         }
         // A rename from one mount to another fails for that first (EXDEV).
+        for shown in unfollowed {
+            refused = true;
+            self.tell_unfollowed(pid, call.name, shown);
+        }
         let answer = refused.then_some(libc::EACCES);
         if mounts.len() == 2 && mounts[0].is_some() && mounts[1].is_some() && mounts[0] != mounts[1] {
             return answer;
@@ -476,6 +501,7 @@ impl Watch {
     /// The command's process ended: one line sums up what was refused, then standard error
     /// is let go.
     pub fn end(&mut self) {
+        self.sweep();
         if self.count > 0 {
             let names: Vec<&str> = self.first.iter().map(|(w, _)| w.as_str()).collect();
             let more = match self.count - self.first.len() {
@@ -506,6 +532,131 @@ impl Watch {
         }
         self.stderr.release();
     }
+}
+
+impl Watch {
+    /// Whether `path`, which the watch cannot follow (not UTF-8, from a directory that is gone,
+    /// through `/proc/self/cwd` or a descriptor's magic link), ends in the name of a persistence
+    /// point not there at the start or of a directory on the way to one (`hooks`, `.mcp.json`,
+    /// `.git`, `.claude`): a call that makes it is refused, since where it lands is not known.
+    fn names_point(&self, path: &[u8]) -> bool {
+        let Some(rules) = &self.rules else { return false };
+        let trimmed = path.strip_suffix(b"/").unwrap_or(path);
+        let last = trimmed.rsplit(|&b| b == b'/').next().unwrap_or_default();
+        let workspace = self.layout.workspace.as_str();
+        rules.absent.iter().any(|a| {
+            let below = a.strip_prefix(workspace).filter(|r| r.starts_with('/')).unwrap_or(a);
+            below.split('/').rev().take(3).any(|c| !c.is_empty() && c.as_bytes() == last)
+        })
+    }
+
+    /// Tells and records the refusal of a call that makes `shown`, a path the watch cannot
+    /// follow named like a persistence point (see [`Self::names_point`]).
+    fn tell_unfollowed(&mut self, pid: i32, call: &'static str, shown: String) {
+        let Some(rules) = &self.rules else { return };
+        let point = rules.absent.first().cloned().unwrap_or_default();
+        let rule =
+            "the watch (a path it cannot follow, named like a persistence point that did not exist at the start)";
+        let found = Found { exists: false, dir: false, device: false, mount: None };
+        let (missing, remedy) = self.missing(&point, Perm::Write, Change::New, &found, rule, Mode(rules.mode));
+        if !self.first_time(format!("unfollowed {shown}")) {
+            return;
+        }
+        let program = comm(pid);
+        let line =
+            format!("sandbox-bash: denied: {missing}: {program} (pid {pid}) makes {shown} ({call}); held by {rule}");
+        self.tell(&line, shown.clone(), remedy.clone());
+        self.record(&Record {
+            call,
+            process: pid,
+            program: &program,
+            target: &shown,
+            missing: &missing,
+            held_by: rule,
+            remedy: &remedy,
+        });
+    }
+
+    /// Looks, when the command's process ends and again when no process of the run is left,
+    /// for the persistence points that did not exist at the start and exist now: made past
+    /// the refusal, by a process that rewrote the path in its memory after the watch read it.
+    /// Each is renamed aside where it is (`NAME.made-in-sandbox-bash-run`, nothing lost, nothing
+    /// outside runs it), told and recorded. A directory above the point that is reached through
+    /// a link now is left as it is, and told: the supervisor renames nothing the run could have
+    /// pointed elsewhere.
+    fn sweep(&mut self) {
+        let Some(rules) = &self.rules else { return };
+        let mut found: Vec<(String, Option<String>)> = Vec::new();
+        for point in &rules.absent {
+            let Some((dir, name)) = point.rsplit_once('/') else { continue };
+            let Ok(dir) = crate::exec::open_dir_no_links(std::path::Path::new(if dir.is_empty() { "/" } else { dir }))
+            else {
+                // Not there (nothing was made), or reached through a link the run made.
+                if std::fs::symlink_metadata(point).is_ok() {
+                    found.push((point.clone(), None));
+                }
+                continue;
+            };
+            let Ok(c_name) = std::ffi::CString::new(name) else { continue };
+            // SAFETY: an all-zero stat is valid to be overwritten by the kernel.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&dir);
+            // SAFETY: a valid directory descriptor, NUL-terminated name and out-pointer.
+            if unsafe { libc::fstatat(fd, c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+                continue;
+            }
+            let mut moved = None;
+            for n in 0..16 {
+                let aside = match n {
+                    0 => format!("{name}.made-in-sandbox-bash-run-{}", self.command_pid),
+                    n => format!("{name}.made-in-sandbox-bash-run-{}-{n}", self.command_pid),
+                };
+                let Ok(c_aside) = std::ffi::CString::new(aside.as_str()) else { break };
+                // SAFETY: as above; the kernel renames within the one directory, replacing
+                // nothing.
+                let r = unsafe {
+                    libc::renameat2(fd, c_name.as_ptr(), fd, c_aside.as_ptr(), libc::RENAME_NOREPLACE as libc::c_uint)
+                };
+                if r == 0 {
+                    moved = Some(format!("{}/{aside}", point.rsplit_once('/').map_or("", |p| p.0)));
+                    break;
+                }
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                    break;
+                }
+            }
+            found.push((point.clone(), moved));
+        }
+        for (point, aside) in found {
+            let done = match &aside {
+                Some(aside) => format!("renamed to {aside}"),
+                None => "left in place (a link on the way to it, or it could not be renamed): look at it".into(),
+            };
+            let line = format!(
+                "sandbox-bash: denied: {point} did not exist at the start and was made during the run, past the \
+                 watch; {done}"
+            );
+            if !self.first_time(format!("made {point}")) {
+                continue;
+            }
+            let mode = Mode(rules_mode(&self.rules)).union(Mode::bit(crate::mode::Scope::System, Perm::Write));
+            self.tell(&line, point.clone(), format!("mode {mode}"));
+            self.record(&Record {
+                call: "sweep",
+                process: self.command_pid,
+                program: "",
+                target: &point,
+                missing: "system write",
+                held_by: "the watch's sweep at the end of the run",
+                remedy: &done,
+            });
+        }
+    }
+}
+
+/// The mode of the rules handed over, or none.
+fn rules_mode(rules: &Option<Rules>) -> u16 {
+    rules.as_ref().map_or(0, |r| r.mode)
 }
 
 /// What a call does to one of its paths, as far as whether the rules are asked.
@@ -579,7 +730,10 @@ fn makes_absent<'a>(absent: &'a [String], call: &str, change: Change, path: &str
         return None;
     }
     let whole = matches!(call, "rename" | "renameat" | "renameat2" | "symlink" | "symlinkat" | "link" | "linkat");
-    absent.iter().find(|a| *a == path || (whole && crate::scope::is_within(a, path)))
+    // Inside one: it was made past the watch (see `Watch::sweep`), and nothing is made in it.
+    absent
+        .iter()
+        .find(|a| *a == path || crate::scope::is_within(path, a) || (whole && crate::scope::is_within(a, path)))
 }
 
 /// Whether the call fails for the path itself before any rule is asked: a directory opened to
@@ -744,6 +898,11 @@ fn read_u64(pid: i32, address: u64) -> Option<u64> {
 /// The path (a C string of at most `PATH_MAX` bytes) at `address` of process `pid`. Read a
 /// page at a time: a string near the end of a mapping is still read.
 fn read_path(pid: i32, address: u64) -> Option<String> {
+    String::from_utf8(read_path_bytes(pid, address)?).ok()
+}
+
+/// [`read_path`] as the bytes the process holds.
+fn read_path_bytes(pid: i32, address: u64) -> Option<Vec<u8>> {
     const PAGE: u64 = 4096;
     let mut out = Vec::new();
     let mut at = address;
@@ -758,7 +917,7 @@ fn read_path(pid: i32, address: u64) -> Option<String> {
                 return None;
             }
             out.extend_from_slice(&buf[..end]);
-            return String::from_utf8(out).ok();
+            return Some(out);
         }
         if n < room {
             return None;
@@ -896,6 +1055,34 @@ mod tests {
         assert!(made("openat", Change::Open(libc::O_RDONLY as u64), "/w/.claude/settings.json", &new).is_none());
         assert!(made("mkdir", Change::New, "/w/.git/hooks", &there).is_none());
         assert!(made("openat", Change::Open(creat), "/w/.claude/settings.json", &there).is_none());
+    }
+
+    #[test]
+    fn a_point_made_past_the_watch_is_renamed_aside_at_the_end_and_nothing_through_a_link() {
+        let root = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let base = crate::exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        let (ws, elsewhere) = (format!("{base}/ws"), format!("{base}/elsewhere"));
+        std::fs::create_dir_all(format!("{ws}/.git/hooks")).unwrap();
+        std::fs::write(format!("{ws}/.git/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(format!("{elsewhere}/settings.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, format!("{ws}/.claude")).unwrap();
+        let absent = [".git/hooks", ".vscode", ".claude/settings.json"].map(|p| format!("{ws}/{p}")).to_vec();
+        let mut watch = Watch::new(Layout { workspace: ws.clone(), ..Default::default() }, 4242, None, None);
+        watch.set_rules(Rules { mode: 0o467, absent, ..Default::default() });
+        watch.end();
+        // Made during the run: renamed aside, whole, in place.
+        assert!(std::fs::symlink_metadata(format!("{ws}/.git/hooks")).is_err());
+        let aside = format!("{ws}/.git/hooks.made-in-sandbox-bash-run-4242");
+        assert_eq!(std::fs::read_to_string(format!("{aside}/pre-commit")).unwrap(), "#!/bin/sh\n");
+        // Reached through a link: left where it is, and told (counted).
+        assert_eq!(std::fs::read_to_string(format!("{elsewhere}/settings.json")).unwrap(), "{}");
+        assert_eq!(watch.count, 2);
+        // Not made: nothing done. A second end (no process left) finds nothing more to move.
+        assert!(std::fs::symlink_metadata(format!("{ws}/.vscode")).is_err());
+        watch.end();
+        assert!(std::fs::symlink_metadata(&aside).is_ok());
+        assert_eq!(watch.count, 2);
     }
 
     #[test]

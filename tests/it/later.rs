@@ -307,6 +307,11 @@ t("hooks", lambda: os.makedirs(".git/hooks"))
 t("mcp", settings)
 t("claude-by-rename", renamed)
 t("cursor-by-link", lambda: os.symlink("/var/tmp", ".cursor"))
+def through_descriptor():
+    fd = os.open(".git", os.O_RDONLY)
+    os.mkdir("/proc/self/fd/%d/hooks" % fd)
+t("hooks-through-cwd", lambda: os.mkdir("/proc/self/cwd/.git/hooks"))
+t("hooks-through-descriptor", through_descriptor)
 t("claude-dir", lambda: os.makedirs(".claude/commands"))
 t("claude-settings", lambda: open(".claude/settings.json", "w").close())
 "#;
@@ -325,6 +330,12 @@ t("claude-settings", lambda: open(".claude/settings.json", "w").close())
             let ctx = format!("nobody={nobody} {mode}:\n{said}{err}");
             for name in ["hooks", "mcp", "claude-by-rename", "cursor-by-link"] {
                 let expected = if wanted { format!("{name} made") } else { format!("{name} refused 13") };
+                assert_eq!(line(name), expected, "{ctx}");
+            }
+            // The same point through paths the watch cannot follow: refused by its name (made
+            // above already at system write: EEXIST).
+            for name in ["hooks-through-cwd", "hooks-through-descriptor"] {
+                let expected = if wanted { format!("{name} refused 17") } else { format!("{name} refused 13") };
                 assert_eq!(line(name), expected, "{ctx}");
             }
             assert_eq!(line("claude-dir"), "claude-dir made", "{ctx}");
