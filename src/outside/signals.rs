@@ -59,25 +59,42 @@ impl Job {
         // a call that waits here costs less (the kernel ignores it before Linux 6.6).
         // SAFETY: the listener is a seccomp notification descriptor; the flag is a number.
         unsafe { libc::ioctl(self.listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS, SYNC_WAKE_UP) };
+        let mut last_sweep = std::time::Instant::now();
         loop {
             let command = self.command.as_ref().map_or(-1, AsRawFd::as_raw_fd);
             let mut poll = [
                 libc::pollfd { fd: self.listener.as_raw_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: command, events: libc::POLLIN, revents: 0 },
             ];
+            // Once the command's process has ended, what it left running is swept every second
+            // for persistence points made past the watch (see `watch::Watch::sweep`): a process
+            // that stays (a server) would otherwise keep the last sweep from coming.
+            let timeout = if self.command.is_none() { SWEEP_EVERY.as_millis() as libc::c_int } else { -1 };
             // SAFETY: two valid pollfds (a negative descriptor is skipped).
-            if unsafe { libc::poll(poll.as_mut_ptr(), 2, -1) } < 0 {
+            let ready = unsafe { libc::poll(poll.as_mut_ptr(), 2, timeout) };
+            if ready < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
                 break;
             }
+            if ready == 0 {
+                self.watch.sweep();
+                last_sweep = std::time::Instant::now();
+                continue;
+            }
             if poll[1].revents != 0 {
                 self.command = None;
                 self.watch.end();
+                last_sweep = std::time::Instant::now();
             }
             if poll[0].revents != 0 && !self.serve(poll[0].revents) {
                 break;
+            }
+            // A process that keeps calling (every call wakes the poll) is swept all the same.
+            if self.command.is_none() && last_sweep.elapsed() >= SWEEP_EVERY {
+                self.watch.sweep();
+                last_sweep = std::time::Instant::now();
             }
         }
         self.watch.end();
@@ -136,6 +153,9 @@ impl Job {
         true
     }
 }
+
+/// How often what a command left running is swept.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (not named by the C library's crate).
 const SYNC_WAKE_UP: u64 = 1;

@@ -199,8 +199,10 @@ impl Watch {
         // joined to the directory it starts from (the working directory, or the descriptor).
         // Whether the call's `i`th path is a name it makes (not a rename's source, a removal,
         // a truncation, a run, or an open that creates nothing).
+        // `renameat2` with RENAME_EXCHANGE gives each path the other's file: both are made.
+        let exchange = call.name == "renameat2" && arg(4) & libc::RENAME_EXCHANGE as u64 != 0;
         let creates = |i: usize| match call.name {
-            "rename" | "renameat" | "renameat2" => i == 1,
+            "rename" | "renameat" | "renameat2" => i == 1 || exchange,
             "unlink" | "unlinkat" | "rmdir" | "truncate" | "execve" | "execveat" => false,
             "open" | "openat" | "openat2" => flags.is_some_and(|f| f & libc::O_CREAT as u64 != 0),
             _ => true,
@@ -252,7 +254,7 @@ impl Watch {
                 ("mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" | "link" | "linkat", _) => {
                     Change::New
                 }
-                ("rename" | "renameat" | "renameat2", _) if i == 1 => Change::Either,
+                ("rename" | "renameat" | "renameat2", _) if i == 1 || exchange => Change::Either,
                 ("truncate", _) => Change::Existing { follow: true },
                 // The kernel asks a mount whether it is writable before it looks for the name.
                 _ if rules.view => Change::Either,
@@ -283,11 +285,16 @@ impl Watch {
                 root = open_path(None, &format!("/proc/{pid}/root"));
             }
             let Some(root) = &root else { return None };
-            let Some((resolved, target)) = resolve(root, &joined, change.follows(), call.paths.len() == 2) else {
-                if creates(i) && self.names_point(joined.as_bytes()) {
-                    unfollowed.push(joined);
+            let (resolved, target) = match resolve(root, &joined, change.follows(), call.paths.len() == 2) {
+                Ok(found) => found,
+                // The directory it is in does not exist: the call fails for that (ENOENT).
+                Err(Unresolved::Missing) => continue,
+                Err(Unresolved::Unfollowable) => {
+                    if creates(i) && self.names_point(joined.as_bytes()) {
+                        unfollowed.push(joined);
+                    }
+                    continue;
                 }
-                continue;
             };
             mounts.push(target.mount);
             let making = creates(i);
@@ -535,26 +542,36 @@ impl Watch {
 }
 
 impl Watch {
-    /// Whether `path`, which the watch cannot follow (not UTF-8, from a directory that is gone,
-    /// through `/proc/self/cwd` or a descriptor's magic link), ends in the name of a persistence
-    /// point not there at the start or of a directory on the way to one (`hooks`, `.mcp.json`,
-    /// `.git`, `.claude`): a call that makes it is refused, since where it lands is not known.
+    /// The persistence point not there at the start whose name, or the name of a directory on
+    /// the way to it below the workspace (`hooks`, `.mcp.json`, `.git`, `.claude`), `path` ends
+    /// in: `path` is one the watch cannot follow (not UTF-8, from a directory that is gone,
+    /// through `/proc/self/cwd` or a descriptor's magic link), so a call that makes it is
+    /// refused, since where it lands is not known.
     fn names_point(&self, path: &[u8]) -> bool {
-        let Some(rules) = &self.rules else { return false };
+        self.point_named(path).is_some()
+    }
+
+    fn point_named(&self, path: &[u8]) -> Option<String> {
+        let rules = self.rules.as_ref()?;
         let trimmed = path.strip_suffix(b"/").unwrap_or(path);
         let last = trimmed.rsplit(|&b| b == b'/').next().unwrap_or_default();
         let workspace = self.layout.workspace.as_str();
-        rules.absent.iter().any(|a| {
-            let below = a.strip_prefix(workspace).filter(|r| r.starts_with('/')).unwrap_or(a);
-            below.split('/').rev().take(3).any(|c| !c.is_empty() && c.as_bytes() == last)
-        })
+        rules
+            .absent
+            .iter()
+            .find(|a| {
+                a.strip_prefix(workspace)
+                    .filter(|below| below.starts_with('/') && workspace != "/")
+                    .is_some_and(|below| below.split('/').any(|c| !c.is_empty() && c.as_bytes() == last))
+            })
+            .cloned()
     }
 
     /// Tells and records the refusal of a call that makes `shown`, a path the watch cannot
     /// follow named like a persistence point (see [`Self::names_point`]).
     fn tell_unfollowed(&mut self, pid: i32, call: &'static str, shown: String) {
+        let Some(point) = self.point_named(shown.as_bytes()) else { return };
         let Some(rules) = &self.rules else { return };
-        let point = rules.absent.first().cloned().unwrap_or_default();
         let rule =
             "the watch (a path it cannot follow, named like a persistence point that did not exist at the start)";
         let found = Found { exists: false, dir: false, device: false, mount: None };
@@ -563,8 +580,9 @@ impl Watch {
             return;
         }
         let program = comm(pid);
-        let line =
-            format!("sandbox-bash: denied: {missing}: {program} (pid {pid}) makes {shown} ({call}); held by {rule}");
+        let line = format!(
+            "sandbox-bash: denied: {missing}: {program} (pid {pid}) makes {shown} ({call}), which may be {point}; held by {rule}"
+        );
         self.tell(&line, shown.clone(), remedy.clone());
         self.record(&Record {
             call,
@@ -577,14 +595,14 @@ impl Watch {
         });
     }
 
-    /// Looks, when the command's process ends and again when no process of the run is left,
-    /// for the persistence points that did not exist at the start and exist now: made past
-    /// the refusal, by a process that rewrote the path in its memory after the watch read it.
-    /// Each is renamed aside where it is (`NAME.made-in-sandbox-bash-run`, nothing lost, nothing
-    /// outside runs it), told and recorded. A directory above the point that is reached through
-    /// a link now is left as it is, and told: the supervisor renames nothing the run could have
-    /// pointed elsewhere.
-    fn sweep(&mut self) {
+    /// Looks, when the command's process ends, every second after while a process of the run
+    /// is left, and when none is, for the persistence points that did not exist at the start
+    /// and exist now: made past the refusal, by a process that rewrote the path in its memory
+    /// after the watch read it. Each is renamed aside where it is
+    /// (`NAME.made-in-sandbox-bash-run-PID`: nothing lost, nothing outside runs it), told and
+    /// recorded. One whose directory is reached through a link now is left as it is, and told:
+    /// the supervisor renames nothing the run could have pointed elsewhere.
+    pub fn sweep(&mut self) {
         let Some(rules) = &self.rules else { return };
         let mut found: Vec<(String, Option<String>)> = Vec::new();
         for point in &rules.absent {
@@ -606,11 +624,9 @@ impl Watch {
                 continue;
             }
             let mut moved = None;
-            for n in 0..16 {
-                let aside = match n {
-                    0 => format!("{name}.made-in-sandbox-bash-run-{}", self.command_pid),
-                    n => format!("{name}.made-in-sandbox-bash-run-{}-{n}", self.command_pid),
-                };
+            for _ in 0..16 {
+                // A name the run cannot guess and make first.
+                let aside = format!("{name}.made-in-sandbox-bash-run-{:016x}", random_u64());
                 let Ok(c_aside) = std::ffi::CString::new(aside.as_str()) else { break };
                 // SAFETY: as above; the kernel renames within the one directory, replacing
                 // nothing.
@@ -632,15 +648,18 @@ impl Watch {
                 Some(aside) => format!("renamed to {aside}"),
                 None => "left in place (a link on the way to it, or it could not be renamed): look at it".into(),
             };
+            // One left in place is found again at the next sweep: told once.
+            if aside.is_none() && !self.seen.insert(format!("left {point}")) {
+                continue;
+            }
             let line = format!(
                 "sandbox-bash: denied: {point} did not exist at the start and was made during the run, past the \
                  watch; {done}"
             );
-            if !self.first_time(format!("made {point}")) {
-                continue;
-            }
-            let mode = Mode(rules_mode(&self.rules)).union(Mode::bit(crate::mode::Scope::System, Perm::Write));
-            self.tell(&line, point.clone(), format!("mode {mode}"));
+            // Told and recorded past the caps on refusals: a program that used them up first
+            // does not hide this.
+            self.stderr.line(&line);
+            let count = std::mem::replace(&mut self.count, 0);
             self.record(&Record {
                 call: "sweep",
                 process: self.command_pid,
@@ -650,13 +669,18 @@ impl Watch {
                 held_by: "the watch's sweep at the end of the run",
                 remedy: &done,
             });
+            self.count = count;
         }
     }
 }
 
-/// The mode of the rules handed over, or none.
-fn rules_mode(rules: &Option<Rules>) -> u16 {
-    rules.as_ref().map_or(0, |r| r.mode)
+/// 64 bits from the kernel's random source (0 when it gives none: the name is then tried
+/// again with the next).
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    // SAFETY: a buffer of the length given.
+    unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    u64::from_ne_bytes(bytes)
 }
 
 /// What a call does to one of its paths, as far as whether the rules are asked.
@@ -783,49 +807,76 @@ struct Found {
     mount: Option<u64>,
 }
 
+/// Why [`resolve`] found no file to judge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unresolved {
+    /// The directory the path is in does not exist (or is not a directory): the call fails for
+    /// that itself.
+    Missing,
+    /// The watch cannot follow the path (a magic link such as `/proc/self/cwd`, a link that
+    /// does not read, more links than the kernel follows).
+    Unfollowable,
+}
+
 /// `path` (absolute) as the process sees it, its symbolic links followed inside `root` (its
 /// `/proc/PID/root`): every component but the last, and the last too with `follow` when it
-/// exists; and what it is. `None` when the directory it is in does not exist (the call fails
-/// for that).
-fn resolve(root: &OwnedFd, path: &str, follow: bool, mount: bool) -> Option<(String, Found)> {
-    resolve_within(root, path, follow, mount, 8)
+/// exists; and what it is.
+fn resolve(root: &OwnedFd, path: &str, follow: bool, mount: bool) -> Result<(String, Found), Unresolved> {
+    // As many dangling links at the end as the kernel follows (MAXSYMLINKS).
+    resolve_within(root, path, follow, mount, 40)
 }
 
 /// [`resolve`], following at most `links` more dangling links at the end; the mount of the
 /// directory is looked up only when asked (a rename's two paths).
-fn resolve_within(root: &OwnedFd, path: &str, follow: bool, want_mount: bool, links: u8) -> Option<(String, Found)> {
+fn resolve_within(
+    root: &OwnedFd,
+    path: &str,
+    follow: bool,
+    want_mount: bool,
+    links: u8,
+) -> Result<(String, Found), Unresolved> {
+    use Unresolved::{Missing, Unfollowable};
     let path = path.trim_end_matches('/');
-    let (dir, last) = path.rsplit_once('/')?;
+    let (dir, last) = path.rsplit_once('/').ok_or(Unfollowable)?;
     let dir = if dir.is_empty() { "/" } else { dir };
     let mount_of =
         |fd: &OwnedFd| if want_mount { statx(fd, c"", libc::AT_EMPTY_PATH).map(|s| s.stx_mnt_id) } else { None };
     if (matches!(last, "" | "." | "..") || follow)
-        && let Some(whole) = open_path(Some(root), path)
+        && let Ok(whole) = open_path_or_errno(Some(root), path)
     {
-        let st = statx(&whole, c"", libc::AT_EMPTY_PATH)?;
+        let st = statx(&whole, c"", libc::AT_EMPTY_PATH).ok_or(Unfollowable)?;
         let kind = u32::from(st.stx_mode) & libc::S_IFMT;
         let mount = if want_mount { open_path(Some(root), dir).and_then(|d| mount_of(&d)) } else { None };
         let found = Found { exists: true, dir: kind == libc::S_IFDIR, device: special(kind), mount };
-        return Some((descriptor_path(&whole)?, found));
+        return Ok((descriptor_path(&whole).ok_or(Unfollowable)?, found));
     }
-    let dir_fd = open_path(Some(root), dir)?;
+    let dir_fd = match open_path_or_errno(Some(root), dir) {
+        Ok(fd) => fd,
+        Err(libc::ENOENT | libc::ENOTDIR) => return Err(Missing),
+        Err(_) => return Err(Unfollowable),
+    };
     let mount = mount_of(&dir_fd);
-    let dir = descriptor_path(&dir_fd)?;
-    let name = std::ffi::CString::new(last).ok()?;
+    let dir = descriptor_path(&dir_fd).ok_or(Unfollowable)?;
+    let name = std::ffi::CString::new(last).map_err(|_| Unfollowable)?;
     let st = statx(&dir_fd, &name, libc::AT_SYMLINK_NOFOLLOW);
     let kind = st.map_or(0, |s| u32::from(s.stx_mode) & libc::S_IFMT);
     let here = if dir == "/" { format!("/{last}") } else { format!("{dir}/{last}") };
     // A link that leads nowhere yet: a create through it makes its target.
-    if follow && kind == libc::S_IFLNK && links > 0 {
+    if follow && kind == libc::S_IFLNK {
+        if links == 0 {
+            // The kernel fails the call (ELOOP) past as many links.
+            return Err(Missing);
+        }
         let mut buf = [0u8; libc::PATH_MAX as usize];
         // SAFETY: a valid descriptor and C string, and a buffer of the length given.
         let n = unsafe { libc::readlinkat(dir_fd.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-        let target = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+        let read = usize::try_from(n).ok().and_then(|n| buf.get(..n)).ok_or(Unfollowable)?;
+        let target = std::str::from_utf8(read).map_err(|_| Unfollowable)?;
         let next = if target.starts_with('/') { target.to_string() } else { format!("{dir}/{target}") };
         return resolve_within(root, &next, follow, want_mount, links - 1);
     }
     let found = Found { exists: st.is_some(), dir: kind == libc::S_IFDIR, device: special(kind), mount };
-    Some((here, found))
+    Ok((here, found))
 }
 
 /// Whether a file of type `kind` is written whatever its mount says: a device, FIFO or socket.
@@ -846,6 +897,11 @@ fn statx(fd: &OwnedFd, name: &std::ffi::CStr, flags: libc::c_int) -> Option<libc
 /// An `O_PATH` descriptor of `path`: inside `root` when given (its absolute links and `..`
 /// stay in it, as for the process whose root it is), else as this process sees it.
 fn open_path(root: Option<&OwnedFd>, path: &str) -> Option<OwnedFd> {
+    open_path_or_errno(root, path).ok()
+}
+
+/// [`open_path`], or the error the kernel gave.
+fn open_path_or_errno(root: Option<&OwnedFd>, path: &str) -> Result<OwnedFd, i32> {
     /// The kernel's `struct open_how`.
     #[repr(C)]
     struct OpenHow {
@@ -853,7 +909,8 @@ fn open_path(root: Option<&OwnedFd>, path: &str) -> Option<OwnedFd> {
         mode: u64,
         resolve: u64,
     }
-    let relative = std::ffi::CString::new(if root.is_some() { path.trim_start_matches('/') } else { path }).ok()?;
+    let relative = std::ffi::CString::new(if root.is_some() { path.trim_start_matches('/') } else { path })
+        .map_err(|_| libc::EINVAL)?;
     let relative = if relative.as_bytes().is_empty() { c".".to_owned() } else { relative };
     let how = OpenHow {
         flags: (libc::O_PATH | libc::O_CLOEXEC) as u64,
@@ -865,8 +922,11 @@ fn open_path(root: Option<&OwnedFd>, path: &str) -> Option<OwnedFd> {
     // descriptor or -1.
     let fd =
         unsafe { libc::syscall(libc::SYS_openat2, dirfd, relative.as_ptr(), &how, std::mem::size_of::<OpenHow>()) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO));
+    }
     // SAFETY: a descriptor the kernel just returned, owned by nothing else.
-    (fd >= 0).then(|| unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
 }
 
 /// The path the kernel gives the file `fd` names.
@@ -999,24 +1059,32 @@ mod tests {
         std::os::unix::fs::symlink("file", format!("{d}/real/to-file")).unwrap();
         let root = open_path(None, "/").unwrap();
         let r = |p: &str, follow| resolve(&root, &format!("{d}/{p}"), follow, false).map(|(p, f)| (p, f.exists));
-        assert_eq!(r("abs/f", true), Some((format!("{d}/real/f"), false)));
-        assert_eq!(r("rel/f", true), Some((format!("{d}/real/f"), false)));
-        assert_eq!(r("real/to-file", true), Some((format!("{d}/real/file"), true)));
+        assert_eq!(r("abs/f", true), Ok((format!("{d}/real/f"), false)));
+        assert_eq!(r("rel/f", true), Ok((format!("{d}/real/f"), false)));
+        assert_eq!(r("real/to-file", true), Ok((format!("{d}/real/file"), true)));
         // The last link is the name itself when not followed (unlink, rename, mkdir), or when
         // it leads nowhere.
-        assert_eq!(r("real/to-file", false), Some((format!("{d}/real/to-file"), true)));
+        assert_eq!(r("real/to-file", false), Ok((format!("{d}/real/to-file"), true)));
         // A link that leads nowhere yet: its target is what a create makes.
-        assert_eq!(r("abs/up", true), Some((format!("{d}/outside"), false)));
-        assert_eq!(r("abs/up", false), Some((format!("{d}/real/up"), true)));
-        assert_eq!(r("real/../abs/./g", true), Some((format!("{d}/real/g"), false)));
+        assert_eq!(r("abs/up", true), Ok((format!("{d}/outside"), false)));
+        assert_eq!(r("abs/up", false), Ok((format!("{d}/real/up"), true)));
+        assert_eq!(r("real/../abs/./g", true), Ok((format!("{d}/real/g"), false)));
         // A directory that does not exist: the call fails for that, nothing to tell.
-        assert_eq!(r("none/f", true), None);
+        assert_eq!(r("none/f", true), Err(Unresolved::Missing));
+        // A magic link is not followed; a chain of links past the kernel's limit fails there.
+        assert_eq!(r("../../../../../../../../proc/self/cwd/f", false), Err(Unresolved::Unfollowable));
+        for i in 0..41 {
+            std::os::unix::fs::symlink(format!("chain{}", i + 1), format!("{d}/chain{i}")).unwrap();
+        }
+        std::os::unix::fs::symlink("real/end", format!("{d}/chain41")).unwrap();
+        assert_eq!(r("chain2", true), Ok((format!("{d}/real/end"), false)));
+        assert_eq!(r("chain0", true), Err(Unresolved::Missing));
         // Inside another root, an absolute link stays in it.
         let inner = open_path(None, &d).unwrap();
         std::os::unix::fs::symlink("/real", format!("{d}/rooted")).unwrap();
         assert_eq!(
             resolve(&inner, "/rooted/f", true, false).map(|(p, f)| (p, f.exists)),
-            Some((format!("{d}/real/f"), false))
+            Ok((format!("{d}/real/f"), false))
         );
         // What it is, and where it is mounted.
         let (_, dir) = resolve(&root, &format!("{d}/real"), true, true).unwrap();
@@ -1055,6 +1123,17 @@ mod tests {
         assert!(made("openat", Change::Open(libc::O_RDONLY as u64), "/w/.claude/settings.json", &new).is_none());
         assert!(made("mkdir", Change::New, "/w/.git/hooks", &there).is_none());
         assert!(made("openat", Change::Open(creat), "/w/.claude/settings.json", &there).is_none());
+        // Inside a point that was made past the watch: refused too.
+        assert!(made("openat", Change::Open(creat), "/w/.git/hooks/pre-commit", &new).is_some());
+        // A path the watch cannot follow is refused by the names below the workspace only.
+        let mut watch = Watch::new(Layout { workspace: "/w".into(), ..Default::default() }, 1, None, None);
+        watch.set_rules(Rules { absent: absent.clone(), ..Default::default() });
+        for named in ["/proc/self/cwd/.git/hooks", "../.git/hooks/", "/dev/fd/3/hooks", "x/.claude", "settings.json"] {
+            assert!(watch.names_point(named.as_bytes()), "{named}");
+        }
+        for other in ["/proc/self/cwd/build", "/dev/fd/63", "lib", "w", "config"] {
+            assert!(!watch.names_point(other.as_bytes()), "{other}");
+        }
     }
 
     #[test]
@@ -1073,16 +1152,22 @@ mod tests {
         watch.end();
         // Made during the run: renamed aside, whole, in place.
         assert!(std::fs::symlink_metadata(format!("{ws}/.git/hooks")).is_err());
-        let aside = format!("{ws}/.git/hooks.made-in-sandbox-bash-run-4242");
+        let asides: Vec<String> = std::fs::read_dir(format!("{ws}/.git"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("hooks.made-in-sandbox-bash-run-"))
+            .collect();
+        assert_eq!(asides.len(), 1, "{asides:?}");
+        let aside = format!("{ws}/.git/{}", asides[0]);
         assert_eq!(std::fs::read_to_string(format!("{aside}/pre-commit")).unwrap(), "#!/bin/sh\n");
-        // Reached through a link: left where it is, and told (counted).
+        // Reached through a link: left where it is. Neither counts as a refused call.
         assert_eq!(std::fs::read_to_string(format!("{elsewhere}/settings.json")).unwrap(), "{}");
-        assert_eq!(watch.count, 2);
+        assert_eq!(watch.count, 0);
         // Not made: nothing done. A second end (no process left) finds nothing more to move.
         assert!(std::fs::symlink_metadata(format!("{ws}/.vscode")).is_err());
         watch.end();
         assert!(std::fs::symlink_metadata(&aside).is_ok());
-        assert_eq!(watch.count, 2);
+        assert!(watch.seen.contains(&format!("left {ws}/.claude/settings.json")));
     }
 
     #[test]

@@ -284,6 +284,7 @@ impl Walker<'_> {
         let resolved = std::fs::canonicalize(crate::analysis::bytes::path(abs))
             .ok()
             .map(|p| crate::analysis::bytes::from_os(&p))
+            .or_else(|| through_dangling_links(abs))
             .filter(|p| p != abs);
         self.canonical_cache.insert(abs.to_string(), resolved.clone());
         resolved
@@ -460,4 +461,40 @@ fn unescape_glob(s: &str) -> String {
         }
     }
     out
+}
+
+/// Where `abs` leads when a link on its way leads to a name that does not exist yet (a write
+/// through `sub/c -> ../.git/commondir` makes `.git/commondir`): each link followed, the rest
+/// joined as written; `None` when no link is on the way, or past 40 of them.
+fn through_dangling_links(abs: &str) -> Option<String> {
+    let mut path = abs.to_string();
+    let mut followed = 0;
+    'again: loop {
+        let mut at = String::new();
+        let parts: Vec<String> = path.split('/').filter(|c| !c.is_empty()).map(str::to_string).collect();
+        for (i, part) in parts.iter().enumerate() {
+            at.push('/');
+            at.push_str(part);
+            let Ok(meta) = std::fs::symlink_metadata(crate::analysis::bytes::path(&at)) else {
+                // Nothing there: the rest is made as written.
+                return (followed > 0).then_some(path);
+            };
+            if meta.file_type().is_symlink() {
+                followed += 1;
+                if followed > 40 {
+                    return None;
+                }
+                let target = std::fs::read_link(crate::analysis::bytes::path(&at)).ok()?;
+                let target = crate::analysis::bytes::from_os(&target);
+                let dir = at.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+                let mut next = scope::normalize(dir, &target);
+                for rest in &parts[i + 1..] {
+                    next = scope::normalize(&next, rest);
+                }
+                path = next;
+                continue 'again;
+            }
+        }
+        return (followed > 0).then_some(path);
+    }
 }
