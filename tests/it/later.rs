@@ -362,3 +362,22 @@ t("claude-settings", lambda: open(".claude/settings.json", "w").close())
         }
     }
 }
+
+/// A link made in one call that leads to a persistence point not there yet is written through
+/// in the next: the analysis follows the link to the name it would make, and refuses the write
+/// before anything runs. The same write through a link to an ordinary file goes on.
+#[test]
+fn a_write_through_a_link_to_a_point_not_there_yet_is_refused() {
+    let lab = Lab::new();
+    std::fs::create_dir(lab.ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../.mcp.json", lab.ws.join("sub/y")).unwrap();
+    std::os::unix::fs::symlink("../notes.txt", lab.ws.join("sub/n")).unwrap();
+    let out = lab.command("0467", "echo '{}' > sub/y").output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "{err}");
+    assert!(err.contains(&format!("through a link to {}/.mcp.json", lab.ws.display())), "{err}");
+    assert!(std::fs::symlink_metadata(lab.ws.join(".mcp.json")).is_err());
+    let out = lab.command("0467", "echo fine > sub/n").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(lab.ws.join("notes.txt")).unwrap(), "fine\n");
+}
