@@ -355,12 +355,20 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             )));
         }
         let mut linked = false;
+        // Where each directory holding points really is, looked up once.
+        let mut real_dirs: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
         for p in protected {
             if !world.exists(&p) {
-                if let Some((dir, name)) = p.rsplit_once('/')
-                    && let Some(real) = world.canonical(dir).filter(|r| r != dir)
-                {
-                    view.absent.push(join(&real, name));
+                if let Some((dir, name)) = p.rsplit_once('/') {
+                    let real = real_dirs
+                        .entry(dir.to_string())
+                        .or_insert_with(|| {
+                            world.exists(dir).then(|| world.canonical(dir)).flatten().filter(|r| r != dir)
+                        })
+                        .clone();
+                    if let Some(real) = real {
+                        view.absent.push(join(&real, name));
+                    }
                 }
                 view.absent.push(p);
                 continue;
