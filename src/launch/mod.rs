@@ -76,6 +76,12 @@ pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
     !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some())
 }
 
+/// Programs that make names their words do not list: archives, recursive copies, patches.
+const MAKES_UNLISTED: &[&str] = &[
+    "tar", "gtar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ar", "rsync", "cp", "patch", "git", "unrar",
+    "unar", "jar", "busybox",
+];
+
 /// The program writes a directory in which it may make a persistence point it does not name
 /// (`tar xf` or `cp -r` into the workspace, `git apply`): at a mode that does not write the
 /// system, only the watch holds a point that does not exist yet (see
@@ -97,7 +103,12 @@ pub(crate) fn writes_above_points(decision: &crate::report::Decision, layout: &L
     };
     decision.analysis.accesses.iter().filter(|a| a.perm == Perm::Write).any(|a| {
         let t = a.target.as_str();
-        crate::scope::is_within(w, t)
+        // A program that makes names its words do not list, anywhere in the workspace: an
+        // absolute member (`tar -P`), a `..` one (`unzip -:`) or a link inside its target
+        // lands it anywhere.
+        let program = a.command.rsplit('/').next().unwrap_or(&a.command);
+        (crate::scope::is_within(t, w) && MAKES_UNLISTED.contains(&program))
+            || crate::scope::is_within(w, t)
             || (crate::scope::is_within(t, w)
                 && (points().any(|p| crate::scope::is_within(&format!("{w}/{p}"), t))
                     || std::fs::symlink_metadata(format!("{t}/.git")).is_ok()))

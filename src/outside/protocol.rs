@@ -166,6 +166,7 @@ mod tests {
                     scoped: true,
                     filters: Some(2),
                     absent: vec!["/w/.git/hooks".into()],
+                    new_hooks: vec!["/v/.git/hooks".into()],
                 }),
             },
             Request::Record(br#"{"verdict":"allow"}"#.to_vec()),

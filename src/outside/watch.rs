@@ -54,6 +54,10 @@ pub struct Rules {
     /// would make one, or put a directory or link in place above one, is refused.
     #[serde(default)]
     pub absent: Vec<String>,
+    /// Hooks directories of repositories that did not exist at the start (the view's
+    /// `new_hooks`): the sweep renames aside what is in them but git's samples.
+    #[serde(default)]
+    pub new_hooks: Vec<String>,
 }
 
 impl Rules {
@@ -298,6 +302,25 @@ impl Watch {
             };
             mounts.push(target.mount);
             let making = creates(i);
+            // A hook in a repository's hooks directory that the view does not hold (one made
+            // in the run: `git init`, then a hook written): git's samples only.
+            if making
+                && self.makes_hook(&resolved, change, &target)
+                && rules.refuses(&resolved, change, &target).is_none()
+            {
+                let rule = "the watch (a hook in a repository made during the run)";
+                let (missing, remedy) =
+                    self.missing(&resolved, Perm::Write, Change::New, &target, rule, Mode(rules.mode));
+                let (missing, remedy) = if remedy == "nothing in the mode" {
+                    let bit = Mode::bit(crate::mode::Scope::System, Perm::Write);
+                    (format!("missing system write ({bit})"), format!("mode {}", Mode(rules.mode).union(bit)))
+                } else {
+                    (missing, remedy)
+                };
+                refused = true;
+                found.push((resolved, missing, remedy, rule, change, target));
+                continue;
+            }
             // Where the kernel holds the point already (a home kept read-only), its answer stands.
             if let Some(point) = making
                 .then(|| makes_absent(&rules.absent, call.name, change, &resolved, &target))
@@ -542,6 +565,28 @@ impl Watch {
 }
 
 impl Watch {
+    /// Whether making `path` puts a hook in a repository's hooks directory in the workspace,
+    /// at a mode that does not write the system: a name in `.git/hooks` (or a repository's
+    /// `hooks` in `.git/modules` and `.git/worktrees`) that is not one of git's samples.
+    fn makes_hook(&self, path: &str, change: Change, found: &Found) -> bool {
+        let Some(rules) = &self.rules else { return false };
+        let makes = match change {
+            Change::New | Change::Either => true,
+            Change::Open(f) => !found.exists && f & libc::O_CREAT as u64 != 0,
+            Change::Existing { .. } | Change::Exec => false,
+        };
+        if !makes || Mode(rules.mode).has(crate::mode::Scope::System, Perm::Write) {
+            return false;
+        }
+        let workspace = self.layout.workspace.as_str();
+        let Some((dir, name)) = path.rsplit_once('/') else { return false };
+        workspace != "/"
+            && crate::scope::is_within(dir, workspace)
+            && dir.ends_with("/hooks")
+            && dir.contains("/.git/")
+            && !name.ends_with(".sample")
+    }
+
     /// The persistence point not there at the start whose name, or the name of a directory on
     /// the way to it below the workspace (`hooks`, `.mcp.json`, `.git`, `.claude`), `path` ends
     /// in: `path` is one the watch cannot follow (not UTF-8, from a directory that is gone,
@@ -599,7 +644,7 @@ impl Watch {
     /// is left, and when none is, for the persistence points that did not exist at the start
     /// and exist now: made past the refusal, by a process that rewrote the path in its memory
     /// after the watch read it. Each is renamed aside where it is
-    /// (`NAME.made-in-sandbox-bash-run-PID`: nothing lost, nothing outside runs it), told and
+    /// (`NAME.made-in-sandbox-bash-run-RANDOM`: nothing lost, nothing outside runs it), told and
     /// recorded. One whose directory is reached through a link now is left as it is, and told:
     /// the supervisor renames nothing the run could have pointed elsewhere.
     pub fn sweep(&mut self) {
@@ -623,25 +668,21 @@ impl Watch {
             if unsafe { libc::fstatat(fd, c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
                 continue;
             }
-            let mut moved = None;
-            for _ in 0..16 {
-                // A name the run cannot guess and make first.
-                let aside = format!("{name}.made-in-sandbox-bash-run-{:016x}", random_u64());
-                let Ok(c_aside) = std::ffi::CString::new(aside.as_str()) else { break };
-                // SAFETY: as above; the kernel renames within the one directory, replacing
-                // nothing.
-                let r = unsafe {
-                    libc::renameat2(fd, c_name.as_ptr(), fd, c_aside.as_ptr(), libc::RENAME_NOREPLACE as libc::c_uint)
-                };
-                if r == 0 {
-                    moved = Some(format!("{}/{aside}", point.rsplit_once('/').map_or("", |p| p.0)));
-                    break;
-                }
-                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
-                    break;
-                }
-            }
+            let moved = aside_in(&dir, name).map(|a| format!("{}/{a}", point.rsplit_once('/').map_or("", |p| p.0)));
             found.push((point.clone(), moved));
+        }
+        // What is in the hooks directory of a repository made during the run, but the samples.
+        for hooks in &rules.new_hooks {
+            let Ok(dir) = crate::exec::open_dir_no_links(std::path::Path::new(hooks)) else { continue };
+            let Ok(entries) = std::fs::read_dir(hooks) else { continue };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".sample") || name.contains(".made-in-sandbox-bash-run-") {
+                    continue;
+                }
+                let moved = aside_in(&dir, &name);
+                found.push((format!("{hooks}/{name}"), moved.map(|a| format!("{hooks}/{a}"))));
+            }
         }
         for (point, aside) in found {
             let done = match &aside {
@@ -672,6 +713,29 @@ impl Watch {
             self.count = count;
         }
     }
+}
+
+/// Renames `name` in the open directory `dir` aside, to a name the run cannot guess and make
+/// first, replacing nothing; the new name, or `None` when it could not be renamed.
+fn aside_in(dir: &std::fs::File, name: &str) -> Option<String> {
+    let fd = std::os::fd::AsRawFd::as_raw_fd(dir);
+    let c_name = std::ffi::CString::new(name).ok()?;
+    for _ in 0..16 {
+        let aside = format!("{name}.made-in-sandbox-bash-run-{:016x}", random_u64());
+        let c_aside = std::ffi::CString::new(aside.as_str()).ok()?;
+        // SAFETY: a valid directory descriptor and NUL-terminated names; the kernel renames
+        // within the one directory, replacing nothing.
+        let r = unsafe {
+            libc::renameat2(fd, c_name.as_ptr(), fd, c_aside.as_ptr(), libc::RENAME_NOREPLACE as libc::c_uint)
+        };
+        if r == 0 {
+            return Some(aside);
+        }
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+            return None;
+        }
+    }
+    None
 }
 
 /// 64 bits from the kernel's random source (0 when it gives none: the name is then tried
@@ -1206,6 +1270,7 @@ mod tests {
             scoped: true,
             filters: Some(2),
             absent: Vec::new(),
+            new_hooks: Vec::new(),
         };
         assert!(rules.granted("/w/x/y").contains(Rights::WRITE));
         let write = Change::Open(1);

@@ -630,6 +630,7 @@ pub fn watch_rules(locked: &Locked) -> Option<crate::outside::watch::Rules> {
         scoped: policy.scoped && locked.outcome.enforcement.landlock,
         filters: locked.outcome.enforcement.filters,
         absent: locked.view.as_ref().map(|v| v.absent.clone()).unwrap_or_default(),
+        new_hooks: locked.view.as_ref().map(|v| v.new_hooks.clone()).unwrap_or_default(),
     })
 }
 

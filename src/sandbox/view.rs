@@ -127,6 +127,10 @@ pub struct View {
     /// supervisor's watch refuses the calls that would make one (see `outside::watch`). Each
     /// as written, and where it lands when a directory above it is a link.
     pub absent: Vec<String>,
+    /// The hooks directory of a repository that did not exist at the start (the workspace's
+    /// own `.git/hooks` when it has no `.git`): `git init` may make it, with its samples, but a
+    /// hook left in it would run at the next commit outside.
+    pub new_hooks: Vec<String>,
 }
 
 impl View {
@@ -355,6 +359,9 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             )));
         }
         let mut linked = false;
+        if w != "/" && !world.exists(&join(w, ".git")) {
+            view.new_hooks.push(join(w, ".git/hooks"));
+        }
         // Where each directory holding points really is, looked up once.
         let mut real_dirs: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
         for p in protected {

@@ -381,3 +381,61 @@ fn a_write_through_a_link_to_a_point_not_there_yet_is_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_to_string(lab.ws.join("notes.txt")).unwrap(), "fine\n");
 }
+
+/// Programs that make names their words do not list, into a subdirectory: an absolute member
+/// (`tar -P`), and a link inside the target that leads to the top. And a repository made in
+/// the run, in a workspace that had none: `git init` works, with git's samples, but a hook
+/// written into it is refused, so no hook runs at the next commit outside.
+#[test]
+fn archives_into_a_subdirectory_and_repositories_made_in_the_run_plant_no_hook() {
+    let hook = |canary: &std::path::Path| format!("#!/bin/sh\ntouch {}\n", canary.display());
+    // In a repository without a hooks directory.
+    let lab = Lab::new();
+    let (ws, home) = (lab.ws.clone(), lab.home.clone());
+    let canary = lab.outside.join("HOOK_RAN");
+    assert!(git(&ws, &home, &["init", "-q", "-b", "main"]).status.success());
+    std::fs::remove_dir_all(ws.join(".git/hooks")).unwrap();
+    let staged = lab.outside.join("staged");
+    std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::write(ws.join(".git/hooks/pre-commit"), hook(&canary)).unwrap();
+    let absolute = lab.outside.join("absolute.tar");
+    let member = ws.join(".git/hooks/pre-commit");
+    assert!(Command::new("tar").arg("-cPf").arg(&absolute).arg(&member).status().unwrap().success());
+    std::fs::remove_dir_all(ws.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(staged.join("up/.git/hooks")).unwrap();
+    std::fs::write(staged.join("up/.git/hooks/pre-commit"), hook(&canary)).unwrap();
+    let linked = lab.outside.join("linked.tar");
+    let tar =
+        Command::new("tar").arg("-C").arg(&staged).arg("-cf").arg(&linked).arg("up/.git/hooks/pre-commit").status();
+    assert!(tar.unwrap().success());
+    let program = format!(
+        "mkdir -p vendor && tar -xPf {} -C vendor; echo absolute $?\nln -s .. vendor/up && tar -xf {} -C vendor; echo linked $?",
+        absolute.display(),
+        linked.display()
+    );
+    let out = lab.command("0467", &program).output().unwrap();
+    let (said, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("absolute 2") && said.contains("linked 2"), "{said}{err}");
+    assert!(!ws.join(".git/hooks").exists(), "{said}{err}");
+    let _ = git(&ws, &home, &["-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "two"]);
+    assert!(!canary.exists(), "a hook ran: {said}{err}");
+
+    // In a workspace that is not a repository yet.
+    let lab = Lab::new();
+    let (ws, home) = (lab.ws.clone(), lab.home.clone());
+    let canary = lab.outside.join("HOOK_RAN");
+    let code = format!(
+        "import os, subprocess\nsubprocess.run([\"git\", \"init\", \"-q\"], check=True)\nprint(\"samples\", \
+         len([n for n in os.listdir(\".git/hooks\") if n.endswith(\".sample\")]) > 0)\ntry:\n    \
+         open(\".git/hooks/pre-commit\", \"w\").write({:?})\n    print(\"hook made\")\nexcept OSError as e:\n    \
+         print(\"hook refused\", e.errno)\n",
+        hook(&canary)
+    );
+    let out = lab.command("0467", &lab::py(&code)).output().unwrap();
+    let (said, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("samples True") && said.contains("hook refused 13"), "{said}{err}");
+    assert!(err.contains("held by the watch (a hook in a repository made during the run)"), "{err}");
+    let _ = git(&ws, &home, &["add", "file.txt"]);
+    let _ = git(&ws, &home, &["commit", "-q", "-m", "one"]);
+    assert!(!canary.exists(), "a hook ran: {said}{err}");
+}
