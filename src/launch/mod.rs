@@ -77,6 +77,7 @@ pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
 }
 
 /// Programs that make names their words do not list: archives, recursive copies, patches.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAKES_UNLISTED: &[&str] = &[
     "tar", "gtar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ar", "rsync", "cp", "patch", "git", "unrar",
     "unar", "jar", "busybox",
@@ -86,6 +87,7 @@ const MAKES_UNLISTED: &[&str] = &[
 /// (`tar xf` or `cp -r` into the workspace, `git apply`): at a mode that does not write the
 /// system, only the watch holds a point that does not exist yet (see
 /// `outside::watch::Rules::absent`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn writes_above_points(decision: &crate::report::Decision, layout: &Layout) -> bool {
     use crate::mode::{Perm, Scope};
     let w = layout.workspace.as_str();
