@@ -305,7 +305,7 @@ impl Watch {
             // A hook in a repository's hooks directory that the view does not hold (one made
             // in the run: `git init`, then a hook written): git's samples only.
             if making
-                && self.makes_hook(&resolved, change, &target)
+                && self.makes_hook(call.name, &resolved, change, &target)
                 && rules.refuses(&resolved, change, &target).is_none()
             {
                 let rule = "the watch (a hook in a repository made during the run)";
@@ -566,9 +566,10 @@ impl Watch {
 
 impl Watch {
     /// Whether making `path` puts a hook in a repository's hooks directory in the workspace,
-    /// at a mode that does not write the system: a name in `.git/hooks` (or a repository's
-    /// `hooks` in `.git/modules` and `.git/worktrees`) that is not one of git's samples.
-    fn makes_hook(&self, path: &str, change: Change, found: &Found) -> bool {
+    /// at a mode that does not write the system: a name in the `hooks` of a git directory (a
+    /// `.git`, one in `.git/modules` or `.git/worktrees`, one a `.git` file names, a bare one)
+    /// that is not one of git's samples, or a whole `hooks` renamed or linked into place.
+    fn makes_hook(&self, call: &str, path: &str, change: Change, found: &Found) -> bool {
         let Some(rules) = &self.rules else { return false };
         let makes = match change {
             Change::New | Change::Either => true,
@@ -579,12 +580,24 @@ impl Watch {
             return false;
         }
         let workspace = self.layout.workspace.as_str();
+        if workspace == "/" || !crate::scope::is_within(path, workspace) {
+            return false;
+        }
+        // A git directory: `.git`, one a `.git` file names (`--separate-git-dir`), a bare one.
+        let git_dir = |dir: &str| {
+            dir.ends_with("/.git")
+                || dir.contains("/.git/")
+                || (std::path::Path::new(dir).join("HEAD").is_file()
+                    && std::path::Path::new(dir).join("objects").is_dir())
+        };
         let Some((dir, name)) = path.rsplit_once('/') else { return false };
-        workspace != "/"
-            && crate::scope::is_within(dir, workspace)
-            && dir.ends_with("/hooks")
-            && dir.contains("/.git/")
-            && !name.ends_with(".sample")
+        // A hooks directory put in place whole (renamed, linked).
+        let whole = matches!(call, "rename" | "renameat" | "renameat2" | "symlink" | "symlinkat" | "link" | "linkat");
+        if name == "hooks" && whole && git_dir(dir) {
+            return true;
+        }
+        let Some((above, last)) = dir.rsplit_once('/') else { return false };
+        last == "hooks" && git_dir(above) && !name.ends_with(".sample")
     }
 
     /// The persistence point not there at the start whose name, or the name of a directory on

@@ -425,15 +425,35 @@ fn archives_into_a_subdirectory_and_repositories_made_in_the_run_plant_no_hook()
     let (ws, home) = (lab.ws.clone(), lab.home.clone());
     let canary = lab.outside.join("HOOK_RAN");
     let code = format!(
-        "import os, subprocess\nsubprocess.run([\"git\", \"init\", \"-q\"], check=True)\nprint(\"samples\", \
-         len([n for n in os.listdir(\".git/hooks\") if n.endswith(\".sample\")]) > 0)\ntry:\n    \
-         open(\".git/hooks/pre-commit\", \"w\").write({:?})\n    print(\"hook made\")\nexcept OSError as e:\n    \
-         print(\"hook refused\", e.errno)\n",
-        hook(&canary)
+        r#"
+import os, shutil, subprocess
+subprocess.run(["git", "init", "-q"], check=True)
+print("samples", len([n for n in os.listdir(".git/hooks") if n.endswith(".sample")]) > 0)
+def t(name, f):
+    try:
+        f()
+        print(name, "made")
+    except OSError as e:
+        print(name, "refused", e.errno)
+t("hook", lambda: open(".git/hooks/pre-commit", "w").write({hook:?}))
+t("sample-renamed", lambda: os.rename(".git/hooks/pre-commit.sample", ".git/hooks/pre-commit"))
+os.mkdir("prepared")
+open("prepared/pre-commit", "w").write({hook:?})
+os.chmod("prepared/pre-commit", 0o755)
+shutil.rmtree(".git/hooks")
+t("hooks-renamed", lambda: os.rename("prepared", ".git/hooks"))
+t("hooks-linked", lambda: os.symlink("../prepared", ".git/hooks"))
+subprocess.run(["git", "init", "-q", "--bare", "bare.git"], check=True)
+t("bare-hook", lambda: open("bare.git/hooks/post-receive", "w").write({hook:?}))
+"#,
+        hook = hook(&canary)
     );
     let out = lab.command("0467", &lab::py(&code)).output().unwrap();
     let (said, err) = (text(&out.stdout), text(&out.stderr));
-    assert!(said.contains("samples True") && said.contains("hook refused 13"), "{said}{err}");
+    assert!(said.contains("samples True"), "{said}{err}");
+    for name in ["hook", "sample-renamed", "hooks-renamed", "hooks-linked", "bare-hook"] {
+        assert!(said.contains(&format!("{name} refused 13")), "{name}: {said}{err}");
+    }
     assert!(err.contains("held by the watch (a hook in a repository made during the run)"), "{err}");
     let _ = git(&ws, &home, &["add", "file.txt"]);
     let _ = git(&ws, &home, &["commit", "-q", "-m", "one"]);
