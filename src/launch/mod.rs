@@ -76,11 +76,12 @@ pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
     !analysis.unresolved.is_empty() || analysis.accesses.iter().any(|a| a.bound().is_some())
 }
 
-/// Programs that make names their words do not list: archives, recursive copies, patches.
+/// Programs that make names their words do not list: archives, recursive copies, patches, names
+/// a file or a server gives (`gunzip -N`, `gpg --use-embedded-filename`, `curl -OJ`).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAKES_UNLISTED: &[&str] = &[
     "tar", "gtar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ar", "rsync", "cp", "patch", "git", "unrar",
-    "unar", "jar", "busybox",
+    "unar", "jar", "busybox", "gzip", "gunzip", "pigz", "unpigz", "gpg", "gpg2", "curl", "wget",
 ];
 
 /// The program writes a directory in which it may make a persistence point it does not name
@@ -103,14 +104,19 @@ pub(crate) fn writes_above_points(decision: &crate::report::Decision, layout: &L
             ".git/worktrees",
         ])
     };
+    // A program that makes names its words do not list, wherever it writes (scratch included,
+    // which no access records): an absolute member (`tar -P -C /tmp`), a `..` one (`unzip -:`),
+    // a name from the file's own header (`gunzip -N`) or a link inside its target lands it
+    // anywhere.
+    let unlisted = |c: &crate::analysis::CommandUse| {
+        c.name.as_deref().and_then(|n| n.rsplit('/').next()).is_some_and(|n| MAKES_UNLISTED.contains(&n))
+    };
+    if decision.analysis.commands.iter().any(unlisted) {
+        return true;
+    }
     decision.analysis.accesses.iter().filter(|a| a.perm == Perm::Write).any(|a| {
         let t = a.target.as_str();
-        // A program that makes names its words do not list, anywhere in the workspace: an
-        // absolute member (`tar -P`), a `..` one (`unzip -:`) or a link inside its target
-        // lands it anywhere.
-        let program = a.command.rsplit('/').next().unwrap_or(&a.command);
-        (crate::scope::is_within(t, w) && MAKES_UNLISTED.contains(&program))
-            || crate::scope::is_within(w, t)
+        crate::scope::is_within(w, t)
             || (crate::scope::is_within(t, w)
                 && (points().any(|p| crate::scope::is_within(&format!("{w}/{p}"), t))
                     || std::fs::symlink_metadata(format!("{t}/.git")).is_ok()))
