@@ -507,8 +507,8 @@ fn configuration_that_runs_no_program_is_a_workspace_write() {
     assert_eq!(std::fs::read_to_string(f.path(".git/config")).unwrap(), config);
 }
 
-/// A push to a repository on this machine runs that repository's hooks: one an earlier call
-/// planted (a bare repository is no persistence point of the workspace) would write this
+/// A push to a repository on this machine runs that repository's hooks: one there (an earlier
+/// call cannot plant it: a hook in a repository made in the run is refused) would write this
 /// repository's configuration while a plain program had it writable. Such a push earns nothing:
 /// the configuration write is refused before anything runs, and the hook that still runs (the
 /// program read from standard input) cannot write it.
@@ -522,8 +522,18 @@ fn a_push_to_a_repository_here_earns_no_writable_configuration() {
     let plant = format!(
         "git init -q --bare x.git && cat > x.git/hooks/pre-receive <<'EOF'\n{hook}EOF\nchmod +x x.git/hooks/pre-receive"
     );
+    // A hook written into a repository made in the run is refused: the watch holds hooks of
+    // repositories the view does not.
     let out = f.step(Shell::Sandboxed("0467"), &plant);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("held by the watch (a hook in a repository made during the run)"), "{err}");
+    assert!(!f.path("x.git/hooks/pre-receive").exists(), "{err}");
+    // The rest needs one: a local remote of the user's own that has a hook, made outside.
+    std::fs::write(f.path("x.git/hooks/pre-receive"), &hook).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(f.path("x.git/hooks/pre-receive"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let before = std::fs::read_to_string(&config).unwrap();
     denied(
         &f.step(Shell::Sandboxed("0467"), "git remote add o ./x.git && git push -q o HEAD:refs/heads/main"),

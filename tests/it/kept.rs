@@ -199,12 +199,13 @@ fn a_nested_level_sees_a_link_made_in_the_home_after_the_run_started() {
 
 #[test]
 fn listings_are_kept_below_the_accounts_home_whatever_home_a_run_is_given() {
-    let lab = settled_lab(|_| {});
+    // The other home is made before the listings settle: a start plans from its listing too,
+    // and would keep it (the store changing for that, not for the command).
+    let lab = settled_lab(|lab| std::fs::create_dir(lab.ws.join("other-home")).unwrap());
     // Runs given another home or state directory (one a command may write: the workspace,
     // scratch) keep nothing there, and cannot reach the account's store either.
     let scratch = tempfile::Builder::new().prefix("sbx-kept-").tempdir_in("/tmp").unwrap();
     let other = lab.ws.join("other-home");
-    std::fs::create_dir(&other).unwrap();
     let file = store(&lab);
     for (var, dir) in [
         ("XDG_STATE_HOME", lab.ws.join("state")),
