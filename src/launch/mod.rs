@@ -77,11 +77,49 @@ pub(crate) fn unseen(decision: &crate::report::Decision) -> bool {
 }
 
 /// Programs that make names their words do not list: archives, recursive copies, patches, names
-/// a file or a server gives (`gunzip -N`, `gpg --use-embedded-filename`, `curl -OJ`).
+/// a file or a server gives (`gunzip -N`, `gpg --use-embedded-filename`, `curl -OJ`), and the
+/// decompressors, whose output is named by stripping a suffix (`xz -d .mcp.json.xz`).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAKES_UNLISTED: &[&str] = &[
-    "tar", "gtar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ar", "rsync", "cp", "patch", "git", "unrar",
-    "unar", "jar", "busybox", "gzip", "gunzip", "pigz", "unpigz", "gpg", "gpg2", "curl", "wget",
+    "tar",
+    "gtar",
+    "bsdtar",
+    "unzip",
+    "7z",
+    "7za",
+    "7zr",
+    "cpio",
+    "pax",
+    "ar",
+    "rsync",
+    "cp",
+    "patch",
+    "git",
+    "unrar",
+    "unar",
+    "jar",
+    "busybox",
+    "gzip",
+    "gunzip",
+    "pigz",
+    "unpigz",
+    "gpg",
+    "gpg2",
+    "curl",
+    "wget",
+    "xz",
+    "unxz",
+    "lzma",
+    "unlzma",
+    "bzip2",
+    "bunzip2",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "lzip",
+    "brotli",
+    "compress",
+    "uncompress",
 ];
 
 /// The program writes a directory in which it may make a persistence point it does not name
