@@ -685,7 +685,30 @@ impl Watch {
             found.push((point.clone(), moved));
         }
         // What is in the hooks directory of a repository made during the run, but the samples.
+        // The same where a `.git` file or link made in the run points (`git init
+        // --separate-git-dir`), when that is in the workspace: its hooks may have been written
+        // before it became a git directory.
+        let mut hooks_dirs: Vec<String> = rules.new_hooks.clone();
         for hooks in &rules.new_hooks {
+            let Some(git) = hooks.strip_suffix("/hooks") else { continue };
+            let Some((top, _)) = git.rsplit_once('/') else { continue };
+            let pointed = match std::fs::symlink_metadata(git) {
+                Ok(m) if m.file_type().is_file() => std::fs::read_to_string(git).ok().and_then(|t| {
+                    t.lines().next().and_then(|l| l.strip_prefix("gitdir:")).map(|d| d.trim().to_string())
+                }),
+                Ok(m) if m.file_type().is_symlink() => {
+                    std::fs::read_link(git).ok().map(|t| t.to_string_lossy().into_owned())
+                }
+                _ => None,
+            };
+            if let Some(target) = pointed.map(|t| crate::scope::normalize(top, &t))
+                && crate::scope::is_within(&target, &self.layout.workspace)
+                && self.layout.workspace != "/"
+            {
+                hooks_dirs.push(format!("{target}/hooks"));
+            }
+        }
+        for hooks in &hooks_dirs {
             let Ok(dir) = crate::exec::open_dir_no_links(std::path::Path::new(hooks)) else { continue };
             let Ok(entries) = std::fs::read_dir(hooks) else { continue };
             for e in entries.flatten() {
@@ -707,8 +730,8 @@ impl Watch {
                 continue;
             }
             let line = format!(
-                "sandbox-bash: denied: {point} did not exist at the start and was made during the run, past the \
-                 watch; {done}"
+                "sandbox-bash: denied: {point} did not exist at the start and was made during the run, where it \
+                 runs code later; {done}"
             );
             // Told and recorded past the caps on refusals: a program that used them up first
             // does not hide this.
@@ -1245,6 +1268,26 @@ mod tests {
         watch.end();
         assert!(std::fs::symlink_metadata(&aside).is_ok());
         assert!(watch.seen.contains(&format!("left {ws}/.claude/settings.json")));
+    }
+
+    #[test]
+    fn hooks_of_a_repository_made_in_the_run_are_renamed_aside_where_its_git_file_points() {
+        let root = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let ws = crate::exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        std::fs::create_dir_all(format!("{ws}/gd/hooks")).unwrap();
+        std::fs::write(format!("{ws}/gd/hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+        std::fs::write(format!("{ws}/gd/hooks/pre-commit.sample"), "#!/bin/sh\n").unwrap();
+        std::fs::write(format!("{ws}/.git"), "gitdir: gd\n").unwrap();
+        let mut watch = Watch::new(Layout { workspace: ws.clone(), ..Default::default() }, 1, None, None);
+        watch.set_rules(Rules { mode: 0o467, new_hooks: vec![format!("{ws}/.git/hooks")], ..Default::default() });
+        watch.sweep();
+        let left: Vec<String> = std::fs::read_dir(format!("{ws}/gd/hooks"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!left.contains(&"pre-commit".to_string()), "{left:?}");
+        assert!(left.contains(&"pre-commit.sample".to_string()), "{left:?}");
+        assert!(left.iter().any(|n| n.starts_with("pre-commit.made-in-sandbox-bash-run-")), "{left:?}");
     }
 
     #[test]
