@@ -147,6 +147,9 @@ pub struct Watch {
     /// The first refusals, for the summary, with what would allow each.
     first: Vec<(String, String)>,
     count: usize,
+    /// The tenths of a second (since the epoch) in which a process of the run made a call
+    /// that makes a name: a point the sweep finds is the run's only when it was born in one.
+    making: HashSet<u64>,
 }
 
 impl Watch {
@@ -166,6 +169,7 @@ impl Watch {
             records,
             rules: None,
             seen: HashSet::new(),
+            making: HashSet::new(),
             own: super::peer::Executable::own().ok(),
             first: Vec::new(),
             count: 0,
@@ -211,6 +215,9 @@ impl Watch {
             "open" | "openat" | "openat2" => flags.is_some_and(|f| f & libc::O_CREAT as u64 != 0),
             _ => true,
         };
+        if (0..call.paths.len()).any(creates) {
+            self.making.insert(tenths(std::time::SystemTime::now()));
+        }
         let mut targets = Vec::new();
         let mut unfollowed: Vec<String> = Vec::new();
         for (i, &(dirfd, path_arg)) in call.paths.iter().enumerate() {
@@ -565,6 +572,23 @@ impl Watch {
 }
 
 impl Watch {
+    /// Whether the entry `name` of `dir` was born while a process of the run made a name (in
+    /// the second before): yes too when the file system keeps no birth time.
+    fn born_in_run(&self, dir: &std::fs::File, name: &std::ffi::CStr) -> bool {
+        // SAFETY: an all-zero statx is valid to be overwritten.
+        let mut st: libc::statx = unsafe { std::mem::zeroed() };
+        let fd = std::os::fd::AsRawFd::as_raw_fd(dir);
+        // SAFETY: a valid directory descriptor, C string and out-pointer.
+        let rc = unsafe { libc::statx(fd, name.as_ptr(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_BTIME, &mut st) };
+        if rc != 0 || st.stx_mask & libc::STATX_BTIME == 0 {
+            return true;
+        }
+        let born = st.stx_btime.tv_sec.max(0) as u64 * 10 + u64::from(st.stx_btime.tv_nsec) / 100_000_000;
+        // Up to a second before its birth: a call the watch let go may wait for a CPU that long
+        // before the kernel makes the name.
+        (born.saturating_sub(10)..=born + 1).any(|t| self.making.contains(&t))
+    }
+
     /// Whether making `path` puts a hook in a repository's hooks directory in the workspace,
     /// at a mode that does not write the system: a name in the `hooks` of a git directory (a
     /// `.git`, one in `.git/modules` or `.git/worktrees`, one a `.git` file names, a bare one)
@@ -681,6 +705,17 @@ impl Watch {
             if unsafe { libc::fstatat(fd, c_name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
                 continue;
             }
+            // Born when no process of the run made a name: something outside made it (an
+            // editor opened meanwhile). Left in place, told once.
+            if !self.born_in_run(&dir, &c_name) {
+                if self.seen.insert(format!("outside {point}")) {
+                    self.stderr.line(&format!(
+                        "sandbox-bash: note: {point} did not exist at the start and was made during the run, by no \
+                         process of it: left in place"
+                    ));
+                }
+                continue;
+            }
             let moved = aside_in(&dir, name).map(|a| format!("{}/{a}", point.rsplit_once('/').map_or("", |p| p.0)));
             found.push((point.clone(), moved));
         }
@@ -714,6 +749,10 @@ impl Watch {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 if name.ends_with(".sample") || name.contains(".made-in-sandbox-bash-run-") {
+                    continue;
+                }
+                let Ok(c_name) = std::ffi::CString::new(name.as_str()) else { continue };
+                if !self.born_in_run(&dir, &c_name) {
                     continue;
                 }
                 let moved = aside_in(&dir, &name);
@@ -772,6 +811,11 @@ fn aside_in(dir: &std::fs::File, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The tenth of a second (since the epoch) that `t` falls in.
+fn tenths(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64 / 100)
 }
 
 /// 64 bits from the kernel's random source (0 when it gives none: the name is then tried
@@ -1249,6 +1293,8 @@ mod tests {
         let absent = [".git/hooks", ".vscode", ".claude/settings.json"].map(|p| format!("{ws}/{p}")).to_vec();
         let mut watch = Watch::new(Layout { workspace: ws.clone(), ..Default::default() }, 4242, None, None);
         watch.set_rules(Rules { mode: 0o467, absent, ..Default::default() });
+        // The points were made just now, as by a process of the run.
+        watch.making.insert(tenths(std::time::SystemTime::now()));
         watch.end();
         // Made during the run: renamed aside, whole, in place.
         assert!(std::fs::symlink_metadata(format!("{ws}/.git/hooks")).is_err());
@@ -1271,6 +1317,24 @@ mod tests {
     }
 
     #[test]
+    fn a_point_born_when_no_process_of_the_run_made_a_name_is_left_in_place() {
+        let root = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let ws = crate::exec::canonicalize(&root.path().to_string_lossy()).unwrap();
+        std::fs::create_dir_all(format!("{ws}/.idea")).unwrap();
+        let mut watch = Watch::new(Layout { workspace: ws.clone(), ..Default::default() }, 1, None, None);
+        watch.set_rules(Rules { mode: 0o467, absent: vec![format!("{ws}/.idea")], ..Default::default() });
+        // The run made names long before (an editor opened later made the point).
+        watch.making.insert(tenths(std::time::SystemTime::now()) - 600);
+        watch.sweep();
+        assert!(std::fs::metadata(format!("{ws}/.idea")).unwrap().is_dir());
+        assert!(watch.seen.contains(&format!("outside {ws}/.idea")));
+        // Born while the run made a name: renamed aside.
+        watch.making.insert(tenths(std::time::SystemTime::now()));
+        watch.sweep();
+        assert!(std::fs::symlink_metadata(format!("{ws}/.idea")).is_err());
+    }
+
+    #[test]
     fn hooks_of_a_repository_made_in_the_run_are_renamed_aside_where_its_git_file_points() {
         let root = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
         let ws = crate::exec::canonicalize(&root.path().to_string_lossy()).unwrap();
@@ -1280,6 +1344,7 @@ mod tests {
         std::fs::write(format!("{ws}/.git"), "gitdir: gd\n").unwrap();
         let mut watch = Watch::new(Layout { workspace: ws.clone(), ..Default::default() }, 1, None, None);
         watch.set_rules(Rules { mode: 0o467, new_hooks: vec![format!("{ws}/.git/hooks")], ..Default::default() });
+        watch.making.insert(tenths(std::time::SystemTime::now()));
         watch.sweep();
         let left: Vec<String> = std::fs::read_dir(format!("{ws}/gd/hooks"))
             .unwrap()
