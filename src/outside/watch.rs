@@ -595,12 +595,7 @@ impl Watch {
     /// that is not one of git's samples, or a whole `hooks` renamed or linked into place.
     fn makes_hook(&self, call: &str, path: &str, change: Change, found: &Found) -> bool {
         let Some(rules) = &self.rules else { return false };
-        let makes = match change {
-            Change::New | Change::Either => true,
-            Change::Open(f) => !found.exists && f & libc::O_CREAT as u64 != 0,
-            Change::Existing { .. } | Change::Exec => false,
-        };
-        if !makes || Mode(rules.mode).has(crate::mode::Scope::System, Perm::Write) {
+        if !change.makes(found) || Mode(rules.mode).has(crate::mode::Scope::System, Perm::Write) {
             return false;
         }
         let workspace = self.layout.workspace.as_str();
@@ -844,6 +839,16 @@ enum Change {
 }
 
 impl Change {
+    /// Whether the call makes a name at the path (`found` as it is now): a new name, a
+    /// rename's destination, or an open with O_CREAT of a file that is not there.
+    fn makes(self, found: &Found) -> bool {
+        match self {
+            Change::New | Change::Either => true,
+            Change::Open(f) => !found.exists && f & libc::O_CREAT as u64 != 0,
+            Change::Existing { .. } | Change::Exec => false,
+        }
+    }
+
     /// Whether a link at the path's end is followed.
     fn follows(self) -> bool {
         match self {
@@ -889,12 +894,7 @@ impl Change {
 /// would bring a whole tree in at once. A directory made above one is not (`mkdir .claude`
 /// makes nothing that runs: what is made in it next is looked at then).
 fn makes_absent<'a>(absent: &'a [String], call: &str, change: Change, path: &str, found: &Found) -> Option<&'a String> {
-    let makes = match change {
-        Change::New | Change::Either => true,
-        Change::Open(f) => !found.exists && f & libc::O_CREAT as u64 != 0,
-        Change::Existing { .. } | Change::Exec => false,
-    };
-    if !makes || (found.exists && change == Change::New) {
+    if !change.makes(found) || (found.exists && change == Change::New) {
         return None;
     }
     let whole = matches!(call, "rename" | "renameat" | "renameat2" | "symlink" | "symlinkat" | "link" | "linkat");
