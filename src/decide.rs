@@ -157,6 +157,7 @@ pub(crate) fn decide(
         certainty: analysis::Certainty::Known,
         file: None,
         text: None,
+        more: 0,
     };
     let (text, kind, extra): (Vec<u8>, TextKind, Vec<Access>) = match &inv.source {
         Source::Command { text, .. } => (text.as_bytes().to_vec(), TextKind::Command, Vec::new()),
@@ -182,6 +183,7 @@ pub(crate) fn decide(
                             certainty: analysis::Certainty::Known,
                             file: None,
                             text: None,
+                            more: 0,
                         });
                     }
                     (bytes, TextKind::Script, extra)
@@ -286,6 +288,7 @@ pub(crate) fn decide(
             certainty: analysis::Certainty::Known,
             file: None,
             text: None,
+            more: 0,
         });
     }
     // A new file the program writes right into an agent's shell-state directory is the snapshot

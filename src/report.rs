@@ -34,6 +34,13 @@ pub struct JsonAccess<'a> {
     /// The text of the simple command the access belongs to, as written (shortened).
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<Cow<'a, str>>,
+    /// How many more places need the same (this is the first of them).
+    #[serde(skip_serializing_if = "is_zero")]
+    more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl<'a> From<&'a Access> for JsonAccess<'a> {
@@ -56,6 +63,7 @@ impl<'a> From<&'a Access> for JsonAccess<'a> {
             },
             file: a.file.as_deref().map(shown),
             text: a.text.as_deref().map(shown),
+            more: a.more,
         }
     }
 }
@@ -93,6 +101,17 @@ fn told(text: &str) -> Cow<'_, str> {
 /// ` in `TEXT``: the command's own text after its position, when it is known.
 fn in_text(a: &Access) -> String {
     a.text.as_deref().map(|t| format!(" in `{}`", told(t))).unwrap_or_default()
+}
+
+/// Where an access is, and how many more places need the same: `3:5`, `FILE:3:5, and 40 more
+/// places`.
+fn places(a: &Access) -> String {
+    let first = at(a.pos, a.file.as_deref());
+    match a.more {
+        0 => first,
+        1 => format!("{first}, and 1 more place"),
+        n => format!("{first}, and {n} more places"),
+    }
 }
 
 /// A position in the explanation: `3:5`, or `FILE:3:5` in another file.
@@ -239,7 +258,7 @@ impl Decision {
             let needing: Vec<&Access> =
                 self.analysis.accesses.iter().filter(|a| a.scope == scope && a.perm == perm).collect();
             let Some(first) = needing.first() else { continue };
-            let more = match needing.len() {
+            let more = match needing.iter().map(|a| a.more + 1).sum::<usize>() {
                 1 => String::new(),
                 n => format!(" (and {} more)", n - 1),
             };
@@ -345,7 +364,7 @@ impl Decision {
                     a.perm.word(),
                     told(&a.target),
                     told(&a.command),
-                    at(a.pos, a.file.as_deref()),
+                    places(a),
                     told(&a.reason)
                 ));
             }
@@ -365,21 +384,37 @@ impl Decision {
                     a.perm.word(),
                     told(&a.target),
                     told(&a.command),
-                    at(a.pos, a.file.as_deref()),
+                    places(a),
                     told(&a.reason)
                 ));
             }
         }
         if !self.analysis.commands.is_empty() {
             out.push_str("commands:\n");
+            // Each command once, where it is first, with the number of its other places.
+            let mut first: std::collections::HashMap<(Option<&str>, Option<&str>), usize> = Default::default();
+            let mut listed: Vec<(&crate::analysis::CommandUse, usize)> = Vec::new();
             for c in &self.analysis.commands {
+                match first.entry((c.name.as_deref(), c.text.as_deref())) {
+                    std::collections::hash_map::Entry::Occupied(e) => listed[*e.get()].1 += 1,
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(listed.len());
+                        listed.push((c, 0));
+                    }
+                }
+            }
+            for (c, more) in listed {
+                let place = at(c.pos, c.file.as_deref());
+                let place = match more {
+                    0 => place,
+                    1 => format!("{place}, and 1 more place"),
+                    n => format!("{place}, and {n} more places"),
+                };
                 match &c.name {
-                    Some(name) => out.push_str(&format!("  {} ({})\n", told(name), at(c.pos, c.file.as_deref()))),
-                    None => out.push_str(&format!(
-                        "  (not static: {}) ({})\n",
-                        told(c.text.as_deref().unwrap_or("")),
-                        at(c.pos, c.file.as_deref())
-                    )),
+                    Some(name) => out.push_str(&format!("  {} ({place})\n", told(name))),
+                    None => {
+                        out.push_str(&format!("  (not static: {}) ({place})\n", told(c.text.as_deref().unwrap_or(""))))
+                    }
                 }
             }
         }

@@ -64,6 +64,10 @@ pub struct Access {
     /// The text of the simple command the access belongs to, as written (shortened), when it
     /// belongs to one.
     pub text: Option<std::sync::Arc<str>>,
+    /// How many more places need the same (the same bit, target, command, reason and
+    /// certainty): the first is kept, the others counted (a library calls `[` thousands of
+    /// times).
+    pub more: usize,
 }
 
 /// Whether an access is known to happen, or only possible.

@@ -123,13 +123,14 @@ fn the_manual_documents_every_option_preset_and_json_field() {
         assert!(man.contains(name) && man.contains(&mode.to_string()), "the manual page lacks the preset {name}");
     }
     let out = Command::new(SANDBOX)
-        .args(["--sandbox-explain", "--sandbox-json", "-c", "cat /etc/shadow; $x"])
+        .args(["--sandbox-explain", "--sandbox-json", "-c", "cat /etc/shadow; cat /etc/shadow; $x"])
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in json.as_object().unwrap().keys() {
         assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the JSON field {key}");
     }
+    assert_eq!(json["accesses"][0]["more"], 1, "{json}");
     for key in json["accesses"][0].as_object().unwrap().keys() {
         assert!(man.contains(&format!("\"{key}\"")), "the manual page lacks the access field {key}");
     }
@@ -194,4 +195,23 @@ fn the_manual_lists_every_client_and_its_files() {
             );
         }
     }
+}
+
+#[test]
+fn the_explanation_lists_each_need_and_command_once_with_the_number_of_other_places() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let program = "f() { cat /etc/hostname; }\nf; f; f\nfor i in 1 2; do cat /etc/hostname; done\ncat /etc/hostname";
+    let out = Command::new(SANDBOX)
+        .args(["--sandbox-explain", "-c", program])
+        .current_dir(dir.path())
+        .env("SANDBOX_BASH_WORKSPACE", dir.path())
+        .env("BASH_AGENT_BASH_MODE", "0467")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reads: Vec<&str> = text.lines().filter(|l| l.contains("system read") && l.contains("/etc/hostname")).collect();
+    assert_eq!(reads.len(), 1, "{text}");
+    assert!(reads[0].contains("(cat at 1:11, and 2 more places: "), "{text}");
+    let cats: Vec<&str> = text.lines().filter(|l| l.starts_with("  cat (")).collect();
+    assert_eq!(cats, ["  cat (1:7, and 2 more places)"], "{text}");
 }

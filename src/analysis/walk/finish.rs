@@ -2,12 +2,13 @@
 //! assigns anywhere is unknown, which of them can run, and the analysis assembled from what
 //! every body recorded.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::state::State;
-use super::{Sink, Walker};
+use super::{Place, Sink, Walker};
 use crate::analysis::programs::{Nest, Stdin};
-use crate::analysis::{Analysis, Certainty};
+use crate::analysis::{Access, Analysis, Certainty};
+use crate::mode::{Perm, Scope};
 
 impl Walker<'_> {
     pub(super) fn finish(mut self) -> Analysis {
@@ -129,14 +130,14 @@ impl Walker<'_> {
         let mut accesses = Vec::new();
         for (i, sink) in self.sinks.into_iter().enumerate() {
             if active.contains(&i) {
-                accesses.extend(sink.accesses);
+                accesses.extend(sink.accesses.into_iter().zip(sink.places));
             } else if all {
-                for (mut a, bound) in sink.accesses.into_iter().zip(sink.bounds) {
+                for ((mut a, bound), places) in sink.accesses.into_iter().zip(sink.bounds).zip(sink.places) {
                     if a.certainty == Certainty::Known {
                         a.certainty = Certainty::Possible(bound);
                         a.reason.push_str(" (in a function only a command whose name is not static can call)");
                     }
-                    accesses.push(a);
+                    accesses.push((a, places));
                 }
             }
         }
@@ -177,12 +178,42 @@ impl Walker<'_> {
     }
 }
 
-/// Removes repeated items, keeping the first of each.
-fn dedup<T: Eq + std::hash::Hash>(items: Vec<T>) -> Vec<T> {
-    // Which to keep is decided on references, so nothing is copied.
-    let keep: Vec<bool> = {
-        let mut seen: HashSet<&T> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
-        items.iter().map(|item| seen.insert(item)).collect()
+/// Keeps the first access of each need (see [`Access::more`]), with the number of other
+/// places that need the same: bodies record their needs in sinks of their own, so the same
+/// need, and the same place, can come from several.
+fn dedup(items: Vec<(Access, Vec<Place>)>) -> Vec<Access> {
+    // Where each item goes: its own place among those kept, or the kept one it adds to
+    // (decided on references, so nothing is copied).
+    let (to, kept) = {
+        let mut first: HashMap<(Scope, Perm, &str, &str, &str, Certainty), usize> =
+            HashMap::with_capacity_and_hasher(items.len(), Default::default());
+        let mut to: Vec<usize> = Vec::with_capacity(items.len());
+        let mut kept = 0;
+        for (a, _) in &items {
+            let key = (a.scope, a.perm, a.target.as_str(), a.command.as_str(), a.reason.as_str(), a.certainty);
+            let at = *first.entry(key).or_insert(kept);
+            if at == kept {
+                kept += 1;
+            }
+            to.push(at);
+        }
+        (to, kept)
     };
-    items.into_iter().zip(keep).filter_map(|(item, keep)| keep.then_some(item)).collect()
+    let mut out: Vec<Access> = Vec::with_capacity(kept);
+    let mut placed: HashSet<(usize, Place)> = HashSet::default();
+    for ((a, places), at) in items.into_iter().zip(to) {
+        if at == out.len() {
+            out.push(a);
+        }
+        for p in places {
+            if placed.insert((at, p)) {
+                out[at].more += 1;
+            }
+        }
+    }
+    // `more` counted every place, the first too.
+    for a in &mut out {
+        a.more = a.more.saturating_sub(1);
+    }
+    out
 }

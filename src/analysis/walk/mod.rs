@@ -86,28 +86,53 @@ struct Sink {
     calls: HashSet<String>,
     /// This code runs a command whose name is not static (it could call any function).
     dynamic: bool,
+    /// Where each access is in `accesses`, by a hash of what makes it the same need (see
+    /// [`Access::more`]).
+    same: HashMap<u64, usize>,
+    /// The places of each access (beside `accesses`; its own first), each once.
+    places: Vec<Vec<Place>>,
+    /// Which access has which place already (an index into `accesses`, and the place).
+    placed: HashSet<(usize, Place)>,
 }
+
+/// A position, and the file it is in (see [`Origin::file`]).
+type Place = (Pos, Option<u32>);
 
 /// Items in the order they were first recorded, each once. A body walked again records the
 /// same commands again (nvm.sh's `nvm` records 72,000 where 3,000 differ): kept only once,
-/// the copies are dropped at once rather than held to the end.
+/// the copies are dropped at once rather than held to the end, and found by a hash of what
+/// they are made of before anything is made for them.
 struct Distinct<T> {
     items: Vec<T>,
-    seen: HashSet<T>,
+    /// Where the items of each hash are in `items`.
+    by_hash: HashMap<u64, Vec<usize>>,
 }
 
 impl<T> Default for Distinct<T> {
     fn default() -> Self {
-        Distinct { items: Vec::new(), seen: HashSet::default() }
+        Distinct { items: Vec::new(), by_hash: HashMap::default() }
     }
 }
 
-impl<T: Clone + Eq + std::hash::Hash> Distinct<T> {
-    fn push(&mut self, item: T) {
-        if !self.seen.contains(&item) {
-            self.seen.insert(item.clone());
-            self.items.push(item);
+/// The hash [`Distinct`] files an item by: of the parts the item is made of, hashed in
+/// their order.
+fn hash_of(parts: impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    parts.hash(&mut h);
+    h.finish()
+}
+
+impl<T> Distinct<T> {
+    /// Adds the item `make` makes, unless one that `same` says is it was recorded already;
+    /// `hash` is the hash of what `same` compares.
+    fn push_with(&mut self, hash: u64, same: impl Fn(&T) -> bool, make: impl FnOnce() -> T) {
+        let at = self.by_hash.entry(hash).or_default();
+        if at.iter().any(|&i| same(&self.items[i])) {
+            return;
         }
+        at.push(self.items.len());
+        self.items.push(make());
     }
 
     fn len(&self) -> usize {
@@ -116,9 +141,14 @@ impl<T: Clone + Eq + std::hash::Hash> Distinct<T> {
 
     /// Forgets the items recorded after the first `len` (they may be recorded again).
     fn truncate(&mut self, len: usize) {
-        for item in self.items.drain(len.min(self.items.len())..) {
-            self.seen.remove(&item);
+        if len >= self.items.len() {
+            return;
         }
+        self.items.truncate(len);
+        self.by_hash.retain(|_, at| {
+            at.retain(|&i| i < len);
+            !at.is_empty()
+        });
     }
 
     fn into_vec(self) -> Vec<T> {
@@ -167,6 +197,8 @@ pub struct Walker<'c> {
     /// a value that is itself an expression, to a bound).
     pub arithmetic_values: Vec<String>,
     loop_depth: usize,
+    /// Accesses recorded that need their bit whatever the kernel holds, repeats included.
+    required_recorded: usize,
     sink: usize,
     sinks: Vec<Sink>,
     commands: Distinct<CommandUse>,
@@ -361,6 +393,7 @@ impl<'c> Walker<'c> {
             expanding: Vec::new(),
             arithmetic_values: Vec::new(),
             loop_depth: 0,
+            required_recorded: 0,
             sink: 0,
             sinks: vec![Sink::default()],
             commands: Distinct::default(),

@@ -61,9 +61,38 @@ impl Walker<'_> {
         // there (`exec_held`): an interpreter reads its script past Landlock and noexec alike.
         let bound = if perm == Perm::Execute && !self.exec_held { Bound::Static } else { bound };
         let certainty = if self.possible > 0 { Certainty::Possible(bound) } else { Certainty::Known };
+        if matches!(certainty, Certainty::Known | Certainty::Possible(Bound::Static)) {
+            self.required_recorded += 1;
+        }
+        // The same need at another place is counted on the first (bound included: it is
+        // what the access would be were it made possible later).
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            (scope, perm, target, command, reason, certainty, bound).hash(&mut h);
+            h.finish()
+        };
+        let place = (pos, self.origin.file);
+        let sink = &mut self.sinks[self.sink];
+        if let Some(&i) = sink.same.get(&key) {
+            let a = &sink.accesses[i];
+            if (a.scope, a.perm, a.certainty, sink.bounds[i]) == (scope, perm, certainty, bound)
+                && (a.target.as_str(), a.command.as_str(), a.reason.as_str()) == (target, command, reason)
+            {
+                // A body walked again records the same places again: each is kept once.
+                if sink.placed.insert((i, place)) {
+                    sink.places[i].push(place);
+                }
+                return;
+            }
+        }
         let file = self.file_here();
-        self.sinks[self.sink].bounds.push(bound);
-        self.sinks[self.sink].accesses.push(Access {
+        let sink = &mut self.sinks[self.sink];
+        sink.same.insert(key, sink.accesses.len());
+        sink.placed.insert((sink.accesses.len(), place));
+        sink.bounds.push(bound);
+        sink.places.push(vec![place]);
+        sink.accesses.push(Access {
             scope,
             perm,
             target: target.to_string(),
@@ -73,6 +102,7 @@ impl Walker<'_> {
             certainty,
             file,
             text: None,
+            more: 0,
         });
     }
 
@@ -102,8 +132,13 @@ impl Walker<'_> {
     /// Records a word whose value is not known.
     pub fn unresolved(&mut self, text: &str, pos: Pos) {
         if self.quiet == 0 {
-            let file = self.file_here();
-            self.unresolved.push(Unresolved { text: text.to_string(), pos, file });
+            let file = self.origin.file;
+            let named = |i: Option<u32>| i.and_then(|i| self.file_names.get(i as usize)).map(String::as_str);
+            self.unresolved.push_with(
+                super::hash_of((text, pos, named(file))),
+                |u| (u.text.as_str(), u.pos, u.file.as_deref()) == (text, pos, named(file)),
+                || Unresolved { text: text.to_string(), pos, file: named(file).map(str::to_string) },
+            );
         }
     }
 
@@ -111,13 +146,18 @@ impl Walker<'_> {
         if self.quiet > 0 {
             return;
         }
-        let file = self.file_here();
-        self.commands.push(CommandUse {
-            file,
-            name: name.map(str::to_string),
-            text: if name.is_none() { Some(text.to_string()) } else { None },
-            pos,
-        });
+        let file = self.origin.file.and_then(|i| self.file_names.get(i as usize)).map(String::as_str);
+        let text = if name.is_none() { Some(text) } else { None };
+        self.commands.push_with(
+            super::hash_of((name, text, pos, file)),
+            |c| (c.name.as_deref(), c.text.as_deref(), c.pos, c.file.as_deref()) == (name, text, pos, file),
+            || CommandUse {
+                file: file.map(str::to_string),
+                name: name.map(str::to_string),
+                text: text.map(str::to_string),
+                pos,
+            },
+        );
         match name {
             Some(n) => {
                 let calls = &mut self.sinks[self.sink].calls;

@@ -10,7 +10,7 @@ use super::Walker;
 use super::state::{State, Val, field_val};
 use crate::analysis::programs::{Nest, Stdin};
 use crate::analysis::word::{Arg, Field};
-use crate::analysis::{Access, Pos, commands};
+use crate::analysis::{Pos, commands};
 use crate::mode::{Perm, Scope};
 
 /// The value of one assignment word.
@@ -102,6 +102,7 @@ impl Walker<'_> {
 
         let name_for_messages = args.first().and_then(|a| a.known()).unwrap_or_else(|| "the shell".to_string());
         let mark = self.sinks[self.sink].accesses.len();
+        let required_mark = self.required_recorded;
         let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
 
         if args.is_empty() {
@@ -158,8 +159,7 @@ impl Walker<'_> {
         if self.failed() || self.quiet > 0 {
             return;
         }
-        let sink = &self.sinks[self.sink];
-        if !sink.accesses[mark..].iter().any(Access::required) {
+        if self.required_recorded == required_mark {
             let pos = args[0].pos;
             self.need(
                 Scope::Workspace,

@@ -317,3 +317,20 @@ fn fetched_text_stays_fetched_in_variables_and_parameters() {
         assert!(runs_fetched_code(&text), "{text}");
     }
 }
+
+#[test]
+fn a_need_met_at_several_places_is_listed_once_with_the_count_of_the_others() {
+    // Three places; the function's body is walked at both calls and on its own, and the loop's
+    // body twice: each place counts once.
+    let text = "f() { cat /etc/a; }\nf; f\nfor i in 1 2; do cat /etc/a; done\ncat /etc/a\ncat /etc/b";
+    let a = super::analyze_program(text, TextKind::Command, &context());
+    assert!(a.failure.is_none(), "{:?}", a.failure);
+    let reads: Vec<_> = a.accesses.iter().filter(|x| x.command == "cat" && x.target == "/etc/a").collect();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    assert_eq!((reads[0].pos.line, reads[0].more), (1, 2), "{reads:?}");
+    let other: Vec<_> = a.accesses.iter().filter(|x| x.target == "/etc/b").collect();
+    assert_eq!((other.len(), other[0].more), (1, 0), "{other:?}");
+    // A command whose need was met before still needs nothing more than it did: no "runs a
+    // program" beside its read.
+    assert!(!a.accesses.iter().any(|x| x.target == "cat"), "{:?}", a.accesses);
+}
