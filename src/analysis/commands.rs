@@ -46,7 +46,7 @@ fn program_effects(
         None => w.var_value(name, st),
     };
     let read = |path: &str| script_text(w, path, st);
-    let downloaded = |p: &str| st.may_be_downloaded(p);
+    let downloaded = |p: &str| w.downloaded_here(p, false, st);
     let call = Call {
         program,
         pos: args[0].pos,
@@ -74,7 +74,7 @@ const UNNAMED_DOWNLOAD: &str = "runs a file that may have been downloaded by a f
 /// Whether the file at `path` may be one a call read only from its syntax downloaded. A
 /// system file is not: writing it needs system write, which that call's own walk reports.
 fn unnamed_download(w: &Walker, st: &State, path: &str) -> bool {
-    st.downloads_unknown && w.ctx.layout.classify(path, true) != crate::scope::Class::System
+    w.ctx.layout.classify(path, true) != crate::scope::Class::System && w.downloaded_here(path, false, st)
 }
 
 /// Whether `program` run with these words as written (no expansion done) may read from the
@@ -219,8 +219,15 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                 w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
             }
             programs::Effect::Downloaded { path } => {
-                for p in w.absolutes(&path, st).unwrap_or_default() {
-                    st.downloaded.insert(p);
+                // Where the walk cannot tell which file it is (the directory is not known), any
+                // file may be it.
+                match w.absolutes(&path, st) {
+                    Some(paths) => {
+                        for p in paths {
+                            w.note_download(Some(&p), st);
+                        }
+                    }
+                    None => w.note_download(None, st),
                 }
             }
         }
@@ -414,10 +421,11 @@ fn run_script_file(
         return;
     };
     let Some(path) = find_script(w, &text, st) else {
-        w.unknown_code(&arg.raw, program, arg.pos, tainted, st);
+        let downloaded = w.may_run_download(&text, st);
+        w.unknown_code(&arg.raw, program, arg.pos, tainted || downloaded, st);
         return;
     };
-    if st.downloaded.contains(&path) || tainted {
+    if tainted || w.downloaded_here(&path, true, st) {
         w.need(Scope::Network, Perm::Execute, &path, program, "runs a script downloaded from the network", arg.pos);
     } else if unnamed_download(w, st, &path) {
         w.need(Scope::Network, Perm::Execute, &path, program, UNNAMED_DOWNLOAD, arg.pos);
@@ -428,7 +436,10 @@ fn run_script_file(
             run_startup(w, inv, &mut inner);
             w.run_file(&path, &code, arg.pos, &mut inner, Nest::NewShell);
         }
-        None => w.unknown_code(&arg.raw, program, arg.pos, tainted || st.may_be_downloaded(&path), st),
+        None => {
+            let downloaded = w.downloaded_here(&path, false, st);
+            w.unknown_code(&arg.raw, program, arg.pos, tainted || downloaded, st)
+        }
     }
 }
 
@@ -674,7 +685,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
     } else {
         w.classified(abs, &[Perm::Execute], name, "runs a program by its path", first.pos);
     }
-    if st.downloaded.contains(abs) || first.field.tainted {
+    if first.field.tainted || w.downloaded_here(abs, true, st) {
         w.need(Scope::Network, Perm::Execute, abs, name, "runs a program downloaded from the network", first.pos);
     } else if unnamed_download(w, st, abs) {
         w.need(Scope::Network, Perm::Execute, abs, name, UNNAMED_DOWNLOAD, first.pos);
@@ -721,7 +732,8 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         on_path.or_else(|| w.absolute(&name, st))
     };
     let Some(path) = path else {
-        w.unknown_code(&arg.raw, command, arg.pos, false, st);
+        let downloaded = w.may_run_download(&name, st);
+        w.unknown_code(&arg.raw, command, arg.pos, downloaded, st);
         return;
     };
     w.classified(&path, &[Perm::Read], command, "reads a file to run it in this shell", arg.pos);

@@ -660,11 +660,9 @@ impl Walker<'_> {
         let tainted = match p {
             Parameter::Named(name)
             | Parameter::NamedWithIndex { name, .. }
-            | Parameter::NamedWithAllIndices { name, .. } => {
-                !st.tainted.is_empty() && st.tainted.contains(st.resolve_name(name).as_ref())
-            }
-            Parameter::Positional(n) => st.param_tainted(Some(*n as usize)),
-            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => st.param_tainted(None),
+            | Parameter::NamedWithAllIndices { name, .. } => self.var_fetched(name, st),
+            Parameter::Positional(n) => self.param_fetched(Some(*n as usize), st),
+            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => self.param_fetched(None, st),
             Parameter::Special(_) => false,
         };
         if tainted {

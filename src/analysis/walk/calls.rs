@@ -91,7 +91,9 @@ impl Walker<'_> {
                 self.record_command(None, &first.raw, pos);
                 // Whatever runs, the paths it is given are still paths.
                 commands::generic(self, &first.raw, args, st);
-                self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
+                // Given fetched text, it may run it (`eval`, `sh -c`, a function that does).
+                let fetched = args.iter().any(|a| a.field.tainted);
+                self.unknown_code(&first.raw, &first.raw, pos, fetched, st);
                 return;
             }
         };
@@ -135,7 +137,8 @@ impl Walker<'_> {
                     return;
                 }
                 None => {
-                    self.unknown_code(&first.raw, &name, pos, false, st);
+                    let downloaded = self.may_run_download(&name, st);
+                    self.unknown_code(&first.raw, &name, pos, downloaded, st);
                     return;
                 }
             }

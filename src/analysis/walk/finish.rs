@@ -46,7 +46,19 @@ impl Walker<'_> {
             // round is not walked: its results would be dropped.
             let mut alone: HashSet<usize> = HashSet::default();
             let mut traps_done = 0;
+            // Fetched text reaches bodies walked on their own through the variables given it
+            // anywhere, and the parameters of a function some call gave it to (followed or
+            // not), asked as the round goes. A body that read as not fetched what text fetched
+            // later in the round reaches is walked again in a further pass, three times at
+            // most; then once more with everything it does not know taken as fetched.
+            self.read_clean.clear();
+            self.params_read_clean.clear();
+            let mut taint_passes = 0;
+            self.fetched_code_known = self.runs_fetched_code([0, trap_sink]);
+            self.bodies_asked_downloads.clear();
+            let mut downloads_before = (self.downloaded_ever.len(), self.downloads_unknown_ever);
             'round: loop {
+                let blanket = taint_passes > 3;
                 let mut walked = false;
                 let mut index = 0;
                 while index < self.functions.len() {
@@ -61,7 +73,9 @@ impl Walker<'_> {
                         let f = &self.functions[i];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
                     };
-                    let mut st = self.deferred_state(all_unknown);
+                    let mut st = self.deferred_state(all_unknown, Some(i), blanket);
+                    self.deferred_body = Some(Some(i));
+                    self.deferred_params_clean = !st.param_tainted(None);
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
                     self.nested_texts += 1;
@@ -71,6 +85,9 @@ impl Walker<'_> {
                         None => Stdin::Unknown,
                     };
                     self.compound(&body.0, &mut st, redirect_stdin);
+                    if self.asked_downloads.replace(false) {
+                        self.bodies_asked_downloads.insert(Some(i));
+                    }
                     self.nested_texts -= 1;
                     self.origin = saved;
                     if self.failed() {
@@ -84,9 +101,14 @@ impl Walker<'_> {
                     let (text, origin) = self.traps[traps_done].clone();
                     traps_done += 1;
                     walked = true;
-                    let mut st = self.deferred_state(all_unknown);
+                    let mut st = self.deferred_state(all_unknown, None, blanket);
+                    self.deferred_body = Some(None);
+                    self.deferred_params_clean = !st.param_tainted(None);
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
+                    if self.asked_downloads.replace(false) {
+                        self.bodies_asked_downloads.insert(None);
+                    }
                     if self.failed() {
                         return Analysis { failure: self.failure, ..Analysis::default() };
                     }
@@ -95,7 +117,37 @@ impl Walker<'_> {
                     }
                 }
                 if !walked {
-                    break;
+                    // Fetched text only ever adds a need of network execute: where code that
+                    // always counts needs it already, walking again changes no verdict.
+                    let mut stale = self.fetched_too_late();
+                    // A file saved in this pass, and a body that found some file not saved
+                    // (which one is not kept): that body is walked again.
+                    if (self.downloaded_ever.len(), self.downloads_unknown_ever) != downloads_before {
+                        stale.extend(self.bodies_asked_downloads.drain());
+                    }
+                    if stale.is_empty() || blanket || self.fetched_code_known || self.runs_fetched_code([0, trap_sink])
+                    {
+                        break;
+                    }
+                    taint_passes += 1;
+                    self.read_clean.clear();
+                    self.params_read_clean.clear();
+                    self.bodies_asked_downloads.clear();
+                    downloads_before = (self.downloaded_ever.len(), self.downloads_unknown_ever);
+                    for body in stale {
+                        // What it found before is replaced by what it finds now.
+                        match body {
+                            Some(i) => {
+                                alone.remove(&i);
+                                let sink = self.functions[i].sink;
+                                self.sinks[sink] = Sink::default();
+                            }
+                            None => {
+                                traps_done = 0;
+                                self.sinks[trap_sink] = Sink::default();
+                            }
+                        }
+                    }
                 }
             }
             if all_unknown || !grew(&self) {
@@ -104,6 +156,8 @@ impl Walker<'_> {
             all_unknown = true;
         }
         self.sink = 0;
+        self.deferred_body = None;
+        self.fetched_code_known = false;
 
         // Which bodies can run: the main program and the traps, plus every function some
         // running code calls by name (or all of them, if any running code calls a name that
@@ -161,9 +215,43 @@ impl Walker<'_> {
             || self.function_skipped.contains(&i)
     }
 
-    fn deferred_state(&self, all_unknown: bool) -> State {
+    /// Whether code recorded in `sinks` (which always count) needs network execute already.
+    fn runs_fetched_code(&self, sinks: [usize; 2]) -> bool {
+        sinks.iter().any(|&s| {
+            self.sinks[s].accesses.iter().any(|a| a.scope == Scope::Network && a.perm == Perm::Execute && a.required())
+        })
+    }
+
+    /// The bodies (a function's index; `None` for the traps) that read as not fetched a
+    /// variable or their parameters, which fetched text has reached since: a body reads what
+    /// was fetched before it as fetched, so each of these came after.
+    fn fetched_too_late(&self) -> HashSet<Option<usize>> {
+        let mut stale: HashSet<Option<usize>> = HashSet::default();
+        if !self.read_clean.is_empty() {
+            let fetched: HashSet<u64> = self.tainted_ever.iter().map(|n| super::hash_of(n.as_str())).collect();
+            stale.extend(self.read_clean.iter().filter(|(h, _)| fetched.contains(h)).map(|&(_, body)| body));
+        }
+        stale.extend(self.params_read_clean.iter().filter(|body| match body {
+            Some(i) => self.given_fetched.contains(i),
+            None => self.params_fetched,
+        }));
+        stale
+    }
+
+    /// The state a body (function `function`, or a trap) is walked in on its own; with
+    /// `blanket`, everything it does not know may be fetched.
+    fn deferred_state(&self, all_unknown: bool, function: Option<usize>, blanket: bool) -> State {
         let mut st = State::new(self.ctx);
         st.set_positional_vals(None);
+        let params = !self.fetched_code_known
+            && match function {
+                Some(i) => self.given_fetched.contains(&i),
+                None => self.params_fetched,
+            };
+        if params || blanket {
+            st.tainted_params_from = Some(0);
+        }
+        st.all_fetched = blanket;
         if all_unknown {
             st.havoc();
         } else {

@@ -49,6 +49,9 @@ impl Walker<'_> {
     /// `ifs`: the `IFS` the arguments were split with, when known.
     pub(super) fn call_function(&mut self, name: &str, args: &[Arg], ifs: Option<&str>, st: &mut State) -> bool {
         let Some(&index) = self.function_by_name.get(name) else { return false };
+        if args.iter().skip(1).any(|a| a.field.tainted) {
+            self.given_fetched.insert(index);
+        }
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than
         // the first.
@@ -135,6 +138,8 @@ impl Walker<'_> {
         // What it prints may be fetched code, and a file it saved may be fetched code (any file,
         // where it saves one it cannot name, or where it may change directory first).
         self.fetched |= all.fetches;
+        // (Here only: the body not followed is walked on its own, where what it saves counts
+        // for every body.)
         st.downloads_unknown |= all.downloads;
         for file in &all.downloaded {
             match self.absolutes(file, st) {

@@ -219,6 +219,37 @@ pub struct Walker<'c> {
     entered_cwds: Option<BTreeSet<String>>,
     /// A network read was recorded since this was last cleared (for taint tracking).
     fetched: bool,
+    /// The files the last redirections walked send standard output to (`None`: one whose name
+    /// is not known).
+    stdout_to: Vec<Option<String>>,
+    /// Every variable given fetched text anywhere (for code walked on its own).
+    tainted_ever: HashSet<String>,
+    /// Functions some call gave a fetched argument (by index), and whether positional
+    /// parameters were set from fetched text (`set --`, `source FILE ARGS`: a trap may run
+    /// where they were). A command whose name is not static given fetched text may be any
+    /// function: it needs network execute itself.
+    given_fetched: HashSet<usize>,
+    params_fetched: bool,
+    /// While a body is walked on its own: which (a function's index; `None` for a trap),
+    /// and whether its parameters were not fetched when it began.
+    deferred_body: Option<Option<usize>>,
+    deferred_params_clean: bool,
+    /// Code that always counts runs fetched code already: what more fetched text reaches
+    /// changes no verdict, and is not followed in bodies walked on their own.
+    fetched_code_known: bool,
+    /// What such bodies read as not fetched that came from outside them: the hashes of the
+    /// variables' names, and the bodies that read their own parameters. Text fetched later in
+    /// the same round reaching one of them makes the round walk again.
+    read_clean: HashSet<(u64, Option<usize>)>,
+    params_read_clean: HashSet<Option<usize>>,
+    /// Every file the program may have saved fetched text to, and whether it may have saved
+    /// some it cannot name (for code walked on its own, as for variables); whether the body
+    /// being walked on its own asked of a file and found it not downloaded, and the bodies
+    /// that did.
+    downloaded_ever: HashSet<String>,
+    downloads_unknown_ever: bool,
+    pub(crate) asked_downloads: std::cell::Cell<bool>,
+    bodies_asked_downloads: HashSet<Option<usize>>,
     pub(crate) pending_taint: bool,
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
@@ -393,6 +424,19 @@ impl<'c> Walker<'c> {
             expanding: Vec::new(),
             arithmetic_values: Vec::new(),
             loop_depth: 0,
+            stdout_to: Vec::new(),
+            tainted_ever: HashSet::default(),
+            given_fetched: HashSet::default(),
+            params_fetched: false,
+            deferred_body: None,
+            deferred_params_clean: false,
+            fetched_code_known: false,
+            read_clean: HashSet::default(),
+            params_read_clean: HashSet::default(),
+            downloaded_ever: HashSet::default(),
+            downloads_unknown_ever: false,
+            asked_downloads: std::cell::Cell::new(false),
+            bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,
             sink: 0,
             sinks: vec![Sink::default()],

@@ -103,7 +103,9 @@ impl Walker<'_> {
         let name_for_messages = args.first().and_then(|a| a.known()).unwrap_or_else(|| "the shell".to_string());
         let mark = self.sinks[self.sink].accesses.len();
         let required_mark = self.required_recorded;
+        self.stdout_to.clear();
         let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
+        let stdout_to = std::mem::take(&mut self.stdout_to);
 
         if args.is_empty() {
             self.name_accesses(mark, c);
@@ -149,10 +151,10 @@ impl Walker<'_> {
         self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file.
         if self.fetched {
-            for target in stdout_targets(&redirects) {
-                if let Some(abs) = self.absolute(&target, st) {
-                    st.downloaded.insert(abs);
-                }
+            // (Where the walk cannot tell which file it is, any file may be it.)
+            for target in stdout_to {
+                let abs = target.and_then(|t| self.absolute(&t, st));
+                self.note_download(abs.as_deref(), st);
             }
         }
         self.fetched |= fetched_before;
@@ -186,7 +188,7 @@ impl Walker<'_> {
         }
     }
 
-    fn combine_append(&self, name: &str, value: Field, append: bool, st: &State) -> Field {
+    fn combine_append(&mut self, name: &str, value: Field, append: bool, st: &State) -> Field {
         if !append {
             return value;
         }
@@ -195,7 +197,7 @@ impl Walker<'_> {
             _ => Field::unknown(),
         };
         // What was fetched stays in the value it is appended to.
-        joined.tainted = value.tainted || st.tainted.contains(st.resolve_name(name).as_ref());
+        joined.tainted = value.tainted || self.var_fetched(name, st);
         joined
     }
 
@@ -203,6 +205,7 @@ impl Walker<'_> {
         // Text fetched from the network stays so in the variable.
         let target = st.resolve_name(name).into_owned();
         if value.tainted {
+            self.tainted_ever.insert(target.clone());
             st.tainted.insert(target);
         } else if st.tainted.contains(&target) {
             st.tainted.remove(&target);
@@ -323,11 +326,6 @@ impl Walker<'_> {
             None => crate::analysis::word::Part::Unknown { numeric: false },
         }
     }
-}
-
-/// The literal files a command's standard output is redirected to.
-fn stdout_targets(redirects: &[&ast::IoRedirect]) -> Vec<String> {
-    redirects.iter().filter_map(|r| crate::analysis::effects::stdout_file(r).flatten()).collect()
 }
 
 /// A simple command's text as written, on one line and at most [`COMMAND_TEXT_MAX`] characters.

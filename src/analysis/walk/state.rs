@@ -114,6 +114,9 @@ pub struct State {
     pub downloads_unknown: bool,
     /// Variables that may hold text fetched from the network (`v=$(curl …)`).
     pub tainted: imbl::OrdSet<String>,
+    /// Every variable whose value is not known here may hold fetched text (code that runs at
+    /// times the walk cannot know, in a program that fetches).
+    pub(super) all_fetched: bool,
     /// The positional parameters that may hold fetched text (`$1` is 0), and the first from
     /// which every one may (after an argument of unknown field count that was fetched).
     pub tainted_params: Vec<usize>,
@@ -124,11 +127,6 @@ pub struct State {
 }
 
 impl State {
-    /// Whether the file at `path` (absolute) may hold what the program fetched.
-    pub fn may_be_downloaded(&self, path: &str) -> bool {
-        self.downloads_unknown || self.downloaded.contains(path)
-    }
-
     pub(super) fn new(ctx: &Context) -> State {
         State {
             vars: imbl::OrdMap::new(),
@@ -144,6 +142,7 @@ impl State {
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
             downloads_unknown: false,
+            all_fetched: false,
             tainted: imbl::OrdSet::new(),
             tainted_params: Vec::new(),
             tainted_params_from: None,
@@ -338,6 +337,7 @@ impl State {
         }
         self.all_unknown |= other.all_unknown;
         self.downloads_unknown |= other.downloads_unknown;
+        self.all_fetched |= other.all_fetched;
         for &i in &other.tainted_params {
             if !self.tainted_params.contains(&i) {
                 self.tainted_params.push(i);

@@ -56,6 +56,88 @@ impl Walker<'_> {
     }
 
     /// The value of a variable when it is exactly known (unset variables are known empty).
+    /// Whether `name` may hold text fetched from the network. In a body walked on its own, a
+    /// variable it did not assign may have been given fetched text anywhere in the program
+    /// (asked as the walk goes: a body walked later may be the one that fetches).
+    pub fn var_fetched(&mut self, name: &str, st: &State) -> bool {
+        let target = st.resolve_name(name);
+        if !st.tainted.is_empty() && st.tainted.contains(target.as_ref()) {
+            return true;
+        }
+        if st.all_fetched && !matches!(self.var_val(name, st), Val::Known(_) | Val::Array(_) | Val::Unset) {
+            return true;
+        }
+        if let Some(body) = self.deferred_body
+            && !self.fetched_code_known
+            && st.vars.get(target.as_ref()).is_none()
+        {
+            if self.tainted_ever.contains(target.as_ref()) {
+                return true;
+            }
+            self.read_clean.insert((super::hash_of(target.as_ref()), body));
+        }
+        false
+    }
+
+    /// Records that the program may save fetched text to `path` (absolute; `None`: to a file
+    /// the walk cannot name).
+    pub fn note_download(&mut self, path: Option<&str>, st: &mut State) {
+        match path {
+            Some(p) => {
+                self.downloaded_ever.insert(p.to_string());
+                st.downloaded.insert(p.to_string());
+            }
+            None => {
+                self.downloads_unknown_ever = true;
+                st.downloads_unknown = true;
+            }
+        }
+    }
+
+    /// Whether the file at `path` (absolute) may hold fetched text (`named`: only where it was
+    /// named as saved, not where the program saved files it cannot name). In a body walked on
+    /// its own, a file saved anywhere in the program counts.
+    pub fn downloaded_here(&self, path: &str, named: bool, st: &State) -> bool {
+        if st.downloaded.contains(path) || (!named && st.downloads_unknown) {
+            return true;
+        }
+        if self.deferred_body.is_some() && !self.fetched_code_known {
+            if self.downloaded_ever.contains(path) || (!named && self.downloads_unknown_ever) {
+                return true;
+            }
+            self.asked_downloads.set(true);
+        }
+        false
+    }
+
+    /// Whether a file run by `name` where the walk cannot tell which file that is (the
+    /// directory is not known) may be one the program saved fetched text to: one of that name,
+    /// or any where the walk saw fetched text saved to a file it could not name. (Not where
+    /// only a call not followed may have saved some: that is code it cannot see already.)
+    pub fn may_run_download(&self, name: &str, st: &State) -> bool {
+        let last = name.rsplit('/').next().unwrap_or(name);
+        let named = |p: &String| p.rsplit('/').next() == Some(last);
+        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
+        self.downloads_unknown_ever
+            || st.downloaded.iter().any(named)
+            || (deferred && self.downloaded_ever.iter().any(named))
+    }
+
+    /// Whether `$n` (`None`: any parameter) may hold fetched text; in a body walked on its own
+    /// whose parameters were not fetched when it began, that it read them so is noted.
+    pub fn param_fetched(&mut self, n: Option<usize>, st: &State) -> bool {
+        let fetched = st.param_tainted(n);
+        if !fetched
+            && !self.fetched_code_known
+            && self.deferred_params_clean
+            && self.call_stack.is_empty()
+            && let Some(body) = self.deferred_body
+        {
+            self.params_read_clean.insert(body);
+        }
+        fetched
+    }
+
     pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
         self.var_val(name, st).exact()
     }
