@@ -536,7 +536,8 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     if !found.repositories.is_empty() || !system.contains(Rights::WRITE) {
         view.static_only.push(super::StaticOnly::View(
             "a repository, hook or settings file created after the command started (a new .git/commondir, a \
-             .git/hooks where there was none) is guarded by the static layer only"
+             .git/hooks where there was none) is refused by the supervisor where it watches the run (a program \
+             the analysis cannot see whole, an archive, a copy, git), and by the static layer otherwise"
                 .into(),
         ));
     }
