@@ -219,14 +219,14 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                 w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
             }
             programs::Effect::Downloaded { path } => {
-                // Where the walk cannot tell which file it is (the directory is not known), any
-                // file may be it.
+                // Where the walk cannot tell the directory, any file of its name may be it.
                 match w.absolutes(&path, st) {
                     Some(paths) => {
                         for p in paths {
                             w.note_download(Some(&p), st);
                         }
                     }
+                    None if plain_word(&path) => w.note_download_to(&crate::analysis::word::Field::literal(&path), st),
                     None => w.note_download(None, st),
                 }
             }

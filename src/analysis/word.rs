@@ -89,6 +89,15 @@ impl Field {
         Some((acc, open))
     }
 
+    /// The name of the file the field names, after its last `/`, when that much is known
+    /// (`"$dir/data.json"`).
+    pub fn last_component(&self) -> Option<String> {
+        match self.parts.last()? {
+            Part::Lit { text, .. } => text.rsplit_once('/').map(|(_, n)| n.to_string()).filter(|n| !n.is_empty()),
+            _ => None,
+        }
+    }
+
     /// Whether some part is a choice that bash would split on IFS.
     pub fn splits_choices(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Choice { split: true, .. }))
@@ -356,8 +365,17 @@ impl Walker<'_> {
             let each = matches!(raw, "\"$@\"" | "\"${@}\"")
                 && !self.volatile_positional
                 && st.all_positional().is_some_and(|all| all.len() == out.len());
+            // Where the parameters are not known one by one, `"$@"`'s first field is still `$1`
+            // (a command name, in `"$@"` run as a command).
+            let whole = matches!(raw, "\"$@\"" | "\"${@}\"") && !self.volatile_positional;
             for (i, a) in out.iter_mut().enumerate() {
-                a.field.tainted = !each || st.param_tainted(Some(i + 1));
+                a.field.tainted = if each || (whole && i == 0) {
+                    st.param_tainted(Some(i + 1))
+                } else if whole {
+                    st.param_tainted(None)
+                } else {
+                    true
+                };
             }
         }
         for a in &out {

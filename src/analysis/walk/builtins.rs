@@ -173,6 +173,19 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
                 _ => {}
             }
             w.assign_dynamic(st);
+            // `local x=$(curl …)`: the name is known, and what it holds was fetched.
+            if let Some((name, _)) = a.raw.split_once('=')
+                && a.field.tainted
+            {
+                let name = name.trim_end_matches('+');
+                if is_name(name) {
+                    if program == "local" || (matches!(program, "declare" | "typeset") && !global) {
+                        w.declare_local(name);
+                    }
+                    let target = st.resolve_name(name).into_owned();
+                    w.set_fetched(&target, true, st);
+                }
+            }
             continue;
         };
         if (t.starts_with('-') || t.starts_with('+')) && !t.contains('=') {
@@ -221,9 +234,15 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
         }
         if array_or_ref || name.contains('[') || t.contains("+=") {
             w.assign(&base, None, st);
+            if a.field.tainted {
+                let target = st.resolve_name(&base).into_owned();
+                w.set_fetched(&target, true, st);
+            }
         } else if let Some(v) = value {
             let value = if a.field.tainted { None } else { Some(v) };
             w.assign(&base, value, st);
+            let target = st.resolve_name(&base).into_owned();
+            w.set_fetched(&target, a.field.tainted, st);
         } else if (program == "local" || program == "declare" || program == "typeset")
             && (w.var_is_set(&base, st) != Some(true) || program == "local")
         {
@@ -297,8 +316,7 @@ fn assigning(
                 }
                 if fetched {
                     let target = st.resolve_name(&base).into_owned();
-                    w.tainted_ever.insert(target.clone());
-                    st.tainted.insert(target);
+                    w.set_fetched(&target, true, st);
                 }
             }
             None => w.assign_dynamic(st),

@@ -26,6 +26,7 @@ const POSIX_SPECIAL_BUILTINS: &[&str] = &[
 impl Walker<'_> {
     /// Analyses running `args` (name first) with extra environment `env`.
     pub fn run_command(&mut self, args: &[Arg], env: &[(String, Field)], stdin: Stdin, st: &mut State, direct: bool) {
+        self.fetched_args |= args.iter().skip(1).any(|a| a.field.tainted);
         let Some(first) = args.first() else { return };
         // With `set -k` bash takes every `NAME=VALUE` word as an assignment for the command, not
         // an argument. Where that option may be on, both readings are walked.
@@ -91,9 +92,7 @@ impl Walker<'_> {
                 self.record_command(None, &first.raw, pos);
                 // Whatever runs, the paths it is given are still paths.
                 commands::generic(self, &first.raw, args, st);
-                // Given fetched text, it may run it (`eval`, `sh -c`, a function that does).
-                let fetched = args.iter().any(|a| a.field.tainted);
-                self.unknown_code(&first.raw, &first.raw, pos, fetched, st);
+                self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
             }
         };

@@ -56,7 +56,8 @@ impl Walker<'_> {
             let mut taint_passes = 0;
             self.fetched_code_known = self.runs_fetched_code([0, trap_sink]);
             self.bodies_asked_downloads.clear();
-            let mut downloads_before = (self.downloaded_ever.len(), self.downloads_unknown_ever);
+            let mut downloads_before =
+                (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever);
             'round: loop {
                 let blanket = taint_passes > 3;
                 let mut walked = false;
@@ -122,8 +123,10 @@ impl Walker<'_> {
                     let mut stale = self.fetched_too_late();
                     // A file saved in this pass, and a body that found some file not saved
                     // (which one is not kept): that body is walked again.
-                    if (self.downloaded_ever.len(), self.downloads_unknown_ever) != downloads_before {
-                        stale.extend(self.bodies_asked_downloads.drain());
+                    if (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever)
+                        != downloads_before
+                    {
+                        stale.extend(self.bodies_asked_downloads.iter().copied());
                     }
                     if stale.is_empty() || blanket || self.fetched_code_known || self.runs_fetched_code([0, trap_sink])
                     {
@@ -132,8 +135,10 @@ impl Walker<'_> {
                     taint_passes += 1;
                     self.read_clean.clear();
                     self.params_read_clean.clear();
-                    self.bodies_asked_downloads.clear();
-                    downloads_before = (self.downloaded_ever.len(), self.downloads_unknown_ever);
+                    // (Who asked of a file is kept: a file saved in a later pass is one they
+                    // may run.)
+                    downloads_before =
+                        (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever);
                     for body in stale {
                         // What it found before is replaced by what it finds now.
                         match body {
@@ -228,14 +233,28 @@ impl Walker<'_> {
     fn fetched_too_late(&self) -> HashSet<Option<usize>> {
         let mut stale: HashSet<Option<usize>> = HashSet::default();
         if !self.read_clean.is_empty() {
-            let fetched: HashSet<u64> = self.tainted_ever.iter().map(|n| super::hash_of(n.as_str())).collect();
+            let mut fetched: HashSet<u64> = self.tainted_ever.iter().map(|n| super::hash_of(n.as_str())).collect();
+            if !self.tainted_ever.is_empty() {
+                fetched.insert(super::hash_of(""));
+            }
             stale.extend(self.read_clean.iter().filter(|(h, _)| fetched.contains(h)).map(|&(_, body)| body));
         }
-        stale.extend(self.params_read_clean.iter().filter(|body| match body {
-            Some(i) => self.given_fetched.contains(i),
-            None => self.params_fetched,
-        }));
+        stale.extend(self.params_read_clean.iter().filter(|body| self.params_given_fetched(**body)));
         stale
+    }
+
+    /// Whether the parameters of a body walked on its own may hold fetched text: a function's
+    /// where some call gave it fetched arguments; a trap's, and `command_not_found_handle`'s,
+    /// where any call or `set --` did (a trap runs inside whatever function is running; the
+    /// handler gets the words of any command not found).
+    fn params_given_fetched(&self, function: Option<usize>) -> bool {
+        let anywhere = self.params_fetched || self.fetched_args;
+        match function {
+            Some(i) if self.functions[i].name != "command_not_found_handle" => {
+                self.given_fetched.contains_key(&self.functions[i].name)
+            }
+            _ => anywhere,
+        }
     }
 
     /// The state a body (function `function`, or a trap) is walked in on its own; with
@@ -243,15 +262,20 @@ impl Walker<'_> {
     fn deferred_state(&self, all_unknown: bool, function: Option<usize>, blanket: bool) -> State {
         let mut st = State::new(self.ctx);
         st.set_positional_vals(None);
-        let params = !self.fetched_code_known
-            && match function {
-                Some(i) => self.given_fetched.contains(&i),
-                None => self.params_fetched,
-            };
-        if params || blanket {
+        if blanket {
             st.tainted_params_from = Some(0);
+        } else if !self.fetched_code_known && self.params_given_fetched(function) {
+            // A function's own, as its calls gave them; a trap's or the handler's, any.
+            match function.and_then(|i| self.given_fetched.get(&self.functions[i].name)) {
+                Some((at, from)) if self.functions[function.unwrap_or(0)].name != "command_not_found_handle" => {
+                    st.tainted_params = at.clone();
+                    st.tainted_params_from = *from;
+                }
+                _ => st.tainted_params_from = Some(0),
+            }
         }
         st.all_fetched = blanket;
+        st.downloads_unknown = blanket;
         if all_unknown {
             st.havoc();
         } else {

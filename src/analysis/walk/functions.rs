@@ -50,7 +50,19 @@ impl Walker<'_> {
     pub(super) fn call_function(&mut self, name: &str, args: &[Arg], ifs: Option<&str>, st: &mut State) -> bool {
         let Some(&index) = self.function_by_name.get(name) else { return false };
         if args.iter().skip(1).any(|a| a.field.tainted) {
-            self.given_fetched.insert(index);
+            // Which parameters, as the call would set them.
+            let mut set = State::new(self.ctx);
+            set.set_positional_args(&args[1..], ifs, self.list_references);
+            let given = self.given_fetched.entry(name.to_string()).or_default();
+            for i in set.tainted_params {
+                if !given.0.contains(&i) {
+                    given.0.push(i);
+                }
+            }
+            given.1 = match (given.1, set.tainted_params_from) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
         }
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than

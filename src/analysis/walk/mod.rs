@@ -221,15 +221,17 @@ pub struct Walker<'c> {
     fetched: bool,
     /// The files the last redirections walked send standard output to (`None`: one whose name
     /// is not known).
-    stdout_to: Vec<Option<String>>,
+    stdout_to: Vec<crate::analysis::word::Field>,
     /// Every variable given fetched text anywhere (for code walked on its own).
     tainted_ever: HashSet<String>,
-    /// Functions some call gave a fetched argument (by index), and whether positional
-    /// parameters were set from fetched text (`set --`, `source FILE ARGS`: a trap may run
-    /// where they were). A command whose name is not static given fetched text may be any
-    /// function: it needs network execute itself.
-    given_fetched: HashSet<usize>,
+    /// Functions some call gave a fetched argument (by name: a trap may call an earlier
+    /// definition), and whether positional parameters were set from fetched text (`set --`,
+    /// `source FILE ARGS`: a trap may run where they were).
+    given_fetched: HashMap<String, (Vec<usize>, Option<usize>)>,
     params_fetched: bool,
+    /// Some command was given a fetched argument (`command_not_found_handle` gets the words
+    /// of one not found).
+    fetched_args: bool,
     /// While a body is walked on its own: which (a function's index; `None` for a trap),
     /// and whether its parameters were not fetched when it began.
     deferred_body: Option<Option<usize>>,
@@ -248,6 +250,8 @@ pub struct Walker<'c> {
     /// that did.
     downloaded_ever: HashSet<String>,
     downloads_unknown_ever: bool,
+    /// The names of files saved where the walk could not tell the directory.
+    downloaded_names: HashSet<String>,
     pub(crate) asked_downloads: std::cell::Cell<bool>,
     bodies_asked_downloads: HashSet<Option<usize>>,
     pub(crate) pending_taint: bool,
@@ -426,8 +430,9 @@ impl<'c> Walker<'c> {
             loop_depth: 0,
             stdout_to: Vec::new(),
             tainted_ever: HashSet::default(),
-            given_fetched: HashSet::default(),
+            given_fetched: HashMap::default(),
             params_fetched: false,
+            fetched_args: false,
             deferred_body: None,
             deferred_params_clean: false,
             fetched_code_known: false,
@@ -435,6 +440,7 @@ impl<'c> Walker<'c> {
             params_read_clean: HashSet::default(),
             downloaded_ever: HashSet::default(),
             downloads_unknown_ever: false,
+            downloaded_names: HashSet::default(),
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,

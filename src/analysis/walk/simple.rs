@@ -151,10 +151,8 @@ impl Walker<'_> {
         self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file.
         if self.fetched {
-            // (Where the walk cannot tell which file it is, any file may be it.)
             for target in stdout_to {
-                let abs = target.and_then(|t| self.absolute(&t, st));
-                self.note_download(abs.as_deref(), st);
+                self.note_download_to(&target, st);
             }
         }
         self.fetched |= fetched_before;
@@ -204,12 +202,7 @@ impl Walker<'_> {
     fn assign_field(&mut self, name: &str, value: &Field, st: &mut State) {
         // Text fetched from the network stays so in the variable.
         let target = st.resolve_name(name).into_owned();
-        if value.tainted {
-            self.tainted_ever.insert(target.clone());
-            st.tainted.insert(target);
-        } else if st.tainted.contains(&target) {
-            st.tainted.remove(&target);
-        }
+        self.set_fetched(&target, value.tainted, st);
         if value.known().is_none() {
             self.assign_val(name, field_val(value), st);
             return;

@@ -7,6 +7,14 @@ use std::rc::Rc;
 
 use super::Walker;
 use super::state::{Name, State, Val, field_val};
+
+/// The last component of a path.
+fn last_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// What a body that read a reference read as not fetched: any variable may be it.
+const ANY_NAME: &str = "";
 use crate::analysis::word::Field;
 use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
@@ -67,14 +75,21 @@ impl Walker<'_> {
         if st.all_fetched && !matches!(self.var_val(name, st), Val::Known(_) | Val::Array(_) | Val::Unset) {
             return true;
         }
+        // A value that may still be the one from outside (not assigned here, or on some paths
+        // only): a reference may name any variable.
         if let Some(body) = self.deferred_body
             && !self.fetched_code_known
-            && st.vars.get(target.as_ref()).is_none()
+            && !matches!(self.var_val(name, st), Val::Known(_) | Val::Array(_) | Val::Unset)
         {
-            if self.tainted_ever.contains(target.as_ref()) {
+            if self.tainted_ever.contains(target.as_ref())
+                || (self.reference_names.contains(name) && !self.tainted_ever.is_empty())
+            {
                 return true;
             }
             self.read_clean.insert((super::hash_of(target.as_ref()), body));
+            if self.reference_names.contains(name) {
+                self.read_clean.insert((super::hash_of(ANY_NAME), body));
+            }
         }
         false
     }
@@ -94,11 +109,44 @@ impl Walker<'_> {
         }
     }
 
+    /// Records that the program may save fetched text to the file `target` names: each file it
+    /// may name, or, where the walk cannot tell which, the file's name alone where that much
+    /// is known (any file of that name may be it), or any file.
+    pub fn note_download_to(&mut self, target: &crate::analysis::word::Field, st: &mut State) {
+        let texts = match target.alternatives() {
+            Some((texts, false)) => texts,
+            _ => Vec::new(),
+        };
+        let paths: Option<Vec<String>> =
+            if texts.is_empty() { None } else { texts.iter().map(|t| self.absolute(t, st)).collect() };
+        match paths {
+            Some(paths) => {
+                for p in paths {
+                    self.note_download(Some(&p), st);
+                }
+            }
+            None if !texts.is_empty() => {
+                for t in &texts {
+                    self.downloaded_names.insert(last_name(t).to_string());
+                }
+            }
+            None => match target.last_component() {
+                Some(name) => {
+                    self.downloaded_names.insert(name);
+                }
+                None => self.note_download(None, st),
+            },
+        }
+    }
+
     /// Whether the file at `path` (absolute) may hold fetched text (`named`: only where it was
     /// named as saved, not where the program saved files it cannot name). In a body walked on
     /// its own, a file saved anywhere in the program counts.
     pub fn downloaded_here(&self, path: &str, named: bool, st: &State) -> bool {
         if st.downloaded.contains(path) || (!named && st.downloads_unknown) {
+            return true;
+        }
+        if !named && self.downloaded_names.contains(last_name(path)) {
             return true;
         }
         if self.deferred_body.is_some() && !self.fetched_code_known {
@@ -118,9 +166,26 @@ impl Walker<'_> {
         let last = name.rsplit('/').next().unwrap_or(name);
         let named = |p: &String| p.rsplit('/').next() == Some(last);
         let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
-        self.downloads_unknown_ever
+        let found = self.downloads_unknown_ever
+            || self.downloaded_names.contains(last)
             || st.downloaded.iter().any(named)
-            || (deferred && self.downloaded_ever.iter().any(named))
+            || (deferred && self.downloaded_ever.iter().any(named));
+        if deferred && !found {
+            self.asked_downloads.set(true);
+        }
+        found
+    }
+
+    /// Records that `target` holds fetched text now (or not, `fetched` false).
+    pub fn set_fetched(&mut self, target: &str, fetched: bool, st: &mut State) {
+        if fetched {
+            if !self.tainted_ever.contains(target) {
+                self.tainted_ever.insert(target.to_string());
+            }
+            st.tainted.insert(target.to_string());
+        } else if st.tainted.contains(target) {
+            st.tainted.remove(target);
+        }
     }
 
     /// Whether `$n` (`None`: any parameter) may hold fetched text; in a body walked on its own
