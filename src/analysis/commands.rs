@@ -227,7 +227,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                         }
                     }
                     None if plain_word(&path) => w.note_download_to(&crate::analysis::word::Field::literal(&path), st),
-                    None => w.note_download(None, st),
+                    None => {}
                 }
             }
         }
@@ -446,7 +446,7 @@ fn run_script_file(
 /// bash looks a script name without a slash up in the cwd, then on PATH.
 fn find_script(w: &Walker, name: &str, st: &State) -> Option<String> {
     let local = w.absolute(name, st)?;
-    if name.contains('/') || super::bytes::path(&local).is_file() || st.downloaded.contains(&local) {
+    if name.contains('/') || super::bytes::path(&local).is_file() || w.downloaded_here(&local, true, st) {
         return Some(local);
     }
     let on_path = w.var_value("PATH", st).and_then(|path| {

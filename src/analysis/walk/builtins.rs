@@ -173,17 +173,24 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
                 _ => {}
             }
             w.assign_dynamic(st);
+            // `local -n r=$1`: a reference to a name not known.
+            if nameref && let Some((name, _)) = a.raw.split_once('=') {
+                w.list_references = true;
+                w.reference_names.insert(name.trim_start_matches(['"', '\'']).to_string());
+            }
             // `local x=$(curl …)`: the name is known, and what it holds was fetched.
             if let Some((name, _)) = a.raw.split_once('=')
                 && a.field.tainted
             {
-                let name = name.trim_end_matches('+');
+                let name = name.trim_start_matches(['"', '\'']).trim_end_matches('+');
                 if is_name(name) {
                     if program == "local" || (matches!(program, "declare" | "typeset") && !global) {
                         w.declare_local(name);
                     }
                     let target = st.resolve_name(name).into_owned();
                     w.set_fetched(&target, true, st);
+                } else {
+                    w.fetched_anywhere();
                 }
             }
             continue;
@@ -227,6 +234,7 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
                 _ => {
                     // A reference to an array's elements, or to a name not known.
                     w.list_references = true;
+                    w.reference_names.insert(base.clone());
                     w.assign(&base, None, st)
                 }
             }
@@ -319,7 +327,12 @@ fn assigning(
                     w.set_fetched(&target, true, st);
                 }
             }
-            None => w.assign_dynamic(st),
+            None => {
+                w.assign_dynamic(st);
+                if fetched {
+                    w.fetched_anywhere();
+                }
+            }
         }
     }
 }

@@ -53,6 +53,8 @@ impl Walker<'_> {
             // most; then once more with everything it does not know taken as fetched.
             self.read_clean.clear();
             self.params_read_clean.clear();
+            self.given_changed.clear();
+            let mut anywhere_before = self.params_fetched || self.fetched_args;
             let mut taint_passes = 0;
             self.fetched_code_known = self.runs_fetched_code([0, trap_sink]);
             self.bodies_asked_downloads.clear();
@@ -76,7 +78,6 @@ impl Walker<'_> {
                     };
                     let mut st = self.deferred_state(all_unknown, Some(i), blanket);
                     self.deferred_body = Some(Some(i));
-                    self.deferred_params_clean = !st.param_tainted(None);
                     self.sink = sink;
                     let saved = std::mem::replace(&mut self.origin, origin);
                     self.nested_texts += 1;
@@ -104,7 +105,6 @@ impl Walker<'_> {
                     walked = true;
                     let mut st = self.deferred_state(all_unknown, None, blanket);
                     self.deferred_body = Some(None);
-                    self.deferred_params_clean = !st.param_tainted(None);
                     self.sink = trap_sink;
                     self.run_text(&text, origin, &mut st, Nest::Same);
                     if self.asked_downloads.replace(false) {
@@ -120,7 +120,7 @@ impl Walker<'_> {
                 if !walked {
                     // Fetched text only ever adds a need of network execute: where code that
                     // always counts needs it already, walking again changes no verdict.
-                    let mut stale = self.fetched_too_late();
+                    let mut stale = self.fetched_too_late(anywhere_before);
                     // A file saved in this pass, and a body that found some file not saved
                     // (which one is not kept): that body is walked again.
                     if (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever)
@@ -133,8 +133,12 @@ impl Walker<'_> {
                         break;
                     }
                     taint_passes += 1;
-                    self.read_clean.clear();
-                    self.params_read_clean.clear();
+                    // What the bodies walked again read is recorded again; what the others
+                    // read stays (text fetched in a later pass may reach it).
+                    self.read_clean.retain(|(_, body)| !stale.contains(body));
+                    self.params_read_clean.retain(|body| !stale.contains(body));
+                    self.given_changed.clear();
+                    anywhere_before = self.params_fetched || self.fetched_args;
                     // (Who asked of a file is kept: a file saved in a later pass is one they
                     // may run.)
                     downloads_before =
@@ -230,7 +234,7 @@ impl Walker<'_> {
     /// The bodies (a function's index; `None` for the traps) that read as not fetched a
     /// variable or their parameters, which fetched text has reached since: a body reads what
     /// was fetched before it as fetched, so each of these came after.
-    fn fetched_too_late(&self) -> HashSet<Option<usize>> {
+    fn fetched_too_late(&self, anywhere_before: bool) -> HashSet<Option<usize>> {
         let mut stale: HashSet<Option<usize>> = HashSet::default();
         if !self.read_clean.is_empty() {
             let mut fetched: HashSet<u64> = self.tainted_ever.iter().map(|n| super::hash_of(n.as_str())).collect();
@@ -239,7 +243,15 @@ impl Walker<'_> {
             }
             stale.extend(self.read_clean.iter().filter(|(h, _)| fetched.contains(h)).map(|&(_, body)| body));
         }
-        stale.extend(self.params_read_clean.iter().filter(|body| self.params_given_fetched(**body)));
+        // Parameters: a function some call gave more fetched text to in this pass; a trap or
+        // the handler, where some command was first given fetched text in it.
+        let anywhere = !anywhere_before && (self.params_fetched || self.fetched_args);
+        stale.extend(self.params_read_clean.iter().filter(|body| match body {
+            Some(i) if self.functions[*i].name != "command_not_found_handle" => {
+                self.given_changed.contains(&self.functions[*i].name)
+            }
+            _ => anywhere,
+        }));
         stale
     }
 
@@ -266,12 +278,15 @@ impl Walker<'_> {
             st.tainted_params_from = Some(0);
         } else if !self.fetched_code_known && self.params_given_fetched(function) {
             // A function's own, as its calls gave them; a trap's or the handler's, any.
-            match function.and_then(|i| self.given_fetched.get(&self.functions[i].name)) {
-                Some((at, from)) if self.functions[function.unwrap_or(0)].name != "command_not_found_handle" => {
-                    st.tainted_params = at.clone();
-                    st.tainted_params_from = *from;
+            match function.map(|i| self.functions[i].name.as_str()) {
+                Some("command_not_found_handle") => st.tainted_params_from = Some(1),
+                Some(name) => {
+                    if let Some((at, from)) = self.given_fetched.get(name) {
+                        st.tainted_params = at.clone();
+                        st.tainted_params_from = *from;
+                    }
                 }
-                _ => st.tainted_params_from = Some(0),
+                None => st.tainted_params_from = Some(0),
             }
         }
         st.all_fetched = blanket;

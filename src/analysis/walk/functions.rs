@@ -54,6 +54,7 @@ impl Walker<'_> {
             let mut set = State::new(self.ctx);
             set.set_positional_args(&args[1..], ifs, self.list_references);
             let given = self.given_fetched.entry(name.to_string()).or_default();
+            let before = given.clone();
             for i in set.tainted_params {
                 if !given.0.contains(&i) {
                     given.0.push(i);
@@ -63,6 +64,9 @@ impl Walker<'_> {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
+            if *given != before {
+                self.given_changed.insert(name.to_string());
+            }
         }
         // While probing a loop, follow calls one level deep only; and past a budget of calls
         // followed (a library of thousands of functions calling each other), none deeper than

@@ -228,14 +228,14 @@ pub struct Walker<'c> {
     /// definition), and whether positional parameters were set from fetched text (`set --`,
     /// `source FILE ARGS`: a trap may run where they were).
     given_fetched: HashMap<String, (Vec<usize>, Option<usize>)>,
+    /// The functions whose entry there grew since the bodies walked on their own began a pass.
+    given_changed: HashSet<String>,
     params_fetched: bool,
     /// Some command was given a fetched argument (`command_not_found_handle` gets the words
     /// of one not found).
     fetched_args: bool,
-    /// While a body is walked on its own: which (a function's index; `None` for a trap),
-    /// and whether its parameters were not fetched when it began.
+    /// While a body is walked on its own: which (a function's index; `None` for a trap).
     deferred_body: Option<Option<usize>>,
-    deferred_params_clean: bool,
     /// Code that always counts runs fetched code already: what more fetched text reaches
     /// changes no verdict, and is not followed in bodies walked on their own.
     fetched_code_known: bool,
@@ -305,7 +305,7 @@ pub struct Walker<'c> {
     /// actions run, so that a function of that name defined later adds its assignments too.
     volatile: HashSet<String>,
     /// Every name declared a reference (`declare -n`): a trap assigning one may change any.
-    reference_names: HashSet<String>,
+    pub(super) reference_names: HashSet<String>,
     /// For each function call being walked, the assignments before its name (`X=v f`) with the
     /// values they hide: `unset X` inside brings the hidden value back.
     prefix_frames: Vec<Vec<(String, state::Val)>>,
@@ -431,10 +431,10 @@ impl<'c> Walker<'c> {
             stdout_to: Vec::new(),
             tainted_ever: HashSet::default(),
             given_fetched: HashMap::default(),
+            given_changed: HashSet::default(),
             params_fetched: false,
             fetched_args: false,
             deferred_body: None,
-            deferred_params_clean: false,
             fetched_code_known: false,
             read_clean: HashSet::default(),
             params_read_clean: HashSet::default(),

@@ -82,6 +82,7 @@ impl Walker<'_> {
             && !matches!(self.var_val(name, st), Val::Known(_) | Val::Array(_) | Val::Unset)
         {
             if self.tainted_ever.contains(target.as_ref())
+                || self.tainted_ever.contains(ANY_NAME)
                 || (self.reference_names.contains(name) && !self.tainted_ever.is_empty())
             {
                 return true;
@@ -130,12 +131,13 @@ impl Walker<'_> {
                     self.downloaded_names.insert(last_name(t).to_string());
                 }
             }
-            None => match target.last_component() {
-                Some(name) => {
+            // (A file whose name is not known either, such as a temporary one, is not followed:
+            // every file run after it would count.)
+            None => {
+                if let Some(name) = target.last_component() {
                     self.downloaded_names.insert(name);
                 }
-                None => self.note_download(None, st),
-            },
+            }
         }
     }
 
@@ -182,19 +184,31 @@ impl Walker<'_> {
             if !self.tainted_ever.contains(target) {
                 self.tainted_ever.insert(target.to_string());
             }
+            // Through a reference, the variable it names (a body walked on its own may not
+            // know which): any variable.
+            if self.reference_names.contains(target) {
+                self.fetched_anywhere();
+            }
             st.tainted.insert(target.to_string());
         } else if st.tainted.contains(target) {
             st.tainted.remove(target);
         }
     }
 
-    /// Whether `$n` (`None`: any parameter) may hold fetched text; in a body walked on its own
-    /// whose parameters were not fetched when it began, that it read them so is noted.
+    /// Fetched text was given to a variable whose name is not known: in code walked on its
+    /// own, any variable may hold it.
+    pub fn fetched_anywhere(&mut self) {
+        if !self.tainted_ever.contains(ANY_NAME) {
+            self.tainted_ever.insert(ANY_NAME.to_string());
+        }
+    }
+
+    /// Whether `$n` (`None`: any parameter) may hold fetched text; in a body walked on its own,
+    /// that it read them as not fetched is noted.
     pub fn param_fetched(&mut self, n: Option<usize>, st: &State) -> bool {
         let fetched = st.param_tainted(n);
         if !fetched
             && !self.fetched_code_known
-            && self.deferred_params_clean
             && self.call_stack.is_empty()
             && let Some(body) = self.deferred_body
         {
