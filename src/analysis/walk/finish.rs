@@ -146,6 +146,8 @@ impl Walker<'_> {
                     for body in stale {
                         // What it found before is replaced by what it finds now.
                         match body {
+                            // (One every call of which has been followed whole since is not
+                            // walked on its own again: its callers' walks hold what it does.)
                             Some(i) => {
                                 alone.remove(&i);
                                 let sink = self.functions[i].sink;
@@ -237,11 +239,14 @@ impl Walker<'_> {
     fn fetched_too_late(&self, anywhere_before: bool) -> HashSet<Option<usize>> {
         let mut stale: HashSet<Option<usize>> = HashSet::default();
         if !self.read_clean.is_empty() {
+            // (A read through a reference is filed under the empty name, which any fetched
+            // variable reaches; fetched text given to a name not known reaches every read.)
+            let anyone = self.tainted_ever.contains("");
             let mut fetched: HashSet<u64> = self.tainted_ever.iter().map(|n| super::hash_of(n.as_str())).collect();
             if !self.tainted_ever.is_empty() {
                 fetched.insert(super::hash_of(""));
             }
-            stale.extend(self.read_clean.iter().filter(|(h, _)| fetched.contains(h)).map(|&(_, body)| body));
+            stale.extend(self.read_clean.iter().filter(|(h, _)| anyone || fetched.contains(h)).map(|&(_, body)| body));
         }
         // Parameters: a function some call gave more fetched text to in this pass; a trap or
         // the handler, where some command was first given fetched text in it.
