@@ -7,17 +7,18 @@ use std::rc::Rc;
 
 use super::Walker;
 use super::state::{Name, State, Val, field_val};
+use crate::analysis::word::Field;
+use crate::mode::{MODE_VAR, Mode, Perm, Scope};
+use crate::scope::{self, Class};
 
 /// The last component of a path.
 fn last_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// What a body that read a reference read as not fetched: any variable may be it.
+/// The name under which a read through a reference is noted, and fetched text given to a name
+/// not known is: any variable may be it.
 const ANY_NAME: &str = "";
-use crate::analysis::word::Field;
-use crate::mode::{MODE_VAR, Mode, Perm, Scope};
-use crate::scope::{self, Class};
 
 /// Variables that make the dynamic loader map code into the programs started with them.
 pub const LOADER_VARS: &[&str] =
@@ -63,7 +64,6 @@ impl Walker<'_> {
         val
     }
 
-    /// The value of a variable when it is exactly known (unset variables are known empty).
     /// Whether `name` may hold text fetched from the network. In a body walked on its own, a
     /// variable it did not assign may have been given fetched text anywhere in the program
     /// (asked as the walk goes: a body walked later may be the one that fetches).
@@ -111,8 +111,8 @@ impl Walker<'_> {
     }
 
     /// Records that the program may save fetched text to the file `target` names: each file it
-    /// may name, or, where the walk cannot tell which, the file's name alone where that much
-    /// is known (any file of that name may be it), or any file.
+    /// may name, or, where the walk cannot tell the directory, the file's name alone where that
+    /// much is known (any file of that name may be it).
     pub fn note_download_to(&mut self, target: &crate::analysis::word::Field, st: &mut State) {
         let texts = match target.alternatives() {
             Some((texts, false)) => texts,
@@ -217,6 +217,7 @@ impl Walker<'_> {
         fetched
     }
 
+    /// The value of a variable when it is exactly known (unset variables are known empty).
     pub fn var_value(&self, name: &str, st: &State) -> Option<String> {
         self.var_val(name, st).exact()
     }
