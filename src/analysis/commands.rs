@@ -223,7 +223,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                 match w.absolutes(&path, st) {
                     Some(paths) => {
                         for p in paths {
-                            w.note_download(Some(&p), st);
+                            w.note_download(&p, st);
                         }
                     }
                     None if plain_word(&path) => w.note_download_to(&crate::analysis::word::Field::literal(&path), st),

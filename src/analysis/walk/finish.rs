@@ -58,8 +58,7 @@ impl Walker<'_> {
             let mut taint_passes = 0;
             self.fetched_code_known = self.runs_fetched_code([0, trap_sink]);
             self.bodies_asked_downloads.clear();
-            let mut downloads_before =
-                (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever);
+            let mut downloads_before = self.downloads_seen();
             'round: loop {
                 let blanket = taint_passes > 3;
                 let mut walked = false;
@@ -123,9 +122,7 @@ impl Walker<'_> {
                     let mut stale = self.fetched_too_late(anywhere_before);
                     // A file saved in this pass, and a body that found some file not saved
                     // (which one is not kept): that body is walked again.
-                    if (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever)
-                        != downloads_before
-                    {
+                    if self.downloads_seen() != downloads_before {
                         stale.extend(self.bodies_asked_downloads.iter().copied());
                     }
                     if stale.is_empty() || blanket || self.fetched_code_known || self.runs_fetched_code([0, trap_sink])
@@ -141,8 +138,7 @@ impl Walker<'_> {
                     anywhere_before = self.params_fetched || self.fetched_args;
                     // (Who asked of a file is kept: a file saved in a later pass is one they
                     // may run.)
-                    downloads_before =
-                        (self.downloaded_ever.len(), self.downloaded_names.len(), self.downloads_unknown_ever);
+                    downloads_before = self.downloads_seen();
                     for body in stale {
                         // What it found before is replaced by what it finds now.
                         match body {
@@ -224,6 +220,12 @@ impl Walker<'_> {
         self.functions[i].name == "command_not_found_handle"
             || !self.function_walked.contains(&i)
             || self.function_skipped.contains(&i)
+    }
+
+    /// How many files the program was seen saving fetched text to (by path, and by name alone):
+    /// it only grows.
+    fn downloads_seen(&self) -> (usize, usize) {
+        (self.downloaded_ever.len(), self.downloaded_names.len())
     }
 
     /// Whether code recorded in `sinks` (which always count) needs network execute already.

@@ -249,7 +249,6 @@ pub struct Walker<'c> {
     /// being walked on its own asked of a file and found it not downloaded, and the bodies
     /// that did.
     downloaded_ever: HashSet<String>,
-    downloads_unknown_ever: bool,
     /// The names of files saved where the walk could not tell the directory.
     downloaded_names: HashSet<String>,
     pub(crate) asked_downloads: std::cell::Cell<bool>,
@@ -439,7 +438,6 @@ impl<'c> Walker<'c> {
             read_clean: HashSet::default(),
             params_read_clean: HashSet::default(),
             downloaded_ever: HashSet::default(),
-            downloads_unknown_ever: false,
             downloaded_names: HashSet::default(),
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),

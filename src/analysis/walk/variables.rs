@@ -95,19 +95,10 @@ impl Walker<'_> {
         false
     }
 
-    /// Records that the program may save fetched text to `path` (absolute; `None`: to a file
-    /// the walk cannot name).
-    pub fn note_download(&mut self, path: Option<&str>, st: &mut State) {
-        match path {
-            Some(p) => {
-                self.downloaded_ever.insert(p.to_string());
-                st.downloaded.insert(p.to_string());
-            }
-            None => {
-                self.downloads_unknown_ever = true;
-                st.downloads_unknown = true;
-            }
-        }
+    /// Records that the program may save fetched text to `path` (absolute).
+    pub fn note_download(&mut self, path: &str, st: &mut State) {
+        self.downloaded_ever.insert(path.to_string());
+        st.downloaded.insert(path.to_string());
     }
 
     /// Records that the program may save fetched text to the file `target` names: each file it
@@ -123,7 +114,7 @@ impl Walker<'_> {
         match paths {
             Some(paths) => {
                 for p in paths {
-                    self.note_download(Some(&p), st);
+                    self.note_download(&p, st);
                 }
             }
             None if !texts.is_empty() => {
@@ -152,7 +143,7 @@ impl Walker<'_> {
             return true;
         }
         if self.deferred_body.is_some() && !self.fetched_code_known {
-            if self.downloaded_ever.contains(path) || (!named && self.downloads_unknown_ever) {
+            if self.downloaded_ever.contains(path) {
                 return true;
             }
             self.asked_downloads.set(true);
@@ -161,15 +152,14 @@ impl Walker<'_> {
     }
 
     /// Whether a file run by `name` where the walk cannot tell which file that is (the
-    /// directory is not known) may be one the program saved fetched text to: one of that name,
-    /// or any where the walk saw fetched text saved to a file it could not name. (Not where
-    /// only a call not followed may have saved some: that is code it cannot see already.)
+    /// directory is not known) may be one the program saved fetched text to: one of that name.
+    /// (Not where only a call not followed may have saved some: that is code it cannot see
+    /// already.)
     pub fn may_run_download(&self, name: &str, st: &State) -> bool {
         let last = name.rsplit('/').next().unwrap_or(name);
         let named = |p: &String| p.rsplit('/').next() == Some(last);
         let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
-        let found = self.downloads_unknown_ever
-            || self.downloaded_names.contains(last)
+        let found = self.downloaded_names.contains(last)
             || st.downloaded.iter().any(named)
             || (deferred && self.downloaded_ever.iter().any(named));
         if deferred && !found {
