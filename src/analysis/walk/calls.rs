@@ -92,6 +92,10 @@ impl Walker<'_> {
                 self.record_command(None, &first.raw, pos);
                 // Whatever runs, the paths it is given are still paths.
                 commands::generic(self, &first.raw, args, st);
+                // A file saved with fetched text runs by its name once made executable.
+                if self.downloads_executable {
+                    commands::may_run_unnamed_download(self, first, &first.raw, st);
+                }
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
             }

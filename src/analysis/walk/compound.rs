@@ -71,7 +71,15 @@ impl Walker<'_> {
                 }
                 let mut var_val = Val::Choice { values: BTreeSet::new(), open: false };
                 for v in &values {
-                    var_val = match (&var_val, field_val(v)) {
+                    // A glob gives the names it matches when the loop runs (files the program
+                    // writes meanwhile too), or itself where it matches none.
+                    let value = match field_val(v) {
+                        Val::Known(pattern) if v.has_glob() => {
+                            Val::Choice { values: BTreeSet::from([pattern]), open: true }
+                        }
+                        value => value,
+                    };
+                    var_val = match (&var_val, value) {
                         (Val::Choice { values, open: false }, first) if values.is_empty() => first,
                         (acc, next) => acc.join(&next),
                     };

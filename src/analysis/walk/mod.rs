@@ -45,6 +45,7 @@ use super::{Access, Analysis, Bound, CommandUse, Context, Failure, Pos, TextKind
 use scripts::strip_shebang;
 use state::Vars;
 use texts::PARSE_AHEAD_FROM;
+pub use variables::Download;
 
 pub(super) use builtins::builtin;
 pub use scripts::literal_startup;
@@ -251,6 +252,9 @@ pub struct Walker<'c> {
     downloaded_ever: HashSet<String>,
     /// The names of files saved where the walk could not tell the directory.
     downloaded_names: HashSet<String>,
+    /// `chmod` may have made a file saved with fetched text executable: a command named only
+    /// at run time may be that file.
+    pub(super) downloads_executable: bool,
     pub(crate) asked_downloads: std::cell::Cell<bool>,
     bodies_asked_downloads: HashSet<Option<usize>>,
     pub(crate) pending_taint: bool,
@@ -439,6 +443,7 @@ impl<'c> Walker<'c> {
             params_read_clean: HashSet::default(),
             downloaded_ever: HashSet::default(),
             downloaded_names: HashSet::default(),
+            downloads_executable: false,
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,

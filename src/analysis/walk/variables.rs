@@ -7,13 +7,48 @@ use std::rc::Rc;
 
 use super::Walker;
 use super::state::{Name, State, Val, field_val};
-use crate::analysis::word::Field;
+use crate::analysis::glob::fnmatch;
+use crate::analysis::word::{Field, Part};
 use crate::mode::{MODE_VAR, Mode, Perm, Scope};
 use crate::scope::{self, Class};
 
 /// The last component of a path.
 fn last_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A file saved with fetched text that a file named only at run time may be.
+pub enum Download {
+    /// The file at this path.
+    Path(String),
+    /// A file of this name, in a directory the walk does not know.
+    Name(String),
+}
+
+impl Download {
+    /// The need's target and reason.
+    pub fn need(&self) -> (String, &'static str) {
+        match self {
+            Download::Path(p) => (
+                p.clone(),
+                "runs a file named only at run time, which may be this file the program saves fetched text to",
+            ),
+            Download::Name(n) => (
+                n.clone(),
+                "runs a file named only at run time, which may be a file of this name the program saves fetched text to",
+            ),
+        }
+    }
+}
+
+/// `text` added to a shell pattern as itself.
+fn push_escaped(pattern: &mut String, text: &str) {
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
 }
 
 /// The name under which a read through a reference is noted, and fetched text given to a name
@@ -132,6 +167,38 @@ impl Walker<'_> {
         }
     }
 
+    /// `chmod MODE FILE…`: notes whether it may make a file saved with fetched text executable
+    /// (a mode that adds execute, or one not known, given such a file or a name not known).
+    pub fn note_chmod(&mut self, args: &[crate::analysis::word::Arg], st: &State) {
+        let mut words = args[1..].iter().filter(|a| {
+            !a.known().is_some_and(|t| {
+                t.starts_with('-') && t.len() > 1 && !t[1..].starts_with(['r', 'w', 'x', 'X', 's', 't'])
+            })
+        });
+        let Some(mode) = words.next() else { return };
+        let adds_execute = match mode.known() {
+            Some(m) if m.bytes().all(|b| b.is_ascii_digit()) => m.bytes().any(|b| (b - b'0') % 2 == 1),
+            Some(m) => m.split(',').any(|clause| {
+                clause.trim_start_matches(['u', 'g', 'o', 'a']).starts_with(['+', '='])
+                    && clause.contains(['x', 'X', 's'])
+            }),
+            None => true,
+        };
+        if !adds_execute {
+            return;
+        }
+        let may_be_download = |a: &crate::analysis::word::Arg| match a.known() {
+            Some(t) if !a.field.has_glob() => match self.absolutes(&t, st) {
+                Some(paths) => paths.iter().any(|p| self.downloaded_here(p, false, st)),
+                None => self.may_run_download(&t, st),
+            },
+            _ => self.download_named_by(&a.field, st).is_some(),
+        };
+        if words.any(may_be_download) {
+            self.downloads_executable = true;
+        }
+    }
+
     /// Whether the file at `path` (absolute) may hold fetched text (`named`: only where it was
     /// named as saved, not where the program saved files it cannot name). In a body walked on
     /// its own, a file saved anywhere in the program counts.
@@ -156,16 +223,56 @@ impl Walker<'_> {
     /// (Not where only a call not followed may have saved some: that is code it cannot see
     /// already.)
     pub fn may_run_download(&self, name: &str, st: &State) -> bool {
-        let last = name.rsplit('/').next().unwrap_or(name);
-        let named = |p: &String| p.rsplit('/').next() == Some(last);
+        let mut pattern = String::from("*/");
+        push_escaped(&mut pattern, last_name(name));
+        self.download_fitting(&pattern, st).is_some()
+    }
+
+    /// A file the program saved fetched text to, or may have, that the file `field` names may
+    /// be, where the walk cannot read the name whole (`bash "$f"`, `. ./*.sh`): what it knows
+    /// of the name must fit. Such a file is only written at run time, so no glob finds it now.
+    /// (Not where only a call not followed may have saved some: that is code it cannot see
+    /// already, and every `eval` it cannot read counts as such a call.)
+    pub fn download_named_by(&self, field: &Field, st: &State) -> Option<Download> {
+        let mut pattern = String::new();
+        for part in &field.parts {
+            match part {
+                Part::Lit { text, quoted: true, .. } => push_escaped(&mut pattern, text),
+                Part::Lit { text, quoted: false, .. } => pattern.push_str(text),
+                Part::Unknown { .. } | Part::Choice { .. } => pattern.push('*'),
+                Part::Break => {}
+            }
+        }
+        if !pattern.starts_with(['/', '*']) {
+            pattern = match &st.cwd {
+                Some(cwd) => format!("{}/{pattern}", cwd.trim_end_matches('/')),
+                None => format!("*/{pattern}"),
+            };
+        }
+        while let Some(i) = pattern.find("/./") {
+            pattern.replace_range(i..i + 3, "/");
+        }
+        self.download_fitting(&pattern, st)
+    }
+
+    /// A file saved with fetched text whose path fits the shell pattern `pattern` (absolute, or
+    /// starting with `*`; `*` spans directories), by path or by name alone. In a body walked on
+    /// its own, a file saved anywhere in the program counts.
+    fn download_fitting(&self, pattern: &str, st: &State) -> Option<Download> {
         let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
-        let found = self.downloaded_names.contains(last)
-            || st.downloaded.iter().any(named)
-            || (deferred && self.downloaded_ever.iter().any(named));
-        if deferred && !found {
+        let by_path = st.downloaded.iter().chain(deferred.then_some(&self.downloaded_ever).into_iter().flatten());
+        if let Some(p) = by_path.into_iter().find(|p| fnmatch(pattern, p)) {
+            return Some(Download::Path(p.clone()));
+        }
+        // A file known by its name alone may be in any directory.
+        let last = pattern.rsplit('/').next().unwrap_or(pattern);
+        if let Some(n) = self.downloaded_names.iter().find(|n| fnmatch(last, n)) {
+            return Some(Download::Name(n.clone()));
+        }
+        if deferred {
             self.asked_downloads.set(true);
         }
-        found
+        None
     }
 
     /// Records that `target` holds fetched text now (or not, `fetched` false).
