@@ -18,6 +18,11 @@ use crate::analysis::word::Arg;
 /// Deepest chain of function calls followed into function bodies.
 const MAX_CALL_DEPTH: usize = 4;
 
+/// The largest function body (in characters of its text) a body walked on its own follows a
+/// call into: a wrapper's arguments decide what it does; a larger body is walked on its own,
+/// once, its parameters unknown.
+const DEFERRED_FOLLOW_CHARS: usize = 4_000;
+
 /// Calls followed into their bodies before calls inside them are no longer followed (their
 /// effects are applied from their syntax, and their bodies analysed on their own at the end).
 pub(super) const MAX_FOLLOWED_CALLS: usize = 2_000;
@@ -72,7 +77,14 @@ impl Walker<'_> {
         // followed (a library of thousands of functions calling each other), none deeper than
         // the first.
         let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
-        if self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
+        // In a body walked on its own, a large body is not followed: it is walked on its own
+        // too, and following it at each call cost more than all the rest of the walk (a
+        // library's dispatcher called from its helpers).
+        let large = self.deferred_body.is_some() && {
+            use brush_parser::ast::SourceLocation;
+            self.functions[index].body.location().is_some_and(|s| s.end.index - s.start.index > DEFERRED_FOLLOW_CHARS)
+        };
+        if large || self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {
                 self.function_skipped.insert(index);
