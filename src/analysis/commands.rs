@@ -85,6 +85,15 @@ pub(super) fn may_run_unnamed_download(w: &mut Walker, arg: &Arg, command: &str,
     }
 }
 
+/// `-n`, alone or among other one-letter options (`-xn`): the shell reads without running.
+fn is_no_exec_option(word: &str) -> bool {
+    word.len() > 1
+        && word.starts_with('-')
+        && !word.starts_with("--")
+        && word[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && word.contains('n')
+}
+
 /// Why running a file needs network execute after a call the analysis read only from its
 /// syntax, which may have downloaded files it cannot name.
 const UNNAMED_DOWNLOAD: &str = "runs a file that may have been downloaded by a function the analysis did not follow into (it fetches and writes files)";
@@ -158,6 +167,7 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> Effects {
         kind => programs::generic::handle(kind, &call),
     };
     let mut queue: Vec<programs::Effect> = effects.0;
+    let mut written_params = Vec::new();
     while let Some(effect) = queue.pop() {
         match effect {
             programs::Effect::Need { scope: Scope::Network, perm: Perm::Read, .. } => found.fetches = true,
@@ -171,6 +181,13 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> Effects {
                     found.downloaded.insert(path);
                 } else {
                     found.downloads = true;
+                }
+            }
+            // A file named by a positional parameter that it writes, where it fetches: the
+            // caller's word names it (`curl -so "$1" URL`).
+            programs::Effect::Path { arg, perms, .. } if perms.contains(&Perm::Write) => {
+                if let Some(n) = positional_word(&arg.raw) {
+                    written_params.push(n);
                 }
             }
             programs::Effect::Possibly(inner) => queue.extend(inner),
@@ -188,7 +205,18 @@ fn may_fetch_in(program: &str, words: &[&str], depth: usize) -> Effects {
             _ => {}
         }
     }
+    if found.fetches {
+        found.downloaded_params.extend(written_params);
+    }
     found
+}
+
+/// The positional parameter a word is, alone (`$1`, `"$1"`, `"${2}"`).
+fn positional_word(word: &str) -> Option<usize> {
+    let w = word.strip_prefix('"').and_then(|w| w.strip_suffix('"')).unwrap_or(word);
+    let w = w.strip_prefix('$')?;
+    let w = w.strip_prefix('{').and_then(|w| w.strip_suffix('}')).unwrap_or(w);
+    w.parse().ok().filter(|n| (1..10).contains(n))
 }
 
 /// The text of a word in single or double quotes with nothing to expand, or a plain word.
@@ -314,9 +342,12 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             .take_while(|a| a.known().is_some())
             .all(|a| a.known().is_some_and(|t| t.starts_with('-') && !t.contains('c')))
         {
-            // It may be a script file (`xargs bash`).
-            if let Some(script) = args[1..].iter().find(|a| a.known().is_none()) {
-                may_run_unnamed_download(w, script, program, st);
+            // It may be a script file (`xargs bash`), unless `-n` reads it without running it.
+            let reads_only = args[1..].iter().any(|a| a.known().is_some_and(|t| is_no_exec_option(&t)));
+            for script in args[1..].iter().filter(|a| a.known().is_none()) {
+                if !reads_only {
+                    may_run_unnamed_download(w, script, program, st);
+                }
             }
             w.unknown_code(
                 &args[1..].iter().map(|a| a.raw.as_str()).collect::<Vec<_>>().join(" "),

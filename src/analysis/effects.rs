@@ -36,6 +36,9 @@ pub struct Effects {
     pub downloads: bool,
     /// The files it may write what it fetched to, as written (plain words).
     pub downloaded: BTreeSet<String>,
+    /// The positional parameters (`"$1"`) naming files it may write what it fetched to: the
+    /// caller's words name them. (For one body's own code: not kept across calls.)
+    pub downloaded_params: BTreeSet<usize>,
     /// While reading a part of a pipeline: an earlier part may fetch, so what this one saves
     /// may be fetched.
     pub piped_fetch: bool,
@@ -66,6 +69,7 @@ impl Effects {
         self.traps |= other.traps;
         self.calls.extend(other.calls);
         self.take_fetches(other.fetches, other.downloads, other.downloaded);
+        self.downloaded_params.extend(other.downloaded_params);
     }
 
     /// Words whose command cannot be read (`\\curl`, `exec curl`, `command "-p" curl`): any of
@@ -82,7 +86,13 @@ impl Effects {
 
     /// Only what it may fetch and download.
     pub fn fetch_only(self) -> Effects {
-        Effects { fetches: self.fetches, downloads: self.downloads, downloaded: self.downloaded, ..Effects::default() }
+        Effects {
+            fetches: self.fetches,
+            downloads: self.downloads,
+            downloaded: self.downloaded,
+            downloaded_params: self.downloaded_params,
+            ..Effects::default()
+        }
     }
 
     /// The effects of a function's body, with the redirections of its definition.

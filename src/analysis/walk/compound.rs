@@ -71,11 +71,18 @@ impl Walker<'_> {
                 }
                 let mut var_val = Val::Choice { values: BTreeSet::new(), open: false };
                 for v in &values {
-                    // A glob gives the names it matches when the loop runs (files the program
-                    // writes meanwhile too), or itself where it matches none.
+                    // A glob stands for the names it matches when the loop runs: among them
+                    // files the program saves fetched text to first.
                     let value = match field_val(v) {
                         Val::Known(pattern) if v.has_glob() => {
-                            Val::Choice { values: BTreeSet::from([pattern]), open: true }
+                            let (saved, by_name) = self.downloads_globbed(v, st);
+                            if saved.is_empty() && !by_name {
+                                Val::Known(pattern)
+                            } else {
+                                let mut values: BTreeSet<String> = saved.into_iter().collect();
+                                values.insert(pattern);
+                                Val::Choice { values, open: by_name }
+                            }
                         }
                         value => value,
                     };

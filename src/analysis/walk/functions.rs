@@ -80,16 +80,32 @@ impl Walker<'_> {
         // In a body walked on its own, a large body is not followed: it is walked on its own
         // too, and following it at each call cost more than all the rest of the walk (a
         // library's dispatcher called from its helpers).
-        let large = self.deferred_body.is_some() && {
-            use brush_parser::ast::SourceLocation;
-            self.functions[index].body.location().is_some_and(|s| s.end.index - s.start.index > DEFERRED_FOLLOW_CHARS)
-        };
+        // (Unless an argument is fetched text or names a file saved with some.)
+        let large = self.deferred_body.is_some()
+            && {
+                use brush_parser::ast::SourceLocation;
+                self.functions[index]
+                    .body
+                    .location()
+                    .is_some_and(|s| s.end.index - s.start.index > DEFERRED_FOLLOW_CHARS)
+            }
+            && !args[1..].iter().any(|a| a.field.tainted || self.arg_may_be_download(a, st));
         if large || self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {
                 self.function_skipped.insert(index);
             }
             self.apply_call_effects(name, st);
+            // Files it saves fetched text to that its parameters name: the call's words.
+            if !self.function_effects.contains_key(&index) {
+                self.function_effects_of(index);
+            }
+            let params: Vec<usize> = self.function_effects[&index].downloaded_params.iter().copied().collect();
+            for n in params {
+                if let Some(arg) = args.get(n) {
+                    self.note_download_to(&arg.field, st);
+                }
+            }
             return true;
         }
         if self.shallow && self.call_stack.len() >= SHALLOW_CALLS {

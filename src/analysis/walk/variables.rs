@@ -41,6 +41,52 @@ impl Download {
     }
 }
 
+/// `text` added to a shell pattern: as itself when `quoted`, else with its glob characters.
+fn push_pattern(pattern: &mut String, text: &str, quoted: bool) {
+    if quoted {
+        push_escaped(pattern, text);
+    } else {
+        pattern.push_str(text);
+    }
+}
+
+/// The pattern `text` (NUL where a part not known was) as an absolute one, or one starting
+/// with `*`: relative to `cwd` where that is known, with `.` and `..` resolved where the
+/// component before is known text; else the last component alone, in any directory.
+fn anchored(text: &str, cwd: Option<&str>) -> String {
+    let any_dir = |rest: &str| format!("*/{}", rest.rsplit('/').next().unwrap_or(rest));
+    if let Some(i) = text.rfind('\0') {
+        let rest = &text[i + 1..];
+        return if rest.contains("..") { any_dir(rest) } else { format!("*{rest}") };
+    }
+    let full = if text.starts_with('/') {
+        text.to_string()
+    } else {
+        match cwd {
+            Some(cwd) => {
+                let mut full = String::new();
+                push_escaped(&mut full, cwd.trim_end_matches('/'));
+                full.push('/');
+                full.push_str(text);
+                full
+            }
+            None => return any_dir(text),
+        }
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for c in full.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => match parts.pop() {
+                Some(prev) if !prev.contains(['*', '?', '[', '\\']) => {}
+                _ => return any_dir(text),
+            },
+            c => parts.push(c),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 /// `text` added to a shell pattern as itself.
 fn push_escaped(pattern: &mut String, text: &str) {
     for c in text.chars() {
@@ -170,32 +216,52 @@ impl Walker<'_> {
     /// `chmod MODE FILE…`: notes whether it may make a file saved with fetched text executable
     /// (a mode that adds execute, or one not known, given such a file or a name not known).
     pub fn note_chmod(&mut self, args: &[crate::analysis::word::Arg], st: &State) {
+        // `--reference=FILE` gives the mode of a file: it may add execute.
+        let reference = args[1..].iter().any(|a| a.known().is_none_or(|t| t.starts_with("--reference")));
         let mut words = args[1..].iter().filter(|a| {
             !a.known().is_some_and(|t| {
                 t.starts_with('-') && t.len() > 1 && !t[1..].starts_with(['r', 'w', 'x', 'X', 's', 't'])
             })
         });
-        let Some(mode) = words.next() else { return };
-        let adds_execute = match mode.known() {
-            Some(m) if m.bytes().all(|b| b.is_ascii_digit()) => m.bytes().any(|b| (b - b'0') % 2 == 1),
-            Some(m) => m.split(',').any(|clause| {
-                clause.trim_start_matches(['u', 'g', 'o', 'a']).starts_with(['+', '='])
-                    && clause.contains(['x', 'X', 's'])
-            }),
-            None => true,
-        };
-        if !adds_execute {
-            return;
+        if !reference {
+            let Some(mode) = words.next() else { return };
+            let adds_execute = match mode.known() {
+                Some(m) if m.bytes().all(|b| b.is_ascii_digit()) => m.bytes().any(|b| (b - b'0') % 2 == 1),
+                // A clause that adds or sets bits, execute among them or copied from a class.
+                Some(m) => m
+                    .split(',')
+                    .any(|clause| clause.contains(['+', '=']) && clause.contains(['x', 'X', 's', 'u', 'g', 'o'])),
+                None => true,
+            };
+            if !adds_execute {
+                return;
+            }
         }
-        let may_be_download = |a: &crate::analysis::word::Arg| match a.known() {
-            Some(t) if !a.field.has_glob() => match self.absolutes(&t, st) {
+        // (`-R DIR`: a saved file below it.)
+        let below = |a: &crate::analysis::word::Arg| {
+            a.known().and_then(|t| self.absolutes(&t, st)).is_some_and(|dirs| {
+                dirs.iter().any(|d| {
+                    let d = format!("{}/", d.trim_end_matches('/'));
+                    st.downloaded.iter().chain(&self.downloaded_ever).any(|p| p.starts_with(&d))
+                })
+            })
+        };
+        if words.any(|a| self.arg_may_be_download(a, st) || below(a)) {
+            self.downloads_executable = true;
+        }
+    }
+
+    /// Whether the file `arg` names may be one the program saved fetched text to.
+    pub fn arg_may_be_download(&self, arg: &crate::analysis::word::Arg, st: &State) -> bool {
+        if arg.field.content.is_some() {
+            return false;
+        }
+        match arg.known() {
+            Some(t) if !arg.field.has_glob() => match self.absolutes(&t, st) {
                 Some(paths) => paths.iter().any(|p| self.downloaded_here(p, false, st)),
                 None => self.may_run_download(&t, st),
             },
-            _ => self.download_named_by(&a.field, st).is_some(),
-        };
-        if words.any(may_be_download) {
-            self.downloads_executable = true;
+            _ => self.download_named_by(&arg.field, st).is_some(),
         }
     }
 
@@ -228,31 +294,64 @@ impl Walker<'_> {
         self.download_fitting(&pattern, st).is_some()
     }
 
-    /// A file the program saved fetched text to, or may have, that the file `field` names may
-    /// be, where the walk cannot read the name whole (`bash "$f"`, `. ./*.sh`): what it knows
-    /// of the name must fit. Such a file is only written at run time, so no glob finds it now.
+    /// A file the program saved fetched text to that the file `field` names may be, where the
+    /// walk cannot read the name whole (`bash "$f"`, `. ./*.sh`): what it knows of the name must
+    /// fit. Such a file is only written at run time, so no glob finds it now.
     /// (Not where only a call not followed may have saved some: that is code it cannot see
     /// already, and every `eval` it cannot read counts as such a call.)
     pub fn download_named_by(&self, field: &Field, st: &State) -> Option<Download> {
-        let mut pattern = String::new();
+        self.name_patterns(field, st).iter().find_map(|p| self.download_fitting(p, st))
+    }
+
+    /// The files saved with fetched text that the glob `field` may match when it runs (they
+    /// are not there now, so the walk's own matching does not find them): their paths, and
+    /// whether one known by its name alone may be among them.
+    pub fn downloads_globbed(&self, field: &Field, st: &State) -> (Vec<String>, bool) {
+        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
+        let mut paths = Vec::new();
+        let mut by_name = false;
+        for pattern in self.name_patterns(field, st) {
+            let saved = st.downloaded.iter().chain(deferred.then_some(&self.downloaded_ever).into_iter().flatten());
+            paths.extend(saved.filter(|p| fnmatch(&pattern, p)).cloned());
+            let last = pattern.rsplit('/').next().unwrap_or(&pattern);
+            by_name |= self.downloaded_names.iter().any(|n| fnmatch(last, n));
+        }
+        if deferred && paths.is_empty() && !by_name {
+            self.asked_downloads.set(true);
+        }
+        paths.sort();
+        paths.dedup();
+        (paths, by_name)
+    }
+
+    /// The shell patterns (absolute, or starting with `*`, where `*` spans directories) the
+    /// paths a file named by `field` may have fit: one per text a closed choice may give. A
+    /// part not known may hold `../`, so only the text after the last such part binds.
+    fn name_patterns(&self, field: &Field, st: &State) -> Vec<String> {
+        // (NUL, which no path holds, marks where a part not known was.)
+        let mut texts = vec![String::new()];
         for part in &field.parts {
             match part {
-                Part::Lit { text, quoted: true, .. } => push_escaped(&mut pattern, text),
-                Part::Lit { text, quoted: false, .. } => pattern.push_str(text),
-                Part::Unknown { .. } | Part::Choice { .. } => pattern.push('*'),
+                Part::Lit { text, quoted, .. } => texts.iter_mut().for_each(|t| push_pattern(t, text, *quoted)),
+                Part::Choice { values, open: false, quoted, .. }
+                    if !values.is_empty() && texts.len() * values.len() <= super::MAX_CHOICES * 4 =>
+                {
+                    texts = texts
+                        .iter()
+                        .flat_map(|t| {
+                            values.iter().map(move |v| {
+                                let mut t = t.clone();
+                                push_pattern(&mut t, v, *quoted);
+                                t
+                            })
+                        })
+                        .collect();
+                }
+                Part::Unknown { .. } | Part::Choice { .. } => texts.iter_mut().for_each(|t| t.push('\0')),
                 Part::Break => {}
             }
         }
-        if !pattern.starts_with(['/', '*']) {
-            pattern = match &st.cwd {
-                Some(cwd) => format!("{}/{pattern}", cwd.trim_end_matches('/')),
-                None => format!("*/{pattern}"),
-            };
-        }
-        while let Some(i) = pattern.find("/./") {
-            pattern.replace_range(i..i + 3, "/");
-        }
-        self.download_fitting(&pattern, st)
+        texts.into_iter().map(|t| anchored(&t, st.cwd.as_deref())).collect()
     }
 
     /// A file saved with fetched text whose path fits the shell pattern `pattern` (absolute, or
