@@ -18,9 +18,9 @@ use crate::analysis::word::Arg;
 /// Deepest chain of function calls followed into function bodies.
 const MAX_CALL_DEPTH: usize = 4;
 
-/// The largest function body (in characters of its text) a body walked on its own follows a
-/// call into: a wrapper's arguments decide what it does; a larger body is walked on its own,
-/// once, its parameters unknown.
+/// The largest function body (in characters of its text) a body walked on its own follows
+/// every call into: a wrapper's arguments decide what it does; a larger body is followed once,
+/// and walked on its own, its parameters unknown.
 const DEFERRED_FOLLOW_CHARS: usize = 4_000;
 
 /// Calls followed into their bodies before calls inside them are no longer followed (their
@@ -77,11 +77,12 @@ impl Walker<'_> {
         // followed (a library of thousands of functions calling each other), none deeper than
         // the first.
         let depth_limit = if self.quiet > 0 || self.calls_followed >= MAX_FOLLOWED_CALLS { 1 } else { MAX_CALL_DEPTH };
-        // In a body walked on its own, a large body is not followed: it is walked on its own
-        // too, and following it at each call cost more than all the rest of the walk (a
-        // library's dispatcher called from its helpers).
-        // (Unless an argument is fetched text or names a file saved with some.)
+        // In a body walked on its own, a large body is followed once: at its other calls it is
+        // not, and is walked on its own too, since following it at each call cost more than
+        // all the rest of the walk (a library's dispatcher called from its helpers). (Unless
+        // an argument is fetched text or names a file saved with some.)
         let large = self.deferred_body.is_some()
+            && self.function_walked.contains(&index)
             && {
                 use brush_parser::ast::SourceLocation;
                 self.functions[index]

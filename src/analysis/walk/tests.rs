@@ -340,11 +340,11 @@ fn a_body_walked_on_its_own_follows_calls_into_small_bodies_only() {
     // A wrapper's arguments decide what it does: followed.
     let text = "w(){ cat \"$1\"; }; f(){ w /etc/a; }; trap f EXIT";
     assert_eq!(touched(text, "cat"), ["/etc/a"]);
-    // A larger body is walked on its own, once, its parameters unknown.
+    // A larger body is followed once, then walked on its own, its parameters unknown.
     let pad = ": padding;".repeat(450);
-    let text = format!("big(){{ {pad} cat \"$1\"; }}; f(){{ big /etc/a; }}; trap f EXIT");
-    assert_eq!(touched(&text, "cat"), Vec::<String>::new());
-    // A call in the program itself is followed whatever the size of the body.
-    let text = format!("big(){{ {pad} cat \"$1\"; }}; big /etc/a");
+    let text = format!("big(){{ {pad} cat \"$1\"; }}; f(){{ big /etc/a; big /etc/b; }}; trap f EXIT");
     assert_eq!(touched(&text, "cat"), ["/etc/a"]);
+    // A call in the program itself is followed whatever the size of the body.
+    let text = format!("big(){{ {pad} cat \"$1\"; }}; big /etc/a; big /etc/b");
+    assert_eq!(touched(&text, "cat"), ["/etc/a", "/etc/b"]);
 }
