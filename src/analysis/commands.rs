@@ -50,7 +50,7 @@ fn program_effects(
     };
     let read = |path: &str| script_text(w, path, st);
     let downloaded = |p: &str| w.downloaded_here(p, false, st);
-    let download_named_by = |f: &Field| w.download_named_by(f, st);
+    let download_named_by = |a: &Arg| w.download_named_by(a, st);
     let call = Call {
         program,
         pos: args[0].pos,
@@ -79,7 +79,7 @@ pub(super) fn may_run_unnamed_download(w: &mut Walker, arg: &Arg, command: &str,
     if (arg.known().is_some() && !arg.field.has_glob()) || arg.field.tainted {
         return;
     }
-    if let Some(d) = w.download_named_by(&arg.field, st) {
+    if let Some(d) = w.download_named_by(arg, st) {
         let (target, reason) = d.need();
         w.need(Scope::Network, Perm::Execute, &target, command, reason, arg.pos);
     }
@@ -265,6 +265,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
             programs::Effect::Possibly(effects) => {
                 w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
             }
+            programs::Effect::DownloadedTo { arg } => w.note_download_to(&arg, st),
             programs::Effect::Downloaded { path } => {
                 // Where the walk cannot tell the directory, any file of its name may be it.
                 match w.absolutes(&path, st) {
@@ -273,7 +274,10 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                             w.note_download(&p, st);
                         }
                     }
-                    None if plain_word(&path) => w.note_download_to(&crate::analysis::word::Field::literal(&path), st),
+                    None if plain_word(&path) => {
+                        let arg = Arg { field: Field::literal(&path), pos: super::Pos::default(), raw: path.clone() };
+                        w.note_download_to(&arg, st)
+                    }
                     None => {}
                 }
             }

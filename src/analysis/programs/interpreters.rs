@@ -55,7 +55,7 @@ pub fn handle(call: &Call) -> Effects {
                 if (script.known().is_none() || script.field.has_glob())
                     && !script.field.tainted
                     && script.field.content.is_none()
-                    && let Some(d) = (call.download_named_by)(&script.field)
+                    && let Some(d) = (call.download_named_by)(script)
                 {
                     let (target, reason) = d.need();
                     out.need(Scope::Network, Perm::Execute, &target, reason, script.pos);

@@ -50,9 +50,9 @@ pub struct Call<'a> {
     pub stdin: &'a Stdin,
     /// Whether the program downloaded this file (an absolute path) earlier.
     pub downloaded: &'a dyn Fn(&str) -> bool,
-    /// A file saved with fetched text that a file named by this field may be, where the name
-    /// is not known whole (see `Walker::download_named_by`).
-    pub download_named_by: &'a dyn Fn(&Field) -> Option<crate::analysis::walk::Download>,
+    /// A file saved with fetched text that the file this word names may be, where the name is
+    /// not known whole (see `Walker::download_named_by`).
+    pub download_named_by: &'a dyn Fn(&Arg) -> Option<crate::analysis::walk::Download>,
     /// The value a variable has where the command runs, when the walk knows it (`TMPDIR`).
     pub var: &'a dyn Fn(&str) -> Option<String>,
     /// The text of a file it reads as its own program (`sed -f FILE`), when the walk may read
@@ -139,6 +139,9 @@ pub enum Effect {
     /// A file the command downloads (relative to where it runs): running it later runs fetched
     /// code.
     Downloaded { path: String },
+    /// It saves what it fetched to the file a word names that the walk cannot read whole
+    /// (`curl -o "$tmp"`).
+    DownloadedTo { arg: Arg },
 }
 
 /// The effects of one call, in order.
@@ -207,6 +210,10 @@ impl Effects {
 
     pub fn unknown_write(&mut self) {
         self.0.push(Effect::UnknownWrite);
+    }
+
+    pub fn downloaded_to(&mut self, arg: &Arg) {
+        self.0.push(Effect::DownloadedTo { arg: arg.clone() });
     }
 
     pub fn downloaded(&mut self, path: &str) {

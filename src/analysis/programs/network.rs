@@ -102,8 +102,11 @@ fn curl(call: &Call) -> Effects {
                 if text != "-" && text != "%" =>
             {
                 out.path(v, &[Perm::Write], "writes a file");
-                if matches!(o.name.as_str(), "o" | "output") && v.known().is_some() {
-                    out.downloaded(&text);
+                if matches!(o.name.as_str(), "o" | "output") {
+                    match v.known() {
+                        Some(_) => out.downloaded(&text),
+                        None => out.downloaded_to(v),
+                    }
                 }
             }
             "output-dir" => out.path(v, &[Perm::Write], "writes downloads into a directory"),
@@ -161,8 +164,9 @@ fn wget(call: &Call) -> Effects {
         Some(o) if o.known().as_deref() == Some("-") => {}
         Some(o) => {
             out.path(o, &[Perm::Write], "saves the download");
-            if let Some(text) = o.known() {
-                out.downloaded(&text);
+            match o.known() {
+                Some(text) => out.downloaded(&text),
+                None => out.downloaded_to(o),
             }
         }
         None if parsed.has(&["spider"]) => {}

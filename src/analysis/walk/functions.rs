@@ -104,7 +104,7 @@ impl Walker<'_> {
             let params: Vec<usize> = self.function_effects[&index].downloaded_params.iter().copied().collect();
             for n in params {
                 if let Some(arg) = args.get(n) {
-                    self.note_download_to(&arg.field, st);
+                    self.note_download_to(arg, st);
                 }
             }
             return true;

@@ -222,7 +222,7 @@ pub struct Walker<'c> {
     fetched: bool,
     /// The files the last redirections walked send standard output to (`None`: one whose name
     /// is not known).
-    stdout_to: Vec<crate::analysis::word::Field>,
+    stdout_to: Vec<crate::analysis::word::Arg>,
     /// Every variable given fetched text anywhere (for code walked on its own).
     tainted_ever: HashSet<String>,
     /// Functions some call gave a fetched argument (by name: a trap may call an earlier
@@ -255,6 +255,9 @@ pub struct Walker<'c> {
     /// `chmod` may have made a file saved with fetched text executable: a command named only
     /// at run time may be that file.
     pub(super) downloads_executable: bool,
+    /// Words not known whole that name files fetched text was saved to (see
+    /// `variables::word_key`).
+    downloaded_words: HashSet<String>,
     pub(crate) asked_downloads: std::cell::Cell<bool>,
     bodies_asked_downloads: HashSet<Option<usize>>,
     pub(crate) pending_taint: bool,
@@ -444,6 +447,7 @@ impl<'c> Walker<'c> {
             downloaded_ever: HashSet::default(),
             downloaded_names: HashSet::default(),
             downloads_executable: false,
+            downloaded_words: HashSet::default(),
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,

@@ -43,7 +43,7 @@ impl Walker<'_> {
                             }
                             let arg = Arg { field, pos, raw: w.value.clone() };
                             if crate::analysis::effects::stdout_file(r).is_some() {
-                                self.stdout_to.push(arg.field.clone());
+                                self.stdout_to.push(arg.clone());
                             }
                             match kind {
                                 ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::DuplicateInput => {
@@ -110,7 +110,7 @@ impl Walker<'_> {
                     let pos = self.word_pos(w);
                     let field = self.expand_single(&w.value, pos, st);
                     let arg = Arg { field, pos, raw: w.value.clone() };
-                    self.stdout_to.push(arg.field.clone());
+                    self.stdout_to.push(arg.clone());
                     self.path(&arg, &[Perm::Write], command, "writes a file through a redirection", st);
                 }
             }

@@ -23,6 +23,8 @@ pub enum Download {
     Path(String),
     /// A file of this name, in a directory the walk does not know.
     Name(String),
+    /// The file this word names, which the same word named where fetched text was saved.
+    Word(String),
 }
 
 impl Download {
@@ -33,12 +35,45 @@ impl Download {
                 p.clone(),
                 "runs a file named only at run time, which may be this file the program saves fetched text to",
             ),
+            Download::Word(w) => (
+                w.clone(),
+                "runs the file this word names, and the program saves fetched text to the file the same word names",
+            ),
             Download::Name(n) => (
                 n.clone(),
                 "runs a file named only at run time, which may be a file of this name the program saves fetched text to",
             ),
         }
     }
+}
+
+/// A word as the same file's name, wherever it is written: without double quotes and with
+/// `${name}` as `$name`. Only a word that expands a variable (`"$tmp"`, `"$dir/x.sh"`) names the
+/// same file twice; a command substitution may not.
+pub(super) fn word_key(raw: &str) -> Option<String> {
+    if !raw.contains('$') || raw.contains(['`', '(', '\'', '[']) {
+        return None;
+    }
+    let mut key = String::new();
+    let mut rest = raw;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("${") {
+            let end = after.find('}')?;
+            let name = &after[..end];
+            if !crate::analysis::word::is_name(name) && !name.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            key.push('$');
+            key.push_str(name);
+            rest = &after[end + 1..];
+            continue;
+        }
+        if c != '"' {
+            key.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(key)
 }
 
 /// `text` added to a shell pattern: as itself when `quoted`, else with its glob characters.
@@ -185,7 +220,15 @@ impl Walker<'_> {
     /// Records that the program may save fetched text to the file `target` names: each file it
     /// may name, or, where the walk cannot tell the directory, the file's name alone where that
     /// much is known (any file of that name may be it).
-    pub fn note_download_to(&mut self, target: &crate::analysis::word::Field, st: &mut State) {
+    /// Where the name is not known whole, the word itself is kept too: the same word, run
+    /// later, names the same file (`curl -so "$tmp" URL; bash "$tmp"`).
+    pub fn note_download_to(&mut self, target: &crate::analysis::word::Arg, st: &mut State) {
+        if target.known().is_none()
+            && let Some(key) = word_key(&target.raw)
+        {
+            self.downloaded_words.insert(key);
+        }
+        let target = &target.field;
         let texts = match target.alternatives() {
             Some((texts, false)) => texts,
             _ => Vec::new(),
@@ -261,7 +304,7 @@ impl Walker<'_> {
                 Some(paths) => paths.iter().any(|p| self.downloaded_here(p, false, st)),
                 None => self.may_run_download(&t, st),
             },
-            _ => self.download_named_by(&arg.field, st).is_some(),
+            _ => self.download_named_by(arg, st).is_some(),
         }
     }
 
@@ -299,8 +342,11 @@ impl Walker<'_> {
     /// fit. Such a file is only written at run time, so no glob finds it now.
     /// (Not where only a call not followed may have saved some: that is code it cannot see
     /// already, and every `eval` it cannot read counts as such a call.)
-    pub fn download_named_by(&self, field: &Field, st: &State) -> Option<Download> {
-        self.name_patterns(field, st).iter().find_map(|p| self.download_fitting(p, st))
+    pub fn download_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<Download> {
+        if let Some(key) = word_key(&arg.raw).filter(|k| self.downloaded_words.contains(k)) {
+            return Some(Download::Word(key));
+        }
+        self.name_patterns(&arg.field, st).iter().find_map(|p| self.download_fitting(p, st))
     }
 
     /// The files saved with fetched text that the glob `field` may match when it runs (they
