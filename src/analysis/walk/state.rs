@@ -109,6 +109,9 @@ pub struct State {
     pub(super) havoc_names: Option<std::sync::Arc<HashSet<String>>>,
     /// Files this program downloaded, so running them later is running fetched code.
     pub downloaded: imbl::OrdSet<String>,
+    /// Words not known whole that name files this program saved fetched text to, while the
+    /// variables they expand keep their value (see `variables::word_key`).
+    pub saved_words: imbl::OrdSet<String>,
     /// A call read only from its syntax may have downloaded files the walk cannot name: any
     /// file run after it may be fetched code.
     pub downloads_unknown: bool,
@@ -141,6 +144,7 @@ impl State {
             arg0: ctx.arg0.clone(),
             all_unknown: false,
             downloaded: imbl::OrdSet::new(),
+            saved_words: imbl::OrdSet::new(),
             downloads_unknown: false,
             all_fetched: false,
             tainted: imbl::OrdSet::new(),
@@ -352,6 +356,9 @@ impl State {
         }
         if !self.downloaded.ptr_eq(&other.downloaded) {
             self.downloaded = self.downloaded.clone().union(other.downloaded.clone());
+        }
+        if !self.saved_words.ptr_eq(&other.saved_words) {
+            self.saved_words = self.saved_words.clone().union(other.saved_words.clone());
         }
         if !self.defined.ptr_eq(&other.defined) {
             self.defined = self.defined.clone().intersection(other.defined.clone());

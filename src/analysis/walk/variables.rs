@@ -48,10 +48,10 @@ impl Download {
 }
 
 /// A word as the same file's name, wherever it is written: without double quotes and with
-/// `${name}` as `$name`. Only a word that expands a variable (`"$tmp"`, `"$dir/x.sh"`) names the
+/// `$name` as `${name}`. Only a word that expands a variable (`"$tmp"`, `"$dir/x.sh"`) names the
 /// same file twice; a command substitution may not.
 pub(super) fn word_key(raw: &str) -> Option<String> {
-    if !raw.contains('$') || raw.contains(['`', '(', '\'', '[']) {
+    if !raw.contains('$') || raw.contains(['`', '(', '\'', '[', '@', '*', '#', '?', '!']) {
         return None;
     }
     let mut key = String::new();
@@ -60,12 +60,26 @@ pub(super) fn word_key(raw: &str) -> Option<String> {
         if let Some(after) = rest.strip_prefix("${") {
             let end = after.find('}')?;
             let name = &after[..end];
-            if !crate::analysis::word::is_name(name) && !name.chars().all(|c| c.is_ascii_digit()) {
+            if !crate::analysis::word::is_name(name) {
                 return None;
             }
-            key.push('$');
+            key.push_str("${");
             key.push_str(name);
+            key.push('}');
             rest = &after[end + 1..];
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix('$') {
+            // `$name` as `${name}`; a positional parameter is the running function's own.
+            let len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+            let name = &after[..len];
+            if !crate::analysis::word::is_name(name) {
+                return None;
+            }
+            key.push_str("${");
+            key.push_str(name);
+            key.push('}');
+            rest = &after[len..];
             continue;
         }
         if c != '"' {
@@ -74,6 +88,25 @@ pub(super) fn word_key(raw: &str) -> Option<String> {
         rest = &rest[c.len_utf8()..];
     }
     Some(key)
+}
+
+/// Whether a symbolic `chmod` clause (`u+x`, `go-w+x`, `g=u`) may add execute.
+fn adds_execute_bits(clause: &str) -> bool {
+    let mut adding = false;
+    for c in clause.trim_start_matches(['u', 'g', 'o', 'a']).chars() {
+        match c {
+            '+' | '=' => adding = true,
+            '-' => adding = false,
+            'x' | 'X' | 's' | 'u' | 'g' | 'o' if adding => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether the word key `key` expands the variable `name`.
+fn expands(key: &str, name: &str) -> bool {
+    key.contains(&format!("${{{name}}}"))
 }
 
 /// `text` added to a shell pattern: as itself when `quoted`, else with its glob characters.
@@ -226,7 +259,8 @@ impl Walker<'_> {
         if target.known().is_none()
             && let Some(key) = word_key(&target.raw)
         {
-            self.downloaded_words.insert(key);
+            self.downloaded_words.insert(key.clone());
+            st.saved_words.insert(key);
         }
         let target = &target.field;
         let texts = match target.alternatives() {
@@ -260,7 +294,7 @@ impl Walker<'_> {
     /// (a mode that adds execute, or one not known, given such a file or a name not known).
     pub fn note_chmod(&mut self, args: &[crate::analysis::word::Arg], st: &State) {
         // `--reference=FILE` gives the mode of a file: it may add execute.
-        let reference = args[1..].iter().any(|a| a.known().is_none_or(|t| t.starts_with("--reference")));
+        let reference = args[1..].iter().any(|a| a.known().is_some_and(|t| t.starts_with("--reference")));
         let mut words = args[1..].iter().filter(|a| {
             !a.known().is_some_and(|t| {
                 t.starts_with('-') && t.len() > 1 && !t[1..].starts_with(['r', 'w', 'x', 'X', 's', 't'])
@@ -270,10 +304,9 @@ impl Walker<'_> {
             let Some(mode) = words.next() else { return };
             let adds_execute = match mode.known() {
                 Some(m) if m.bytes().all(|b| b.is_ascii_digit()) => m.bytes().any(|b| (b - b'0') % 2 == 1),
-                // A clause that adds or sets bits, execute among them or copied from a class.
-                Some(m) => m
-                    .split(',')
-                    .any(|clause| clause.contains(['+', '=']) && clause.contains(['x', 'X', 's', 'u', 'g', 'o'])),
+                // A clause that adds or sets bits (after its `ugoa`), execute among them or
+                // copied from a class (`g=u`).
+                Some(m) => m.split(',').any(adds_execute_bits),
                 None => true,
             };
             if !adds_execute {
@@ -294,17 +327,23 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether the file `arg` names may be one the program saved fetched text to.
+    /// Whether the file `arg` names may be one the program saved fetched text to, by its name
+    /// (not where only a call not followed may have saved files it cannot name).
     pub fn arg_may_be_download(&self, arg: &crate::analysis::word::Arg, st: &State) -> bool {
+        self.saved_file_named_by(arg, st).is_some()
+    }
+
+    /// The file saved with fetched text that `arg` may name: its path or name.
+    pub fn saved_file_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<String> {
         if arg.field.content.is_some() {
-            return false;
+            return None;
         }
         match arg.known() {
             Some(t) if !arg.field.has_glob() => match self.absolutes(&t, st) {
-                Some(paths) => paths.iter().any(|p| self.downloaded_here(p, false, st)),
-                None => self.may_run_download(&t, st),
+                Some(paths) => paths.into_iter().find(|p| self.downloaded_here(p, true, st)),
+                None => self.may_run_download(&t, st).then_some(t),
             },
-            _ => self.download_named_by(arg, st).is_some(),
+            _ => self.download_named_by(arg, st).map(|d| d.need().0),
         }
     }
 
@@ -343,7 +382,11 @@ impl Walker<'_> {
     /// (Not where only a call not followed may have saved some: that is code it cannot see
     /// already, and every `eval` it cannot read counts as such a call.)
     pub fn download_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<Download> {
-        if let Some(key) = word_key(&arg.raw).filter(|k| self.downloaded_words.contains(k)) {
+        // (In a body walked on its own, a word that named a save anywhere.)
+        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
+        if let Some(key) =
+            word_key(&arg.raw).filter(|k| st.saved_words.contains(k) || (deferred && self.downloaded_words.contains(k)))
+        {
             return Some(Download::Word(key));
         }
         self.name_patterns(&arg.field, st).iter().find_map(|p| self.download_fitting(p, st))
@@ -502,6 +545,13 @@ impl Walker<'_> {
         }
         if LOADER_VARS.contains(&target.as_str()) {
             self.loader_assignment(&target, &value, st);
+        }
+        if !st.saved_words.is_empty() {
+            // A word that expands it names another file now.
+            let stale: Vec<String> = st.saved_words.iter().filter(|k| expands(k, &target)).cloned().collect();
+            for k in stale {
+                st.saved_words.remove(&k);
+            }
         }
         self.assigned.insert(target);
         st.set_val(name, value);
