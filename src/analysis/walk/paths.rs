@@ -90,9 +90,11 @@ impl Walker<'_> {
 
     /// Records the accesses a command makes to the file named by `arg`.
     pub fn path(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
-        // A command that reads a file saved with fetched text may print that text.
-        if perms == [Perm::Read] && self.quiet == 0 && self.arg_may_be_download(arg, st) {
-            self.fetched = true;
+        // A command that reads a file saved with fetched text may print that text. (A body
+        // walked on its own that finds none is not walked again for it when a later one saves
+        // one: nearly every body reads files, and most fetch nothing.)
+        if perms == [Perm::Read] && self.quiet == 0 && self.without_asking(|w| w.arg_may_be_download(arg, st)) {
+            self.read_saved = true;
         }
         let field = &arg.field;
         if field.tainted {

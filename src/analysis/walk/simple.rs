@@ -145,6 +145,7 @@ impl Walker<'_> {
                     && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
+        let read_saved_before = std::mem::replace(&mut self.read_saved, false);
         self.run_command(&args, &env, stdin, st, true);
         // A command given fetched text, as words or as input, may print it.
         self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;
@@ -155,6 +156,9 @@ impl Walker<'_> {
                 self.note_download_to(&target, st);
             }
         }
+        // What it printed of a saved file it read reaches a pipe or a substitution. (Copies
+        // of saved files are not followed: `cp` is not either.)
+        self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
         self.fetched |= fetched_before;
         if self.failed() || self.quiet > 0 {
             return;

@@ -246,6 +246,10 @@ impl Walker<'_> {
 
     /// Records that the program may save fetched text to `path` (absolute).
     pub fn note_download(&mut self, path: &str, st: &mut State) {
+        // A device (`/dev/null`, `/dev/stderr`) keeps nothing to run or read back.
+        if path.starts_with("/dev/") && !path.starts_with("/dev/shm/") {
+            return;
+        }
         self.downloaded_ever.insert(path.to_string());
         st.downloaded.insert(path.to_string());
     }
@@ -327,6 +331,30 @@ impl Walker<'_> {
         }
     }
 
+    /// `f`'s answer, without marking the body walked on its own as one that asked of saved
+    /// files (it is not walked again when a later body saves one).
+    pub fn without_asking<T>(&self, f: impl FnOnce(&Self) -> T) -> T {
+        let asked = self.asked_downloads.get();
+        let answer = f(self);
+        self.asked_downloads.set(asked);
+        answer
+    }
+
+    /// Whether no file saved with fetched text can be named here: none in this state, and, in
+    /// a body walked on its own, none anywhere in the program (which such a body asks: one
+    /// saved later in the round walks it again).
+    fn nothing_saved(&self, st: &State) -> bool {
+        let here = st.downloaded.is_empty() && st.saved_words.is_empty() && self.downloaded_names.is_empty();
+        if self.deferred_body.is_some() && !self.fetched_code_known {
+            if here && self.downloaded_ever.is_empty() && self.downloaded_words.is_empty() {
+                self.asked_downloads.set(true);
+                return true;
+            }
+            return false;
+        }
+        here
+    }
+
     /// Whether the file `arg` names may be one the program saved fetched text to, by its name
     /// (not where only a call not followed may have saved files it cannot name).
     pub fn arg_may_be_download(&self, arg: &crate::analysis::word::Arg, st: &State) -> bool {
@@ -335,7 +363,7 @@ impl Walker<'_> {
 
     /// The file saved with fetched text that `arg` may name: its path or name.
     pub fn saved_file_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<String> {
-        if arg.field.content.is_some() {
+        if arg.field.content.is_some() || self.nothing_saved(st) {
             return None;
         }
         match arg.known() {
@@ -382,6 +410,9 @@ impl Walker<'_> {
     /// (Not where only a call not followed may have saved some: that is code it cannot see
     /// already, and every `eval` it cannot read counts as such a call.)
     pub fn download_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<Download> {
+        if self.nothing_saved(st) {
+            return None;
+        }
         // (In a body walked on its own, a word that named a save anywhere.)
         let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
         if let Some(key) =
@@ -396,6 +427,9 @@ impl Walker<'_> {
     /// are not there now, so the walk's own matching does not find them): their paths, and
     /// whether one known by its name alone may be among them.
     pub fn downloads_globbed(&self, field: &Field, st: &State) -> (Vec<String>, bool) {
+        if self.nothing_saved(st) {
+            return (Vec::new(), false);
+        }
         let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
         let mut paths = Vec::new();
         let mut by_name = false;
