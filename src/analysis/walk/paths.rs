@@ -93,7 +93,7 @@ impl Walker<'_> {
         // A command that reads a file saved with fetched text may print that text. (A body
         // walked on its own that finds none is not walked again for it when a later one saves
         // one: nearly every body reads files, and most fetch nothing.)
-        if perms == [Perm::Read] && self.quiet == 0 && self.without_asking(|w| w.arg_may_be_download(arg, st)) {
+        if perms == [Perm::Read] && self.quiet == 0 && self.without_asking(|w| w.names_saved_file(arg, st)) {
             self.read_saved = true;
         }
         let field = &arg.field;

@@ -361,6 +361,19 @@ impl Walker<'_> {
         self.saved_file_named_by(arg, st).is_some()
     }
 
+    /// Whether `arg` names a file saved with fetched text by its path, by a glob or a choice
+    /// that fits that path, or by the word that named the save (not by a file's name alone,
+    /// in a directory not known: too weak to follow data through).
+    pub fn names_saved_file(&self, arg: &crate::analysis::word::Arg, st: &State) -> bool {
+        match arg.known() {
+            _ if self.nothing_saved(st) => false,
+            Some(t) if !arg.field.has_glob() => {
+                self.absolutes(&t, st).is_some_and(|paths| paths.iter().any(|p| self.downloaded_here(p, true, st)))
+            }
+            _ => matches!(self.download_named_by(arg, st), Some(Download::Path(_) | Download::Word(_))),
+        }
+    }
+
     /// The file saved with fetched text that `arg` may name: its path or name.
     pub fn saved_file_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<String> {
         if arg.field.content.is_some() || self.nothing_saved(st) {
