@@ -102,11 +102,11 @@ impl Walker<'_> {
                 // any word not known.)
                 if let Some(saved) = args[1..]
                     .iter()
-                    .filter(|a| {
-                        a.known().is_some()
-                            || matches!(self.download_named_by(a, st), Some(crate::analysis::walk::Download::Word(_)))
+                    .filter_map(|a| {
+                        self.saved_file_named_by(a, st)
+                            .filter(|d| a.known().is_some() || matches!(d, crate::analysis::walk::Download::Word(_)))
                     })
-                    .filter_map(|a| self.saved_file_named_by(a, st))
+                    .map(|d| d.need().0)
                     .find(|s| names_code(s))
                 {
                     let reason = "runs a program named only at run time, which may be an interpreter, on this file the program saves fetched text to";

@@ -57,29 +57,24 @@ pub(super) fn word_key(raw: &str) -> Option<String> {
     let mut key = String::new();
     let mut rest = raw;
     while let Some(c) = rest.chars().next() {
-        if let Some(after) = rest.strip_prefix("${") {
-            let end = after.find('}')?;
-            let name = &after[..end];
+        // `${name}` or `$name`, as `${name}`; a positional parameter is the running
+        // function's own.
+        let expansion = match rest.strip_prefix("${") {
+            Some(after) => after.find('}').map(|end| (&after[..end], &after[end + 1..])),
+            None => rest.strip_prefix('$').map(|after| {
+                let len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+                (&after[..len], &after[len..])
+            }),
+        };
+        if rest.starts_with('$') {
+            let (name, after) = expansion?;
             if !crate::analysis::word::is_name(name) {
                 return None;
             }
             key.push_str("${");
             key.push_str(name);
             key.push('}');
-            rest = &after[end + 1..];
-            continue;
-        }
-        if let Some(after) = rest.strip_prefix('$') {
-            // `$name` as `${name}`; a positional parameter is the running function's own.
-            let len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
-            let name = &after[..len];
-            if !crate::analysis::word::is_name(name) {
-                return None;
-            }
-            key.push_str("${");
-            key.push_str(name);
-            key.push('}');
-            rest = &after[len..];
+            rest = after;
             continue;
         }
         if c != '"' {
@@ -340,12 +335,25 @@ impl Walker<'_> {
         answer
     }
 
+    /// Whether a body walked on its own is being walked, in a program not known to run
+    /// fetched code already: what the whole program saved counts, and a body that asks is
+    /// walked again when a later one saves more.
+    fn asks_program_wide(&self) -> bool {
+        self.deferred_body.is_some() && !self.fetched_code_known
+    }
+
+    /// The paths saved with fetched text a file here may be: this state's, and in a body walked
+    /// on its own, the whole program's.
+    fn saved_paths<'a>(&'a self, st: &'a State) -> impl Iterator<Item = &'a String> {
+        st.downloaded.iter().chain(self.asks_program_wide().then_some(&self.downloaded_ever).into_iter().flatten())
+    }
+
     /// Whether no file saved with fetched text can be named here: none in this state, and, in
     /// a body walked on its own, none anywhere in the program (which such a body asks: one
     /// saved later in the round walks it again).
     fn nothing_saved(&self, st: &State) -> bool {
         let here = st.downloaded.is_empty() && st.saved_words.is_empty() && self.downloaded_names.is_empty();
-        if self.deferred_body.is_some() && !self.fetched_code_known {
+        if self.asks_program_wide() {
             if here && self.downloaded_ever.is_empty() && self.downloaded_words.is_empty() {
                 self.asked_downloads.set(true);
                 return true;
@@ -365,26 +373,30 @@ impl Walker<'_> {
     /// that fits that path, or by the word that named the save (not by a file's name alone,
     /// in a directory not known: too weak to follow data through).
     pub fn names_saved_file(&self, arg: &crate::analysis::word::Arg, st: &State) -> bool {
-        match arg.known() {
-            _ if self.nothing_saved(st) => false,
-            Some(t) if !arg.field.has_glob() => {
-                self.absolutes(&t, st).is_some_and(|paths| paths.iter().any(|p| self.downloaded_here(p, true, st)))
-            }
-            _ => matches!(self.download_named_by(arg, st), Some(Download::Path(_) | Download::Word(_))),
-        }
+        matches!(self.saved_file(arg, st), Some(Download::Path(_) | Download::Word(_)))
     }
 
-    /// The file saved with fetched text that `arg` may name: its path or name.
-    pub fn saved_file_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<String> {
-        if arg.field.content.is_some() || self.nothing_saved(st) {
+    /// The file saved with fetched text that `arg` may name (not the file a process
+    /// substitution gives).
+    pub fn saved_file_named_by(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<Download> {
+        if arg.field.content.is_some() {
+            return None;
+        }
+        self.saved_file(arg, st)
+    }
+
+    /// The file saved with fetched text that `arg` may name: by its path where the word is
+    /// known (by its name where the directory is not), else as [`Self::download_named_by`].
+    fn saved_file(&self, arg: &crate::analysis::word::Arg, st: &State) -> Option<Download> {
+        if self.nothing_saved(st) {
             return None;
         }
         match arg.known() {
             Some(t) if !arg.field.has_glob() => match self.absolutes(&t, st) {
-                Some(paths) => paths.into_iter().find(|p| self.downloaded_here(p, true, st)),
-                None => self.may_run_download(&t, st).then_some(t),
+                Some(paths) => paths.into_iter().find(|p| self.downloaded_here(p, true, st)).map(Download::Path),
+                None => self.may_run_download(&t, st).then_some(Download::Name(t)),
             },
-            _ => self.download_named_by(arg, st).map(|d| d.need().0),
+            _ => self.download_named_by(arg, st),
         }
     }
 
@@ -398,7 +410,7 @@ impl Walker<'_> {
         if !named && self.downloaded_names.contains(last_name(path)) {
             return true;
         }
-        if self.deferred_body.is_some() && !self.fetched_code_known {
+        if self.asks_program_wide() {
             if self.downloaded_ever.contains(path) {
                 return true;
             }
@@ -427,7 +439,7 @@ impl Walker<'_> {
             return None;
         }
         // (In a body walked on its own, a word that named a save anywhere.)
-        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
+        let deferred = self.asks_program_wide();
         if let Some(key) =
             word_key(&arg.raw).filter(|k| st.saved_words.contains(k) || (deferred && self.downloaded_words.contains(k)))
         {
@@ -443,12 +455,11 @@ impl Walker<'_> {
         if self.nothing_saved(st) {
             return (Vec::new(), false);
         }
-        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
+        let deferred = self.asks_program_wide();
         let mut paths = Vec::new();
         let mut by_name = false;
         for pattern in self.name_patterns(field, st) {
-            let saved = st.downloaded.iter().chain(deferred.then_some(&self.downloaded_ever).into_iter().flatten());
-            paths.extend(saved.filter(|p| fnmatch(&pattern, p)).cloned());
+            paths.extend(self.saved_paths(st).filter(|p| fnmatch(&pattern, p)).cloned());
             let last = pattern.rsplit('/').next().unwrap_or(&pattern);
             by_name |= self.downloaded_names.iter().any(|n| fnmatch(last, n));
         }
@@ -494,9 +505,8 @@ impl Walker<'_> {
     /// starting with `*`; `*` spans directories), by path or by name alone. In a body walked on
     /// its own, a file saved anywhere in the program counts.
     fn download_fitting(&self, pattern: &str, st: &State) -> Option<Download> {
-        let deferred = self.deferred_body.is_some() && !self.fetched_code_known;
-        let by_path = st.downloaded.iter().chain(deferred.then_some(&self.downloaded_ever).into_iter().flatten());
-        if let Some(p) = by_path.into_iter().find(|p| fnmatch(pattern, p)) {
+        let deferred = self.asks_program_wide();
+        if let Some(p) = self.saved_paths(st).find(|p| fnmatch(pattern, p)) {
             return Some(Download::Path(p.clone()));
         }
         // A file known by its name alone may be in any directory.
