@@ -181,10 +181,12 @@ pub fn euid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// The caller's real user ID.
+/// The caller's real user ID. Asked of the kernel once: a start asks for it some fifty times,
+/// and nothing here changes it (a user namespace maps it to itself).
 pub fn uid() -> u32 {
+    static UID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     // SAFETY: getuid only reads the caller's credentials.
-    unsafe { libc::getuid() }
+    *UID.get_or_init(|| unsafe { libc::getuid() })
 }
 
 /// The parent process's ID.

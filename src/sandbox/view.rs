@@ -224,6 +224,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     let listed = Listed { world, seen: Default::default() };
     let world: &dyn World = &listed;
     let policy = inputs.policy;
+    let grants = policy.grants();
     let layout = inputs.layout;
     let system = Rights::of(policy.mode, Scope::System);
     let mut view = View::default();
@@ -244,7 +245,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         if writable.iter().any(|(w, _)| scope::is_within(&r.path, w)) {
             continue;
         }
-        writable.push((&r.path, !policy.granted(&r.path).contains(Rights::EXECUTE)));
+        writable.push((&r.path, !grants.of(&r.path).contains(Rights::EXECUTE)));
     }
     view.read_only_base = !writable.iter().any(|(w, _)| *w == "/");
     view.exact = policy.paths.iter().filter_map(|r| r.node.map(|n| (r.path.clone(), n))).collect();
@@ -262,7 +263,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
     // The mode's own workspace bits decide, not what a tree around it grants.
     let w = layout.workspace.as_str();
     let ws_mode = Rights::of(policy.mode, Scope::Workspace);
-    let ws_rights = policy.granted(w);
+    let ws_rights = grants.of(w);
     let ws_noexec = !ws_mode.contains(Rights::EXECUTE);
     match view.points.iter_mut().find(|p| p.path() == w) {
         Some(Point::Writable { noexec, .. }) => *noexec |= ws_noexec,
@@ -335,7 +336,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                         if e.link || layout.is_protected(&p) || layout.is_credential(&p) {
                             continue;
                         }
-                        let noexec = !policy.granted(&p).contains(Rights::EXECUTE) || ws_noexec;
+                        let noexec = !grants.of(&p).contains(Rights::EXECUTE) || ws_noexec;
                         view.points.push(Point::Writable { path: p, noexec });
                     }
                 }
@@ -352,7 +353,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             && !scope::is_within(w, home)
             && !scope::is_within(home, w)
         {
-            pin_home(home, home, layout, policy, world, 0, &mut view.points);
+            pin_home(home, home, layout, &grants, world, 0, &mut view.points);
             view.static_only.push(super::StaticOnly::View(format!(
                 "the home directory {home} lies in a writable tree: it and the directories holding its settings are \
                  kept read-only, their other entries writable, so nothing new can be created directly in them"
@@ -407,7 +408,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         // its place would leave the read-only hooks behind.
         for git in &found.repositories {
             if view_writes(git) {
-                let noexec = !policy.granted(git).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(git, w));
+                let noexec = !grants.of(git).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(git, w));
                 view.points.push(Point::Writable { path: git.clone(), noexec });
             }
         }
@@ -421,7 +422,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         if !world.exists(&cache.path) {
             continue;
         }
-        let lower = if policy.granted(&cache.path).contains(Rights::READ) { &cache.path } else { &cache.empty };
+        let lower = if grants.of(&cache.path).contains(Rights::READ) { &cache.path } else { &cache.empty };
         view.points.push(Point::Layer {
             path: cache.path.clone(),
             lower: lower.clone(),
@@ -454,7 +455,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
                 credentials.push((join(home, entry), None, None));
             }
             let cargo = join(home, ".cargo");
-            if policy.granted(&cargo).contains(Rights::READ) {
+            if grants.of(&cargo).contains(Rights::READ) {
                 for e in world.list(&cargo).unwrap_or_default() {
                     if !e.link && e.name.starts_with("credentials") {
                         credentials.push((join(&cargo, &e.name), Some(e.dir), None));
@@ -477,7 +478,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
             } else {
                 (path, dir, node)
             };
-            let granted = policy.granted(&path);
+            let granted = grants.of(&path);
             if !(granted.contains(Rights::READ) || granted.contains(Rights::WRITE) || in_writable(&path)) {
                 continue;
             }
@@ -571,7 +572,7 @@ pub fn plan(inputs: &ViewInputs, world: &dyn World, reader: &dyn Reader) -> View
         if view.points.iter().any(|p| p.path() == dir) || world.is_dir(&dir) != Some(true) || world.is_link(&dir) {
             continue;
         }
-        let noexec = !policy.granted(&dir).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(&dir, w));
+        let noexec = !grants.of(&dir).contains(Rights::EXECUTE) || (ws_noexec && scope::is_within(&dir, w));
         view.points.push(Point::Writable { path: dir, noexec });
     }
 
@@ -620,7 +621,7 @@ fn pin_home(
     dir: &str,
     home: &str,
     layout: &Layout,
-    policy: &Policy,
+    grants: &super::policy::Grants,
     world: &dyn World,
     depth: usize,
     points: &mut Vec<Point>,
@@ -642,9 +643,9 @@ fn pin_home(
                     .chain(scope::HOME_CREDENTIALS)
                     .any(|c| c.strip_prefix(rest.as_str()).is_some_and(|after| after.starts_with('/'))));
         if holds && depth < 3 {
-            pin_home(&p, home, layout, policy, world, depth + 1, points);
+            pin_home(&p, home, layout, grants, world, depth + 1, points);
         } else {
-            let noexec = !policy.granted(&p).contains(Rights::EXECUTE);
+            let noexec = !grants.of(&p).contains(Rights::EXECUTE);
             points.push(Point::Writable { path: p, noexec });
         }
     }
