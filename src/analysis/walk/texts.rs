@@ -48,11 +48,17 @@ impl Walker<'_> {
         let Some(key) = self.admit_text(text, origin.base) else { return true };
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
+            // The pieces walked go back to the parsing thread, which made them, to be freed
+            // there: off the walk's way, and by the thread whose memory they are.
+            let (walked_tx, walked_rx) = std::sync::mpsc::channel::<ast::Program>();
             let parser = std::thread::Builder::new().name("parser".into()).stack_size(parse::STACK_BYTES).spawn_scoped(
                 scope,
                 move || {
                     let mut line = 1;
                     let checked = parse::cut(text, PIECE_BYTES, &mut |from, to| {
+                        while let Ok(walked) = walked_rx.try_recv() {
+                            drop(walked);
+                        }
                         let piece = &text[from..to];
                         let ahead = match parse::program(piece) {
                             Ok(program) => Ahead::Piece(program, line, std::sync::Arc::from(piece)),
@@ -63,6 +69,11 @@ impl Walker<'_> {
                         tx.send(ahead).is_ok() && parsed
                     });
                     let _ = tx.send(if checked.is_ok() { Ahead::Done } else { Ahead::Stop });
+                    drop(tx);
+                    // Until the walk is over (it drops its end).
+                    for walked in walked_rx {
+                        drop(walked);
+                    }
                 },
             );
             if parser.is_err() {
@@ -70,13 +81,15 @@ impl Walker<'_> {
             }
             // The receiver goes with the walk: when the walk stops early, dropping it stops the
             // parser at its next piece.
-            self.inside_text(key, origin, |w| {
+            self.inside_text(key, origin, move |w| {
                 for ahead in rx {
                     match ahead {
                         Ahead::Piece(program, line, source) => {
                             w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
                             w.source = Some(source);
                             w.program(&program, st);
+                            // (Freed here when the parsing thread is gone.)
+                            let _ = walked_tx.send(program);
                             if w.failed() {
                                 return true;
                             }
