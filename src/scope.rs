@@ -900,15 +900,20 @@ fn credential_bytes(c: &[u8]) -> bool {
     if c.is_empty() || c.len() > 255 {
         return false;
     }
-    let Ok(name) = std::str::from_utf8(c) else { return false };
-    let lower = name.to_ascii_lowercase();
+    // Lowered on the stack: this is asked of every component of every path planning and the
+    // analysis look at. (Lowering ASCII letters keeps the text UTF-8.)
+    let mut buf = [0u8; 255];
+    let buf = &mut buf[..c.len()];
+    buf.copy_from_slice(c);
+    buf.make_ascii_lowercase();
+    let Ok(lower) = std::str::from_utf8(buf) else { return false };
     if lower == ".env" || lower.starts_with(".env.") {
         return true;
     }
     if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| lower.starts_with(k)) {
         return !lower.ends_with(".pub");
     }
-    if STORE_NAMES.contains(&lower.as_str()) {
+    if STORE_NAMES.contains(&lower) {
         return true;
     }
     let (stem, extension) = match lower.rsplit_once('.') {
