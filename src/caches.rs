@@ -136,6 +136,8 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
         return Vec::new();
     };
     let mut out = Vec::new();
+    // The empty directory every layer shares is looked at once.
+    let mut empty_checked = false;
     for (path, when) in trees(home, var) {
         let usable = |p: &str| {
             !(scope::is_system_path(p)
@@ -174,7 +176,7 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
         if !usable(&real) {
             continue;
         }
-        let Some(layer) = layer_dirs(&state, &below, &real, key, make) else { continue };
+        let Some(layer) = layer_dirs(&state, &below, &real, key, make, &mut empty_checked) else { continue };
         out.push(layer);
     }
     out
@@ -201,8 +203,16 @@ fn make_dir(path: &str, parents: bool) -> bool {
 }
 
 /// The layer's directories for the cache `real`, made when missing, every one reached by no
-/// link and the caller's own. `caches` is `{state}/caches`, opened reached by no link.
-fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: bool) -> Option<Layer> {
+/// link and the caller's own. `caches` is `{state}/caches`, opened reached by no link; the
+/// shared empty directory is looked at only until `empty_checked` says it passed.
+fn layer_dirs(
+    state: &str,
+    caches: &std::fs::File,
+    real: &str,
+    key: &str,
+    make: bool,
+    empty_checked: &mut bool,
+) -> Option<Layer> {
     let name: String = real
         .rsplit('/')
         .next()
@@ -225,6 +235,9 @@ fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: 
     };
     let relative = [format!("{below}/upper"), format!("{below}/work"), "empty".to_string()];
     for (dir, rel) in [&layer.upper, &layer.work, &layer.empty].into_iter().zip(&relative) {
+        if *empty_checked && *dir == layer.empty {
+            continue;
+        }
         if !own_dir(dir) {
             if !make {
                 return None;
@@ -241,6 +254,7 @@ fn layer_dirs(state: &str, caches: &std::fs::File, real: &str, key: &str, make: 
             return None;
         }
     }
+    *empty_checked = true;
     Some(layer)
 }
 
