@@ -182,7 +182,8 @@ pub fn euid() -> u32 {
 }
 
 /// The caller's real user ID. Asked of the kernel once: a start asks for it some fifty times,
-/// and nothing here changes it (a user namespace maps it to itself).
+/// and nothing here changes it (the first question comes long before a user namespace is
+/// entered, and it would go on naming the caller there).
 pub fn uid() -> u32 {
     static UID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     // SAFETY: getuid only reads the caller's credentials.
