@@ -968,7 +968,6 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
 /// (a rule on the directory that lists or reads, or one that reads a tree holding it) and the
 /// view (nothing masked or layered at or above it).
 fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)> {
-    use super::policy::{Kind, Rights};
     let store = format!("{}/{}", super::facts::state_dir()?, super::facts::DIR);
     let masked = view.points.iter().any(|p| matches!(p, view::Point::Mask { path, dir: true, .. } if *path == store));
     if !masked {
@@ -977,14 +976,7 @@ fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)>
     // By path: the rights rules give on it, those they give beneath it, and whether the view
     // hides it. A directory and each directory above it are looked up (a start asks about
     // some eighty directories, against a few hundred rules).
-    let mut on: rustc_hash::FxHashMap<&str, (Rights, Rights)> = Default::default();
-    for r in &policy.paths {
-        let (here, beneath) = on.entry(r.path.as_str()).or_insert((Rights::NONE, Rights::NONE));
-        *here = here.union(r.rights);
-        if r.kind != Kind::File {
-            *beneath = beneath.union(r.rights);
-        }
-    }
+    let grants = policy.grants();
     let hidden: rustc_hash::FxHashSet<&str> = view
         .points
         .iter()
@@ -992,14 +984,15 @@ fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)>
         .map(view::Point::path)
         .collect();
     let listable = |dir: &str| {
-        let lists = on.get(dir).is_some_and(|(here, _)| here.contains(Rights::READ) || here.contains(Rights::LIST));
+        let here = grants.on(dir).0;
+        let lists = here.contains(Rights::READ) || here.contains(Rights::LIST);
         let mut reads = false;
         let mut at = dir;
         loop {
             if hidden.contains(at) {
                 return false;
             }
-            reads |= on.get(at).is_some_and(|(_, beneath)| beneath.contains(Rights::READ));
+            reads |= grants.on(at).1.contains(Rights::READ);
             match at.rsplit_once('/') {
                 Some(("", _)) if at != "/" => at = "/",
                 Some((parent, _)) if !parent.is_empty() => at = parent,
@@ -1197,18 +1190,7 @@ mod tests {
             assert_eq!(handled_fs(abi).bits(), expect(abi), "abi {abi}");
             assert_eq!(file_rights(abi).bits() & !expect(abi), 0, "abi {abi}");
         }
-        let mut policy = Policy {
-            mode: crate::mode::Mode::NONE,
-            paths: Vec::new(),
-            sockets: false,
-            keyring: false,
-            new_code: false,
-            drop_capabilities: Vec::new(),
-            scoped: true,
-            enclosed_network: false,
-            static_only: Vec::new(),
-            reachable: Vec::new(),
-        };
+        let mut policy = Policy::bare(crate::mode::Mode::NONE);
         assert_eq!(handled_net(&policy, 3).bits(), 0);
         assert_eq!(handled_net(&policy, 4).bits(), 0b11);
         assert_eq!(scopes(&policy, 5).bits(), 0);

@@ -241,6 +241,23 @@ impl Policy {
         granted_by(self.paths.iter().map(|r| (r.path.as_str(), r.rights, r.kind == Kind::File)), path)
     }
 
+    /// A policy with no rules and nothing allowed but what `mode` names, for tests.
+    #[cfg(test)]
+    pub fn bare(mode: Mode) -> Policy {
+        Policy {
+            mode,
+            paths: Vec::new(),
+            sockets: false,
+            keyring: false,
+            new_code: false,
+            drop_capabilities: Vec::new(),
+            scoped: true,
+            enclosed_network: false,
+            static_only: Vec::new(),
+            reachable: Vec::new(),
+        }
+    }
+
     /// [`Policy::granted`] for many paths: the rules by their path, so that a path is answered
     /// from itself and the directories above it rather than from every rule (a start asks
     /// about some fifty paths against a few hundred rules). It answers for the rules as they
@@ -267,12 +284,18 @@ pub struct Grants<'p> {
 }
 
 impl Grants<'_> {
+    /// What the rules on `path` itself give on it, and what those of them that are not for a
+    /// file alone give beneath it.
+    pub fn on(&self, path: &str) -> (Rights, Rights) {
+        self.on.get(path).copied().unwrap_or((Rights::NONE, Rights::NONE))
+    }
+
     /// What [`Policy::granted`] says of `path`. The directories a rule covers `path` from are
     /// the ones [`scope::is_within`] accepts: `/`, and each part of `path` that ends before one
     /// of its slashes.
     pub fn of(&self, path: &str) -> Rights {
-        let mut r = self.on.get(path).map_or(Rights::NONE, |(here, _)| *here);
-        let beneath = |dir: &str| self.on.get(dir).map_or(Rights::NONE, |(_, beneath)| *beneath);
+        let mut r = self.on(path).0;
+        let beneath = |dir: &str| self.on(dir).1;
         if path != "/" {
             r = r.union(beneath("/"));
         }
@@ -1029,18 +1052,7 @@ mod tests {
             "a",
         ];
         for rules in sets {
-            let policy = Policy {
-                mode: Mode(0o0467),
-                paths: rules,
-                sockets: false,
-                keyring: false,
-                new_code: false,
-                drop_capabilities: Vec::new(),
-                scoped: true,
-                enclosed_network: false,
-                static_only: Vec::new(),
-                reachable: Vec::new(),
-            };
+            let policy = Policy { paths: rules, ..Policy::bare(Mode(0o0467)) };
             let grants = policy.grants();
             for p in paths {
                 assert_eq!(grants.of(p), policy.granted(p), "{p:?} under {:?}", policy.paths);
