@@ -600,8 +600,9 @@ pub fn nesting_bound(text: &str) -> usize {
     scan(text, None).0
 }
 
-/// The nesting bound, how many parentheses stay open at the end of the text, and whether a
-/// here-document has an empty quoted delimiter. With `cuts`, also where [`cut`] may cut.
+/// The nesting bound, how many parentheses stay open at the end of the text, whether a
+/// here-document has an empty quoted delimiter, and whether an unquoted one's end line follows
+/// a line ending in a backslash. With `cuts`, also where [`cut`] may cut.
 fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, bool) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
