@@ -115,21 +115,11 @@ pub fn program(text: &str) -> Result<ast::Program, Failure> {
 /// where the text can be cut into pieces that parse on their own (see [`cut`]).
 fn check_program(text: &str, cuts: Option<&mut Cutter<'_>>) -> Result<(), Failure> {
     check_numbers(text)?;
-    let (depth, open_parens, empty_heredoc, continued_end) = scan(text, cuts);
+    let (depth, open_parens, empty_heredoc) = scan(text, cuts);
     // The parser loops forever on some here-documents with an empty quoted delimiter (`<<''`).
     if empty_heredoc {
         return Err(Failure {
             message: "the program has a here-document with an empty delimiter or no body, which the parser cannot read"
-                .into(),
-            pos: None,
-        });
-    }
-    // In a here-document whose delimiter is not quoted, a line ending in a backslash goes on
-    // into the next one: bash does not end the body at a delimiter line right after it, the
-    // parser does, and would read the rest of the body as commands.
-    if continued_end {
-        return Err(Failure {
-            message: "the program has a here-document whose end line follows a line ending in a backslash, which bash reads on past and the parser does not"
                 .into(),
             pos: None,
         });
@@ -600,10 +590,9 @@ pub fn nesting_bound(text: &str) -> usize {
     scan(text, None).0
 }
 
-/// The nesting bound, how many parentheses stay open at the end of the text, whether a
-/// here-document has an empty quoted delimiter, and whether an unquoted one's end line follows
-/// a line ending in a backslash. With `cuts`, also where [`cut`] may cut.
-fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, bool) {
+/// The nesting bound, how many parentheses stay open at the end of the text, and whether a
+/// here-document has an empty quoted delimiter. With `cuts`, also where [`cut`] may cut.
+fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Code,
@@ -618,8 +607,7 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
     let mut max: usize = 0;
     let mut i = 0;
     let mut word_start = true;
-    let mut heredocs: Vec<(Vec<u8>, bool, bool)> = Vec::new();
-    let mut continued_end = false;
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut open_parens: usize = 0;
     let mut empty_heredoc = false;
     let mut arithmetic: Vec<usize> = Vec::new();
@@ -655,34 +643,8 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
             i += 1;
             continue;
         }
-        // A line continuation is gone before bash reads words: what was at a word's start or
-        // in command position before it still is after it (`fi; \<newline> if`). One that
-        // joins the parts of an operator (`<\<newline><EOF`, `$\<newline>{`, `(\<newline>(`)
-        // is not followed: the scan cuts no more.
-        if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
-            let mut next = i;
-            while b.get(next) == Some(&b'\\') && b.get(next + 1) == Some(&b'\n') {
-                next += 2;
-            }
-            let joins = matches!(
-                (i.checked_sub(1).map(|p| b[p]), b.get(next)),
-                (Some(b'<'), Some(b'<' | b'('))
-                    | (Some(b'('), Some(b'('))
-                    | (Some(b'$'), Some(b'{' | b'(' | b'[' | b'\'' | b'"'))
-            );
-            if joins && let Some(k) = cuts.as_deref_mut() {
-                k.lost = true;
-            }
-            i = next;
-            continue;
-        }
         let at_word_start = word_start;
-        // `${` opens a parameter expansion, where `#` is the length (`${#name}`) and no word
-        // is a keyword.
-        let parameter = c == b'{' && i > 0 && b[i - 1] == b'$';
-        // (`{` and `}` are words, not operators: what follows one directly is in the same word,
-        // `a{#x}` or `${x}#y`.)
-        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>')
             || (c == b'`' && kind != Kind::Backquote);
         if let Some(k) = cuts.as_deref_mut() {
             match c {
@@ -694,7 +656,7 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
                 }
                 b'{' => {
                     k.push(Open::Brace);
-                    k.command = !parameter;
+                    k.command = true;
                 }
                 // `)` and `}` that close a substitution opened inside double quotes were not
                 // seen opening here.
@@ -779,14 +741,6 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
                     && !b[i].is_ascii_whitespace()
                     && !matches!(b[i], b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
                 {
-                    // A delimiter continued on the next line (`<<E\<newline>OF`) is not followed:
-                    // the scan cuts no more.
-                    if b[i] == b'\\'
-                        && b.get(i + 1) == Some(&b'\n')
-                        && let Some(k) = cuts.as_deref_mut()
-                    {
-                        k.lost = true;
-                    }
                     if matches!(b[i], b'\'' | b'"' | b'\\') {
                         quoted = true;
                     } else {
@@ -798,14 +752,13 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
                 // forever on some of either kind. (`((a << (b)))` is a shift, not one.)
                 let rest_of_line_blank = b[i..].iter().take_while(|&&c| c != b'\n').all(|c| c.is_ascii_whitespace());
                 empty_heredoc |= delim.is_empty() && (quoted || rest_of_line_blank);
-                heredocs.push((delim, strip, quoted));
+                heredocs.push((delim, strip));
                 word_start = true;
                 continue;
             }
             b'\n' if !heredocs.is_empty() => {
                 // Skip the bodies of the here-documents started on this line.
-                for (delim, strip, quoted) in std::mem::take(&mut heredocs) {
-                    let mut continued = false;
+                for (delim, strip) in std::mem::take(&mut heredocs) {
                     loop {
                         let start = i + 1;
                         if start >= b.len() {
@@ -821,11 +774,8 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
                         }
                         i = end;
                         if line == delim.as_slice() {
-                            continued_end |= continued;
                             break;
                         }
-                        let trailing = b[start..end].iter().rev().take_while(|&&c| c == b'\\').count();
-                        continued = !quoted && trailing % 2 == 1;
                     }
                 }
             }
@@ -853,7 +803,7 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
     // A here-document whose line never ends has no body; the parser crate loops forever on
     // some of those, and bash has nothing to read either.
     empty_heredoc |= !heredocs.is_empty();
-    (max.max(depth + frames.len() - 1), open_parens, empty_heredoc, continued_end)
+    (max.max(depth + frames.len() - 1), open_parens, empty_heredoc)
 }
 
 /// The start of a word in its text, when the parser recorded it.
@@ -1042,27 +992,6 @@ mod tests {
             ["x=`if a; then b; fi`\n", "if c; then\n d\nfi\n", "e\n"]
         );
         assert_eq!(pieces("x=\"$(case y in z) w;; esac)\"\na\n"), ["x=\"$(case y in z) w;; esac)\"\n", "a\n"]);
-        // A line continuation leaves a keyword in command position (`fi; \<newline> if`).
-        assert_eq!(
-            pieces("x=$(if a; then \\\n b; \\\n fi; \\\n if c; then d; \\\n fi)\ne\nf\n"),
-            ["x=$(if a; then \\\n b; \\\n fi; \\\n if c; then d; \\\n fi)\n", "e\n", "f\n"]
-        );
-        assert_eq!(
-            pieces("v=`(cd d && \\\n for f in *; do echo $f; done)`\ne\nf\n"),
-            ["v=`(cd d && \\\n for f in *; do echo $f; done)`\n", "e\n", "f\n"]
-        );
-        // `${#name}` is a length, not a comment, and no word in `${…}` is a keyword.
-        assert_eq!(
-            pieces("if [ ${#h} -gt 64 ]; then\n h=x\nfi\na\nb\n"),
-            ["if [ ${#h} -gt 64 ]; then\n h=x\nfi\n", "a\n", "b\n"]
-        );
-        assert_eq!(pieces("echo ${done:-x}\na\nb\n"), ["echo ${done:-x}\n", "a\n", "b\n"]);
-        // `{` and `}` are words: a `#` right after one is in the same word, not a comment.
-        assert_eq!(pieces("echo a{#x}; cat <<EOF\n}\nEOF\nb\nc\n"), ["echo a{#x}; cat <<EOF\n}\nEOF\nb\n", "c\n"]);
-        assert_eq!(pieces("echo ${x}#y; cat <<EOF\n(\nEOF\nb\nc\n"), ["echo ${x}#y; cat <<EOF\n(\nEOF\nb\n", "c\n"]);
-        // A continued line that starts a comment still does (`a \<newline> # b`), and one that
-        // joins `#` to a word does not.
-        assert_eq!(pieces("echo a \\\n# ( b\nc\n"), ["echo a \\\n# ( b\n", "c\n"]);
     }
 
     #[test]
@@ -1093,33 +1022,6 @@ mod tests {
         whole("while a\ndo b\ndone\n");
         whole("a\n| b\n");
         whole("a\n&& b\n");
-    }
-
-    #[test]
-    fn a_body_line_continued_into_the_end_line_is_refused() {
-        // bash reads `foo\<newline>EOF` as one body line and runs what follows the next `EOF`.
-        // (The text then goes to the rewriting of `rescue`, which reads it as bash does.)
-        let text = "cat <<EOF\nfoo\\\nEOF\necho '\nEOF\necho x > /etc/x #'\n";
-        assert!(check_program(text, None).is_err());
-        // Quoted, the backslash is plain text and the body ends there, as it does in bash.
-        assert!(check_program("cat <<'EOF'\nfoo\\\nEOF\necho x\n", None).is_ok());
-        // An escaped backslash continues nothing.
-        assert!(check_program("cat <<EOF\nfoo\\\\\nEOF\necho x\n", None).is_ok());
-    }
-
-    #[test]
-    fn a_continuation_inside_an_operator_stops_the_cuts() {
-        // bash joins the parts: a here-document's operator or delimiter, `${`, `((`.
-        let rest = |text: &str, first: &str| assert_eq!(pieces(text), [first, &text[first.len()..]], "{text:?}");
-        rest("a\ncat <\\\n<EOF\nb\nEOF\necho x\nEOF\nc\n", "a\n");
-        rest("a\ncat <<E\\\nOF\nEOF\necho x\nEOF\nc\n", "a\n");
-        rest("a\ncat <<EOF\\\nX\nEOF\necho x\nEOFX\nc\n", "a\n");
-        rest("a\necho $\\\n{#x}\nb\nc\n", "a\n");
-        rest("a\ny=1; (\\\n( x << 2 ))\nb\nc\n", "a\n");
-        rest("a\ncat <\\\n\\\n<EOF\nb\nEOF\necho x\nEOF\nc\n", "a\n");
-        // Elsewhere it joins nothing: an array's values on the next lines, a file to read.
-        assert_eq!(pieces("a=(\\\n 1 2)\nb\nc\n"), ["a=(\\\n 1 2)\n", "b\n", "c\n"]);
-        assert_eq!(pieces("cat <\\\n f\nb\nc\n"), ["cat <\\\n f\n", "b\n", "c\n"]);
     }
 
     #[test]
