@@ -643,8 +643,18 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
             i += 1;
             continue;
         }
+        // A line continuation is gone before bash reads words: what was at a word's start or
+        // in command position before it still is after it (`fi; \<newline> if`).
+        if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            continue;
+        }
         let at_word_start = word_start;
-        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>')
+        // `${` opens a parameter expansion, where `#` is the length (`${#name}`) and no word
+        // is a keyword.
+        let parameter = c == b'{' && i > 0 && b[i - 1] == b'$';
+        word_start = (matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>')
+            && !parameter)
             || (c == b'`' && kind != Kind::Backquote);
         if let Some(k) = cuts.as_deref_mut() {
             match c {
@@ -656,7 +666,7 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
                 }
                 b'{' => {
                     k.push(Open::Brace);
-                    k.command = true;
+                    k.command = !parameter;
                 }
                 // `)` and `}` that close a substitution opened inside double quotes were not
                 // seen opening here.
@@ -992,6 +1002,24 @@ mod tests {
             ["x=`if a; then b; fi`\n", "if c; then\n d\nfi\n", "e\n"]
         );
         assert_eq!(pieces("x=\"$(case y in z) w;; esac)\"\na\n"), ["x=\"$(case y in z) w;; esac)\"\n", "a\n"]);
+        // A line continuation leaves a keyword in command position (`fi; \<newline> if`).
+        assert_eq!(
+            pieces("x=$(if a; then \\\n b; \\\n fi; \\\n if c; then d; \\\n fi)\ne\nf\n"),
+            ["x=$(if a; then \\\n b; \\\n fi; \\\n if c; then d; \\\n fi)\n", "e\n", "f\n"]
+        );
+        assert_eq!(
+            pieces("v=`(cd d && \\\n for f in *; do echo $f; done)`\ne\nf\n"),
+            ["v=`(cd d && \\\n for f in *; do echo $f; done)`\n", "e\n", "f\n"]
+        );
+        // `${#name}` is a length, not a comment, and no word in `${…}` is a keyword.
+        assert_eq!(
+            pieces("if [ ${#h} -gt 64 ]; then\n h=x\nfi\na\nb\n"),
+            ["if [ ${#h} -gt 64 ]; then\n h=x\nfi\n", "a\n", "b\n"]
+        );
+        assert_eq!(pieces("echo ${done:-x}\na\nb\n"), ["echo ${done:-x}\n", "a\n", "b\n"]);
+        // A continued line that starts a comment still does (`a \<newline> # b`), and one that
+        // joins `#` to a word does not.
+        assert_eq!(pieces("echo a \\\n# ( b\nc\n"), ["echo a \\\n# ( b\n", "c\n"]);
     }
 
     #[test]
