@@ -115,11 +115,21 @@ pub fn program(text: &str) -> Result<ast::Program, Failure> {
 /// where the text can be cut into pieces that parse on their own (see [`cut`]).
 fn check_program(text: &str, cuts: Option<&mut Cutter<'_>>) -> Result<(), Failure> {
     check_numbers(text)?;
-    let (depth, open_parens, empty_heredoc) = scan(text, cuts);
+    let (depth, open_parens, empty_heredoc, continued_end) = scan(text, cuts);
     // The parser loops forever on some here-documents with an empty quoted delimiter (`<<''`).
     if empty_heredoc {
         return Err(Failure {
             message: "the program has a here-document with an empty delimiter or no body, which the parser cannot read"
+                .into(),
+            pos: None,
+        });
+    }
+    // In a here-document whose delimiter is not quoted, a line ending in a backslash goes on
+    // into the next one: bash does not end the body at a delimiter line right after it, the
+    // parser does, and would read the rest of the body as commands.
+    if continued_end {
+        return Err(Failure {
+            message: "the program has a here-document whose end line follows a line ending in a backslash, which bash reads on past and the parser does not"
                 .into(),
             pos: None,
         });
@@ -592,7 +602,7 @@ pub fn nesting_bound(text: &str) -> usize {
 
 /// The nesting bound, how many parentheses stay open at the end of the text, and whether a
 /// here-document has an empty quoted delimiter. With `cuts`, also where [`cut`] may cut.
-fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
+fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, bool) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Code,
@@ -607,7 +617,8 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
     let mut max: usize = 0;
     let mut i = 0;
     let mut word_start = true;
-    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut heredocs: Vec<(Vec<u8>, bool, bool)> = Vec::new();
+    let mut continued_end = false;
     let mut open_parens: usize = 0;
     let mut empty_heredoc = false;
     let mut arithmetic: Vec<usize> = Vec::new();
@@ -644,8 +655,16 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
             continue;
         }
         // A line continuation is gone before bash reads words: what was at a word's start or
-        // in command position before it still is after it (`fi; \<newline> if`).
+        // in command position before it still is after it (`fi; \<newline> if`). One that
+        // joins the parts of an operator (`<\<newline><EOF`, `$\<newline>{`, `(\<newline>(`)
+        // is not followed: the scan cuts no more.
         if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            if i > 0
+                && matches!(b[i - 1], b'<' | b'$' | b'(')
+                && let Some(k) = cuts.as_deref_mut()
+            {
+                k.lost = true;
+            }
             i += 2;
             continue;
         }
@@ -653,8 +672,9 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
         // `${` opens a parameter expansion, where `#` is the length (`${#name}`) and no word
         // is a keyword.
         let parameter = c == b'{' && i > 0 && b[i - 1] == b'$';
-        word_start = (matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'<' | b'>')
-            && !parameter)
+        // (`{` and `}` are words, not operators: what follows one directly is in the same word,
+        // `a{#x}` or `${x}#y`.)
+        word_start = matches!(c, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
             || (c == b'`' && kind != Kind::Backquote);
         if let Some(k) = cuts.as_deref_mut() {
             match c {
@@ -751,6 +771,14 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
                     && !b[i].is_ascii_whitespace()
                     && !matches!(b[i], b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
                 {
+                    // A delimiter continued on the next line (`<<E\<newline>OF`) is not followed:
+                    // the scan cuts no more.
+                    if b[i] == b'\\'
+                        && b.get(i + 1) == Some(&b'\n')
+                        && let Some(k) = cuts.as_deref_mut()
+                    {
+                        k.lost = true;
+                    }
                     if matches!(b[i], b'\'' | b'"' | b'\\') {
                         quoted = true;
                     } else {
@@ -762,13 +790,14 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
                 // forever on some of either kind. (`((a << (b)))` is a shift, not one.)
                 let rest_of_line_blank = b[i..].iter().take_while(|&&c| c != b'\n').all(|c| c.is_ascii_whitespace());
                 empty_heredoc |= delim.is_empty() && (quoted || rest_of_line_blank);
-                heredocs.push((delim, strip));
+                heredocs.push((delim, strip, quoted));
                 word_start = true;
                 continue;
             }
             b'\n' if !heredocs.is_empty() => {
                 // Skip the bodies of the here-documents started on this line.
-                for (delim, strip) in std::mem::take(&mut heredocs) {
+                for (delim, strip, quoted) in std::mem::take(&mut heredocs) {
+                    let mut continued = false;
                     loop {
                         let start = i + 1;
                         if start >= b.len() {
@@ -784,8 +813,11 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
                         }
                         i = end;
                         if line == delim.as_slice() {
+                            continued_end |= continued;
                             break;
                         }
+                        let trailing = b[start..end].iter().rev().take_while(|&&c| c == b'\\').count();
+                        continued = !quoted && trailing % 2 == 1;
                     }
                 }
             }
@@ -813,7 +845,7 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool) {
     // A here-document whose line never ends has no body; the parser crate loops forever on
     // some of those, and bash has nothing to read either.
     empty_heredoc |= !heredocs.is_empty();
-    (max.max(depth + frames.len() - 1), open_parens, empty_heredoc)
+    (max.max(depth + frames.len() - 1), open_parens, empty_heredoc, continued_end)
 }
 
 /// The start of a word in its text, when the parser recorded it.
@@ -1017,6 +1049,9 @@ mod tests {
             ["if [ ${#h} -gt 64 ]; then\n h=x\nfi\n", "a\n", "b\n"]
         );
         assert_eq!(pieces("echo ${done:-x}\na\nb\n"), ["echo ${done:-x}\n", "a\n", "b\n"]);
+        // `{` and `}` are words: a `#` right after one is in the same word, not a comment.
+        assert_eq!(pieces("echo a{#x}; cat <<EOF\n}\nEOF\nb\nc\n"), ["echo a{#x}; cat <<EOF\n}\nEOF\nb\n", "c\n"]);
+        assert_eq!(pieces("echo ${x}#y; cat <<EOF\n(\nEOF\nb\nc\n"), ["echo ${x}#y; cat <<EOF\n(\nEOF\nb\n", "c\n"]);
         // A continued line that starts a comment still does (`a \<newline> # b`), and one that
         // joins `#` to a word does not.
         assert_eq!(pieces("echo a \\\n# ( b\nc\n"), ["echo a \\\n# ( b\n", "c\n"]);
@@ -1050,6 +1085,29 @@ mod tests {
         whole("while a\ndo b\ndone\n");
         whole("a\n| b\n");
         whole("a\n&& b\n");
+    }
+
+    #[test]
+    fn a_body_line_continued_into_the_end_line_is_refused() {
+        // bash reads `foo\<newline>EOF` as one body line and runs what follows the next `EOF`.
+        // (The text then goes to the rewriting of `rescue`, which reads it as bash does.)
+        let text = "cat <<EOF\nfoo\\\nEOF\necho '\nEOF\necho x > /etc/x #'\n";
+        assert!(check_program(text, None).is_err());
+        // Quoted, the backslash is plain text and the body ends there, as it does in bash.
+        assert!(check_program("cat <<'EOF'\nfoo\\\nEOF\necho x\n", None).is_ok());
+        // An escaped backslash continues nothing.
+        assert!(check_program("cat <<EOF\nfoo\\\\\nEOF\necho x\n", None).is_ok());
+    }
+
+    #[test]
+    fn a_continuation_inside_an_operator_stops_the_cuts() {
+        // bash joins the parts: a here-document's operator or delimiter, `${`, `((`.
+        let rest = |text: &str, first: &str| assert_eq!(pieces(text), [first, &text[first.len()..]], "{text:?}");
+        rest("a\ncat <\\\n<EOF\nb\nEOF\necho x\nEOF\nc\n", "a\n");
+        rest("a\ncat <<E\\\nOF\nEOF\necho x\nEOF\nc\n", "a\n");
+        rest("a\ncat <<EOF\\\nX\nEOF\necho x\nEOFX\nc\n", "a\n");
+        rest("a\necho $\\\n{#x}\nb\nc\n", "a\n");
+        rest("a\ny=1; (\\\n( x << 2 ))\nb\nc\n", "a\n");
     }
 
     #[test]

@@ -348,3 +348,11 @@ fn a_body_walked_on_its_own_follows_calls_into_small_bodies_only() {
     let text = format!("big(){{ {pad} cat \"$1\"; }}; big /etc/a; big /etc/b");
     assert_eq!(touched(&text, "cat"), ["/etc/a", "/etc/b"]);
 }
+
+#[test]
+fn a_here_document_line_continued_into_its_end_line_hides_nothing() {
+    // bash reads `foo\<newline>EOF` as one line of the body, ends it at the second `EOF`, and
+    // runs the `echo` after it.
+    let text = "cat <<EOF\nfoo\\\nEOF\necho '\nEOF\necho x > /etc/x #'\n";
+    assert_eq!(touched(text, "echo"), ["/etc/x"]);
+}
