@@ -659,13 +659,20 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
         // joins the parts of an operator (`<\<newline><EOF`, `$\<newline>{`, `(\<newline>(`)
         // is not followed: the scan cuts no more.
         if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
-            if i > 0
-                && matches!(b[i - 1], b'<' | b'$' | b'(')
-                && let Some(k) = cuts.as_deref_mut()
-            {
+            let mut next = i;
+            while b.get(next) == Some(&b'\\') && b.get(next + 1) == Some(&b'\n') {
+                next += 2;
+            }
+            let joins = matches!(
+                (i.checked_sub(1).map(|p| b[p]), b.get(next)),
+                (Some(b'<'), Some(b'<' | b'('))
+                    | (Some(b'('), Some(b'('))
+                    | (Some(b'$'), Some(b'{' | b'(' | b'[' | b'\'' | b'"'))
+            );
+            if joins && let Some(k) = cuts.as_deref_mut() {
                 k.lost = true;
             }
-            i += 2;
+            i = next;
             continue;
         }
         let at_word_start = word_start;
@@ -1108,6 +1115,10 @@ mod tests {
         rest("a\ncat <<EOF\\\nX\nEOF\necho x\nEOFX\nc\n", "a\n");
         rest("a\necho $\\\n{#x}\nb\nc\n", "a\n");
         rest("a\ny=1; (\\\n( x << 2 ))\nb\nc\n", "a\n");
+        rest("a\ncat <\\\n\\\n<EOF\nb\nEOF\necho x\nEOF\nc\n", "a\n");
+        // Elsewhere it joins nothing: an array's values on the next lines, a file to read.
+        assert_eq!(pieces("a=(\\\n 1 2)\nb\nc\n"), ["a=(\\\n 1 2)\n", "b\n", "c\n"]);
+        assert_eq!(pieces("cat <\\\n f\nb\nc\n"), ["cat <\\\n f\n", "b\n", "c\n"]);
     }
 
     #[test]
