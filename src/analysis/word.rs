@@ -327,6 +327,21 @@ static SPECIAL_IN_WORD: [bool; 256] = {
 };
 
 /// The position of byte `index` of a word that starts at `start`.
+/// Whether a word with byte `b` in it has more to it than its text: quoting, an expansion or
+/// a tilde (a word without any is taken as written, unsplit).
+pub fn needs_split(b: u8) -> bool {
+    matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')
+}
+
+/// The words brace expansion makes of `raw`; `raw` alone when there are too many to list (its
+/// literal prefix still scopes it).
+pub fn brace_variants(raw: &str) -> Vec<String> {
+    if !raw.contains('{') {
+        return vec![raw.to_string()];
+    }
+    brace_expand(raw, MAX_BRACE_FIELDS).unwrap_or_else(|| vec![raw.to_string()])
+}
+
 pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
     let before = &text[..index.min(text.len())];
     match before.rfind('\n') {
@@ -349,7 +364,7 @@ impl Walker<'_> {
             return vec![Arg { field, pos, raw: raw.to_string() }];
         }
         let mut out = Vec::new();
-        for variant in self.brace_variants(raw) {
+        for variant in brace_variants(raw) {
             let parts = self.eval_text(&variant, pos, st, false);
             let ifs = if parts.iter().any(|p| matches!(p, Part::Lit { split: true, .. })) {
                 self.ifs(st)
@@ -400,21 +415,13 @@ impl Walker<'_> {
         field
     }
 
-    fn brace_variants(&mut self, raw: &str) -> Vec<String> {
-        if !raw.contains('{') {
-            return vec![raw.to_string()];
-        }
-        // Too many to list: keep the word as written; its literal prefix still scopes it.
-        brace_expand(raw, MAX_BRACE_FIELDS).unwrap_or_else(|| vec![raw.to_string()])
-    }
-
     /// Parses `text` as a word and evaluates its pieces.
     pub fn eval_text(&mut self, text: &str, pos: Pos, st: &mut State, in_double: bool) -> Vec<Part> {
         if self.failed() {
             return vec![Part::Unknown { numeric: false }];
         }
         // Most words are plain text: no quoting, expansion or tilde to look at.
-        if !text.bytes().any(|b| matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')) {
+        if !text.bytes().any(needs_split) {
             return vec![Part::Lit { text: text.to_string(), quoted: in_double, split: false }];
         }
         let Some(pieces) = self.split(text, pos, false, st) else {

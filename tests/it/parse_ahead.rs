@@ -33,6 +33,13 @@ const SNIPPETS: &[&str] = &[
     "cd /tmp\ntouch rel{n}\ncd -\n",
     "v{n}=~/var{n}\nrm -f \"$v{n}\"\n",
     "(\n  cd ~\n  rm -f sub{n}\n)\n",
+    // Words split and substitutions parsed on the parsing thread, ahead of the walk.
+    "echo {{x,y}}{n}$(touch ~/brace{n})\n",
+    "cat <<E{n}\n$(rm -f ~/hd{n})\nE{n}\n",
+    "echo \"$(echo $(rm -f ~/nest{n}))\"\n",
+    "[[ $(cat ~/test{n}) == x ]] && :\n",
+    "b{n}=([k]=$(touch ~/key{n}) v)\n",
+    "cat <<< \"$(cat ~/here{n})\" > \"$(echo ~/out{n})\"\n",
 ];
 
 fn long_program(extra: &str) -> String {
@@ -82,7 +89,7 @@ fn a_long_program_walked_in_pieces_is_the_program_walked_whole() {
         assert_eq!(got, shifted(&whole, 1));
         // And each snippet's command is on its own line.
         let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() + 1;
-        for (name, needle) in [("rm", "~/cont40\n"), ("cat", "/etc/time21\n"), ("touch", "~/comment35\n")] {
+        for (name, needle) in [("rm", "~/cont52\n"), ("cat", "/etc/time27\n"), ("touch", "~/comment41\n")] {
             let line = line_of(needle);
             assert!(
                 got.commands.iter().any(|c| c.name.as_deref() == Some(name) && c.pos.line == line),

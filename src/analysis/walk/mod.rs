@@ -16,6 +16,7 @@
 //! `calls.rs` (running a command), `functions.rs` (functions, aliases, traps), `cwd.rs`,
 //! `builtins.rs`, `finish.rs` (the end of the walk) and `tests.rs`.
 
+mod ahead;
 mod builtins;
 mod calls;
 mod compound;

@@ -17,7 +17,7 @@ const MAX_PARSES: usize = 20_000;
 const MAX_PARSED_BYTES: usize = 64 * 1024 * 1024;
 
 /// Largest nested text kept parsed for a second walk.
-const MAX_CACHED_TEXT: usize = 64 * 1024;
+pub(super) const MAX_CACHED_TEXT: usize = 64 * 1024;
 
 /// Programs at least this long are parsed on a second thread while the walk goes through
 /// what is parsed already: on a long script the parser takes a third of the time.
@@ -27,8 +27,8 @@ const PIECE_BYTES: usize = 8 * 1024;
 
 /// What the parsing thread hands the walk.
 enum Ahead {
-    /// The next piece, the line it starts on, and its text.
-    Piece(ast::Program, usize, std::sync::Arc<str>),
+    /// The next piece, the line it starts on, its text, and what was made ahead for its walk.
+    Piece(ast::Program, usize, std::sync::Arc<str>, super::ahead::Prepared),
     /// A piece that does not parse, or the checks refused the whole text (they know only at
     /// its end).
     Stop,
@@ -46,6 +46,11 @@ impl Walker<'_> {
     /// parsed whole can say what it does.
     pub(super) fn run_parsing_ahead(&mut self, text: &str, origin: Origin, st: &mut State) -> bool {
         let Some(key) = self.admit_text(text, origin.base) else { return true };
+        // Pieces sent and not yet taken by the walk. The parsing thread does the walk's work
+        // ahead (see `ahead`) only while the walk has a piece to go on with: when the walk waits
+        // for the parser, the next piece goes as soon as it is parsed.
+        let waiting = std::sync::atomic::AtomicUsize::new(0);
+        let waiting = &waiting;
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
             // The pieces walked go back to the parsing thread, which made them, to be freed
@@ -61,11 +66,19 @@ impl Walker<'_> {
                         }
                         let piece = &text[from..to];
                         let ahead = match parse::program(piece) {
-                            Ok(program) => Ahead::Piece(program, line, std::sync::Arc::from(piece)),
+                            Ok(program) => {
+                                let prepared = if waiting.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+                                    super::ahead::prepare(&program, 2 * piece.len())
+                                } else {
+                                    super::ahead::Prepared::default()
+                                };
+                                Ahead::Piece(program, line, std::sync::Arc::from(piece), prepared)
+                            }
                             Err(_) => Ahead::Stop,
                         };
                         line += piece.bytes().filter(|&b| b == b'\n').count();
                         let parsed = matches!(ahead, Ahead::Piece(..));
+                        waiting.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         tx.send(ahead).is_ok() && parsed
                     });
                     let _ = tx.send(if checked.is_ok() { Ahead::Done } else { Ahead::Stop });
@@ -83,8 +96,10 @@ impl Walker<'_> {
             // parser at its next piece.
             self.inside_text(key, origin, move |w| {
                 for ahead in rx {
+                    waiting.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
                     match ahead {
-                        Ahead::Piece(program, line, source) => {
+                        Ahead::Piece(program, line, source, prepared) => {
+                            w.take_prepared(prepared);
                             w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
                             w.source = Some(source);
                             w.program(&program, st);
@@ -101,6 +116,20 @@ impl Walker<'_> {
                 false
             })
         })
+    }
+
+    /// Puts what the parsing thread made ahead into the caches where the walk looks first.
+    /// What is there already stays: it is the same, made from the same text.
+    fn take_prepared(&mut self, prepared: super::ahead::Prepared) {
+        for (text, pieces) in prepared.words {
+            self.word_cache.entry(text).or_insert_with(|| std::rc::Rc::new(pieces));
+        }
+        for (text, pieces) in prepared.heredocs {
+            self.heredoc_cache.entry(text).or_insert_with(|| std::rc::Rc::new(pieces));
+        }
+        for (text, program) in prepared.programs {
+            self.parse_cache.entry(text).or_insert_with(|| std::rc::Rc::new(program));
+        }
     }
 
     /// Parses and walks a piece of text that bash will run.
