@@ -40,6 +40,7 @@ const SNIPPETS: &[&str] = &[
     "[[ $(cat ~/test{n}) == x ]] && :\n",
     "b{n}=([k]=$(touch ~/key{n}) v)\n",
     "cat <<< \"$(cat ~/here{n})\" > \"$(echo ~/out{n})\"\n",
+    "echo \"${{u{n}:-$(touch ~/op{n})}}\" ${{w{n}//x/`rm -f ~/rep{n}`}}\n",
 ];
 
 fn long_program(extra: &str) -> String {
@@ -89,7 +90,7 @@ fn a_long_program_walked_in_pieces_is_the_program_walked_whole() {
         assert_eq!(got, shifted(&whole, 1));
         // And each snippet's command is on its own line.
         let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() + 1;
-        for (name, needle) in [("rm", "~/cont52\n"), ("cat", "/etc/time27\n"), ("touch", "~/comment41\n")] {
+        for (name, needle) in [("rm", "~/cont54\n"), ("cat", "/etc/time28\n"), ("touch", "~/comment42\n")] {
             let line = line_of(needle);
             assert!(
                 got.commands.iter().any(|c| c.name.as_deref() == Some(name) && c.pos.line == line),

@@ -6,7 +6,7 @@
 //! text that does not parse is left for the walk, which reports it where it meets it.
 
 use brush_parser::ast;
-use brush_parser::word::{WordPiece, WordPieceWithSource};
+use brush_parser::word::{ParameterExpr, WordPiece, WordPieceWithSource};
 
 use crate::analysis::{parse, rescue, word};
 
@@ -203,21 +203,24 @@ impl Collector {
         true
     }
 
-    /// A word as the walk expands it: each of its brace variants, split if it has anything to
-    /// split (see `Walker::eval_text`).
+    /// A word as the walk expands it: each of its brace variants.
     fn word(&mut self, raw: &str) {
-        if !raw.bytes().any(word::needs_split) {
+        if raw.bytes().any(word::needs_split) {
+            for variant in word::brace_variants(raw) {
+                self.text(&variant);
+            }
+        }
+    }
+
+    /// Text the walk splits into pieces if it has anything to split (see `Walker::eval_text`).
+    fn text(&mut self, text: &str) {
+        if !text.bytes().any(word::needs_split) || self.seen.contains(text) || !self.spend(text.len()) {
             return;
         }
-        for variant in word::brace_variants(raw) {
-            if !variant.bytes().any(word::needs_split) || self.seen.contains(&variant) || !self.spend(variant.len()) {
-                continue;
-            }
-            self.seen.insert(variant.clone());
-            if let Ok(pieces) = parse::word(&variant) {
-                self.pieces(&pieces);
-                self.out.words.push((variant, pieces));
-            }
+        self.seen.insert(text.to_string());
+        if let Ok(pieces) = parse::word(text) {
+            self.pieces(&pieces);
+            self.out.words.push((text.to_string(), pieces));
         }
     }
 
@@ -239,9 +242,34 @@ impl Collector {
                 WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     self.pieces(inner)
                 }
-                WordPiece::CommandSubstitution(code) => self.code(code),
+                // The walk parses the code of both as it stands here.
+                WordPiece::CommandSubstitution(code) | WordPiece::BackquotedCommandSubstitution(code) => {
+                    self.code(code)
+                }
+                WordPiece::ParameterExpansion(e) => self.operands(e),
                 _ => {}
             }
+        }
+    }
+
+    /// The operands of a parameter expansion that the walk evaluates as text.
+    fn operands(&mut self, e: &ParameterExpr) {
+        match e {
+            ParameterExpr::UseDefaultValues { default_value: Some(t), .. }
+            | ParameterExpr::AssignDefaultValues { default_value: Some(t), .. }
+            | ParameterExpr::IndicateErrorIfNullOrUnset { error_message: Some(t), .. }
+            | ParameterExpr::UseAlternativeValue { alternative_value: Some(t), .. }
+            | ParameterExpr::RemoveSmallestSuffixPattern { pattern: Some(t), .. }
+            | ParameterExpr::RemoveLargestSuffixPattern { pattern: Some(t), .. }
+            | ParameterExpr::RemoveSmallestPrefixPattern { pattern: Some(t), .. }
+            | ParameterExpr::RemoveLargestPrefixPattern { pattern: Some(t), .. } => self.text(t),
+            ParameterExpr::ReplaceSubstring { pattern, replacement, .. } => {
+                self.text(pattern);
+                if let Some(r) = replacement {
+                    self.text(r);
+                }
+            }
+            _ => {}
         }
     }
 
