@@ -291,6 +291,9 @@ pub struct Walker<'c> {
     input_len: usize,
     /// Parsed nested texts, by text.
     parse_cache: HashMap<String, std::rc::Rc<ast::Program>>,
+    /// Texts the parsing thread parsed ahead (see `ahead`), taken into `parse_cache` when the
+    /// walk first parses them: until then they count as not parsed (`admit_text`).
+    prepared_programs: HashMap<String, ast::Program>,
     /// Parsed words, by text.
     pub word_cache: HashMap<String, std::rc::Rc<Vec<brush_parser::word::WordPieceWithSource>>>,
     /// The same for here-document bodies, which split differently (quotes are plain text).
@@ -487,6 +490,7 @@ impl<'c> Walker<'c> {
             steps: 0,
             input_len: 0,
             parse_cache: HashMap::default(),
+            prepared_programs: HashMap::default(),
             word_cache: HashMap::default(),
             heredoc_cache: HashMap::default(),
             function_effects: HashMap::default(),

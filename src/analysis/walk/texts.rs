@@ -128,7 +128,7 @@ impl Walker<'_> {
             self.heredoc_cache.entry(text).or_insert_with(|| std::rc::Rc::new(pieces));
         }
         for (text, program) in prepared.programs {
-            self.parse_cache.entry(text).or_insert_with(|| std::rc::Rc::new(program));
+            self.prepared_programs.entry(text).or_insert(program);
         }
     }
 
@@ -306,7 +306,10 @@ impl Walker<'_> {
         if let Some(p) = self.parse_cache.get(text) {
             return Ok(std::rc::Rc::clone(p));
         }
-        let p = std::rc::Rc::new(parse::program(text)?);
+        let p = std::rc::Rc::new(match self.prepared_programs.remove(text) {
+            Some(program) => program,
+            None => parse::program(text)?,
+        });
         if text.len() <= MAX_CACHED_TEXT {
             self.parse_cache.insert(text.to_string(), std::rc::Rc::clone(&p));
         }
