@@ -326,7 +326,6 @@ static SPECIAL_IN_WORD: [bool; 256] = {
     table
 };
 
-/// The position of byte `index` of a word that starts at `start`.
 /// Whether a word with byte `b` in it has more to it than its text: quoting, an expansion or
 /// a tilde (a word without any is taken as written, unsplit).
 pub fn needs_split(b: u8) -> bool {
@@ -342,6 +341,7 @@ pub fn brace_variants(raw: &str) -> Vec<String> {
     brace_expand(raw, MAX_BRACE_FIELDS).unwrap_or_else(|| vec![raw.to_string()])
 }
 
+/// The position of byte `index` of a word that starts at `start`.
 pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
     let before = &text[..index.min(text.len())];
     match before.rfind('\n') {
@@ -944,6 +944,18 @@ pub fn split_fields(parts: Vec<Part>, ifs: &str) -> Vec<Field> {
 /// bash's brace expansion of a raw word (quotes and expansions left as they are), in time
 /// linear in the word plus the output. `None` when it would give more than `limit` words.
 pub fn brace_expand(word: &str, limit: usize) -> Option<Vec<String>> {
+    let mut left = MAX_BRACE_EXPRESSIONS;
+    expand_braces(word, limit, &mut left)
+}
+
+/// Most brace expressions one word is expanded through: each level of the expansion scans the
+/// rest of the word again, so a word of thousands of `{a,b}` would cost time and memory in the
+/// square of its length. More than `limit` fields come of far fewer expressions that have a
+/// comma anyway.
+const MAX_BRACE_EXPRESSIONS: usize = 64;
+
+/// [`brace_expand`], with `left` expressions still to be expanded.
+fn expand_braces(word: &str, limit: usize, left: &mut usize) -> Option<Vec<String>> {
     let b = word.as_bytes();
     // One quote-aware pass: the brace that closes each open brace, and whether a comma sits
     // directly inside it.
@@ -982,11 +994,12 @@ pub fn brace_expand(word: &str, limit: usize) -> Option<Vec<String>> {
         } else {
             continue;
         };
+        *left = left.checked_sub(1)?;
         let pre = &word[..start];
-        let post = brace_expand(&word[end + 1..], limit)?;
+        let post = expand_braces(&word[end + 1..], limit, left)?;
         let mut out = Vec::new();
         for alt in alternatives {
-            for a in brace_expand(&alt, limit)? {
+            for a in expand_braces(&alt, limit, left)? {
                 for p in &post {
                     out.push(format!("{pre}{a}{p}"));
                     if out.len() > limit {
@@ -1101,10 +1114,11 @@ fn sequence(inner: &str, limit: usize) -> Option<Option<Vec<String>>> {
         let mut v = a;
         loop {
             out.push(format!("{v:0width$}"));
-            if v == z || (a < z && v + step > z) || (a > z && v - step < z) {
-                break;
+            let next = if a < z { v.checked_add(step) } else { v.checked_sub(step) };
+            match next {
+                Some(n) if v != z && ((a < z && n <= z) || (a > z && n >= z)) => v = n,
+                _ => break,
             }
-            v = if a < z { v + step } else { v - step };
         }
         return Some(Some(out));
     }
@@ -1116,10 +1130,11 @@ fn sequence(inner: &str, limit: usize) -> Option<Option<Vec<String>>> {
         let (zi, stepi) = (z as i64, step);
         loop {
             out.push((v as u8 as char).to_string());
-            if v == zi || (a < z && v + stepi > zi) || (a > z && v - stepi < zi) {
-                break;
+            let next = if a < z { v.checked_add(stepi) } else { v.checked_sub(stepi) };
+            match next {
+                Some(n) if v != zi && ((a < z && n <= zi) || (a > z && n >= zi)) => v = n,
+                _ => break,
             }
-            v = if a < z { v + stepi } else { v - stepi };
         }
         return Some(Some(out));
     }
@@ -1159,6 +1174,17 @@ mod tests {
         assert_eq!(e("{,x}y"), ["y", "xy"]);
         assert!(brace_expand("{1..100000}", 256).is_none());
         assert!(brace_expand(&"{a,b}".repeat(20), 256).is_none());
+        // Steps past the end of the numbers: the sequence ends there.
+        assert_eq!(e("{9223372036854775800..9223372036854775807..5}"), ["9223372036854775800", "9223372036854775805"]);
+        assert_eq!(e("{-9223372036854775800..-9223372036854775808..5}").len(), 2);
+        assert_eq!(e("{a..z..9223372036854775807}"), ["a"]);
+        assert_eq!(e("{z..a..9223372036854775807}"), ["z"]);
+        // A word of thousands of expressions is kept as written, not expanded level by level.
+        let many = format!("x{}", "{a,b}".repeat(6000));
+        assert!(brace_expand(&many, 256).is_none());
+        let ones = "{1..1}".repeat(65);
+        assert!(brace_expand(&ones, 256).is_none());
+        assert_eq!(e(&"{1..1}".repeat(64)), ["1".repeat(64)]);
         // Linear, not exponential, in unclosed braces.
         let nasty = "{a,".repeat(5_000) + "$(())";
         assert_eq!(brace_expand(&nasty, 256).unwrap(), std::slice::from_ref(&nasty));

@@ -74,8 +74,11 @@ impl Collector {
     fn command(&mut self, c: &ast::Command) {
         match c {
             ast::Command::Simple(s) => {
-                for item in s.prefix.iter().flat_map(|p| &p.0).chain(s.suffix.iter().flat_map(|p| &p.0)) {
-                    self.item(item);
+                for item in s.prefix.iter().flat_map(|p| &p.0) {
+                    self.item(item, true);
+                }
+                for item in s.suffix.iter().flat_map(|p| &p.0) {
+                    self.item(item, false);
                 }
                 if let Some(w) = &s.word_or_name {
                     self.word(&w.value);
@@ -108,10 +111,10 @@ impl Collector {
                 self.list(&f.body.list);
             }
             ast::CompoundCommand::CaseClause(c) => {
-                self.word(&c.value.value);
+                self.text(&c.value.value);
                 for item in &c.cases {
                     for p in &item.patterns {
-                        self.word(&p.value);
+                        self.text(&p.value);
                     }
                     if let Some(list) = &item.cmd {
                         self.list(list);
@@ -143,25 +146,26 @@ impl Collector {
                 self.test(b);
             }
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => self.test(a),
-            ast::ExtendedTestExpr::UnaryTest(_, w) => self.word(&w.value),
+            ast::ExtendedTestExpr::UnaryTest(_, w) => self.text(&w.value),
             ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.word(&a.value);
-                self.word(&b.value);
+                self.text(&a.value);
+                self.text(&b.value);
             }
         }
     }
 
-    fn item(&mut self, item: &ast::CommandPrefixOrSuffixItem) {
+    /// An item of a simple command. Only arguments (and the values of arrays assigned before
+    /// the command) go through brace expansion; an assignment after the command's name is an
+    /// argument (`export A=…`), one before it an assignment.
+    fn item(&mut self, item: &ast::CommandPrefixOrSuffixItem, in_prefix: bool) {
         match item {
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => self.redirect(r),
             ast::CommandPrefixOrSuffixItem::Word(w) => self.word(&w.value),
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) if !in_prefix => self.word(&w.value),
             ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => match &a.value {
-                ast::AssignmentValue::Scalar(w) => self.word(&w.value),
+                ast::AssignmentValue::Scalar(w) => self.text(&w.value),
                 ast::AssignmentValue::Array(values) => {
-                    for (key, value) in values {
-                        if let Some(k) = key {
-                            self.word(&k.value);
-                        }
+                    for (_, value) in values {
                         self.word(&value.value);
                     }
                 }
@@ -179,7 +183,7 @@ impl Collector {
     fn redirect(&mut self, r: &ast::IoRedirect) {
         match r {
             ast::IoRedirect::File(_, _, target) => match target {
-                ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w) => self.word(&w.value),
+                ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w) => self.text(&w.value),
                 ast::IoFileRedirectTarget::Fd(_) => {}
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, s) => self.list(&s.list),
             },
@@ -189,7 +193,7 @@ impl Collector {
                     self.heredoc(&body);
                 }
             }
-            ast::IoRedirect::HereString(_, w) | ast::IoRedirect::OutputAndError(w, _) => self.word(&w.value),
+            ast::IoRedirect::HereString(_, w) | ast::IoRedirect::OutputAndError(w, _) => self.text(&w.value),
         }
     }
 
@@ -203,9 +207,10 @@ impl Collector {
         true
     }
 
-    /// A word as the walk expands it: each of its brace variants.
+    /// A word as the walk expands an argument: each of its brace variants (see
+    /// `Walker::expand_word`).
     fn word(&mut self, raw: &str) {
-        if raw.bytes().any(word::needs_split) {
+        if raw.len() <= self.budget && raw.bytes().any(word::needs_split) {
             for variant in word::brace_variants(raw) {
                 self.text(&variant);
             }

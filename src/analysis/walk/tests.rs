@@ -356,3 +356,55 @@ fn a_here_document_line_continued_into_its_end_line_hides_nothing() {
     let text = "cat <<EOF\nfoo\\\nEOF\necho '\nEOF\necho x > /etc/x #'\n";
     assert_eq!(touched(text, "echo"), ["/etc/x"]);
 }
+
+#[test]
+fn words_and_substitutions_prepared_ahead_are_what_the_walk_makes_of_them() {
+    use std::sync::atomic::Ordering;
+    // A long program is parsed in pieces on a second thread, which also splits the words and
+    // parses the substitutions of each piece (here: of every piece). The same program inside one
+    // `{ … }` group is one piece, walked whole: every access must be the same, a line down.
+    let snippets = [
+        "echo {x,y}{n}$(touch /etc/brace{n}) \"$HOME/q{n}\" ~/t{n}\n",
+        "v{n}=$(cat /etc/v{n}); rm -f \"$v{n}\"\n",
+        "export e{n}={a,b}$(cat /etc/exp{n})\n",
+        "cat <<E{n} > /tmp/o{n}\n$(rm -f /etc/hd{n})\n\tx\nE{n}\n",
+        "cat <<-E{n}\n\t$(rm -f /etc/tab{n})\n\tE{n}\n",
+        "echo \"${u{n}:-$(touch /etc/op{n})}\" ${w{n}//x/`rm -f /etc/rep{n}`}\n",
+        "case $(cat /etc/c{n}) in $(cat /etc/p{n})) : ;; esac\n",
+        "[[ $(cat /etc/t{n}) == {a,b} ]] && :\n",
+        "a{n}=([k]=$(touch /etc/key{n}) {x,y}$(cat /etc/arr{n}))\n",
+        "f{n}() {\n  cat \"$(echo /etc/f{n})\" > \"$(echo /etc/g{n})\"\n}\nf{n}\n",
+        "for i in {1..2} $(cat /etc/for{n}); do cat <<< \"$(cat /etc/in{n})\"; done\n",
+        "x=$(echo $(echo $(cat /etc/deep{n})))\n",
+    ];
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < 96 * 1024 {
+        for s in snippets {
+            text.push_str(&s.replace("{n}", &n.to_string()));
+            n += 1;
+        }
+    }
+    let ctx = context();
+    super::texts::PREPARE_EVERY_PIECE.store(true, Ordering::Relaxed);
+    let got = crate::analysis::analyze(text.as_bytes(), TextKind::Command, &ctx);
+    let taken = super::texts::PREPARED_TAKEN.load(Ordering::Relaxed);
+    // (One piece is never prepared: the walk waits for it.)
+    super::texts::PREPARE_EVERY_PIECE.store(false, Ordering::Relaxed);
+    let whole = crate::analysis::analyze(format!("{{\n{text}}}\n").as_bytes(), TextKind::Command, &ctx);
+    assert!(taken > 1000, "the walk took {taken} prepared texts");
+    assert!(got.failure.is_none() && whole.failure.is_none(), "{:?} {:?}", got.failure, whole.failure);
+    let mut shifted = whole.clone();
+    for a in &mut shifted.accesses {
+        a.pos.line -= 1;
+    }
+    for c in &mut shifted.commands {
+        c.pos.line -= 1;
+    }
+    for u in &mut shifted.unresolved {
+        u.pos.line -= 1;
+    }
+    assert!(got.accesses.len() > 1000, "{} accesses", got.accesses.len());
+    assert!(got.accesses.iter().any(|a| a.target == "/etc/deep107"), "{:?}", &got.accesses[..20]);
+    assert_eq!(got, shifted);
+}

@@ -25,6 +25,20 @@ pub(super) const PARSE_AHEAD_FROM: usize = 64 * 1024;
 /// The length of one piece parsed ahead: short enough that the walk starts soon.
 const PIECE_BYTES: usize = 8 * 1024;
 
+/// Tests make the parsing thread prepare every piece, whether the walk waits or not, and count
+/// what the walk took of it.
+#[cfg(test)]
+pub(super) static PREPARE_EVERY_PIECE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+#[cfg(test)]
+pub(super) static PREPARED_TAKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn prepare_every_piece() -> bool {
+    #[cfg(test)]
+    return PREPARE_EVERY_PIECE.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    false
+}
+
 /// What the parsing thread hands the walk.
 enum Ahead {
     /// The next piece, the line it starts on, its text, and what was made ahead for its walk.
@@ -67,7 +81,9 @@ impl Walker<'_> {
                         let piece = &text[from..to];
                         let ahead = match parse::program(piece) {
                             Ok(program) => {
-                                let prepared = if waiting.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+                                let prepared = if waiting.load(std::sync::atomic::Ordering::Relaxed) > 0
+                                    || prepare_every_piece()
+                                {
                                     super::ahead::prepare(&program, 2 * piece.len())
                                 } else {
                                     super::ahead::Prepared::default()
@@ -78,7 +94,9 @@ impl Walker<'_> {
                         };
                         line += piece.bytes().filter(|&b| b == b'\n').count();
                         let parsed = matches!(ahead, Ahead::Piece(..));
-                        waiting.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if parsed {
+                            waiting.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         tx.send(ahead).is_ok() && parsed
                     });
                     let _ = tx.send(if checked.is_ok() { Ahead::Done } else { Ahead::Stop });
@@ -96,9 +114,9 @@ impl Walker<'_> {
             // parser at its next piece.
             self.inside_text(key, origin, move |w| {
                 for ahead in rx {
-                    waiting.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
                     match ahead {
                         Ahead::Piece(program, line, source, prepared) => {
+                            waiting.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
                             w.take_prepared(prepared);
                             w.origin = Origin { base: Pos { line, column: 1 }, ..origin };
                             w.source = Some(source);
@@ -121,6 +139,11 @@ impl Walker<'_> {
     /// Puts what the parsing thread made ahead into the caches where the walk looks first.
     /// What is there already stays: it is the same, made from the same text.
     fn take_prepared(&mut self, prepared: super::ahead::Prepared) {
+        #[cfg(test)]
+        PREPARED_TAKEN.fetch_add(
+            prepared.words.len() + prepared.heredocs.len() + prepared.programs.len(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         for (text, pieces) in prepared.words {
             self.word_cache.entry(text).or_insert_with(|| std::rc::Rc::new(pieces));
         }
@@ -128,7 +151,9 @@ impl Walker<'_> {
             self.heredoc_cache.entry(text).or_insert_with(|| std::rc::Rc::new(pieces));
         }
         for (text, program) in prepared.programs {
-            self.prepared_programs.entry(text).or_insert(program);
+            if !self.parse_cache.contains_key(&text) {
+                self.prepared_programs.entry(text).or_insert(program);
+            }
         }
     }
 
