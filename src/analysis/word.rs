@@ -332,13 +332,12 @@ pub fn needs_split(b: u8) -> bool {
     matches!(b, b'$' | b'`' | b'\\' | b'\'' | b'"' | b'~')
 }
 
-/// The words brace expansion makes of `raw`; `raw` alone when there are too many to list (its
-/// literal prefix still scopes it).
-pub fn brace_variants(raw: &str) -> Vec<String> {
+/// The words brace expansion makes of `raw`; `None` when there are too many to list.
+pub fn brace_variants(raw: &str) -> Option<Vec<String>> {
     if !raw.contains('{') {
-        return vec![raw.to_string()];
+        return Some(vec![raw.to_string()]);
     }
-    brace_expand(raw, MAX_BRACE_FIELDS).unwrap_or_else(|| vec![raw.to_string()])
+    brace_expand(raw, MAX_BRACE_FIELDS)
 }
 
 /// The position of byte `index` of a word that starts at `start`.
@@ -364,7 +363,19 @@ impl Walker<'_> {
             return vec![Arg { field, pos, raw: raw.to_string() }];
         }
         let mut out = Vec::new();
-        for variant in brace_variants(raw) {
+        let Some(variants) = brace_variants(raw) else {
+            // Too many words to list: the code in it is still walked, but what it expands to is
+            // known only up to its first brace, quote or expansion.
+            self.eval_text(raw, pos, st, false);
+            let literal = &raw[..raw.find(['{', '$', '`', '\'', '"', '\\']).unwrap_or(raw.len())];
+            let parts = vec![
+                Part::Lit { text: literal.to_string(), quoted: false, split: false },
+                Part::Unknown { numeric: false },
+            ];
+            let field = Field { parts, tainted: self.take_taint(), content: None };
+            return vec![Arg { field, pos, raw: raw.to_string() }];
+        };
+        for variant in variants {
             let parts = self.eval_text(&variant, pos, st, false);
             let ifs = if parts.iter().any(|p| matches!(p, Part::Lit { split: true, .. })) {
                 self.ifs(st)

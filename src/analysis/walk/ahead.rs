@@ -211,8 +211,14 @@ impl Collector {
     /// `Walker::expand_word`).
     fn word(&mut self, raw: &str) {
         if raw.len() <= self.budget && raw.bytes().any(word::needs_split) {
-            for variant in word::brace_variants(raw) {
-                self.text(&variant);
+            match word::brace_variants(raw) {
+                Some(variants) => {
+                    for variant in variants {
+                        self.text(&variant);
+                    }
+                }
+                // (The walk evaluates the word as written, for the code in it.)
+                None => self.text(raw),
             }
         }
     }

@@ -408,3 +408,21 @@ fn words_and_substitutions_prepared_ahead_are_what_the_walk_makes_of_them() {
     assert!(got.accesses.iter().any(|a| a.target == "/etc/deep107"), "{:?}", &got.accesses[..20]);
     assert_eq!(got, shifted);
 }
+
+#[test]
+fn a_word_of_too_many_brace_words_is_not_known_past_its_first_brace() {
+    // bash runs `rm` on /etc/x 512 times; listing them is too much, and the word as written
+    // (a path relative to the workspace) is not what runs.
+    for text in [
+        format!("rm -f {{/etc/x,/etc/x}}{}", "{,}".repeat(8)),
+        format!("rm -f {{/etc/x,/etc/x}}{}", "{e..e}".repeat(64)),
+    ] {
+        let a = super::analyze_program(&text, TextKind::Command, &context());
+        assert!(a.failure.is_none(), "{:?}", a.failure);
+        assert!(!a.accesses.iter().any(|x| x.command == "rm" && x.target.contains("etc")), "{:?}", a.accesses);
+        assert!(a.unresolved.iter().any(|u| u.text.starts_with("{/etc/x")), "{:?}", a.unresolved);
+    }
+    // The code in such a word is still walked.
+    let text = format!("echo {}$(rm -f /etc/sub)", "{a,b}".repeat(9));
+    assert_eq!(touched(&text, "rm"), ["/etc/sub"]);
+}
