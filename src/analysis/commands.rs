@@ -762,7 +762,7 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
 /// `source FILE`: the file is read, and its text runs in this shell.
 pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nest: Nest) {
     if let Some(text) = &arg.field.content {
-        w.run_decoded(text, arg.pos, st, nest);
+        w.returning(st, |w, st| w.run_decoded(text, arg.pos, st, nest));
         return;
     }
     may_run_unnamed_download(w, arg, command, st);
@@ -810,7 +810,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         return;
     }
     match w.read_code_file(&path) {
-        Some(text) => w.run_file(&path, &text, arg.pos, st, nest),
+        Some(text) => w.returning(st, |w, st| w.run_file(&path, &text, arg.pos, st, nest)),
         None => w.unknown_code(&arg.raw, command, arg.pos, false, st),
     }
 }

@@ -85,6 +85,9 @@ pub enum Builtin {
     Fc,
     Compgen,
     Test,
+    Return,
+    Break,
+    Continue,
 }
 
 /// One entry of the command knowledge table.
@@ -222,6 +225,9 @@ pub static TABLE: &[TableEntry] = &[
         &[],
         &[("compgen -c", "0004"), ("compgen -C 'cat /etc/crontab' x", "4000")],
     ),
+    entry(&["return"], Kind::Builtin(Builtin::Return), "", &[], &[("f() { return 1; }; f", "0004")]),
+    entry(&["break"], Kind::Builtin(Builtin::Break), "", &[], &[("for x in a; do break; done", "0004")]),
+    entry(&["continue"], Kind::Builtin(Builtin::Continue), "", &[], &[("for x in a; do continue 1; done", "0004")]),
     entry(
         &["test", "[", "[["],
         Kind::Builtin(Builtin::Test),
@@ -232,8 +238,8 @@ pub static TABLE: &[TableEntry] = &[
     entry(
         &[
             "echo", "true", "false", ":", "pwd", "dirs", "jobs", "fg", "bg", "disown", "suspend", "kill", "times",
-            "type", "help", "umask", "ulimit", "shopt", "caller", "compopt", "bind", "history", "return", "exit",
-            "logout", "break", "continue",
+            "type", "help", "umask", "ulimit", "shopt", "caller", "compopt", "bind", "history", "exit",
+            "logout",
         ],
         Kind::Pure,
         "",

@@ -236,6 +236,11 @@ const CASES: &[(&str, &str)] = &[
     ("read d; cd \"$d\"; cat .env", "4004"),
     ("read d; cd \"$d\" && rm -rf .git/hooks", "2004"),
     ("read d; echo x > \"$d/.git/hooks/pre-commit\"", "2004"),
+    // --- return, break and continue leave the state they find ---------------------------------
+    ("f() { if [ -n \"$1\" ]; then d=.git/hooks; return; fi; d=ok; }; f x; echo x > \"$d/pre-commit\"", "2006"),
+    ("d=a; for i in 1; do d=.git/hooks; break; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),
+    ("d=a; for i in 1 2; do d=.git/hooks; continue; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),
+    ("source /dev/stdin <<< 'd=.git/hooks; return; d=ok'; echo x > \"$d/pre-commit\"", "2006"),
     ("if [ -n \"$X\" ]; then cd /etc; fi; cat x", "4004"),
     ("if [ -n \"$X\" ]; then cd /etc; else cd ~; fi; echo \"$PWD\" > x", "7204"), // a new file right in the home, or in /etc
     ("cd /etc; trap 'cat x' EXIT; cd ~", "4404"),

@@ -1,7 +1,7 @@
 //! The builtins that change the shell's own state or run code in it (`cd`, `eval`, `source`,
 //! `declare`, `read`, `set`, `trap`, `alias`, …), with the walk at hand.
 
-use super::{LOADER_VARS, State, Val, Walker};
+use super::{Jump, LOADER_VARS, State, Val, Walker};
 use crate::analysis::Pos;
 use crate::analysis::commands;
 use crate::analysis::programs::{Args, Nest, Stdin, getopt};
@@ -45,6 +45,9 @@ pub(in crate::analysis) fn builtin(
         Builtin::Fc => fc(w, program, rest, pos, st),
         Builtin::Compgen => compgen(w, program, rest, st),
         Builtin::Test => test(w, rest, st),
+        Builtin::Return => w.jump(Jump::Return, rest, st),
+        Builtin::Break => w.jump(Jump::Break, rest, st),
+        Builtin::Continue => w.jump(Jump::Continue, rest, st),
     }
 }
 

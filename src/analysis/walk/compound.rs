@@ -191,7 +191,7 @@ impl Walker<'_> {
         if self.quiet > 0 || self.loop_depth > MAX_PRERUN_LOOP_DEPTH {
             // Inside a quiet run of an outer loop (or nested too deep): one pass, and whatever
             // it changes may change again.
-            body(self, &mut entry);
+            self.loop_pass(&mut entry, &body);
             Self::widen(&mut entry, &before);
         } else {
             let saved_fetched = self.fetched;
@@ -199,7 +199,7 @@ impl Walker<'_> {
             let mut converged = false;
             for _ in 0..2 {
                 let mut probe = entry.clone();
-                body(self, &mut probe);
+                self.loop_pass(&mut probe, &body);
                 let mut next = entry.clone();
                 self.join(&mut next, &probe);
                 if Self::same_state(&next, &entry) {
@@ -213,7 +213,7 @@ impl Walker<'_> {
             if !converged {
                 Self::widen(&mut entry, &before);
             }
-            body(self, &mut entry);
+            self.loop_pass(&mut entry, &body);
         }
         self.join(&mut entry, &before);
         *st = entry;

@@ -133,7 +133,7 @@ impl Walker<'_> {
             Some(r) => self.redirects(&r.0, "", st, Stdin::Unknown),
             None => Stdin::Unknown,
         };
-        self.compound(&body.0, st, stdin);
+        self.returning(st, |w, st| w.compound(&body.0, st, stdin));
         if let Some((before, locals)) = self.local_frames.pop() {
             for name in locals {
                 match before.get(name.as_str()) {

@@ -13,7 +13,8 @@
 //! the state and its joins), `record.rs` (what the walk records), `variables.rs`, `texts.rs`
 //! (nested code and the parse ahead), `scripts.rs` (files bash runs as code), `compound.rs`,
 //! `simple.rs`, `redirects.rs`, `paths.rs` (a word as a path, and what an access needs),
-//! `calls.rs` (running a command), `functions.rs` (functions, aliases, traps), `cwd.rs`,
+//! `calls.rs` (running a command), `functions.rs` (functions, aliases, traps), `jumps.rs` (`return`,
+//! `break`, `continue`), `cwd.rs`,
 //! `builtins.rs`, `finish.rs` (the end of the walk) and `tests.rs`.
 
 mod ahead;
@@ -23,6 +24,7 @@ mod compound;
 mod cwd;
 mod finish;
 mod functions;
+mod jumps;
 mod paths;
 mod record;
 mod redirects;
@@ -49,6 +51,7 @@ use texts::PARSE_AHEAD_FROM;
 pub use variables::Download;
 
 pub(super) use builtins::builtin;
+pub(super) use jumps::Jump;
 pub use scripts::literal_startup;
 pub(super) use state::{MAX_CHOICES, State, Val, field_val};
 pub(super) use variables::LOADER_VARS;
@@ -334,6 +337,9 @@ pub struct Walker<'c> {
     /// For each call being followed: the variables as it found them, and the names it made its
     /// own with `local`.
     local_frames: Vec<(Vars, Vec<String>)>,
+    /// The calls, sourced files and loop passes being walked, with the states their jumps
+    /// (`return`, `break`, `continue`) left them in.
+    jumps: Vec<jumps::Frame>,
 }
 
 /// The bounds of a walk on the caller's stack: texts at most this long and this deep, nested
@@ -484,6 +490,7 @@ impl<'c> Walker<'c> {
             shallow: false,
             parse_ahead: false,
             local_frames: Vec::new(),
+            jumps: Vec::new(),
             file_stack: Vec::new(),
             file_names: Vec::new(),
             text_stack: Vec::new(),

@@ -426,3 +426,29 @@ fn a_word_of_too_many_brace_words_is_not_known_past_its_first_brace() {
     let text = format!("echo {}$(rm -f /etc/sub)", "{a,b}".repeat(9));
     assert_eq!(touched(&text, "rm"), ["/etc/sub"]);
 }
+
+#[test]
+fn a_return_break_or_continue_leaves_its_state_to_what_it_leaves() {
+    // The state a `return` finds is one the call may end in: not only the state at the end.
+    let text = "f() { if [ -n \"$1\" ]; then d=/etc/a; return; fi; d=/etc/b; }; f x; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    let text = "f() { d=/etc/a; [ -n \"$1\" ] || return 1; d=/etc/b; }; f; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // A call it makes returns to it, not further.
+    let text = "g() { d=/etc/a; return; }; f() { g; d=/etc/b; }; f; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/b"]);
+    // A sourced file returns to its `source`.
+    let text = "source /dev/stdin <<< 'd=/etc/a; return; d=/etc/b'; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // `break` leaves the loop with the state it finds; `continue` takes it to the next pass.
+    let text = "while true; do d=/etc/a; break; d=/etc/b; done; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // (The walk goes on past a jump: what follows it counts too.)
+    let text = "d=/etc/a; for i in 1 2; do cat \"$d\"; d=/etc/b; continue; d=/etc/c; done";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b", "/etc/c"]);
+    let text = "for i in 1; do for j in 2; do d=/etc/a; break 2; done; d=/etc/b; done; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // A count not known leaves any loop.
+    let text = "for i in 1; do for j in 2; do d=/etc/a; break \"$CALL\"; done; d=/etc/b; done; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+}
