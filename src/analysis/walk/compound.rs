@@ -111,32 +111,7 @@ impl Walker<'_> {
                     w.compound_list(&f.body.list, st)
                 });
             }
-            ast::CompoundCommand::CaseClause(c) => {
-                let pos = self.word_pos(&c.value);
-                let subject = self.expand_single(&c.value.value, pos, st);
-                // A word the analysis cannot know (`uname`'s output, an argument) decides which
-                // branch runs: what each branch does is only possible, held by the kernel where
-                // the kernel holds it (config.guess's branches for other systems).
-                let undecided = subject.known().is_none();
-                let before = st.clone();
-                let mut merged = before.clone();
-                for item in &c.cases {
-                    for pattern in &item.patterns {
-                        let pos = self.word_pos(pattern);
-                        self.expand_single(&pattern.value, pos, st);
-                    }
-                    if let Some(body) = &item.cmd {
-                        let mut inner = before.clone();
-                        if undecided {
-                            self.possibly(|w| w.compound_list(body, &mut inner));
-                        } else {
-                            self.compound_list(body, &mut inner);
-                        }
-                        self.join(&mut merged, &inner);
-                    }
-                }
-                *st = merged;
-            }
+            ast::CompoundCommand::CaseClause(c) => self.case(c, st),
             ast::CompoundCommand::IfClause(i) => {
                 // As for `case`: a test of a word the analysis cannot know decides which branch
                 // runs, so what each branch after it does is only possible.
@@ -176,6 +151,66 @@ impl Walker<'_> {
                 self.record_command(Some("coproc"), "coproc", self.here);
                 let mut inner = st.clone();
                 self.command(&c.body, &mut inner, Stdin::Unknown);
+            }
+        }
+    }
+
+    /// `case WORD in …`: every body, each from the states that reach it.
+    ///
+    /// Every body is walked, whatever the word: a value the walk holds as known can be wrong
+    /// where the run's is not (`PS4` is bash's own). A body is reached by testing its patterns,
+    /// from the state before the `case` or the state a body ending in `;;&` left, and by
+    /// falling into it from the body before when that one ends in `;&`. What the `case` leaves
+    /// is the join of the bodies ending in `;;`, the body that falls through the end, and the
+    /// state where no pattern matched.
+    fn case(&mut self, c: &ast::CaseClauseCommand, st: &mut State) {
+        let pos = self.word_pos(&c.value);
+        let subject = self.expand_single(&c.value.value, pos, st);
+        // A word the analysis cannot know (`uname`'s output, an argument) decides which
+        // branch runs: what each branch does is only possible, held by the kernel where
+        // the kernel holds it (config.guess's branches for other systems).
+        let undecided = subject.known().is_none();
+        let before = st.clone();
+        let mut left: Option<State> = None;
+        let mut testing = before.clone();
+        let mut falling: Option<State> = None;
+        for item in &c.cases {
+            for pattern in &item.patterns {
+                let pos = self.word_pos(pattern);
+                self.expand_single(&pattern.value, pos, st);
+            }
+            let mut inner = match falling.take() {
+                Some(fallen) => self.joined(Some(fallen), testing.clone()),
+                None => testing.clone(),
+            };
+            if let Some(body) = &item.cmd {
+                if undecided {
+                    self.possibly(|w| w.compound_list(body, &mut inner));
+                } else {
+                    self.compound_list(body, &mut inner);
+                }
+            }
+            match item.post_action {
+                ast::CaseItemPostAction::ExitCase => left = Some(self.joined(left, inner)),
+                ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => falling = Some(inner),
+                ast::CaseItemPostAction::ContinueEvaluatingCases => self.join(&mut testing, &inner),
+            }
+        }
+        // No pattern matched, or the last body fell through the end.
+        left = Some(self.joined(left, testing));
+        if let Some(fallen) = falling {
+            left = Some(self.joined(left, fallen));
+        }
+        *st = left.unwrap_or(before);
+    }
+
+    /// `a` (when there is one) joined with `b`.
+    fn joined(&self, a: Option<State>, b: State) -> State {
+        match a {
+            None => b,
+            Some(mut a) => {
+                self.join(&mut a, &b);
+                a
             }
         }
     }

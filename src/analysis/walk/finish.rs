@@ -63,11 +63,20 @@ impl Walker<'_> {
                 let blanket = taint_passes > 3;
                 let mut walked = false;
                 let mut index = 0;
+                // Only a body some code that can run calls (see `runnable`) can run: the others
+                // are not walked, unless that code calls it later in the pass.
+                let mut runnable = self.runnable(trap_sink);
                 while index < self.functions.len() {
                     let i = index;
                     index += 1;
                     if alone.contains(&i) || !self.needs_own_walk(i) {
                         continue;
+                    }
+                    if !runnable.contains(self.functions[i].sink) {
+                        runnable = self.runnable(trap_sink);
+                        if !runnable.contains(self.functions[i].sink) {
+                            continue;
+                        }
                     }
                     alone.insert(i);
                     walked = true;
@@ -117,6 +126,13 @@ impl Walker<'_> {
                     }
                 }
                 if !walked {
+                    // A body that code walked after its turn calls.
+                    let runnable = self.runnable(trap_sink);
+                    if (0..self.functions.len()).any(|i| {
+                        !alone.contains(&i) && self.needs_own_walk(i) && runnable.contains(self.functions[i].sink)
+                    }) {
+                        continue 'round;
+                    }
                     // Fetched text only ever adds a need of network execute: where code that
                     // always counts needs it already, walking again changes no verdict.
                     let mut stale = self.fetched_too_late(anywhere_before);
@@ -166,25 +182,7 @@ impl Walker<'_> {
         self.deferred_body = None;
         self.fetched_code_known = false;
 
-        // Which bodies can run: the main program and the traps, plus every function some
-        // running code calls by name (or all of them, if any running code calls a name that
-        // is not static).
-        let mut active: HashSet<usize> = [0, trap_sink].into_iter().collect();
-        let mut queue: Vec<usize> = active.iter().copied().collect();
-        let mut all = false;
-        while let Some(s) = queue.pop() {
-            if self.sinks[s].dynamic {
-                all = true;
-            }
-            let calls: Vec<String> = self.sinks[s].calls.iter().cloned().collect();
-            for name in calls.iter().chain(std::iter::once(&"command_not_found_handle".to_string())) {
-                for &fs in self.function_sinks.get(name).into_iter().flatten() {
-                    if active.insert(fs) {
-                        queue.push(fs);
-                    }
-                }
-            }
-        }
+        let Runnable { sinks: active, all } = self.runnable(trap_sink);
         // A body only a command whose name is not static can call runs only if that command
         // happens to name it: what it does there is possible (that command already needs
         // workspace execute, as code the analysis cannot see).
@@ -210,6 +208,29 @@ impl Walker<'_> {
             requests: self.requests,
             texts: self.texts_read,
         }
+    }
+
+    /// Which bodies can run: the main program and the traps, plus every function some code
+    /// that can run calls by name (or all of them, if any such code calls a name that is not
+    /// static). As far as the walk has gone: a body not walked yet has called nothing.
+    fn runnable(&self, trap_sink: usize) -> Runnable {
+        let mut sinks: HashSet<usize> = [0, trap_sink].into_iter().collect();
+        let mut queue: Vec<usize> = sinks.iter().copied().collect();
+        let mut all = false;
+        while let Some(s) = queue.pop() {
+            if self.sinks[s].dynamic {
+                all = true;
+            }
+            let names = self.sinks[s].calls.iter().map(String::as_str);
+            for name in names.chain(std::iter::once("command_not_found_handle")) {
+                for &fs in self.function_sinks.get(name).into_iter().flatten() {
+                    if sinks.insert(fs) {
+                        queue.push(fs);
+                    }
+                }
+            }
+        }
+        Runnable { sinks, all }
     }
 
     /// Whether function `i` is walked on its own: unless every call of it so far was followed
@@ -309,6 +330,18 @@ impl Walker<'_> {
             }
         }
         st
+    }
+}
+
+/// The bodies that can run (by their sinks), or all of them.
+struct Runnable {
+    sinks: HashSet<usize>,
+    all: bool,
+}
+
+impl Runnable {
+    fn contains(&self, sink: usize) -> bool {
+        self.all || self.sinks.contains(&sink)
     }
 }
 

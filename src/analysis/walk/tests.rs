@@ -452,3 +452,43 @@ fn a_return_break_or_continue_leaves_its_state_to_what_it_leaves() {
     let text = "for i in 1; do for j in 2; do d=/etc/a; break \"$CALL\"; done; d=/etc/b; done; cat \"$d\"";
     assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
 }
+
+#[test]
+fn a_case_body_falls_into_the_next_with_its_state() {
+    // `;&` runs the next body after this one, with what this one assigned.
+    let text = "d=/etc/a; case x in x) d=/etc/b ;& y) cat \"$d\";; esac";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // `;;&` tests the next patterns after this body.
+    let text = "d=/etc/a; case x in x) d=/etc/b ;;& y) cat \"$d\";; esac";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+    // A body falling through the end leaves the `case` with its state.
+    let text = "d=/etc/a; case x in x) d=/etc/b ;& esac; cat \"$d\"";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+}
+
+#[test]
+fn the_number_of_parameters_and_whether_one_is_set_are_known_where_they_are() {
+    let text = "f() { cat \"/etc/n$#\" \"/etc/${2-none}\" \"/etc/${1:-empty}\" \"/etc/${3+three}x\"; }; f a";
+    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/n1", "/etc/none", "/etc/x"]);
+    // Parameters of a number not known: neither is.
+    let text = "f() { cat \"/etc/n$#\" \"/etc/${2-none}\"; }; f $(cat list)";
+    assert_eq!(touched(text, "cat"), ["/etc", "/home/u/proj/list"]);
+}
+
+#[test]
+fn a_body_nothing_that_runs_calls_is_not_walked() {
+    // Nothing calls `f`: what it would do does not count, and it is not walked at all (its
+    // word not known is not reported).
+    let text = "f() { cat \"/etc/a\" \"$(cat list)\"; }; echo hi";
+    assert_eq!(touched(text, "cat"), Vec::<String>::new());
+    assert!(unresolved(text).is_empty(), "{:?}", unresolved(text));
+    // A body a trap calls, through bodies defined before and after it, counts.
+    let text = "b() { a; }; a() { cat /etc/a; }; c() { b; }; trap c EXIT";
+    assert_eq!(touched(text, "cat"), ["/etc/a"]);
+    // A call past the calls the walk follows still makes the body count.
+    let text = "e() { cat /etc/e; }; d() { e; }; c() { d; }; b() { c; }; a() { b; }; a";
+    assert_eq!(touched(text, "cat"), ["/etc/e"]);
+    // A command whose name is not static may call any of them: each may run.
+    let text = "f() { cat /etc/a; }; $(cat name)";
+    assert_eq!(possibly_touched(text, "cat"), ["/etc/a"]);
+}
