@@ -286,3 +286,24 @@ fn a_case_branch_a_call_does_not_reach_is_still_seen() {
     assert_eq!(ok(&lab.run("2467", program)), "reached a\n");
     assert!(!lab.ws.join(".git/hooks").exists());
 }
+
+/// A value assigned before `return` is one the call may end with: a hook directory named that
+/// way, which only the static layer holds in a repository without one, is denied. At system
+/// write the same program plants the hook: the path is the one bash takes.
+#[test]
+fn a_value_assigned_before_a_return_reaches_the_caller() {
+    let lab = Lab::new();
+    let init = Command::new("git").args(["init", "-q"]).current_dir(&lab.ws).output().unwrap();
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    std::fs::remove_dir_all(lab.ws.join(".git/hooks")).unwrap();
+    let program = "f() { d=.git/hooks; return; d=ok; }; f; mkdir -p \"$d\"; echo 'echo hooked' > \"$d/pre-commit\"";
+    let out = lab.run("0467", program);
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
+    assert!(statically_denied(&out), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(".git/hooks"), "{}", text(&out.stderr));
+    assert!(!lab.ws.join(".git/hooks").exists());
+    assert!(!lab.ws.join("ok").exists());
+    ok(&lab.run("2467", program));
+    assert!(lab.ws.join(".git/hooks/pre-commit").exists());
+    assert!(!lab.ws.join("ok").exists());
+}
