@@ -642,8 +642,23 @@ impl Walker<'_> {
                 }
                 vec![Part::Unknown { numeric: false }]
             }
-            ParameterExpr::Transform { parameter, indirect, .. } => {
-                self.parameter_value(parameter, *indirect, pos, st, quoted);
+            ParameterExpr::Transform { parameter, indirect, op } => {
+                let value = self.parameter_value(parameter, *indirect, pos, st, quoted);
+                if matches!(op, brush_parser::word::ParameterTransformOp::PromptExpand) {
+                    // `${x@P}` expands the value as a prompt: its substitutions run.
+                    match (Field { parts: value, ..Field::default() }).known() {
+                        Some(text) if text.contains('$') || text.contains('`') => {
+                            self.eval_text(&text, pos, st, true);
+                        }
+                        Some(_) => {}
+                        None => self.unseen_expansion(
+                            &format!("${{{parameter}@P}}"),
+                            "a value expanded as a prompt, which the analysis cannot know",
+                            pos,
+                            st,
+                        ),
+                    }
+                }
                 vec![Part::Unknown { numeric: false }]
             }
             ParameterExpr::ReplaceSubstring { parameter, indirect, pattern, replacement, .. } => {
@@ -821,7 +836,13 @@ impl Walker<'_> {
             let Some(end) = end else { break };
             let sub = &inner[..end];
             if sub.contains('$') || sub.contains('`') {
-                self.eval_text(sub, pos, st, true);
+                // Bash expands a subscript as it evaluates it, and a quote inside does not keep
+                // that from running what it holds (`a['$(cmd)']=1`): read without them.
+                if sub.contains('\'') {
+                    self.eval_text(&sub.replace('\'', ""), pos, st, true);
+                } else {
+                    self.eval_text(sub, pos, st, true);
+                }
             }
             rest = &inner[end + 1..];
         }

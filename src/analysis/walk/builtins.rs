@@ -235,7 +235,11 @@ fn declare(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
             match &value {
                 Some(target) if is_name(target) => w.nameref(&base, target, st),
                 _ => {
-                    // A reference to an array's elements, or to a name not known.
+                    // A reference to an array's elements, or to a name not known. A subscript
+                    // in it is code bash evaluates wherever the reference is used.
+                    if let Some(target) = &value {
+                        w.subscript_text(target, a.pos, st);
+                    }
                     w.list_references = true;
                     w.reference_names.insert(base.clone());
                     w.assign(&base, None, st)
@@ -421,7 +425,22 @@ fn mapfile(w: &mut Walker, program: &str, parsed: &Args, input: &Option<String>,
         None => w.assign_val("MAPFILE", v, st),
     }
     for c in parsed.values(&["C"]) {
-        commands::code_string(w, program, &c, st, Nest::Same);
+        // Bash gives the callback the index and the line.
+        match c.known() {
+            // A name: the command it names, with those two words.
+            Some(name) if is_name(&name) && !c.field.tainted => {
+                let given = Arg { field: Field::unknown(), pos: c.pos, raw: c.raw.clone() };
+                w.run_command(&[c, given.clone(), given], &[], Stdin::Unknown, st, true);
+            }
+            // Code: run with the two words after it, each one word not known.
+            Some(code) if !c.field.tainted => {
+                let unknown = commands::PLACEHOLDER;
+                st.set_val(unknown, Val::unknown());
+                w.run_decoded(&format!("{code} \"${{{unknown}}}\" \"${{{unknown}}}\""), c.pos, st, Nest::Same);
+                st.set_val(unknown, Val::Unset);
+            }
+            _ => commands::code_string(w, program, &c, st, Nest::Same),
+        }
     }
     names
 }
@@ -469,6 +488,8 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
     let mut positional: Option<Vec<Arg>> = None;
     while i < rest.len() {
         match rest[i].known() {
+            // `set -` with nothing after it keeps the parameters; `set --` unsets them.
+            Some(t) if t == "-" && i + 1 == rest.len() => break,
             Some(t) if t == "--" || t == "-" => {
                 positional = Some(rest[i + 1..].to_vec());
                 break;
@@ -487,11 +508,16 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 i += 1;
             }
             None => {
-                // A word not known here (`set -$x`) may be options that turn it on, or
-                // parameters.
+                // A word not known here (`set -$x`, `set "$o"`) may be options that turn it on
+                // (and leave the parameters as they are), or parameters: which, is not known.
                 w.keyword_args = true;
-                positional = Some(rest[i..].to_vec());
-                break;
+                let fetched = rest[i..].iter().any(|a| a.field.tainted);
+                w.params_fetched |= fetched;
+                st.set_positional_vals(None);
+                if fetched {
+                    st.tainted_params_from = Some(0);
+                }
+                return;
             }
             Some(_) => {
                 positional = Some(rest[i..].to_vec());
@@ -613,6 +639,11 @@ fn fc(w: &mut Walker, program: &str, rest: &[Arg], pos: Pos, st: &mut State) {
 fn compgen(w: &mut Walker, program: &str, rest: &[Arg], st: &mut State) {
     let parsed = getopt(rest, "AGWFPSXoC", &[], false);
     if program == "compgen" {
+        // `-F NAME` calls the function in this shell, with three words.
+        for f in parsed.values(&["F"]) {
+            let given = Arg { field: Field::unknown(), pos: f.pos, raw: f.raw.clone() };
+            w.run_command(&[f, given.clone(), given.clone(), given], &[], Stdin::Unknown, st, true);
+        }
         for c in parsed.values(&["C"]) {
             commands::code_string(w, program, &c, st, Nest::Subshell);
         }

@@ -596,6 +596,17 @@ impl Walker<'_> {
     }
 
     pub fn assign_val(&mut self, name: &str, value: Val, st: &mut State) {
+        // A value naming an array element whose subscript holds code runs that code wherever
+        // bash evaluates it: as a reference's target, or as the value of an integer variable
+        // (`declare -i n; n='a[$(cmd)]'`), which the walk does not follow. Walked here.
+        if let Val::Known(text) = &value
+            && text.contains('[')
+            && (text.contains('$') || text.contains('`'))
+        {
+            let pos = self.here;
+            let text = text.clone();
+            self.subscript_text(&text, pos, st);
+        }
         let target = st.resolve_name(name).into_owned();
         if target == MODE_VAR {
             self.mode_assignment(&value);
