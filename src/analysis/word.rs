@@ -741,26 +741,20 @@ impl Walker<'_> {
                 },
                 SpecialParameter::ShellName => vec![Part::Lit { text: st.arg0.clone(), quoted, split: !quoted }],
                 SpecialParameter::CurrentOptionFlags => vec![Part::Unknown { numeric: false }],
-                SpecialParameter::PositionalParameterCount => match st.all_positional() {
-                    Some(values) if !self.volatile_positional => {
-                        vec![Part::Lit { text: values.len().to_string(), quoted, split: !quoted }]
-                    }
-                    _ => vec![Part::Unknown { numeric: true }],
-                },
-                SpecialParameter::LastExitStatus
+                SpecialParameter::PositionalParameterCount
+                | SpecialParameter::LastExitStatus
                 | SpecialParameter::ProcessId
                 | SpecialParameter::LastBackgroundProcessId => vec![Part::Unknown { numeric: true }],
             },
         }
     }
 
-    /// Whether `parameter` is set, when that is known: a variable, or a positional parameter
-    /// where their number is known. (`${!name-…}` tests the variable `name` names, not `name`:
-    /// the caller does not ask then.)
+    /// Whether `parameter` is set, when that is known: a variable. (Not a positional parameter:
+    /// after a branch that set them, one may be set on one path only. `${!name-…}` tests the
+    /// variable `name` names, not `name`: the caller does not ask then.)
     fn param_is_set(&self, parameter: &Parameter, st: &State) -> Option<bool> {
         match parameter {
             Parameter::Named(n) => self.var_is_set(n, st),
-            Parameter::Positional(n) if *n >= 1 && !self.volatile_positional => st.positional_set(*n as usize),
             _ => None,
         }
     }

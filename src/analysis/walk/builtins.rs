@@ -508,16 +508,11 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 i += 1;
             }
             None => {
-                // A word not known here (`set -$x`, `set "$o"`) may be options that turn it on
-                // (and leave the parameters as they are), or parameters: which, is not known.
+                // A word not known here (`set -$x`) may be options that turn it on, or
+                // parameters.
                 w.keyword_args = true;
-                let fetched = rest[i..].iter().any(|a| a.field.tainted);
-                w.params_fetched |= fetched;
-                st.set_positional_vals(None);
-                if fetched {
-                    st.tainted_params_from = Some(0);
-                }
-                return;
+                positional = Some(rest[i..].to_vec());
+                break;
             }
             Some(_) => {
                 positional = Some(rest[i..].to_vec());

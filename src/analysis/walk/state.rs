@@ -217,17 +217,6 @@ impl State {
         }
     }
 
-    /// Whether `$n` (from 1) is set, when that is known.
-    pub fn positional_set(&self, n: usize) -> Option<bool> {
-        if n <= self.positional.len() {
-            Some(true)
-        } else if self.positional_open {
-            None
-        } else {
-            Some(false)
-        }
-    }
-
     /// All positional parameters, when their number is known.
     pub fn all_positional(&self) -> Option<Vec<Val>> {
         if self.positional_open { None } else { Some(self.positional.clone()) }

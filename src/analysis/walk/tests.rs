@@ -467,15 +467,6 @@ fn a_case_body_falls_into_the_next_with_its_state() {
 }
 
 #[test]
-fn the_number_of_parameters_and_whether_one_is_set_are_known_where_they_are() {
-    let text = "f() { cat \"/etc/n$#\" \"/etc/${2-none}\" \"/etc/${1:-empty}\" \"/etc/${3+three}x\"; }; f a";
-    assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/n1", "/etc/none", "/etc/x"]);
-    // Parameters of a number not known: neither is.
-    let text = "f() { cat \"/etc/n$#\" \"/etc/${2-none}\"; }; f $(cat list)";
-    assert_eq!(touched(text, "cat"), ["/etc", "/home/u/proj/list"]);
-}
-
-#[test]
 fn a_body_nothing_that_runs_calls_is_not_walked() {
     // Nothing calls `f`: what it would do does not count, and it is not walked at all (its
     // word not known is not reported).
