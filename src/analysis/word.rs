@@ -814,6 +814,8 @@ impl Walker<'_> {
 
     /// Analyses the text inside every `[...]` of a variable reference as a word.
     pub fn subscript_text(&mut self, text: &str, pos: Pos, st: &mut State) {
+        // Each subscript once: a value made of one repeated many times walks it once.
+        let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
         let mut rest = text;
         while let Some(open) = rest.find('[') {
             let inner = &rest[open + 1..];
@@ -834,7 +836,7 @@ impl Walker<'_> {
             }
             let Some(end) = end else { break };
             let sub = &inner[..end];
-            if sub.contains('$') || sub.contains('`') {
+            if (sub.contains('$') || sub.contains('`')) && seen.insert(sub) {
                 self.eval_text(sub, pos, st, true);
                 // Bash expands a subscript as it evaluates it, and single quotes around it do
                 // not keep that from running what they hold (`a['$(cmd)']=1`).

@@ -483,3 +483,14 @@ fn a_body_nothing_that_runs_calls_is_not_walked() {
     let text = "f() { cat /etc/a; }; $(cat name)";
     assert_eq!(possibly_touched(text, "cat"), ["/etc/a"]);
 }
+
+#[test]
+fn a_value_of_one_subscript_repeated_walks_it_once() {
+    // 2^22 copies of the subscript: walked each time, they would pass the bound on steps.
+    let mut text = "x0='a[$(:)]'; ".to_string();
+    for i in 0..22 {
+        text.push_str(&format!("x{}=\"$x{i}$x{i}\"; ", i + 1));
+    }
+    let a = super::analyze_program(&text, TextKind::Command, &context());
+    assert!(a.failure.is_none(), "{:?}", a.failure);
+}
