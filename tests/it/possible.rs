@@ -267,16 +267,23 @@ fn a_credential_the_view_does_not_cover_is_denied_before_it_runs() {
     assert_eq!(ok(&lab.run("4467", "cd a/b/c/d && ../../../../reader.py deep.key")), "DEEP KEY CANARY\n");
 }
 
+/// A lab whose workspace is a git repository without a hooks directory: making one there is
+/// held by the static layer alone.
+fn repo_without_hooks() -> Lab {
+    let lab = Lab::new();
+    let init = Command::new("git").args(["init", "-q"]).current_dir(&lab.ws).output().unwrap();
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    std::fs::remove_dir_all(lab.ws.join(".git/hooks")).unwrap();
+    lab
+}
+
 /// A call whose argument decides a `case` runs only the branch it reaches; the branch it does
 /// not reach is still seen (the body is walked on its own too), so a hook directory made
 /// there, which only the static layer holds in a repository without one, is still denied. At
 /// system write the same program runs and makes nothing: the branch did not run.
 #[test]
 fn a_case_branch_a_call_does_not_reach_is_still_seen() {
-    let lab = Lab::new();
-    let init = Command::new("git").args(["init", "-q"]).current_dir(&lab.ws).output().unwrap();
-    assert!(init.status.success(), "{}", text(&init.stderr));
-    std::fs::remove_dir_all(lab.ws.join(".git/hooks")).unwrap();
+    let lab = repo_without_hooks();
     let program = "f() { case $1 in a) echo reached a;; b) mkdir -p .git/hooks;; esac; }; f a";
     let out = lab.run("0467", program);
     assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
@@ -292,10 +299,7 @@ fn a_case_branch_a_call_does_not_reach_is_still_seen() {
 /// write the same program plants the hook: the path is the one bash takes.
 #[test]
 fn a_value_assigned_before_a_return_reaches_the_caller() {
-    let lab = Lab::new();
-    let init = Command::new("git").args(["init", "-q"]).current_dir(&lab.ws).output().unwrap();
-    assert!(init.status.success(), "{}", text(&init.stderr));
-    std::fs::remove_dir_all(lab.ws.join(".git/hooks")).unwrap();
+    let lab = repo_without_hooks();
     let program = "f() { d=.git/hooks; return; d=ok; }; f; mkdir -p \"$d\"; echo 'echo hooked' > \"$d/pre-commit\"";
     let out = lab.run("0467", program);
     assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));

@@ -65,7 +65,9 @@ impl Walker<'_> {
                 let mut index = 0;
                 // Only a body some code that can run calls (see `runnable`) can run: the others
                 // are not walked, unless that code calls it later in the pass.
+                // (Asked again only once a body walked since may have called more.)
                 let mut runnable = self.runnable(trap_sink);
+                let mut runnable_fresh = true;
                 while index < self.functions.len() {
                     let i = index;
                     index += 1;
@@ -73,13 +75,18 @@ impl Walker<'_> {
                         continue;
                     }
                     if !runnable.contains(self.functions[i].sink) {
+                        if runnable_fresh {
+                            continue;
+                        }
                         runnable = self.runnable(trap_sink);
+                        runnable_fresh = true;
                         if !runnable.contains(self.functions[i].sink) {
                             continue;
                         }
                     }
                     alone.insert(i);
                     walked = true;
+                    runnable_fresh = false;
                     let (body, origin, sink) = {
                         let f = &self.functions[i];
                         (std::sync::Arc::clone(&f.body), f.origin, f.sink)
