@@ -215,10 +215,11 @@ impl Walker<'_> {
         }
     }
 
-    /// Walks a loop body from a state that covers every iteration: quiet runs of the body
-    /// learn what it changes (until nothing new appears, or the changes are forgotten), then
-    /// the body is walked for real, and the result is joined with the state before the loop
-    /// (the body may run zero times).
+    /// Walks a loop body from a state that covers every iteration: a quiet run of the body
+    /// learns what it changes, then the body is walked for real from the state that covers
+    /// both. That walk is the last when the state it starts from covers what it leaves too;
+    /// otherwise what changed may change again (widened) and the body is walked for real once
+    /// more. The result is joined with the state before the loop (the body may run zero times).
     fn looped(&mut self, st: &mut State, body: impl Fn(&mut Self, &mut State)) {
         self.loop_depth += 1;
         let before = st.clone();
@@ -231,24 +232,30 @@ impl Walker<'_> {
         } else {
             let saved_fetched = self.fetched;
             self.quiet += 1;
-            let mut converged = false;
-            for _ in 0..2 {
-                let mut probe = entry.clone();
-                self.loop_pass(&mut probe, &body);
-                let mut next = entry.clone();
-                self.join(&mut next, &probe);
-                if Self::same_state(&next, &entry) {
-                    converged = true;
-                    break;
-                }
-                entry = next;
-            }
+            let mut probe = entry.clone();
+            self.loop_pass(&mut probe, &body);
             self.quiet -= 1;
             self.fetched = saved_fetched;
-            if !converged {
-                Self::widen(&mut entry, &before);
+            let mut next = entry.clone();
+            self.join(&mut next, &probe);
+            if Self::same_state(&next, &entry) {
+                self.loop_pass(&mut entry, &body);
+            } else {
+                // The walk for real checks its own start: a quiet run follows less (one call
+                // deep, no pipelines), so it is not trusted to have found everything. What
+                // the first walk recorded holds for the first iterations, and stays.
+                let mut walked = next.clone();
+                self.loop_pass(&mut walked, &body);
+                let mut covered = next.clone();
+                self.join(&mut covered, &walked);
+                if Self::same_state(&covered, &next) {
+                    entry = walked;
+                } else {
+                    entry = covered;
+                    Self::widen(&mut entry, &before);
+                    self.loop_pass(&mut entry, &body);
+                }
             }
-            self.loop_pass(&mut entry, &body);
         }
         self.join(&mut entry, &before);
         *st = entry;
