@@ -6,7 +6,6 @@
 //! and the analysis goes on without the parts it cannot read; a text bash refuses would stop
 //! with a syntax error after running what comes before it, so it stays refused.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -24,21 +23,41 @@ pub fn bash_accepts(bash: &Path, text: &[u8], posix: bool) -> bool {
 
 /// `bash -n` on `text`, in POSIX mode with `posix`.
 fn parses(bash: &Path, text: &[u8], posix: bool) -> bool {
+    // The text goes through a socket rather than a pipe: bash stops reading at the first error,
+    // and a write to a pipe nobody reads any more would end this process with SIGPIPE (whose
+    // disposition it keeps as it found it, for bash). A socket's write says so as an error.
+    let Ok((ours, theirs)) = std::os::unix::net::UnixStream::pair() else { return false };
     let child = Command::new(bash)
         // bash takes long options only before the others.
         .args(if posix { &["--norc", "--noprofile", "--posix"][..] } else { &["--norc", "--noprofile"][..] })
         .args(["-O", "extglob", "-n"])
         .env_clear()
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn();
     let Ok(mut child) = child else { return false };
     // bash reads as it parses, so the whole text is written before waiting; it stops reading
     // at the first error, and the write then fails, which means "refused" too.
-    let written = child.stdin.take().is_some_and(|mut stdin| stdin.write_all(text).is_ok());
+    let written = send_all(&ours, text);
+    drop(ours);
     let status = child.wait();
     written && status.is_ok_and(|s| s.success())
+}
+
+/// Writes all of `text` to `socket`, without the signal a closed reader would raise.
+fn send_all(socket: &std::os::unix::net::UnixStream, mut text: &[u8]) -> bool {
+    use nix::sys::socket::{MsgFlags, send};
+    use std::os::fd::AsRawFd;
+    while !text.is_empty() {
+        match send(socket.as_raw_fd(), text, MsgFlags::MSG_NOSIGNAL) {
+            Ok(0) => return false,
+            Ok(n) => text = &text[n..],
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -72,6 +72,17 @@ fn hundred_thousand_levels_of_nesting_are_denied() {
 }
 
 #[test]
+fn a_long_program_bash_stops_reading_early_is_denied_with_its_reason() {
+    // The parser refuses it and bash is asked; bash stops reading at line 2, long before the
+    // text ends. That must end as a denial that says why, not as a death by SIGPIPE.
+    let mut text = b"touch ran\necho (\n".to_vec();
+    for i in 0..30_000 {
+        text.extend(format!("echo line {i}\n").bytes());
+    }
+    assert_denied(&text, "bash -n rejects it too");
+}
+
+#[test]
 fn a_ten_mebibyte_program_is_denied() {
     let mut text = b"touch ran\n".to_vec();
     while text.len() < 10 * 1024 * 1024 {
