@@ -46,6 +46,7 @@ fn parses(bash: &Path, text: &[u8], posix: bool) -> bool {
 }
 
 /// Writes all of `text` to `socket`, without the signal a closed reader would raise.
+#[cfg(target_os = "linux")]
 fn send_all(socket: &std::os::unix::net::UnixStream, mut text: &[u8]) -> bool {
     use nix::sys::socket::{MsgFlags, send};
     use std::os::fd::AsRawFd;
@@ -58,6 +59,14 @@ fn send_all(socket: &std::os::unix::net::UnixStream, mut text: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// Writes all of `text` to `socket`. (Elsewhere than Linux a reader that stops early still
+/// raises SIGPIPE here: macOS has no `MSG_NOSIGNAL`, and its build is compiled, not run.)
+#[cfg(not(target_os = "linux"))]
+fn send_all(mut socket: &std::os::unix::net::UnixStream, text: &[u8]) -> bool {
+    use std::io::Write;
+    socket.write_all(text).is_ok()
 }
 
 #[cfg(test)]
