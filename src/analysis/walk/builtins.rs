@@ -482,6 +482,10 @@ fn wait(parsed: &Args) -> Vec<(Arg, Val)> {
     names
 }
 
+/// How many words not known `set` reads every way before it takes the parameters as not
+/// known (each is read two or three ways).
+const MAX_SET_WORDS_NOT_KNOWN: usize = 3;
+
 /// `set [OPTIONS] [--] ARGS…`: ARGS become the positional parameters.
 fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
     let mut i = 0;
@@ -508,18 +512,33 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 i += 1;
             }
             None => {
-                // A word not known here (`set -$x`, `set "$o"`) may be options (then the words
-                // after it, if any, are the parameters, or else they stay as they were) or the
-                // first parameter: the walk goes on from both.
+                // A word not known here (`set -$x`, `set "$o"`) may be the first parameter, or
+                // options: then the words after it are read as `set` reads them (options, `--`,
+                // parameters; none: the parameters stay), and `-o` takes the next one as its
+                // name. The walk goes on from the join of every reading; past a few such words,
+                // the parameters are not known.
                 w.keyword_args = true;
                 let ifs = w.exact_ifs(st);
                 w.params_fetched |= rest[i..].iter().any(|a| a.field.tainted);
-                let mut as_options = st.clone();
-                if i + 1 < rest.len() {
-                    as_options.set_positional_args(&rest[i + 1..], ifs.as_deref(), w.list_references);
+                let unknown_words = rest[i..].iter().filter(|a| a.known().is_none()).count();
+                let mut readings = Vec::new();
+                if unknown_words <= MAX_SET_WORDS_NOT_KNOWN {
+                    for skip in [1, 2] {
+                        if skip == 1 || i + 1 < rest.len() {
+                            let mut as_options = st.clone();
+                            set(w, &rest[(i + skip).min(rest.len())..], &mut as_options);
+                            readings.push(as_options);
+                        }
+                    }
                 }
                 st.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
-                w.join(st, &as_options);
+                if unknown_words > MAX_SET_WORDS_NOT_KNOWN {
+                    st.positional_open = true;
+                    st.positional = st.positional.iter().map(|_| Val::unknown()).collect();
+                }
+                for reading in &readings {
+                    w.join(st, reading);
+                }
                 return;
             }
             Some(_) => {
