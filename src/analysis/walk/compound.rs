@@ -14,6 +14,8 @@ use crate::analysis::word::Field;
 
 /// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
 const MAX_PRERUN_LOOP_DEPTH: usize = 4;
+/// How many more times a loop body is walked for the variables its last walk found fetched.
+const MAX_TAINT_ROUNDS: usize = 3;
 
 impl Walker<'_> {
     pub(super) fn compound(&mut self, c: &ast::CompoundCommand, st: &mut State, stdin: Stdin) {
@@ -220,6 +222,12 @@ impl Walker<'_> {
     /// both. That walk is the last when the state it starts from covers what it leaves too;
     /// otherwise what changed may change again (widened) and the body is walked for real once
     /// more. The result is joined with the state before the loop (the body may run zero times).
+    ///
+    /// Which variables hold fetched text is learnt by the walks for real only (a quiet run
+    /// does not walk substitutions), and passes it on one assignment a pass
+    /// (`eval "$c"; c=$b; b=$(curl …)`): the last walk is walked again, with the variables it
+    /// found fetched, until it finds no more (three times at most; then every variable the
+    /// loop changes is taken as fetched).
     fn looped(&mut self, st: &mut State, body: impl Fn(&mut Self, &mut State)) {
         self.loop_depth += 1;
         let before = st.clone();
@@ -238,6 +246,8 @@ impl Walker<'_> {
             self.fetched = saved_fetched;
             let mut next = entry.clone();
             self.join(&mut next, &probe);
+            // The start of the last walk for real.
+            let mut start = entry.clone();
             if Self::same_state(&next, &entry) {
                 self.loop_pass(&mut entry, &body);
             } else {
@@ -249,12 +259,35 @@ impl Walker<'_> {
                 let mut covered = next.clone();
                 self.join(&mut covered, &walked);
                 if Self::same_state(&covered, &next) {
+                    start = next;
                     entry = walked;
                 } else {
                     entry = covered;
                     Self::widen(&mut entry, &before);
+                    start = entry.clone();
                     self.loop_pass(&mut entry, &body);
                 }
+            }
+            let mut rounds = 0;
+            while !entry.tainted.is_subset(&start.tainted) {
+                if rounds == MAX_TAINT_ROUNDS {
+                    let changed: Vec<String> = before
+                        .vars
+                        .diff(&entry.vars)
+                        .filter_map(|item| match item {
+                            imbl::ordmap::DiffItem::Update { new: (k, _), .. } | imbl::ordmap::DiffItem::Add(k, _) => {
+                                Some(k.to_string())
+                            }
+                            imbl::ordmap::DiffItem::Remove(..) => None,
+                        })
+                        .collect();
+                    entry.tainted.extend(changed);
+                    break;
+                }
+                rounds += 1;
+                start.tainted = start.tainted.clone().union(entry.tainted.clone());
+                entry = start.clone();
+                self.loop_pass(&mut entry, &body);
             }
         }
         self.join(&mut entry, &before);
