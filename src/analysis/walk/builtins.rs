@@ -521,8 +521,13 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 let ifs = w.exact_ifs(st);
                 w.params_fetched |= rest[i..].iter().any(|a| a.field.tainted);
                 let unknown_words = rest[i..].iter().filter(|a| a.known().is_none()).count();
+                let mut first = st.clone();
+                first.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
+                // (A word that may make any number of fields leaves no parameter known: that
+                // reading covers the others.)
+                let open = first.positional.is_empty() && first.positional_open;
                 let mut readings = Vec::new();
-                if unknown_words <= MAX_SET_WORDS_NOT_KNOWN {
+                if unknown_words <= MAX_SET_WORDS_NOT_KNOWN && !open {
                     for skip in [1, 2] {
                         if skip == 1 || i + 1 < rest.len() {
                             let mut as_options = st.clone();
@@ -531,7 +536,7 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                         }
                     }
                 }
-                st.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
+                *st = first;
                 if unknown_words > MAX_SET_WORDS_NOT_KNOWN {
                     st.positional_open = true;
                     st.positional = st.positional.iter().map(|_| Val::unknown()).collect();
