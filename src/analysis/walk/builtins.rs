@@ -524,12 +524,20 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 let mut first = st.clone();
                 first.set_positional_args(&rest[i..], ifs.as_deref(), w.list_references);
                 // (A word that may make any number of fields leaves no parameter known: that
-                // reading covers the others, unless one of them keeps a parameter holding
-                // fetched text.)
-                let open = first.positional.is_empty()
-                    && first.positional_open
-                    && st.tainted_params.is_empty()
-                    && st.tainted_params_from.is_none();
+                // reading covers the others but for the parameters holding fetched text, which
+                // one of them keeps where they were.)
+                let open = first.positional.is_empty() && first.positional_open;
+                if open {
+                    for &k in &st.tainted_params {
+                        if !first.tainted_params.contains(&k) {
+                            first.tainted_params.push(k);
+                        }
+                    }
+                    first.tainted_params_from = match (first.tainted_params_from, st.tainted_params_from) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                }
                 let mut readings = Vec::new();
                 if unknown_words <= MAX_SET_WORDS_NOT_KNOWN && !open {
                     for skip in [1, 2] {
