@@ -528,15 +528,7 @@ fn set(w: &mut Walker, rest: &[Arg], st: &mut State) {
                 // one of them keeps where they were.)
                 let open = first.positional.is_empty() && first.positional_open;
                 if open {
-                    for &k in &st.tainted_params {
-                        if !first.tainted_params.contains(&k) {
-                            first.tainted_params.push(k);
-                        }
-                    }
-                    first.tainted_params_from = match (first.tainted_params_from, st.tainted_params_from) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
+                    first.join_tainted_params(st);
                 }
                 let mut readings = Vec::new();
                 if unknown_words <= MAX_SET_WORDS_NOT_KNOWN && !open {

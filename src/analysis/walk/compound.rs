@@ -271,17 +271,8 @@ impl Walker<'_> {
             let mut rounds = 0;
             while !entry.tainted.is_subset(&start.tainted) {
                 if rounds == MAX_TAINT_ROUNDS {
-                    let changed: Vec<String> = before
-                        .vars
-                        .diff(&entry.vars)
-                        .filter_map(|item| match item {
-                            imbl::ordmap::DiffItem::Update { new: (k, _), .. } | imbl::ordmap::DiffItem::Add(k, _) => {
-                                Some(k.to_string())
-                            }
-                            imbl::ordmap::DiffItem::Remove(..) => None,
-                        })
-                        .collect();
-                    entry.tainted.extend(changed);
+                    let changed = Self::changed_names(&before, &entry);
+                    entry.tainted.extend(changed.iter().map(|k| k.to_string()));
                     break;
                 }
                 rounds += 1;
@@ -295,20 +286,24 @@ impl Walker<'_> {
         self.loop_depth -= 1;
     }
 
-    /// What changed since `before` may take other values too: its values stay listed, and it
-    /// becomes open.
-    fn widen(entry: &mut State, before: &State) {
-        let changed: Vec<Name> = before
+    /// The variables assigned or changed from `before` to `after` (not those unset).
+    fn changed_names(before: &State, after: &State) -> Vec<Name> {
+        before
             .vars
-            .diff(&entry.vars)
+            .diff(&after.vars)
             .filter_map(|item| match item {
                 imbl::ordmap::DiffItem::Update { new: (k, _), .. } | imbl::ordmap::DiffItem::Add(k, _) => {
                     Some(k.clone())
                 }
                 imbl::ordmap::DiffItem::Remove(..) => None,
             })
-            .collect();
-        for name in changed {
+            .collect()
+    }
+
+    /// What changed since `before` may take other values too: its values stay listed, and it
+    /// becomes open.
+    fn widen(entry: &mut State, before: &State) {
+        for name in Self::changed_names(before, entry) {
             let widened = match entry.vars.get(&name) {
                 Some(v) => {
                     let (values, _) = v.scalars();

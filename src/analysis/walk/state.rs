@@ -292,6 +292,19 @@ impl State {
 
     /// Merges the state of another path through the program: what differs becomes the set of
     /// both values (or unknown, past a few). `default` gives a variable's starting value.
+    /// The positional parameters that may hold fetched text here or in `other`.
+    pub(super) fn join_tainted_params(&mut self, other: &State) {
+        for &i in &other.tainted_params {
+            if !self.tainted_params.contains(&i) {
+                self.tainted_params.push(i);
+            }
+        }
+        self.tainted_params_from = match (self.tainted_params_from, other.tainted_params_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
     pub(super) fn join_with(&mut self, other: &State, default: &dyn Fn(&str, &State) -> Val) {
         // Only what differs between the two paths needs joining; shared parts are skipped. A
         // value the join leaves as it was is not set again: the map keeps sharing it with the
@@ -342,15 +355,7 @@ impl State {
         self.all_unknown |= other.all_unknown;
         self.downloads_unknown |= other.downloads_unknown;
         self.all_fetched |= other.all_fetched;
-        for &i in &other.tainted_params {
-            if !self.tainted_params.contains(&i) {
-                self.tainted_params.push(i);
-            }
-        }
-        self.tainted_params_from = match (self.tainted_params_from, other.tainted_params_from) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.join_tainted_params(other);
         if !self.tainted.ptr_eq(&other.tainted) {
             self.tainted = self.tainted.clone().union(other.tainted.clone());
         }
