@@ -92,6 +92,16 @@ pub fn nesting(text: &str) -> usize {
 
 /// Parses a whole program, after bounding its nesting.
 pub fn program(text: &str) -> Result<ast::Program, Failure> {
+    program_after(text, false)
+}
+
+/// Parses a piece [`cut`] handed over; `checked`, as it said: the piece passes [`program`]'s
+/// checks, which are then not made again.
+pub fn piece(text: &str, checked: bool) -> Result<ast::Program, Failure> {
+    program_after(text, checked)
+}
+
+fn program_after(text: &str, checked: bool) -> Result<ast::Program, Failure> {
     // A text the parser would read otherwise than bash is read rewritten (see `rescue`).
     if let Some(rewritten) = super::rescue::needed(text)
         && check_program(&rewritten, None).is_ok()
@@ -99,7 +109,8 @@ pub fn program(text: &str) -> Result<ast::Program, Failure> {
     {
         return Ok(program);
     }
-    check_program(text, None).and_then(|()| parse_checked(text)).or_else(|failure| {
+    let checks = if checked { Ok(()) } else { check_program(text, None) };
+    checks.and_then(|()| parse_checked(text)).or_else(|failure| {
         // Shapes bash reads and the parser (or the checks before it) do not, rewritten (see
         // `rescue`): the rewritten text passes the same checks before the parser sees it.
         match super::rescue::rewrite(text) {
@@ -203,7 +214,8 @@ fn heredoc_delimiters_as_bash_reads_them(text: &str) -> std::borrow::Cow<'_, str
 
 /// Cuts a long program into pieces of about `piece` bytes that parse on their own, and hands
 /// each piece, as the byte range it takes in `text`, to `each` as soon as the scan has passed
-/// its end; `each` returns whether to go on. Returns the verdict of [`program`]'s checks on
+/// its end; `each` returns whether to go on. With each piece goes whether it is known to pass
+/// [`program`]'s checks (see [`Cutter::clean`]). Returns the verdict of [`program`]'s checks on
 /// the whole text, which is known only at its end; the last piece is handed over only when
 /// the checks pass.
 ///
@@ -214,12 +226,13 @@ fn heredoc_delimiters_as_bash_reads_them(text: &str) -> std::borrow::Cow<'_, str
 /// does not parse, and the caller then parses the whole text instead. Where the scan loses
 /// track of what is open, it cuts no more. The caller parses each piece with [`program`],
 /// checks included, so the parser never sees text the checks did not pass.
-pub fn cut(text: &str, piece: usize, each: &mut dyn FnMut(usize, usize) -> bool) -> Result<(), Failure> {
-    let mut cutter = Cutter { piece, each: Some(each), command: true, ..Cutter::default() };
+pub fn cut(text: &str, piece: usize, each: &mut dyn FnMut(usize, usize, bool) -> bool) -> Result<(), Failure> {
+    let mut cutter = Cutter { piece, each: Some(each), command: true, clean: true, ..Cutter::default() };
     check_program(text, Some(&mut cutter))?;
-    let last = cutter.last;
+    // The whole text passed: so does the rest of it, scanned from a fresh start.
+    let (last, checked) = (cutter.last, cutter.clean);
     if let Some(each) = cutter.each {
-        each(last, text.len());
+        each(last, text.len(), checked);
     }
     Ok(())
 }
@@ -248,7 +261,14 @@ struct Cutter<'a> {
     /// The scan lost track of what is open: no more cuts.
     lost: bool,
     /// Where each piece goes; `None` once it wants no more.
-    each: Option<&'a mut dyn FnMut(usize, usize) -> bool>,
+    each: Option<&'a mut dyn FnMut(usize, usize, bool) -> bool>,
+    /// The scan was where a scan of the current piece alone starts (nothing open, no
+    /// parenthesis or bracket counted, no check failed) when the piece began. The scan of the
+    /// piece alone then goes as the scan of the whole goes over it, so what the whole scan
+    /// found over the piece is what the piece's own checks would find.
+    clean: bool,
+    /// The deepest nesting the scan met since the current piece began.
+    piece_depth: usize,
 }
 
 impl Cutter<'_> {
@@ -296,8 +316,9 @@ impl Cutter<'_> {
     }
 
     /// A newline at the top level of `text` (at byte `at`): cut there if the piece is long
-    /// enough and nothing is open.
-    fn newline(&mut self, text: &[u8], at: usize) {
+    /// enough and nothing is open. `fresh`: the scan is where a scan starting after this
+    /// newline starts; `failed`: one of the checks has failed so far.
+    fn newline(&mut self, text: &[u8], at: usize, fresh: bool, failed: bool) {
         self.command = true;
         let start = at + 1;
         if self.lost || !self.open.is_empty() || start - self.last < self.piece || start >= text.len() {
@@ -327,13 +348,16 @@ impl Cutter<'_> {
         if matches!(first_word, b"then" | b"do" | b"done" | b"fi" | b"elif" | b"else" | b"esac" | b"in") {
             return;
         }
+        let checked = self.clean && !failed && self.piece_depth <= MAX_DEPTH;
         if let Some(each) = self.each.as_mut()
-            && !each(self.last, start)
+            && !each(self.last, start, checked)
         {
             self.each = None;
             self.lost = true;
         }
         self.last = start;
+        self.clean = fresh && !failed;
+        self.piece_depth = 0;
     }
 }
 
@@ -626,6 +650,9 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
         let (kind, base) = *frames.last().unwrap_or(&(Kind::Code, 0));
         let level = depth + frames.len() - 1;
         max = max.max(level);
+        if let Some(k) = cuts.as_deref_mut() {
+            k.piece_depth = k.piece_depth.max(level);
+        }
         let c = b[i];
         if kind == Kind::Double {
             match c {
@@ -704,7 +731,8 @@ fn scan(text: &str, mut cuts: Option<&mut Cutter<'_>>) -> (usize, usize, bool, b
                 }
                 b'\n' => {
                     if heredocs.is_empty() && frames.len() == 1 && arithmetic.is_empty() {
-                        k.newline(b, i);
+                        let fresh = depth == 0 && open_parens == 0;
+                        k.newline(b, i, fresh, empty_heredoc || continued_end || max > MAX_DEPTH);
                     }
                     k.command = true;
                 }
@@ -1008,7 +1036,7 @@ mod tests {
     /// The pieces `cut` makes with the smallest piece size (a cut wherever one is allowed).
     fn pieces(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
-        cut(text, 1, &mut |from, to| {
+        cut(text, 1, &mut |from, to, _| {
             out.push(&text[from..to]);
             true
         })
@@ -1131,10 +1159,51 @@ mod tests {
         assert!(p.len() > 1 && program(p[0]).is_err(), "{p:?}");
     }
 
+    /// The pieces `cut` makes of `text` (pieces of at least `size` bytes), each with whether
+    /// it was said to pass the checks; every piece said to pass them does.
+    fn pieces_said_to_pass(text: &str, size: usize) -> Vec<(&str, bool)> {
+        let mut out = Vec::new();
+        let _ = cut(text, size, &mut |from, to, checked| {
+            out.push((&text[from..to], checked));
+            true
+        });
+        for &(piece, checked) in &out {
+            assert!(!checked || check_program(piece, None).is_ok(), "said to pass the checks, fails them: {piece:?}");
+        }
+        out
+    }
+
+    #[test]
+    fn pieces_said_to_pass_the_checks_pass_them() {
+        // Plain code: every piece, the last too.
+        assert_eq!(pieces_said_to_pass("a\nb\nc\n", 1), [("a\n", true), ("b\n", true), ("c\n", true)]);
+        // A check that fails in a piece: that piece and those after it are checked on their own.
+        let deep = format!("a\necho {}x{}\nb\nc\n", "{".repeat(MAX_DEPTH + 5), "}".repeat(MAX_DEPTH + 5));
+        assert_eq!(pieces_said_to_pass(&deep, 1), [("a\n", true), (&deep[2..deep.len() - 4], false), ("b\n", false)]);
+        let flags: Vec<bool> = pieces_said_to_pass("a\ncat <<''\n\nb\nc\n", 1).iter().map(|p| p.1).collect();
+        assert_eq!(flags.first(), Some(&true));
+        assert!(!flags[1..].contains(&true), "{flags:?}");
+        // Where the scan's counts do not come back to nothing (`function` counts a level its
+        // body does not close), the pieces after are checked on their own.
+        let flags: Vec<bool> = pieces_said_to_pass("a\nfunction f {\n b\n}\nc\nd\n", 1).iter().map(|p| p.1).collect();
+        assert_eq!(flags, [true, true, false, false]);
+        let flags: Vec<bool> = pieces_said_to_pass("a\necho [\nc\nd\n", 1).iter().map(|p| p.1).collect();
+        assert_eq!(flags, [true, true, false, false]);
+        // Every real script, cut as small as it can be and as the walk cuts it.
+        let mut said = 0;
+        for path in scripts::scanned_scripts() {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            for size in [1, 8 * 1024] {
+                said += pieces_said_to_pass(&text, size).iter().filter(|p| p.1).count();
+            }
+        }
+        assert!(said > 1000, "only {said} pieces were said to pass the checks");
+    }
+
     #[test]
     fn the_last_piece_waits_for_the_checks_of_the_whole_text() {
         let mut seen = Vec::new();
-        let verdict = cut("a\nb\ncat <<''\n", 1, &mut |from, to| {
+        let verdict = cut("a\nb\ncat <<''\n", 1, &mut |from, to, _| {
             seen.push((from, to));
             true
         });
@@ -1142,7 +1211,7 @@ mod tests {
         assert_eq!(seen, [(0, 2), (2, 4)]);
         // Asked to stop, it hands over nothing more.
         let mut count = 0;
-        let verdict = cut("a\nb\nc\nd\n", 1, &mut |_, _| {
+        let verdict = cut("a\nb\nc\nd\n", 1, &mut |_, _, _| {
             count += 1;
             false
         });

@@ -74,12 +74,12 @@ impl Walker<'_> {
                 scope,
                 move || {
                     let mut line = 1;
-                    let checked = parse::cut(text, PIECE_BYTES, &mut |from, to| {
+                    let checked = parse::cut(text, PIECE_BYTES, &mut |from, to, passes| {
                         while let Ok(walked) = walked_rx.try_recv() {
                             drop(walked);
                         }
                         let piece = &text[from..to];
-                        let ahead = match parse::program(piece) {
+                        let ahead = match parse::piece(piece, passes) {
                             Ok(program) => {
                                 let prepared = if waiting.load(std::sync::atomic::Ordering::Relaxed) > 0
                                     || prepare_every_piece()
@@ -227,7 +227,7 @@ impl Walker<'_> {
             return;
         }
         let mut pieces: Vec<(usize, usize)> = Vec::new();
-        if parse::cut(text, 1, &mut |from, to| {
+        if parse::cut(text, 1, &mut |from, to, _| {
             pieces.push((from, to));
             true
         })
