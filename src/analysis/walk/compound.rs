@@ -52,8 +52,8 @@ impl Walker<'_> {
             ast::CompoundCommand::Subshell(s) => {
                 let mut inner = st.clone();
                 self.compound_list(&s.list, &mut inner);
-                st.downloaded = st.downloaded.clone().union(inner.downloaded);
-                st.saved_words = st.saved_words.clone().union(inner.saved_words);
+                super::state::union_into(&mut st.downloaded, &inner.downloaded);
+                super::state::union_into(&mut st.saved_words, &inner.saved_words);
             }
             ast::CompoundCommand::ForClause(f) => {
                 // The loop variable takes each value of the list in turn.
@@ -276,7 +276,7 @@ impl Walker<'_> {
                     break;
                 }
                 rounds += 1;
-                start.tainted = start.tainted.clone().union(entry.tainted.clone());
+                super::state::union_into(&mut start.tainted, &entry.tainted);
                 entry = start.clone();
                 self.loop_pass(&mut entry, &body);
             }

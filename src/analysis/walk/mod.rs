@@ -602,8 +602,8 @@ impl<'c> Walker<'c> {
             self.command(cmd, &mut inner, stdin);
             upstream_fetched |= self.fetched;
             self.fetched |= saved;
-            st.downloaded = st.downloaded.clone().union(inner.downloaded);
-            st.saved_words = st.saved_words.clone().union(inner.saved_words);
+            state::union_into(&mut st.downloaded, &inner.downloaded);
+            state::union_into(&mut st.saved_words, &inner.saved_words);
             if self.failed() {
                 return;
             }

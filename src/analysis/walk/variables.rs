@@ -99,9 +99,9 @@ fn adds_execute_bits(clause: &str) -> bool {
     false
 }
 
-/// Whether the word key `key` expands the variable `name`.
-fn expands(key: &str, name: &str) -> bool {
-    key.contains(&format!("${{{name}}}"))
+/// What a word key holds where it expands the variable `name`.
+fn expansion_of(name: &str) -> String {
+    format!("${{{name}}}")
 }
 
 /// `text` added to a shell pattern: as itself when `quoted`, else with its glob characters.
@@ -616,7 +616,8 @@ impl Walker<'_> {
         }
         if !st.saved_words.is_empty() {
             // A word that expands it names another file now.
-            let stale: Vec<String> = st.saved_words.iter().filter(|k| expands(k, &target)).cloned().collect();
+            let expansion = expansion_of(&target);
+            let stale: Vec<String> = st.saved_words.iter().filter(|k| k.contains(&expansion)).cloned().collect();
             for k in stale {
                 st.saved_words.remove(&k);
             }
