@@ -310,6 +310,9 @@ pub struct Walker<'c> {
     /// Links the program creates (link path, where it leads), and paths resolved on disk.
     links: Vec<(String, String)>,
     canonical_cache: HashMap<String, Option<String>>,
+    /// What the layout makes of each path asked, for reading and for writing: the layout does
+    /// not change during a walk, and the same paths are asked again and again.
+    classes: [HashMap<String, crate::scope::Class>; 2],
     /// Functions whose bodies were walked at a call, and those whose call was not followed.
     function_walked: HashSet<usize>,
     function_skipped: HashSet<usize>,
@@ -505,6 +508,7 @@ impl<'c> Walker<'c> {
             function_walked: HashSet::default(),
             links: Vec::new(),
             canonical_cache: HashMap::default(),
+            classes: Default::default(),
             function_skipped: HashSet::default(),
             calls_followed: 0,
             volatile: HashSet::default(),
@@ -520,6 +524,17 @@ impl<'c> Walker<'c> {
     }
 
     /// Counts work, so that no input can make the analysis run for long.
+    /// The layout's class of `path` (see [`crate::scope::Layout::classify`]), kept.
+    pub fn classify(&mut self, path: &str, write: bool) -> crate::scope::Class {
+        let kept = &mut self.classes[usize::from(write)];
+        if let Some(&class) = kept.get(path) {
+            return class;
+        }
+        let class = self.ctx.layout.classify(path, write);
+        kept.insert(path.to_string(), class);
+        class
+    }
+
     pub fn step(&mut self) {
         self.steps += 1;
         if self.steps > MAX_STEPS + 64 * self.input_len && !self.failed() {

@@ -71,7 +71,7 @@ impl Walker<'_> {
         let mut needs: Vec<(Perm, &'static str)> = Vec::new();
         for &perm in perms {
             for base in &bases {
-                let class = layout.classify(&scope::normalize(base, rel), perm == Perm::Write);
+                let class = self.classify(&scope::normalize(base, rel), perm == Perm::Write);
                 let noun = match class {
                     Class::Credential => "a credential",
                     Class::Protected => "a protected path (changing it runs code later)",
@@ -178,7 +178,7 @@ impl Walker<'_> {
             return;
         }
         let protected = self.ctx.layout.is_protected(&known)
-            || self.ctx.layout.classify(&scope::normalize(&self.ctx.layout.workspace, rel), true) == Class::Protected;
+            || self.classify(&scope::normalize(&self.ctx.layout.workspace, rel), true) == Class::Protected;
         if protected {
             let why = format!("{reason}; the path names a protected path (changing it runs code later)");
             self.need(Scope::System, Perm::Write, &known, command, &why, pos);
@@ -207,7 +207,7 @@ impl Walker<'_> {
         for abs_pattern in self.absolute_patterns(pattern, st) {
             for m in crate::analysis::glob::matches(&abs_pattern, 4096) {
                 let write = perms.contains(&Perm::Write);
-                let class = self.ctx.layout.classify(&m, write);
+                let class = self.classify(&m, write);
                 if matches!(class, Class::Credential | Class::Protected) {
                     self.classified(&m, perms, command, reason, arg.pos);
                 }
@@ -275,7 +275,7 @@ impl Walker<'_> {
                 return Some(format!("{target}{}", &abs[link.len()..]));
             }
         }
-        let class = self.ctx.layout.classify(abs, false);
+        let class = self.classify(abs, false);
         if !matches!(class, Class::Workspace | Class::External | Class::Scratch) {
             return None;
         }
@@ -343,7 +343,7 @@ impl Walker<'_> {
             if perm == Perm::Read && scope::is_process_info(abs) {
                 continue;
             }
-            let class = self.ctx.layout.classify(abs, perm == Perm::Write);
+            let class = self.classify(abs, perm == Perm::Write);
             // What every program may read and run whatever the mode (the runtime baseline: the
             // program directories, the /etc entries programs read at run time, a toolchain on
             // PATH) needs no bit: the kernel grants it at every level.

@@ -717,7 +717,7 @@ impl Walker<'_> {
                     continue;
                 }
                 let reason = format!("{var} makes later programs load code from here");
-                if self.ctx.layout.classify(&abs, false) == Class::Scratch {
+                if self.classify(&abs, false) == Class::Scratch {
                     self.need(
                         Scope::Workspace,
                         Perm::Execute,
