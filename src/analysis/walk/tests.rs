@@ -494,3 +494,32 @@ fn a_value_of_one_subscript_repeated_walks_it_once() {
     let a = super::analyze_program(&text, TextKind::Command, &context());
     assert!(a.failure.is_none(), "{:?}", a.failure);
 }
+
+#[test]
+fn sets_joined_by_their_differences_are_the_union_and_the_intersection() {
+    use super::state::{intersect_into, union_into};
+    // Sets built from one another share parts of their trees, as the walk's states do.
+    let base: imbl::OrdSet<u32> = (0..500u32).collect();
+    let mut more = base.clone();
+    more.insert(1_000);
+    let mut fewer = base.clone();
+    fewer.remove(&7);
+    let mut other = fewer.clone();
+    other.insert(2_000);
+    let sets = [imbl::OrdSet::new(), base.clone(), more, fewer, other, (250..900u32).collect()];
+    for a in &sets {
+        for b in &sets {
+            let mut union = a.clone();
+            union_into(&mut union, b);
+            assert_eq!(union, a.clone().union(b.clone()));
+            let mut both = a.clone();
+            intersect_into(&mut both, b);
+            assert_eq!(both, a.clone().intersection(b.clone()));
+        }
+    }
+    // A set that holds the other becomes it, and shares it whole.
+    let mut small = base.clone();
+    small.remove(&3);
+    union_into(&mut small, &base);
+    assert!(small.ptr_eq(&base));
+}
