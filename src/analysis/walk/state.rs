@@ -164,13 +164,23 @@ impl State {
     }
 
     /// Sets the cwd to one of `dirs` (`None`: anywhere). Past a few it could be anywhere.
+    /// Relative names saved where the cwd was not known name other files from here on.
     pub fn set_cwds(&mut self, dirs: Option<BTreeSet<String>>) {
+        self.forget_relative_saves();
         self.cwd = None;
         self.cwd_alts = None;
         match dirs {
             Some(dirs) if dirs.len() == 1 => self.cwd = dirs.into_iter().next(),
             Some(dirs) if !dirs.is_empty() && dirs.len() <= MAX_CHOICES => self.cwd_alts = Some(Rc::new(dirs)),
             _ => {}
+        }
+    }
+
+    /// Drops the relative names kept by [`relative_save_key`] (they sort first).
+    fn forget_relative_saves(&mut self) {
+        let kept: Vec<String> = self.saved_words.iter().take_while(|k| k.starts_with(RELATIVE_SAVE)).cloned().collect();
+        for k in kept {
+            self.saved_words.remove(&k);
         }
     }
 
@@ -379,6 +389,24 @@ impl State {
         self.positional.clear();
         self.positional_open = true;
     }
+}
+
+/// What starts a key of [`State::saved_words`] that is a relative file name, not a word: no
+/// word or path holds it.
+const RELATIVE_SAVE: char = '\0';
+
+/// The key under which `saved_words` keeps the relative file name `name`, saved with fetched
+/// text where the cwd was not known: until the cwd changes, the same name names the same file.
+/// (`./f`, `f` and `.//f` are one name.)
+pub(super) fn relative_save_key(name: &str) -> String {
+    let mut key = String::from(RELATIVE_SAVE);
+    for part in name.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        if key.len() > 1 {
+            key.push('/');
+        }
+        key.push_str(part);
+    }
+    key
 }
 
 /// `to` made the union of `to` and `from`. The walk of what differs skips the parts of the two

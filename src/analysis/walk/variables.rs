@@ -277,6 +277,11 @@ impl Walker<'_> {
             None if !texts.is_empty() => {
                 for t in &texts {
                     self.downloaded_names.insert(last_name(t).to_string());
+                    // Where the cwd is not known: a relative name names this file until the
+                    // cwd changes.
+                    if !t.starts_with('/') && st.cwd.is_none() && st.cwd_alts.is_none() {
+                        st.saved_words.insert(super::state::relative_save_key(t));
+                    }
                 }
             }
             // (A file whose name is not known either, such as a temporary one, is not followed:
@@ -394,6 +399,8 @@ impl Walker<'_> {
         match arg.known() {
             Some(t) if !arg.field.has_glob() => match self.absolutes(&t, st) {
                 Some(paths) => paths.into_iter().find(|p| self.downloaded_here(p, true, st)).map(Download::Path),
+                // The relative name a save used since the cwd last changed: the same file.
+                None if st.saved_words.contains(&super::state::relative_save_key(&t)) => Some(Download::Word(t)),
                 None => self.may_run_download(&t, st).then_some(Download::Name(t)),
             },
             _ => self.download_named_by(arg, st),
