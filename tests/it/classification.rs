@@ -277,6 +277,13 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s https://x/y > f; mapfile -t a < f; eval \"${a[0]}\"", "0056"),
     ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; read -r l < f; eval \"$l\"", "0055"),
     ("curl -s https://x/y > f; read -r l < g; eval \"$l\"", "0047"),
+    ("curl -s https://x/y | tee f; bash f", "0057"),
+    (
+        "read -r x < list; eval \"$x\"; curl -s https://x/y > f; declare \"$n=1\"; eval \"$y\"; x=$(< f); eval \"$x\"",
+        "0055",
+    ),
+    ("curl -s https://x/y > f; n=$(wc -l < f); eval \"echo $n\"", "0047"),
+    ("echo hi | tee f; bash f", "0007"),
     ("echo true > f; x=$(< f); eval \"$x\"", "0007"),
     ("read -r x < list; eval \"$x\"; echo true > f; x=$(cat f); eval \"$x\"", "0005"),
     // --- return, break and continue leave the state they find ---------------------------------

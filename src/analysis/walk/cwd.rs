@@ -43,6 +43,9 @@ impl Walker<'_> {
         });
         // A trap that changes directory may run at any time after it is set.
         let dests = if self.volatile_cwd { None } else { dests };
+        if target.is_none_or(|t| t.known().as_deref() != Some(".")) {
+            st.forget_relative_saves();
+        }
         st.set_cwds(dests.map(|d| d.into_iter().collect()));
         self.entered(st);
         self.assign_val("OLDPWD", old, st);
@@ -112,6 +115,7 @@ impl Walker<'_> {
         self.cwd_changes = true;
         let popped = st.dirs.as_mut().and_then(|d| d.pop());
         let dest = popped.flatten().filter(|_| !self.volatile_cwd);
+        st.forget_relative_saves();
         st.set_cwds(dest.map(|d| [d].into_iter().collect()));
         self.entered(st);
         let new = self.cwd_val(st);

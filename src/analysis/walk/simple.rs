@@ -104,14 +104,16 @@ impl Walker<'_> {
         let mark = self.sinks[self.sink].accesses.len();
         let required_mark = self.required_recorded;
         self.stdout_to.clear();
-        // A saved file read through a redirection counts for this command, as one it names.
+        // A saved file read through a redirection: a command given it as its input prints it
+        // only if it prints its input (`fetched_input` below); `$(< FILE)` prints the file.
         let read_saved_before = std::mem::replace(&mut self.read_saved, false);
         let stdin = self.redirects_of(&redirects, &name_for_messages, st, stdin);
+        let redirect_read_saved = std::mem::replace(&mut self.read_saved, false);
         let stdout_to = std::mem::take(&mut self.stdout_to);
 
         if args.is_empty() {
-            // `$(< FILE)` prints the file.
-            self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
+            self.fetched |= redirect_read_saved;
+            self.read_saved = read_saved_before;
             self.name_accesses(mark, c);
             // Assignments (and redirections) only: they stay in this shell.
             for (name, value) in assigns {
@@ -153,10 +155,16 @@ impl Walker<'_> {
         // A command given fetched text, as words or as input, may print it.
         self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;
         self.name_accesses(mark, c);
-        // A fetch whose output is redirected to a file downloads that file.
+        // A fetch whose output is redirected to a file downloads that file; so does `tee`
+        // given fetched input, to each file it names.
         if self.fetched {
             for target in stdout_to {
                 self.note_download_to(&target, st);
+            }
+            if fetched_input && args[0].known().is_some_and(|n| n.rsplit('/').next() == Some("tee")) {
+                for target in args[1..].iter().filter(|a| !a.known().is_some_and(|t| t.starts_with('-'))) {
+                    self.note_download_to(target, st);
+                }
             }
         }
         // What it printed of a saved file it read reaches a pipe or a substitution. (Copies

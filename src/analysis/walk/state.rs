@@ -164,9 +164,7 @@ impl State {
     }
 
     /// Sets the cwd to one of `dirs` (`None`: anywhere). Past a few it could be anywhere.
-    /// Relative names saved where the cwd was not known name other files from here on.
     pub fn set_cwds(&mut self, dirs: Option<BTreeSet<String>>) {
-        self.forget_relative_saves();
         self.cwd = None;
         self.cwd_alts = None;
         match dirs {
@@ -176,8 +174,11 @@ impl State {
         }
     }
 
-    /// Drops the relative names kept by [`relative_save_key`] (they sort first).
-    fn forget_relative_saves(&mut self) {
+    /// Drops the relative names kept by [`relative_save_key`] (they sort first): `cd`, `pushd`
+    /// or `popd` moved the cwd, and they name other files from here on. (Code that may or may
+    /// not have moved it, such as code the analysis cannot see, keeps them: the file may be the
+    /// same.)
+    pub(super) fn forget_relative_saves(&mut self) {
         let kept: Vec<String> = self.saved_words.iter().take_while(|k| k.starts_with(RELATIVE_SAVE)).cloned().collect();
         for k in kept {
             self.saved_words.remove(&k);
