@@ -70,6 +70,51 @@ fn program_effects(
         None => programs::generic::unknown(&call),
     };
     apply(w, program, effects, stdin, st);
+    if matches!(entry.map(|e| e.kind), Some(Kind::Copy | Kind::Move)) {
+        copies_saved_files(w, entry.map_or("", |e| e.short_args), entry.map_or(&[], |e| e.long_args), args, st);
+    }
+}
+
+/// `cp`, `install` and `mv` of a file saved with fetched text save it again where they put
+/// it: the destination, or the source's name in the destination directory.
+fn copies_saved_files(w: &mut Walker, short: &str, long: &[&str], args: &[Arg], st: &mut State) {
+    let parsed = programs::getopt(&args[1..], short, long, true);
+    let mut operands = parsed.operands.clone();
+    let target_dir = parsed.values(&["t", "target-directory"]).into_iter().next();
+    let (dest, into_dir) = match target_dir {
+        Some(t) => (t, true),
+        None if operands.len() >= 2 => {
+            let dest = operands.pop().unwrap_or_else(|| args[0].clone());
+            let is_dir = operands.len() > 1
+                || dest.known().is_some_and(|t| {
+                    t.ends_with('/') || w.absolute(&t, st).is_some_and(|a| super::bytes::path(&a).is_dir())
+                });
+            (dest, is_dir)
+        }
+        None => return,
+    };
+    for src in &operands {
+        if !w.names_saved_file(src, st) {
+            continue;
+        }
+        let target = if into_dir {
+            let name = src.raw.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
+            let mut named = dest.clone();
+            named.field = match (dest.known(), src.known()) {
+                (Some(d), Some(s)) => Field::literal(&format!(
+                    "{}/{}",
+                    d.trim_end_matches('/'),
+                    s.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+                )),
+                _ => Field::unknown(),
+            };
+            named.raw = format!("{}/{name}", dest.raw.trim_end_matches('/'));
+            named
+        } else {
+            dest.clone()
+        };
+        w.note_download_to(&target, st);
+    }
 }
 
 /// Running a file the analysis cannot name whole (`bash "$f"`, `. ./*.sh`) where the program

@@ -152,11 +152,13 @@ impl Walker<'_> {
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         self.run_command(&args, &env, stdin, st, true);
-        // A command given fetched text, as words or as input, may print it.
+        // A command given fetched text, as words or as input, may print it; so may one that
+        // read a file saved with fetched text (to a pipe, a substitution or a file).
         self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;
+        self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
         self.name_accesses(mark, c);
-        // A fetch whose output is redirected to a file downloads that file; so does `tee`
-        // given fetched input, to each file it names.
+        // A fetch whose output is redirected to a file downloads that file (`cat i.sh > j.sh`
+        // copies one); so does `tee` given fetched input, to each file it names.
         if self.fetched {
             for target in stdout_to {
                 self.note_download_to(&target, st);
@@ -167,9 +169,6 @@ impl Walker<'_> {
                 }
             }
         }
-        // What it printed of a saved file it read reaches a pipe or a substitution. (Copies
-        // of saved files are not followed: `cp` is not either.)
-        self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
         self.fetched |= fetched_before;
         if self.failed() || self.quiet > 0 {
             return;
