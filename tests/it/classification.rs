@@ -288,6 +288,7 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s https://x/y > f; mv f d/; . d/f", "0057"),
     ("curl -s https://x/y > f; sed s/a/b/ f > g; . ./g", "0057"),
     ("echo hi > f; cp f g; bash g", "0007"),
+    ("curl -s https://x/y > f; read -r x < list; eval \"$x\"; x=$(< f); eval \"$x\"", "0057"),
     ("echo true > f; x=$(< f); eval \"$x\"", "0007"),
     ("read -r x < list; eval \"$x\"; echo true > f; x=$(cat f); eval \"$x\"", "0005"),
     // --- return, break and continue leave the state they find ---------------------------------

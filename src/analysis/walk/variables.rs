@@ -273,6 +273,11 @@ impl Walker<'_> {
                 for p in paths {
                     self.note_download(&p, st);
                 }
+                // A relative name also names the file where the cwd is no longer known, until
+                // `cd` moves it (code the analysis cannot see may leave it where it was).
+                for t in texts.iter().filter(|t| !t.starts_with('/')) {
+                    st.saved_words.insert(super::state::relative_save_key(t));
+                }
             }
             None if !texts.is_empty() => {
                 for t in &texts {
