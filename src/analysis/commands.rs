@@ -459,7 +459,11 @@ fn shell(w: &mut Walker, program: &str, args: &[Arg], env: &[(String, Field)], s
         }
         invocation::Source::Script { path, args: rest } => {
             let idx = texts.iter().position(|t| t == path).map(|i| i + 1).unwrap_or(1);
-            let arg = args[idx.min(args.len() - 1)].clone();
+            let mut arg = args[idx.min(args.len() - 1)].clone();
+            // The script is the shell's own input (`bash /dev/stdin < f`).
+            if reads_own_input(&arg) && w.stdin_fetched(stdin, st) {
+                arg.field.tainted = true;
+            }
             let positional = tail_vals(rest.len());
             run_script_file(w, program, &arg, positional, env, &inv, st);
         }
@@ -802,6 +806,11 @@ pub fn run_path(w: &mut Walker, abs: &str, name: &str, args: &[Arg], st: &mut St
         w.run_file(abs, &text, first.pos, &mut inner, Nest::NewShell);
     }
     generic(w, name, args, st);
+}
+
+/// Whether `arg` names the reader's own standard input.
+pub fn reads_own_input(arg: &Arg) -> bool {
+    matches!(arg.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
 }
 
 /// `source FILE`: the file is read, and its text runs in this shell.

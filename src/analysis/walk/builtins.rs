@@ -95,10 +95,11 @@ fn source(w: &mut Walker, program: &str, rest: &[Arg], stdin: &Stdin, st: &mut S
     let mut operands = rest.iter().skip_while(|a| a.known().as_deref() == Some("--"));
     if let Some(file) = operands.next() {
         let mut file = file.clone();
-        if matches!(file.known().as_deref(), Some("/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")) {
+        if commands::reads_own_input(&file) {
             match stdin {
                 Stdin::Text(Some(t)) => file.field.content = Some(t.clone()),
-                Stdin::Fetched => file.field.tainted = true,
+                // A pipe from a fetch, or a file saved with fetched text.
+                s if w.stdin_fetched(s, st) => file.field.tainted = true,
                 _ => {}
             }
         }

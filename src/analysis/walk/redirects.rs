@@ -66,6 +66,10 @@ impl Walker<'_> {
                                         "opens a file for reading and writing through a redirection",
                                         st,
                                     );
+                                    // `<>` opens standard input, read as `<` reads it.
+                                    if reads_stdin && let Some(p) = arg.known() {
+                                        stdin = Stdin::File(self.absolute(&p, st).unwrap_or(p));
+                                    }
                                 }
                                 _ => {
                                     self.path(&arg, &[Perm::Write], command, "writes a file through a redirection", st);

@@ -432,6 +432,10 @@ impl Walker<'_> {
         if st.downloaded.contains(path) || (!named && st.downloads_unknown) {
             return true;
         }
+        // A relative name, where the cwd is not known: the one a save used.
+        if !path.starts_with('/') && st.saved_words.contains(&super::state::relative_save_key(path)) {
+            return true;
+        }
         if !named && self.downloaded_names.contains(last_name(path)) {
             return true;
         }
