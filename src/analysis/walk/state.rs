@@ -396,9 +396,9 @@ impl State {
 /// word or path holds it.
 const RELATIVE_SAVE: char = '\0';
 
-/// The key under which `saved_words` keeps the relative file name `name`, saved with fetched
-/// text where the cwd was not known: until the cwd changes, the same name names the same file.
-/// (`./f`, `f` and `.//f` are one name.)
+/// The key under which `saved_words` keeps the relative file name `name` a save of fetched
+/// text used: where the cwd is not known, the same name names the same file until `cd`,
+/// `pushd` or `popd` moves the cwd. (`./f`, `f` and `.//f` are one name.)
 pub(super) fn relative_save_key(name: &str) -> String {
     let mut key = String::from(RELATIVE_SAVE);
     for part in name.split('/').filter(|p| !p.is_empty() && *p != ".") {

@@ -268,25 +268,20 @@ impl Walker<'_> {
         };
         let paths: Option<Vec<String>> =
             if texts.is_empty() { None } else { texts.iter().map(|t| self.absolute(t, st)).collect() };
+        // A relative name names the file where the cwd is not known, now or after code that
+        // may not have moved it, until `cd`, `pushd` or `popd` does.
+        for t in texts.iter().filter(|t| !t.starts_with('/')) {
+            st.saved_words.insert(super::state::relative_save_key(t));
+        }
         match paths {
             Some(paths) => {
                 for p in paths {
                     self.note_download(&p, st);
                 }
-                // A relative name also names the file where the cwd is no longer known, until
-                // `cd` moves it (code the analysis cannot see may leave it where it was).
-                for t in texts.iter().filter(|t| !t.starts_with('/')) {
-                    st.saved_words.insert(super::state::relative_save_key(t));
-                }
             }
             None if !texts.is_empty() => {
                 for t in &texts {
                     self.downloaded_names.insert(last_name(t).to_string());
-                    // Where the cwd is not known: a relative name names this file until the
-                    // cwd changes.
-                    if !t.starts_with('/') && st.cwd.is_none() && st.cwd_alts.is_none() {
-                        st.saved_words.insert(super::state::relative_save_key(t));
-                    }
                 }
             }
             // (A file whose name is not known either, such as a temporary one, is not followed:
