@@ -224,8 +224,9 @@ fn heredoc_delimiters_as_bash_reads_them(text: &str) -> std::borrow::Cow<'_, str
 /// before nor the line after looks like it continues the other. That is judged by a cheap
 /// scan, which can be fooled (`echo fi` inside an `if`); a wrong cut leaves a piece that
 /// does not parse, and the caller then parses the whole text instead. Where the scan loses
-/// track of what is open, it cuts no more. The caller parses each piece with [`program`],
-/// checks included, so the parser never sees text the checks did not pass.
+/// track of what is open, it cuts no more. The caller parses each piece with [`piece`], which
+/// makes the checks again unless the cut vouched for them, so the parser never sees text the
+/// checks did not pass.
 pub fn cut(text: &str, piece: usize, each: &mut dyn FnMut(usize, usize, bool) -> bool) -> Result<(), Failure> {
     let mut cutter = Cutter { piece, each: Some(each), command: true, clean: true, ..Cutter::default() };
     check_program(text, Some(&mut cutter))?;
