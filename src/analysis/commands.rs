@@ -84,7 +84,7 @@ fn copies_saved_files(w: &mut Walker, short: &str, long: &[&str], args: &[Arg], 
     let (dest, into_dir) = match target_dir {
         Some(t) => (t, true),
         None if operands.len() >= 2 => {
-            let dest = operands.pop().unwrap_or_else(|| args[0].clone());
+            let Some(dest) = operands.pop() else { return };
             let is_dir = operands.len() > 1
                 || dest.known().is_some_and(|t| {
                     t.ends_with('/') || w.absolute(&t, st).is_some_and(|a| super::bytes::path(&a).is_dir())

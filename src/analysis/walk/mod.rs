@@ -523,7 +523,6 @@ impl<'c> Walker<'c> {
         }
     }
 
-    /// Counts work, so that no input can make the analysis run for long.
     /// The layout's class of `path` (see [`crate::scope::Layout::classify`]), kept.
     pub fn classify(&mut self, path: &str, write: bool) -> crate::scope::Class {
         let kept = &mut self.classes[usize::from(write)];
@@ -535,6 +534,7 @@ impl<'c> Walker<'c> {
         class
     }
 
+    /// Counts work, so that no input can make the analysis run for long.
     pub fn step(&mut self) {
         self.steps += 1;
         if self.steps > MAX_STEPS + 64 * self.input_len && !self.failed() {

@@ -414,13 +414,13 @@ impl Walker<'_> {
         use crate::analysis::programs::Stdin;
         match stdin {
             Stdin::Fetched => true,
-            Stdin::File(p) if p.starts_with('/') => self.downloaded_here(p, true, st),
-            Stdin::File(p) => st.saved_words.contains(&super::state::relative_save_key(p)),
+            Stdin::File(p) => self.downloaded_here(p, true, st),
             _ => false,
         }
     }
 
-    /// Whether the file at `path` (absolute) may hold fetched text (`named`: only where it was
+    /// Whether the file at `path` (absolute, or where the cwd is not known the relative name a
+    /// save used) may hold fetched text (`named`: only where it was
     /// named as saved, not where the program saved files it cannot name). In a body walked on
     /// its own, a file saved anywhere in the program counts.
     pub fn downloaded_here(&self, path: &str, named: bool, st: &State) -> bool {
