@@ -270,45 +270,194 @@ pub static TABLE: &[TableEntry] = &[
         &[("date", "0004"), ("ps aux", "0004"), ("basename /etc/shadow", "0004"), ("tr a-z A-Z < /etc/crontab", "4000")],
     ),
     // ----- readers -----------------------------------------------------------------------
+    // Each row lists the one-letter options that take a value for its programs alone: an option
+    // taken for one that takes a value hides the operand after it (`cat -n FILE`, `wc -l FILE`,
+    // `tail -f FILE` read FILE).
     entry(
         &[
-            "cat", "less", "more", "head", "tail", "wc", "od", "xxd", "hexdump", "strings", "file", "stat", "cut",
-            "paste", "join", "comm", "diff", "cmp", "nl", "fold", "fmt", "column", "rev", "tac", "expand",
-            "unexpand", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
-            "sum", "base64", "base32", "basenc", "iconv", "zcat", "bzcat", "xzcat", "zstdcat", "zless", "zmore",
-            "lzcat", "diff3", "sdiff", "pr", "look", "shuf", "tsort", "ptx", "bat",
-            "batcat", "view", "hd", "xmllint", "lsattr", "getfacl", "sha256", "md5", "colordiff", "wdiff",
-            "source-highlight", "pygmentize", "ldd", "nm", "objdump", "readelf", "size", "man", "info", "whatis", "apropos", "namei", "sqlite3"
+            "cat", "rev", "wc", "comm", "tsort", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+            "sha512sum", "sum", "zcat", "bzcat", "xzcat", "lzcat", "zless", "zmore", "lsattr", "getfacl", "namei",
+            "ldd", "size"
         ],
         Kind::Reads,
-        "nNcCsSwtlfFdgIiAaBjkLx",
-        &[
-            "lines", "bytes", "delimiter", "fields", "characters", "width", "separator", "format", "from-code",
-            "to-code", "output-delimiter", "tabsize", "max-count"
-        ],
+        "",
+        &["files0-from", "output-delimiter", "format", "radix"],
         &[
             ("cat /etc/crontab", "4000"),
             ("cat README.md", "0004"),
-            ("head -n 5 ~/notes.txt", "0400"),
             ("cat ~/.ssh/id_rsa", "4000"),
+            ("cat -n ~/.ssh/id_rsa", "4000"),
+            ("cat -A -s .env", "4000"),
             ("cat .env", "4000"),
-            ("diff a.txt /tmp/b.txt", "0004"),
+            ("wc -l /etc/crontab", "4000"),
+            ("wc -c -w ~/notes.txt", "0400"),
             ("wc -l src/*.rs", "0004"),
+            ("sha256sum -c ~/sums", "0400"),
             ("cat /e??/shadow", "4000"),
         ],
     ),
     entry(
-        &["ls", "dir", "vdir", "tree", "du", "exa", "eza", "lsd", "ncdu"],
-        Kind::Lists,
-        "IwTBLP",
+        &["head", "tail"],
+        Kind::Reads,
+        "cns",
+        &["lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"],
         &[
-            "ignore", "hide", "width", "tabsize", "block-size", "time-style", "format", "sort", "time",
-            "quoting-style", "indicator-style", "color", "exclude", "max-depth"
+            ("head -n 5 ~/notes.txt", "0400"),
+            ("head -5 /etc/crontab", "4000"),
+            ("tail -f /var/log/syslog", "4000"),
+            ("tail -F -n 20 ~/app.log", "0400"),
+            ("tail -s 2 -f out.log", "0004"),
         ],
-        &[("ls", "0004"), ("ls -la /etc", "4000"), ("ls ~", "0400"), ("du -sh ~/.ssh", "4000"), ("ls ..", "0400")],
     ),
     entry(
-        &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "jq", "yq", "gojq", "jaq", "xq"],
+        &["cut", "paste"],
+        Kind::Reads,
+        "bcdf",
+        &["bytes", "characters", "delimiter", "delimiters", "fields", "output-delimiter"],
+        &[
+            ("cut -d / -f 2 README.md", "0004"),
+            ("cut -d: -f1 /etc/crontab", "4000"),
+            ("paste -s ~/.netrc", "4000"),
+            ("paste -d , a.txt b.txt", "0004"),
+        ],
+    ),
+    entry(
+        &["base64", "base32", "basenc"],
+        Kind::Reads,
+        "w",
+        &["wrap"],
+        &[("base64 -d ~/.ssh/id_rsa", "4000"), ("base64 -w 0 /etc/crontab", "4000"), ("base64 -d -i in.b64", "0004")],
+    ),
+    entry(
+        &["od"],
+        Kind::Reads,
+        "AjNSt",
+        &["address-radix", "skip-bytes", "read-bytes", "format", "endian"],
+        &[("od -c /etc/crontab", "4000"), ("od -A x -t x1z ~/.netrc", "4000")],
+    ),
+    entry(
+        &["xxd"],
+        Kind::Reads,
+        "cglson",
+        &[],
+        &[("xxd -p ~/.ssh/id_rsa", "4000"), ("xxd -l 16 -d a.bin", "0004")],
+    ),
+    entry(
+        &["hexdump", "hd"],
+        Kind::Reads,
+        "efns",
+        &["format", "format-file", "length", "skip"],
+        &[("hexdump -C /etc/crontab", "4000"), ("hd -n 32 a.bin", "0004")],
+    ),
+    entry(
+        &["strings"],
+        Kind::Reads,
+        "netTsU",
+        &["bytes", "radix", "encoding", "target", "output-separator", "unicode"],
+        &[("strings -d /etc/crontab", "4000"), ("strings -n 8 a.bin", "0004")],
+    ),
+    entry(
+        &["file"],
+        Kind::Reads,
+        "emfFP",
+        &["exclude", "magic-file", "files-from", "separator", "parameter"],
+        &[("file -b -s ~/.netrc", "4000"), ("file -m magic a.bin", "0004")],
+    ),
+    entry(
+        &["stat"],
+        Kind::Reads,
+        "c",
+        &["format", "printf"],
+        &[("stat -L /etc/crontab", "4000"), ("stat -c %s a.txt", "0004")],
+    ),
+    entry(
+        &["diff", "colordiff", "cmp"],
+        Kind::Reads,
+        "CUIxXFLWDSin",
+        &[
+            "context", "unified", "ignore-matching-lines", "exclude", "exclude-from", "show-function-line", "label",
+            "width", "ifdef", "starting-file", "line-format", "old-line-format", "new-line-format",
+            "unchanged-line-format", "old-group-format", "new-group-format", "unchanged-group-format",
+            "changed-group-format", "horizon-lines", "tabsize", "from-file", "to-file", "ignore-initial", "bytes"
+        ],
+        &[
+            ("diff a.txt /tmp/b.txt", "0004"),
+            ("diff -d -s a.txt /etc/crontab", "4004"),
+            ("diff -U 3 a.txt b.txt", "0004"),
+            ("cmp -s a.bin ~/b.bin", "0404"),
+        ],
+    ),
+    entry(
+        &["nl"],
+        Kind::Reads,
+        "bdfhilnsvw",
+        &[
+            "body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment",
+            "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"
+        ],
+        &[("nl -ba /etc/crontab", "4000"), ("nl -n rz -w 3 a.txt", "0004")],
+    ),
+    entry(
+        &["fold", "fmt", "expand", "unexpand"],
+        Kind::Reads,
+        "wgpt",
+        &["width", "goal", "prefix", "tabs"],
+        &[("fold -s -w 40 ~/notes.txt", "0400"), ("fmt -u ~/notes.txt", "0400"), ("expand -i -t 4 a.txt", "0004")],
+    ),
+    entry(
+        &["tac"],
+        Kind::Reads,
+        "s",
+        &["separator"],
+        &[("tac -r -s x ~/notes.txt", "0400"), ("tac -b /etc/crontab", "4000")],
+    ),
+    entry(
+        &["less", "more"],
+        Kind::Reads,
+        "bhjkoOpPtTxyzn",
+        &["buffers", "max-back-scroll", "jump-target", "lesskey-file", "log-file", "LOG-FILE", "pattern", "prompt", "tag", "tag-file", "tabs", "max-forw-scroll", "window"],
+        &[("less -N /etc/crontab", "4000"), ("less -R -S ~/.netrc", "4000"), ("more README.md", "0004")],
+    ),
+    entry(
+        &["bat", "batcat"],
+        Kind::Reads,
+        "lHrm",
+        &["language", "highlight-line", "line-range", "map-syntax", "theme", "style", "tabs", "wrap", "terminal-width", "pager", "diff-context", "decorations", "color", "italic-text", "file-name"],
+        &[("bat -n -A ~/.ssh/id_rsa", "4000"), ("bat -l sh build.sh", "0004")],
+    ),
+    entry(
+        &[
+            "join", "column", "cksum", "b2sum", "iconv", "zstdcat", "diff3", "sdiff", "pr", "look", "shuf", "ptx",
+            "view", "xmllint", "sha256", "md5", "wdiff", "source-highlight", "pygmentize", "nm", "objdump",
+            "readelf", "man", "info", "whatis", "apropos", "sqlite3"
+        ],
+        Kind::Reads,
+        "nNcCsSwtlfFdgIiAaBjkLxo12",
+        &[
+            "lines", "bytes", "delimiter", "fields", "characters", "width", "separator", "format", "from-code",
+            "to-code", "output-delimiter", "tabsize", "max-count", "output", "algorithm", "length"
+        ],
+        &[("join -t : a.txt /etc/crontab", "4004"), ("iconv -f latin1 -t utf-8 ~/notes.txt", "0400"), ("sqlite3 app.db .tables", "0004")],
+    ),
+    entry(
+        &["ls", "dir", "vdir", "lsd"],
+        Kind::Lists,
+        "IwT",
+        &[
+            "ignore", "hide", "width", "tabsize", "block-size", "time-style", "format", "sort", "time",
+            "quoting-style", "indicator-style", "color", "ignore-glob", "depth"
+        ],
+        &[("ls", "0004"), ("ls -la /etc", "4000"), ("ls ~", "0400"), ("ls -L ~/.ssh", "4000"), ("ls ..", "0400")],
+    ),
+    entry(
+        &["du", "tree", "exa", "eza", "ncdu"],
+        Kind::Lists,
+        "BdtXLPIHosf",
+        &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "time-style", "level", "ignore-glob", "sort"],
+        &[("du -sh ~/.ssh", "4000"), ("du -L -s ~/.ssh", "4000"), ("tree -L 2 src", "0004"), ("eza -l ~/.aws", "4000")],
+    ),
+    entry(
+        &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"],
         Kind::PatternReads,
         "efmABCdDgt",
         &[
@@ -325,6 +474,16 @@ pub static TABLE: &[TableEntry] = &[
             ("jq .name package.json", "0004"),
             ("rg password ~/.aws", "4000"),
         ],
+    ),
+    entry(
+        &["jq", "yq", "gojq", "jaq", "xq"],
+        Kind::PatternReads,
+        "fL",
+        &[
+            "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs", "indent", "from-file", "library-path",
+            "tab", "seq"
+        ],
+        &[("jq .name package.json", "0004"), ("jq -C . ~/.aws/credentials", "4000"), ("jq -r -e .a /etc/crontab", "4000")],
     ),
     entry(
         &["uniq"],
@@ -364,16 +523,24 @@ pub static TABLE: &[TableEntry] = &[
         ],
     ),
     entry(
-        &["shred", "touch", "mkdir", "truncate", "mkfifo", "mknod", "fallocate", "chattr", "setfacl"],
+        &["touch", "truncate", "shred"],
         Kind::Writes,
-        "mstrdnoZ",
-        &["mode", "size", "reference", "date", "iterations", "context"],
+        "drtsn",
+        &["date", "reference", "size", "iterations"],
         &[
             ("touch /tmp/x", "0004"),
             ("touch -r ref.txt new.txt", "0006"),
-            ("mkdir -p a/b", "0002"),
+            ("touch -m ~/.bashrc", "2000"),
             ("truncate -s 0 /var/log/syslog", "2000"),
+            ("truncate -c -o -s 0 ~/.bashrc", "2000"),
         ],
+    ),
+    entry(
+        &["mkdir", "mkfifo", "mknod", "fallocate", "chattr", "setfacl"],
+        Kind::Writes,
+        "mloxMX",
+        &["mode", "length", "offset", "modify", "remove", "set"],
+        &[("mkdir -p a/b", "0002"), ("mkdir -Z ~/.config/autostart", "2000"), ("fallocate -l 1M -n big.img", "0002")],
     ),
     entry(
         &[
@@ -401,7 +568,7 @@ pub static TABLE: &[TableEntry] = &[
     entry(
         &["cp", "install", "rsync-local"],
         Kind::Copy,
-        "tSgomZ",
+        "tSgom",
         &[
             "target-directory", "suffix", "backup", "group", "owner", "mode", "reflink", "sparse", "preserve",
             "no-preserve", "context"

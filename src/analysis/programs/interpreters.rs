@@ -22,21 +22,47 @@ const INLINE: &[(&[&str], &[&str])] = &[
     (&["tclsh", "wish"], &[]),
 ];
 
+/// The one-letter options that take a value, by interpreter, where the row's grammar (made for
+/// all of them) would take a flag for one: `python3 -O x.py`, `perl -W x.pl` and `ruby -c x.rb`
+/// run or read the script after the flag.
+const VALUE_OPTIONS: &[(&[&str], &str)] = &[
+    (&["python", "pypy", "ipython"], "cmWXQ"),
+    (&["node", "nodejs", "bun", "ts-node", "tsx"], "eprC"),
+    (&["ruby", "irb"], "eIrCEF"),
+    (&["perl", "perl5"], "eEIMm"),
+    (&["php"], "rBREfcdzt"),
+    (&["lua", "luajit"], "el"),
+    (&["Rscript", "R"], "e"),
+    (&["julia"], "eELJptC"),
+    (&["osascript"], "els"),
+];
+
 /// The inline-code options of an interpreter not in [`INLINE`].
 const INLINE_ELSEWHERE: &[&str] = &["c", "e", "E", "eval", "p", "print", "r", "command", "x"];
 
-/// The options that say "the code is inline, not a script operand".
+/// The options that say "the code is inline, not a script operand", for an interpreter not in
+/// [`INLINE`]. One in it has its own inline options (and python's `-m`, a module run by name):
+/// an option another interpreter reads as code (`node -r MODULE`, `ruby -r LIB`) leaves the
+/// script operand a script.
 const INLINE_ANY: &[&str] = &["c", "e", "E", "eval", "p", "print", "m", "r", "command", "x"];
 
 /// The family's entry.
 pub fn handle(call: &Call) -> Effects {
     let mut out = Effects::default();
     let (program, pos) = (call.program, call.pos);
-    let parsed = call.options_first();
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let parsed = match VALUE_OPTIONS.iter().find(|(names, _)| names.contains(&base)) {
+        Some((_, spec)) => super::getopt(call.args, spec, call.long_args, false),
+        None => call.options_first(),
+    };
     out.need(Scope::Workspace, Perm::Execute, program, "runs an interpreter", pos);
     let deno_eval = base == "deno" && parsed.operands.first().and_then(Arg::known).as_deref() == Some("eval");
-    let inline = (parsed.has(INLINE_ANY) && base != "java") || deno_eval;
+    let inline = match INLINE.iter().find(|(names, _)| names.contains(&base)) {
+        Some((_, options)) => {
+            parsed.has(options) || (matches!(base, "python" | "pypy" | "ipython") && parsed.has(&["m"]))
+        }
+        None => parsed.has(INLINE_ANY) && base != "java",
+    } || deno_eval;
     // Code given inline that came from the network (`python3 -c "$(curl …)"`) is fetched code.
     for code in inline_code(base, &parsed).into_iter().filter(|a| a.field.tainted) {
         out.unresolved(code);
@@ -135,6 +161,7 @@ mod tests {
     #[test]
     fn each_interpreter_is_in_one_line() {
         assert_once("inline-code option", INLINE.iter().map(|(names, _)| *names));
+        assert_once("value option", super::VALUE_OPTIONS.iter().map(|(names, _)| *names));
     }
 
     #[test]
