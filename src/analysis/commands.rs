@@ -76,7 +76,8 @@ fn program_effects(
 }
 
 /// `cp`, `install` and `mv` of a file saved with fetched text save it again where they put
-/// it: the destination, or the source's name in the destination directory.
+/// it: the destination, or the source's name in the destination directory (both, where the
+/// destination is not a directory yet: the program may make it first).
 fn copies_saved_files(w: &mut Walker, short: &str, long: &[&str], args: &[Arg], st: &mut State) {
     let parsed = programs::getopt(&args[1..], short, long, true);
     let mut operands = parsed.operands.clone();
@@ -97,23 +98,21 @@ fn copies_saved_files(w: &mut Walker, short: &str, long: &[&str], args: &[Arg], 
         if !w.names_saved_file(src, st) {
             continue;
         }
-        let target = if into_dir {
-            let name = src.raw.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
-            let mut named = dest.clone();
-            named.field = match (dest.known(), src.known()) {
-                (Some(d), Some(s)) => Field::literal(&format!(
-                    "{}/{}",
-                    d.trim_end_matches('/'),
-                    s.trim_end_matches('/').rsplit('/').next().unwrap_or("")
-                )),
-                _ => Field::unknown(),
-            };
-            named.raw = format!("{}/{name}", dest.raw.trim_end_matches('/'));
-            named
-        } else {
-            dest.clone()
+        let name = src.raw.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
+        let mut inside = dest.clone();
+        inside.field = match (dest.known(), src.known()) {
+            (Some(d), Some(s)) => Field::literal(&format!(
+                "{}/{}",
+                d.trim_end_matches('/'),
+                s.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+            )),
+            _ => Field::unknown(),
         };
-        w.note_download_to(&target, st);
+        inside.raw = format!("{}/{name}", dest.raw.trim_end_matches('/'));
+        w.note_download_to(&inside, st);
+        if !into_dir {
+            w.note_download_to(&dest, st);
+        }
     }
 }
 
@@ -290,12 +289,23 @@ pub fn generic(w: &mut Walker, program: &str, args: &[Arg], st: &mut State) {
 
 /// Applies what a handler behind the seam (`programs/`) says the command does.
 fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdin, st: &mut State) {
+    let kind = lookup(program).map(|e| e.kind);
+    let lists = matches!(kind, Some(Kind::Lists));
+    // Files it may write what it reads into (not those it makes, removes or changes the mode
+    // of: `rm`, `touch`, `mkdir`, `chmod`).
+    let carries = !matches!(kind, Some(Kind::Writes | Kind::ModeWrites | Kind::Lists));
     for effect in effects.0 {
         match effect {
             programs::Effect::Need { scope, perm, target, reason, pos } => {
                 w.need(scope, perm, &target, program, reason, pos)
             }
-            programs::Effect::Path { arg, perms, reason } => w.path(&arg, perms, program, reason, st),
+            programs::Effect::Path { arg, perms, reason } if lists => w.path_listed(&arg, perms, program, reason, st),
+            programs::Effect::Path { arg, perms, reason } => {
+                if carries && perms.contains(&Perm::Write) {
+                    w.note_written(&arg);
+                }
+                w.path(&arg, perms, program, reason, st)
+            }
             programs::Effect::Cwd { perms, reason, pos } => cwd_access(w, program, perms, reason, pos, st),
             programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
             programs::Effect::Run { args, env, own_stdin } => {
@@ -352,7 +362,7 @@ fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: 
 }
 
 /// `ln [-s] SOURCE… DEST`: later accesses through DEST land at the source.
-fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &State) {
+fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &mut State) {
     let Some(dest_abs) = dest.known().and_then(|t| w.absolute(&t, st)) else { return };
     let into_dir = sources.len() > 1 || super::bytes::path(&dest_abs).is_dir();
     for src in sources {
@@ -375,6 +385,10 @@ fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st:
         };
         if let Some(t) = target {
             w.record_link(&link, &t);
+        }
+        // A link to a file saved with fetched text runs that text.
+        if w.names_saved_file(src, st) {
+            w.note_download(&link, st);
         }
     }
 }

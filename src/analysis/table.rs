@@ -174,7 +174,7 @@ pub static TABLE: &[TableEntry] = &[
         &[("export F=/etc/shadow; cat $F", "4004"), ("declare -x A=1", "0004")],
     ),
     entry(&["unset"], Kind::Builtin(Builtin::Unset), "", &[], &[("f=/etc/x; unset f; cat ./$f", "0004")]),
-    entry(&["read"], Kind::Builtin(Builtin::Read), "adinNpt", &[], &[("read -r line < /etc/crontab", "4000")]),
+    entry(&["read"], Kind::Builtin(Builtin::Read), "adinNptu", &[], &[("read -r line < /etc/crontab", "4000")]),
     entry(
         &["mapfile", "readarray"],
         Kind::Builtin(Builtin::Mapfile),
@@ -597,11 +597,11 @@ pub static TABLE: &[TableEntry] = &[
         &[("ln -s /etc/shadow p", "0002"), ("ln -sf x ~/.bashrc", "2000")],
     ),
     entry(
-        &["tee"],
+        &["tee", "sponge"],
         Kind::Tee,
         "",
         &["output-error"],
-        &[("echo x | tee out.txt", "0006"), ("echo x | tee -a /etc/crontab", "2004")],
+        &[("echo x | tee out.txt", "0006"), ("echo x | tee -a /etc/crontab", "2004"), ("sort x | sponge out.txt", "0006")],
     ),
     // ----- code --------------------------------------------------------------------------
     entry(

@@ -3,7 +3,7 @@
 //! user (`sudo`, `su`). Each row of the table names the handler for its grammar; the command
 //! they run is walked as if it were in the program.
 
-use super::{Call, Effects, Nest, literal, sub_arg};
+use super::{Call, Effects, Nest, Stdin, literal, sub_arg};
 use crate::analysis::word::{Arg, Field, Part, is_name};
 use crate::mode::{Perm, Scope};
 
@@ -161,9 +161,20 @@ pub fn xargs(call: &Call) -> Effects {
     let mut out = Effects::default();
     let pos = call.pos;
     let parsed = call.options_first();
-    for f in parsed.values(&["a", "arg-file"]) {
-        out.path(&f, &[Perm::Read], "reads arguments from a file");
+    let arg_files = parsed.values(&["a", "arg-file"]);
+    for f in &arg_files {
+        out.path(f, &[Perm::Read], "reads arguments from a file");
     }
+    // Arguments read from fetched text are fetched text (`curl … | xargs sh -c`).
+    let saved = |a: &Arg| a.known().and_then(|t| call.absolute(&t).or(Some(t))).is_some_and(|p| (call.downloaded)(&p));
+    let fetched = match &arg_files[..] {
+        [] => match call.stdin {
+            Stdin::Fetched => true,
+            Stdin::File(p) => (call.downloaded)(p),
+            _ => false,
+        },
+        files => files.iter().any(saved),
+    };
     let replace = parsed.values(&["I", "i", "replace"]).first().and_then(Arg::known);
     let mut inner: Vec<Arg> = parsed.operands;
     if inner.is_empty() {
@@ -180,11 +191,15 @@ pub fn xargs(call: &Call) -> Effects {
                         }
                         parts.push(Part::Lit { text: piece.to_string(), quoted: true, split: false });
                     }
-                    a.field = Field { parts, ..Field::default() };
+                    a.field = Field { parts, tainted: fetched, ..Field::default() };
                 }
             }
         }
-        _ => inner.push(Arg { field: Field::unknown(), pos, raw: "(arguments read from standard input)".into() }),
+        _ => {
+            let mut field = Field::unknown();
+            field.tainted = fetched;
+            inner.push(Arg { field, pos, raw: "(arguments read from standard input)".into() })
+        }
     }
     out.run(inner);
     out

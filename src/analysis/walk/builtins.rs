@@ -132,6 +132,9 @@ fn exec(w: &mut Walker, rest: &[Arg], env: &[(String, Field)], stdin: Stdin, st:
     let parsed = getopt(rest, "a", &[], false);
     if !parsed.operands.is_empty() {
         w.run_command(&parsed.operands, env, stdin, st, false);
+    } else if w.stdin_fetched(&stdin, st) && !w.fetched_fds.contains(&0) {
+        // `exec < FILE`: the shell's own input from here on.
+        w.fetched_fds.push(0);
     }
 }
 
@@ -316,7 +319,13 @@ fn assigning(
     // What `read` and `mapfile` take from fetched input, and what `printf -v` formats from
     // fetched words, is fetched text.
     let fetched = match kind {
-        Builtin::Read | Builtin::Mapfile => w.stdin_fetched(stdin, st),
+        Builtin::Read | Builtin::Mapfile => {
+            w.stdin_fetched(stdin, st)
+                || parsed
+                    .values(&["u"])
+                    .iter()
+                    .any(|u| u.known().and_then(|t| t.parse::<i32>().ok()).is_some_and(|n| w.fetched_fds.contains(&n)))
+        }
         Builtin::Printf => rest.iter().any(|a| a.field.tainted),
         _ => false,
     };

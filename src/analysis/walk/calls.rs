@@ -192,7 +192,16 @@ impl Walker<'_> {
             Vec::new()
         };
         self.prefix_frames.push(before.clone());
+        // The body's commands read what the call was given (`g < FILE`, `… | g`).
+        let caller_stdin = match &stdin {
+            _ if !function => None,
+            Stdin::Unknown => None,
+            given => Some(std::mem::replace(&mut self.stdin_ctx, given.clone())),
+        };
         let called = function && self.call_function(&name, args, ifs.as_deref(), st);
+        if let Some(saved) = caller_stdin {
+            self.stdin_ctx = saved;
+        }
         self.prefix_frames.pop();
         for (var, old) in before {
             let now = self.var_val(&var, st);

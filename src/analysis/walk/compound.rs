@@ -52,8 +52,7 @@ impl Walker<'_> {
             ast::CompoundCommand::Subshell(s) => {
                 let mut inner = st.clone();
                 self.compound_list(&s.list, &mut inner);
-                super::state::union_into(&mut st.downloaded, &inner.downloaded);
-                super::state::union_into(&mut st.saved_words, &inner.saved_words);
+                st.keep_saved_files(&inner);
             }
             ast::CompoundCommand::ForClause(f) => {
                 // The loop variable takes each value of the list in turn.

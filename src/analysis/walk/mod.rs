@@ -268,6 +268,12 @@ pub struct Walker<'c> {
     /// The command being walked read a file saved with fetched text: what it prints may be
     /// fetched text (for a pipe or a substitution; a file it writes is not followed).
     read_saved: bool,
+    /// The files the command being walked writes, as its words name them: where it read fetched
+    /// text (its input, its words, a file saved with some), each may hold that text.
+    written_now: Vec<crate::analysis::word::Arg>,
+    /// Descriptors a redirection may have opened on a file saved with fetched text (`exec 3<
+    /// FILE`; 0 after `exec < FILE`): what is read from them is fetched text. Never cleared.
+    pub(crate) fetched_fds: Vec<i32>,
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
     written_unknown: bool,
@@ -465,6 +471,8 @@ impl<'c> Walker<'c> {
             downloads_executable: false,
             downloaded_words: HashSet::default(),
             read_saved: false,
+            written_now: Vec::new(),
+            fetched_fds: Vec::new(),
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,
@@ -559,6 +567,7 @@ impl<'c> Walker<'c> {
             if matches!(sep, ast::SeparatorOperator::Async) {
                 let mut inner = st.clone();
                 self.and_or(and_or, &mut inner);
+                st.keep_saved_files(&inner);
             } else {
                 self.and_or(and_or, st);
             }
@@ -617,8 +626,7 @@ impl<'c> Walker<'c> {
             self.command(cmd, &mut inner, stdin);
             upstream_fetched |= self.fetched;
             self.fetched |= saved;
-            state::union_into(&mut st.downloaded, &inner.downloaded);
-            state::union_into(&mut st.saved_words, &inner.saved_words);
+            st.keep_saved_files(&inner);
             if self.failed() {
                 return;
             }
@@ -628,12 +636,21 @@ impl<'c> Walker<'c> {
     fn command(&mut self, c: &ast::Command, st: &mut State, stdin: Stdin) {
         match c {
             ast::Command::Simple(s) => self.simple(s, st, stdin),
-            ast::Command::Compound(cc, redirects) => {
-                let stdin = match redirects {
-                    Some(r) => self.redirects(&r.0, "", st, stdin),
-                    None => stdin,
-                };
+            ast::Command::Compound(cc, None) => self.compound(cc, st, stdin),
+            ast::Command::Compound(cc, Some(r)) => {
+                self.stdout_to.clear();
+                let stdin = self.redirects(&r.0, "", st, stdin);
+                let stdout_to = std::mem::take(&mut self.stdout_to);
+                // What its commands print goes to the files it redirects to: fetched text
+                // printed there saves them (`{ cat saved; } > g`).
+                let fetched_before = std::mem::replace(&mut self.fetched, false);
                 self.compound(cc, st, stdin);
+                if self.fetched {
+                    for target in &stdout_to {
+                        self.note_download_to(target, st);
+                    }
+                }
+                self.fetched |= fetched_before;
             }
             ast::Command::Function(f) => {
                 st.defined.insert(f.fname.value.clone());

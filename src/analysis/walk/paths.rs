@@ -88,14 +88,31 @@ impl Walker<'_> {
         }
     }
 
+    /// A file the running command writes what it reads into (a copy, a link, `tee`, `dd of=`):
+    /// where it read fetched text, the file may hold it (see `simple_with`).
+    pub fn note_written(&mut self, arg: &Arg) {
+        if self.quiet == 0 {
+            self.written_now.push(arg.clone());
+        }
+    }
+
+    /// [`Self::path`] for a program that lists: it prints names, not what the files hold, so a
+    /// file saved with fetched text it names does not make its output fetched.
+    pub fn path_listed(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
+        let read_saved = self.read_saved;
+        self.path(arg, perms, command, reason, st);
+        self.read_saved = read_saved;
+    }
+
     /// Records the accesses a command makes to the file named by `arg`.
     pub fn path(&mut self, arg: &Arg, perms: &[Perm], command: &str, reason: &str, st: &State) {
         // A command that reads a file saved with fetched text may print that text. (A body
         // walked on its own that finds none is not walked again for it when a later one saves
         // one: nearly every body reads files, and most fetch nothing.)
-        if perms == [Perm::Read] && self.quiet == 0 && self.without_asking(|w| w.names_saved_file(arg, st)) {
+        if perms.contains(&Perm::Read) && self.quiet == 0 && self.without_asking(|w| w.names_saved_file(arg, st)) {
             self.read_saved = true;
         }
+
         let field = &arg.field;
         if field.tainted {
             self.unresolved(&arg.raw, arg.pos);

@@ -38,6 +38,15 @@ impl Walker<'_> {
                                     t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit())
                                 });
                                 if is_fd || text.is_none() && fd.is_some() {
+                                    // `<&3` where 3 was opened on a file saved with fetched text.
+                                    if reads_stdin
+                                        && matches!(kind, ast::IoFileRedirectKind::DuplicateInput)
+                                        && text
+                                            .and_then(|t| t.parse::<i32>().ok())
+                                            .is_some_and(|n| self.fetched_fds.contains(&n))
+                                    {
+                                        stdin = Stdin::Fetched;
+                                    }
                                     continue;
                                 }
                             }
@@ -48,6 +57,7 @@ impl Walker<'_> {
                             match kind {
                                 ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::DuplicateInput => {
                                     self.path(&arg, &[Perm::Read], command, "reads a file through a redirection", st);
+                                    self.note_fetched_fd(*fd, &arg, st);
                                     if reads_stdin {
                                         stdin = match arg.known() {
                                             Some(p) if p == "/dev/null" => Stdin::Empty,
@@ -66,6 +76,7 @@ impl Walker<'_> {
                                         "opens a file for reading and writing through a redirection",
                                         st,
                                     );
+                                    self.note_fetched_fd(*fd, &arg, st);
                                     // `<>` opens standard input, read as `<` reads it.
                                     if reads_stdin && let Some(p) = arg.known() {
                                         stdin = Stdin::File(self.absolute(&p, st).unwrap_or(p));
@@ -122,6 +133,27 @@ impl Walker<'_> {
             }
         }
         stdin
+    }
+}
+
+impl Walker<'_> {
+    /// Notes a descriptor other than standard input opened for reading on a file that may hold
+    /// fetched text.
+    fn note_fetched_fd(&mut self, fd: Option<i32>, arg: &Arg, st: &State) {
+        let Some(n) = fd.filter(|&n| n != 0) else { return };
+        if self.fetched_fds.contains(&n) {
+            return;
+        }
+        let saved = match arg.known() {
+            Some(t) => {
+                self.absolute(&t, st).is_some_and(|p| self.downloaded_here(&p, true, st))
+                    || (!t.starts_with('/') && self.downloaded_here(&t, true, st))
+            }
+            None => self.arg_may_be_download(arg, st),
+        };
+        if saved {
+            self.fetched_fds.push(n);
+        }
     }
 }
 

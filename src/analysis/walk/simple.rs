@@ -36,7 +36,12 @@ const PASSES_INPUT: &[&str] = &[
 
 impl Walker<'_> {
     pub(super) fn simple(&mut self, c: &ast::SimpleCommand, st: &mut State, stdin: Stdin) {
-        let stdin = if stdin == Stdin::Unknown { self.stdin_ctx.clone() } else { stdin };
+        let stdin = match stdin {
+            // (After `exec < FILE` of a file saved with fetched text, the shell's own input.)
+            Stdin::Unknown if self.stdin_ctx == Stdin::Unknown && self.fetched_fds.contains(&0) => Stdin::Fetched,
+            Stdin::Unknown => self.stdin_ctx.clone(),
+            given => given,
+        };
         // The substitutions in its words read what this command would (`… | eval "$(cat)"`).
         let saved_ctx = std::mem::replace(&mut self.stdin_ctx, stdin.clone());
         self.simple_with(c, st, stdin);
@@ -151,11 +156,24 @@ impl Walker<'_> {
                     && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
+        let given_fetched = self.stdin_fetched(&stdin, st);
+        let written_before = std::mem::take(&mut self.written_now);
         self.run_command(&args, &env, stdin, st, true);
         // A command given fetched text, as words or as input, may print it; so may one that
         // read a file saved with fetched text (to a pipe, a substitution or a file).
         self.fetched |= args.iter().any(|a| a.field.tainted) || fetched_input;
-        self.fetched |= std::mem::replace(&mut self.read_saved, read_saved_before);
+        let read_saved = std::mem::replace(&mut self.read_saved, read_saved_before);
+        self.fetched |= read_saved;
+        // Each file a command given fetched input, or one that read a file saved with fetched
+        // text, writes what it reads into may hold that text (`dd of=`, `sponge`, a wrapped
+        // `tee`, `rsync`): a later run of one runs fetched code. (Words of fetched text name
+        // files; they are not what the files hold.)
+        let written = std::mem::replace(&mut self.written_now, written_before);
+        if given_fetched || read_saved {
+            for target in &written {
+                self.note_download_to(target, st);
+            }
+        }
         self.name_accesses(mark, c);
         // A fetch whose output is redirected to a file downloads that file (`cat i.sh > j.sh`
         // copies one); so does `tee` given fetched input, to each file it names.

@@ -371,6 +371,14 @@ impl State {
         intersect_into(&mut self.defined, &other.defined);
     }
 
+    /// The files saved with fetched text that code run in a subshell or in the background
+    /// (`state`) left: files outlast the process that wrote them.
+    pub(super) fn keep_saved_files(&mut self, state: &State) {
+        union_into(&mut self.downloaded, &state.downloaded);
+        union_into(&mut self.saved_words, &state.saved_words);
+        self.downloads_unknown |= state.downloads_unknown;
+    }
+
     /// Forgets everything about variables and the cwd (after code the analysis cannot see).
     /// Every variable may have any value now (the cwd and the positional parameters stay).
     pub(super) fn havoc_variables(&mut self) {
