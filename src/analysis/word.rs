@@ -790,6 +790,14 @@ impl Walker<'_> {
         // that refers to itself again (`c='$((c))'`) is walked once: bash stops it with an
         // error, and walking it again shows nothing new.
         for ident in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|s| is_name(s)) {
+            // Fetched text evaluated as arithmetic runs the commands an array subscript in it
+            // holds (`a[$(cmd)]`): fetched code. (Only a name the walk saw given fetched text:
+            // in a body walked on its own every unknown value may be fetched, and arithmetic on
+            // counters is everywhere.)
+            if !st.tainted.is_empty() && st.tainted.contains(st.resolve_name(ident).as_ref()) {
+                self.fetched_arithmetic(ident, pos, st);
+                continue;
+            }
             if self.arithmetic_values.iter().any(|v| v == ident) {
                 continue;
             }

