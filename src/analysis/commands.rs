@@ -304,9 +304,17 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
                 if carries && perms.contains(&Perm::Write) {
                     w.note_written(&arg);
                 }
+                if perms.contains(&Perm::Write) && reason == programs::archives::EXTRACTS_INTO_DIR {
+                    w.extracts_now = true;
+                }
                 w.path(&arg, perms, program, reason, st)
             }
-            programs::Effect::Cwd { perms, reason, pos } => cwd_access(w, program, perms, reason, pos, st),
+            programs::Effect::Cwd { perms, reason, pos } => {
+                if perms.contains(&Perm::Write) && reason == programs::archives::EXTRACTS_HERE {
+                    w.extracts_now = true;
+                }
+                cwd_access(w, program, perms, reason, pos, st)
+            }
             programs::Effect::Unresolved { text, pos } => w.unresolved(&text, pos),
             programs::Effect::Run { args, env, own_stdin } => {
                 let env: Vec<(String, Field)> = env.iter().map(|(k, v)| (k.clone(), Field::literal(v))).collect();
@@ -661,7 +669,7 @@ pub fn static_output(text: &str, w: &mut Walker, st: &State) -> Option<String> {
     }
     // Only a few commands have a fixed output; look no further for the others.
     let first = code.split(|c: char| c.is_whitespace() || c == ';' || c == '|').next().unwrap_or("");
-    if !matches!(first, "echo" | "printf" | "dirname" | "basename" | "base64") {
+    if !matches!(first, "echo" | "printf" | "dirname" | "basename" | "base64" | "command" | "which" | "type") {
         return None;
     }
     // The substitution's text as the walk parsed it (or will): one parse for both.
@@ -715,6 +723,11 @@ pub fn static_output(text: &str, w: &mut Walker, st: &State) -> Option<String> {
                 ["dirname", p] => Some(dirname(p)),
                 ["basename", p] => Some(p.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()),
                 ["base64", "-d" | "--decode"] => decode_base64(here.as_deref()?.trim_end()),
+                // The program bash would run for a plain name (its path on `PATH`, or the name
+                // of a builtin or function): run by that name, it is the same program.
+                ["command", "-v", name] | ["which", name] | ["type", "-P", name] if is_program_name(name) => {
+                    Some((*name).to_string())
+                }
                 _ => None,
             }
         }
@@ -733,6 +746,13 @@ pub fn static_output(text: &str, w: &mut Walker, st: &State) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A name `PATH` is searched for: no slash, no expansion, not an option.
+fn is_program_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('-')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
 }
 
 /// `printf FORMAT ARGS…` for formats made of text, `%s`, `%%` and backslash escapes; the format is
@@ -843,7 +863,9 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         return;
     }
     if name.starts_with("/dev/fd/") || name == "/dev/stdin" {
-        w.unknown_code(&arg.raw, command, arg.pos, false, st);
+        // (A descriptor opened on a file saved with fetched text runs that text.)
+        let fetched = w.downloaded_here(&name, true, st);
+        w.unknown_code(&arg.raw, command, arg.pos, fetched, st);
         return;
     }
     // Without a slash, bash looks on PATH first, then in the cwd.

@@ -371,21 +371,29 @@ pub static TABLE: &[TableEntry] = &[
         &[("stat -L /etc/crontab", "4000"), ("stat -c %s a.txt", "0004")],
     ),
     entry(
-        &["diff", "colordiff", "cmp"],
+        &["diff", "colordiff"],
         Kind::Reads,
-        "CUIxXFLWDSin",
+        "CUIxXFLWDS",
         &[
             "context", "unified", "ignore-matching-lines", "exclude", "exclude-from", "show-function-line", "label",
             "width", "ifdef", "starting-file", "line-format", "old-line-format", "new-line-format",
             "unchanged-line-format", "old-group-format", "new-group-format", "unchanged-group-format",
-            "changed-group-format", "horizon-lines", "tabsize", "from-file", "to-file", "ignore-initial", "bytes"
+            "changed-group-format", "horizon-lines", "tabsize", "from-file", "to-file"
         ],
         &[
             ("diff a.txt /tmp/b.txt", "0004"),
             ("diff -d -s a.txt /etc/crontab", "4004"),
             ("diff -U 3 a.txt b.txt", "0004"),
-            ("cmp -s a.bin ~/b.bin", "0404"),
+            ("diff -i -n ~/.netrc a.txt", "4004"),
+            ("diff -X ~/.netrc a b", "4004"),
         ],
+    ),
+    entry(
+        &["cmp"],
+        Kind::Reads,
+        "in",
+        &["ignore-initial", "bytes"],
+        &[("cmp -s a.bin ~/b.bin", "0404"), ("cmp -n 10 -l a.bin /etc/crontab", "4004")],
     ),
     entry(
         &["nl"],
@@ -398,11 +406,25 @@ pub static TABLE: &[TableEntry] = &[
         &[("nl -ba /etc/crontab", "4000"), ("nl -n rz -w 3 a.txt", "0004")],
     ),
     entry(
-        &["fold", "fmt", "expand", "unexpand"],
+        &["fold"],
         Kind::Reads,
-        "wgpt",
-        &["width", "goal", "prefix", "tabs"],
-        &[("fold -s -w 40 ~/notes.txt", "0400"), ("fmt -u ~/notes.txt", "0400"), ("expand -i -t 4 a.txt", "0004")],
+        "w",
+        &["width"],
+        &[("fold -s -w 40 ~/notes.txt", "0400")],
+    ),
+    entry(
+        &["fmt"],
+        Kind::Reads,
+        "wgp",
+        &["width", "goal", "prefix"],
+        &[("fmt -u ~/notes.txt", "0400"), ("fmt -t -w 60 /etc/crontab", "4000")],
+    ),
+    entry(
+        &["expand", "unexpand"],
+        Kind::Reads,
+        "t",
+        &["tabs"],
+        &[("expand -i -t 4 a.txt", "0004")],
     ),
     entry(
         &["tac"],
@@ -412,11 +434,18 @@ pub static TABLE: &[TableEntry] = &[
         &[("tac -r -s x ~/notes.txt", "0400"), ("tac -b /etc/crontab", "4000")],
     ),
     entry(
-        &["less", "more"],
+        &["less"],
         Kind::Reads,
-        "bhjkoOpPtTxyzn",
+        "bhjkoOpPtTxyz",
         &["buffers", "max-back-scroll", "jump-target", "lesskey-file", "log-file", "LOG-FILE", "pattern", "prompt", "tag", "tag-file", "tabs", "max-forw-scroll", "window"],
-        &[("less -N /etc/crontab", "4000"), ("less -R -S ~/.netrc", "4000"), ("more README.md", "0004")],
+        &[("less -N /etc/crontab", "4000"), ("less -R -S ~/.netrc", "4000"), ("less -n ~/.netrc", "4000"), ("less -o ~/.bashrc a.txt", "2004")],
+    ),
+    entry(
+        &["more"],
+        Kind::Reads,
+        "n",
+        &["lines"],
+        &[("more README.md", "0004"), ("more -d -p ~/.netrc", "4000")],
     ),
     entry(
         &["bat", "batcat"],
@@ -437,7 +466,7 @@ pub static TABLE: &[TableEntry] = &[
             "lines", "bytes", "delimiter", "fields", "characters", "width", "separator", "format", "from-code",
             "to-code", "output-delimiter", "tabsize", "max-count", "output", "algorithm", "length"
         ],
-        &[("join -t : a.txt /etc/crontab", "4004"), ("iconv -f latin1 -t utf-8 ~/notes.txt", "0400"), ("sqlite3 app.db .tables", "0004")],
+        &[("join -t : a.txt /etc/crontab", "4004"), ("iconv -f latin1 -t utf-8 ~/notes.txt", "0400"), ("iconv -f latin1 -o ~/.bashrc a.txt", "2004"), ("sqlite3 app.db .tables", "0004")],
     ),
     entry(
         &["ls", "dir", "vdir", "lsd"],
@@ -450,11 +479,37 @@ pub static TABLE: &[TableEntry] = &[
         &[("ls", "0004"), ("ls -la /etc", "4000"), ("ls ~", "0400"), ("ls -L ~/.ssh", "4000"), ("ls ..", "0400")],
     ),
     entry(
-        &["du", "tree", "exa", "eza", "ncdu"],
+        &["du"],
         Kind::Lists,
-        "BdtXLPIHosf",
-        &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "time-style", "level", "ignore-glob", "sort"],
-        &[("du -sh ~/.ssh", "4000"), ("du -L -s ~/.ssh", "4000"), ("tree -L 2 src", "0004"), ("eza -l ~/.aws", "4000")],
+        "BdtX",
+        &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "time-style", "files0-from"],
+        &[
+            ("du -sh ~/.ssh", "4000"),
+            ("du -s -L ~/.ssh", "4000"),
+            ("du -H -d 1 ~/.ssh", "4000"),
+            ("du -X ~/.netrc .", "4004"),
+        ],
+    ),
+    entry(
+        &["tree"],
+        Kind::Lists,
+        "LPIHTo",
+        &["charset", "filelimit", "timefmt", "sort"],
+        &[("tree -L 2 src", "0004"), ("tree -d -f ~/.ssh", "4000"), ("tree -o ~/.bashrc .", "2004")],
+    ),
+    entry(
+        &["exa", "eza"],
+        Kind::Lists,
+        "LIst",
+        &["level", "ignore-glob", "sort", "time"],
+        &[("eza -l ~/.aws", "4000"), ("eza -d -H -f ~/.ssh", "4000")],
+    ),
+    entry(
+        &["ncdu"],
+        Kind::Lists,
+        "ofX",
+        &["exclude-from", "exclude"],
+        &[("ncdu -x ~/.ssh", "4000"), ("ncdu -o ~/.bashrc .", "2004")],
     ),
     entry(
         &["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"],
@@ -480,10 +535,16 @@ pub static TABLE: &[TableEntry] = &[
         Kind::PatternReads,
         "fL",
         &[
-            "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs", "indent", "from-file", "library-path",
-            "tab", "seq"
+            "arg", "argjson", "slurpfile", "rawfile", "indent", "from-file", "library-path"
         ],
-        &[("jq .name package.json", "0004"), ("jq -C . ~/.aws/credentials", "4000"), ("jq -r -e .a /etc/crontab", "4000")],
+        &[
+            ("jq .name package.json", "0004"),
+            ("jq -C . ~/.aws/credentials", "4000"),
+            ("jq -r -e .a /etc/crontab", "4000"),
+            ("jq --tab . ~/.netrc", "4000"),
+            ("jq --slurpfile k ~/.netrc . a.json", "4004"),
+            ("jq --arg k v . a.json", "0004"),
+        ],
     ),
     entry(
         &["uniq"],

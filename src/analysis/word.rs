@@ -607,15 +607,28 @@ impl Walker<'_> {
                 operand(self, error_message, st);
                 self.parameter_value(parameter, *indirect, pos, st, quoted)
             }
-            ParameterExpr::UseAlternativeValue { parameter, indirect, alternative_value, .. } => {
+            ParameterExpr::UseAlternativeValue { parameter, indirect, alternative_value, test_type } => {
                 let current = self.parameter_value(parameter, *indirect, pos, st, quoted);
                 let alternative = operand(self, alternative_value, st).unwrap_or_default();
                 let set = if *indirect { None } else { self.param_is_set(parameter, st) };
                 let current_known = Field { parts: current, ..Field::default() }.known();
+                // `${p+alt}` gives alt when p is set; `${p:+alt}` when it is set and not empty.
+                let null_counts = matches!(test_type, brush_parser::word::ParameterTestType::UnsetOrNull);
+                let empty = || vec![Part::Lit { text: String::new(), quoted, split: !quoted }];
                 match (set, current_known) {
-                    (Some(false), _) => vec![Part::Lit { text: String::new(), quoted: true, split: false }],
-                    (Some(true), Some(v)) if !v.is_empty() => alternative,
-                    _ => vec![Part::Unknown { numeric: false }],
+                    (Some(false), _) => empty(),
+                    (Some(true), Some(v)) if null_counts && v.is_empty() => empty(),
+                    (Some(true), Some(_)) => alternative,
+                    (Some(true), None) if !null_counts => alternative,
+                    // Either: the alternative or nothing.
+                    _ => match (Field { parts: alternative.clone(), ..Field::default() }).known() {
+                        Some(text) => {
+                            let split =
+                                !quoted && alternative.iter().all(|p| !matches!(p, Part::Lit { quoted: true, .. }));
+                            vec![Part::Choice { values: vec![text, String::new()], open: false, quoted, split }]
+                        }
+                        None => vec![Part::Unknown { numeric: false }],
+                    },
                 }
             }
             ParameterExpr::ParameterLength { parameter, indirect } => {
@@ -755,6 +768,8 @@ impl Walker<'_> {
     fn param_is_set(&self, parameter: &Parameter, st: &State) -> Option<bool> {
         match parameter {
             Parameter::Named(n) => self.var_is_set(n, st),
+            Parameter::Positional(0) => Some(true),
+            Parameter::Positional(n) => st.positional_is_set(*n as usize),
             _ => None,
         }
     }
@@ -790,14 +805,6 @@ impl Walker<'_> {
         // that refers to itself again (`c='$((c))'`) is walked once: bash stops it with an
         // error, and walking it again shows nothing new.
         for ident in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|s| is_name(s)) {
-            // Fetched text evaluated as arithmetic runs the commands an array subscript in it
-            // holds (`a[$(cmd)]`): fetched code. (Only a name the walk saw given fetched text:
-            // in a body walked on its own every unknown value may be fetched, and arithmetic on
-            // counters is everywhere.)
-            if !st.tainted.is_empty() && st.tainted.contains(st.resolve_name(ident).as_ref()) {
-                self.fetched_arithmetic(ident, pos, st);
-                continue;
-            }
             if self.arithmetic_values.iter().any(|v| v == ident) {
                 continue;
             }

@@ -6,6 +6,11 @@ use super::{Call, Effects, sub_arg};
 use crate::analysis::word::Arg;
 use crate::mode::{Perm, Scope};
 
+/// The reasons of an extraction, by which the walk knows files it cannot name were written
+/// (from fetched text, when the archive was).
+pub const EXTRACTS_HERE: &str = "extracts into the current directory";
+pub const EXTRACTS_INTO_DIR: &str = "extracts into a directory";
+
 /// The family's entry.
 pub fn handle(call: &Call) -> Effects {
     match call.program {
@@ -25,8 +30,8 @@ fn unzip(call: &Call) -> Effects {
     }
     if !parsed.has(&["l", "t", "p", "Z", "v", "z"]) {
         match parsed.values(&["d"]).first() {
-            Some(d) => out.path(d, &[Perm::Write], "extracts into a directory"),
-            None => out.cwd(&[Perm::Write], "extracts into the current directory", call.pos),
+            Some(d) => out.path(d, &[Perm::Write], EXTRACTS_INTO_DIR),
+            None => out.cwd(&[Perm::Write], EXTRACTS_HERE, call.pos),
         }
     }
     out
@@ -51,7 +56,7 @@ fn zip(call: &Call) -> Effects {
             if let Some(archive) = ops.next() {
                 out.path(archive, &[Perm::Read], "reads an archive");
             }
-            out.cwd(&[Perm::Write], "extracts into the current directory", call.pos);
+            out.cwd(&[Perm::Write], EXTRACTS_HERE, call.pos);
             return out;
         } else if let Some(archive) = ops.next() {
             out.path(archive, &[Perm::Read], "reads an archive");
@@ -114,8 +119,8 @@ fn tar(call: &Call) -> Effects {
     }
     if extracting {
         match dirs.last() {
-            Some(d) => out.path(d, &[Perm::Write], "extracts into a directory"),
-            None => out.cwd(&[Perm::Write], "extracts into the current directory", call.pos),
+            Some(d) => out.path(d, &[Perm::Write], EXTRACTS_INTO_DIR),
+            None => out.cwd(&[Perm::Write], EXTRACTS_HERE, call.pos),
         }
     } else if creating {
         let base = dirs.last().and_then(Arg::known);

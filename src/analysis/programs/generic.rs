@@ -20,11 +20,21 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
     let operands = || parsed.operands.iter().filter(|op| op.known().as_deref() != Some("-"));
     match kind {
         Kind::Reads => {
-            for op in operands() {
+            option_files(program, &parsed, &mut out);
+            let mut ops: Vec<&Arg> = operands().collect();
+            // `xxd -r IN OUT`, `xxd IN OUT`: the second is the file it writes.
+            if program == "xxd"
+                && ops.len() == 2
+                && let Some(to) = ops.pop()
+            {
+                out.path(to, &[Perm::Write], "writes a file");
+            }
+            for op in ops {
                 out.path(op, &[Perm::Read], "reads a file");
             }
         }
         Kind::Lists => {
+            option_files(program, &parsed, &mut out);
             if parsed.operands.is_empty() {
                 out.cwd(&[Perm::Read], "lists the current directory", pos);
             }
@@ -134,13 +144,16 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
 /// `grep PATTERN FILE…`, `jq FILTER FILE…`: the first operand is the pattern unless an option
 /// gives it; with `-r` and no file, the cwd is searched.
 fn pattern_reads(call: &Call, parsed: &Args, out: &mut Effects) {
-    for f in parsed.values(&["f", "file", "from-file", "slurpfile", "rawfile"]) {
-        out.path(&f, &[Perm::Read], "reads a pattern or input file");
-    }
     let program = call.program;
     let is_jq = matches!(program, "jq" | "yq" | "gojq" | "jaq" | "xq");
+    if is_jq {
+        return jq_reads(call, out);
+    }
+    for f in parsed.values(&["f", "file", "from-file"]) {
+        out.path(&f, &[Perm::Read], "reads a pattern or input file");
+    }
     let mut files = parsed.operands.iter();
-    if !parsed.has(&["e", "regexp", "f", "file"]) || is_jq && !parsed.has(&["f", "from-file"]) {
+    if !parsed.has(&["e", "regexp", "f", "file"]) {
         files.next();
     }
     let files: Vec<&Arg> = files.collect();
@@ -148,6 +161,74 @@ fn pattern_reads(call: &Call, parsed: &Args, out: &mut Effects) {
         parsed.has(&["r", "R", "recursive", "dereference-recursive"]) || matches!(program, "rg" | "ag" | "ack");
     if files.is_empty() && recursive {
         out.cwd(&[Perm::Read], "searches the current directory", call.pos);
+    }
+    for f in files {
+        if f.known().as_deref() != Some("-") {
+            out.path(f, &[Perm::Read], "reads a file");
+        }
+    }
+}
+
+/// The files a reader's or a lister's options name: lists of names, exclusions, magic and key
+/// files it reads, and the logs and outputs it writes.
+fn option_files(program: &str, parsed: &Args, out: &mut Effects) {
+    let (reads, writes): (&[&str], &[&str]) = match program {
+        "wc" => (&["files0-from"], &[]),
+        "du" => (&["files0-from", "X", "exclude-from"], &[]),
+        "diff" | "colordiff" => (&["X", "exclude-from"], &[]),
+        "file" => (&["m", "magic-file", "f", "files-from"], &[]),
+        "hexdump" | "hd" => (&["f", "format-file"], &[]),
+        "less" => (&["k", "lesskey-file", "T", "tag-file"], &["o", "O", "log-file", "LOG-FILE"]),
+        "sdiff" | "iconv" | "shuf" => (&[], &["o", "output"]),
+        "tree" => (&[], &["o"]),
+        "ncdu" => (&["f", "X", "exclude-from"], &["o"]),
+        _ => (&[], &[]),
+    };
+    for f in parsed.values(reads) {
+        out.path(&f, &[Perm::Read], "reads a file an option names");
+    }
+    for f in parsed.values(writes) {
+        out.path(&f, &[Perm::Write], "writes a file an option names");
+    }
+}
+
+/// `jq [OPTION]… FILTER [FILE]…`: `--arg NAME VALUE` and `--argjson` take two words,
+/// `--slurpfile NAME FILE` and `--rawfile` read the second, and after `--args` or `--jsonargs`
+/// the words are values, not files.
+fn jq_reads(call: &Call, out: &mut Effects) {
+    let mut words: Vec<Arg> = Vec::new();
+    let mut values_only = false;
+    let mut i = 0;
+    while i < call.args.len() {
+        let arg = &call.args[i];
+        match arg.known().as_deref() {
+            Some("--arg" | "--argjson") => i += 3,
+            Some("--slurpfile" | "--rawfile") => {
+                if let Some(f) = call.args.get(i + 2) {
+                    out.path(f, &[Perm::Read], "reads a file into a variable");
+                }
+                i += 3;
+            }
+            Some("--args" | "--jsonargs") => {
+                values_only = true;
+                i += 1;
+            }
+            _ => {
+                words.push(arg.clone());
+                i += 1;
+            }
+        }
+    }
+    let parsed = super::getopt(&words, call.short_args, call.long_args, true);
+    for f in parsed.values(&["f", "from-file"]) {
+        out.path(&f, &[Perm::Read], "reads a pattern or input file");
+    }
+    let mut files = parsed.operands.iter();
+    if !parsed.has(&["f", "from-file"]) {
+        files.next();
+    }
+    if values_only {
+        return;
     }
     for f in files {
         if f.known().as_deref() != Some("-") {

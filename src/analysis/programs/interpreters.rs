@@ -30,10 +30,10 @@ const VALUE_OPTIONS: &[(&[&str], &str)] = &[
     (&["node", "nodejs", "bun", "ts-node", "tsx"], "eprC"),
     (&["ruby", "irb"], "eIrCEF"),
     (&["perl", "perl5"], "eEIMm"),
-    (&["php"], "rBREfcdzt"),
+    (&["php"], "rBREcdzt"),
     (&["lua", "luajit"], "el"),
     (&["Rscript", "R"], "e"),
-    (&["julia"], "eELJptC"),
+    (&["julia"], "eEJptC"),
     (&["osascript"], "els"),
 ];
 
@@ -95,6 +95,16 @@ pub fn handle(call: &Call) -> Effects {
                         "runs code fetched from the network",
                         script.pos,
                     );
+                }
+                // The script is its standard input (`python3 /dev/stdin < f`).
+                if script.known().is_some_and(|t| matches!(t.as_str(), "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
+                    && match call.stdin {
+                        Stdin::Fetched => true,
+                        Stdin::File(p) => (call.downloaded)(p),
+                        _ => false,
+                    }
+                {
+                    out.need(Scope::Network, Perm::Execute, program, "runs code fetched from the network", pos);
                 }
             }
             _ => match call.stdin {

@@ -112,6 +112,15 @@ impl Walker<'_> {
                     let reason = "runs a program named only at run time, which may be an interpreter, on this file the program saves fetched text to";
                     self.need(Scope::Network, Perm::Execute, &saved, &first.raw, reason, pos);
                 }
+                // Given fetched input and no word that may be a script or inline code (options
+                // only, or `-`), it may be a shell or an interpreter that runs that input
+                // (`curl … | $sh`, `curl … | $sh -s`). (`$py -c CODE`, `$jq .` read it as data.)
+                if self.stdin_fetched(&stdin, st)
+                    && args[1..].iter().all(|a| a.known().is_some_and(|t| t.starts_with('-')))
+                {
+                    let reason = "runs a program named only at run time, which may be a shell or an interpreter, on fetched input";
+                    self.need(Scope::Network, Perm::Execute, &first.raw, &first.raw, reason, pos);
+                }
                 self.unknown_code(&first.raw, &first.raw, pos, first.field.tainted, st);
                 return;
             }

@@ -274,6 +274,9 @@ pub struct Walker<'c> {
     /// Descriptors a redirection may have opened on a file saved with fetched text (`exec 3<
     /// FILE`; 0 after `exec < FILE`): what is read from them is fetched text. Never cleared.
     pub(crate) fetched_fds: Vec<i32>,
+    /// The command being walked extracts files the walk cannot name (into the cwd, or a
+    /// directory an option names).
+    pub(crate) extracts_now: bool,
     /// Paths this program writes (normal, absolute), so a later `source` of one is not trusted.
     written: HashSet<String>,
     written_unknown: bool,
@@ -473,6 +476,7 @@ impl<'c> Walker<'c> {
             read_saved: false,
             written_now: Vec::new(),
             fetched_fds: Vec::new(),
+            extracts_now: false,
             asked_downloads: std::cell::Cell::new(false),
             bodies_asked_downloads: HashSet::default(),
             required_recorded: 0,

@@ -205,25 +205,6 @@ impl Walker<'_> {
         }
     }
 
-    /// Arithmetic evaluates the value of `name`, which may hold fetched text: the commands in
-    /// an array subscript there run, and may change any variable.
-    pub fn fetched_arithmetic(&mut self, name: &str, pos: Pos, st: &mut State) {
-        self.unresolved(name, pos);
-        self.need(
-            Scope::Network,
-            Perm::Execute,
-            name,
-            "bash",
-            "evaluates fetched text as arithmetic (an array subscript in it runs commands)",
-            pos,
-        );
-        if self.quiet == 0 {
-            self.sinks[self.sink].dynamic = true;
-        }
-        self.assigned_dynamic = true;
-        st.havoc_variables();
-    }
-
     /// Code bash runs that the analysis cannot read (`why`): listed as a command that is not
     /// static, with its text, and treated as [`Self::unknown_code`].
     pub fn unseen(&mut self, code: &str, why: &str, pos: Pos, st: &mut State) {

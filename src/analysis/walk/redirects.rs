@@ -38,14 +38,21 @@ impl Walker<'_> {
                                     t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit())
                                 });
                                 if is_fd || text.is_none() && fd.is_some() {
-                                    // `<&3` where 3 was opened on a file saved with fetched text.
-                                    if reads_stdin
-                                        && matches!(kind, ast::IoFileRedirectKind::DuplicateInput)
+                                    // `<&3` (`5<&3`, `0<&3-`) where 3 was opened on a file saved
+                                    // with fetched text: the copy reads it too.
+                                    let from_fetched = matches!(kind, ast::IoFileRedirectKind::DuplicateInput)
                                         && text
-                                            .and_then(|t| t.parse::<i32>().ok())
-                                            .is_some_and(|n| self.fetched_fds.contains(&n))
-                                    {
-                                        stdin = Stdin::Fetched;
+                                            .and_then(|t| t.trim_end_matches('-').parse::<i32>().ok())
+                                            .is_some_and(|n| self.fetched_fds.contains(&n));
+                                    if from_fetched {
+                                        if reads_stdin {
+                                            stdin = Stdin::Fetched;
+                                        }
+                                        if let Some(n) = fd.filter(|&n| n != 0)
+                                            && !self.fetched_fds.contains(&n)
+                                        {
+                                            self.fetched_fds.push(n);
+                                        }
                                     }
                                     continue;
                                 }
@@ -90,6 +97,13 @@ impl Walker<'_> {
                         ast::IoFileRedirectTarget::Fd(_) => {}
                         ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
                             let tainted = self.process_substitution(sub, st);
+                            // `exec 3< <(curl …)`: descriptor 3 reads fetched text.
+                            if tainted
+                                && let Some(n) = fd.filter(|&n| n != 0)
+                                && !self.fetched_fds.contains(&n)
+                            {
+                                self.fetched_fds.push(n);
+                            }
                             if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
                                 stdin = if tainted {
                                     Stdin::Fetched

@@ -158,6 +158,7 @@ impl Walker<'_> {
         let fetched_before = std::mem::replace(&mut self.fetched, false);
         let given_fetched = self.stdin_fetched(&stdin, st);
         let written_before = std::mem::take(&mut self.written_now);
+        let extracts_before = std::mem::replace(&mut self.extracts_now, false);
         self.run_command(&args, &env, stdin, st, true);
         // A command given fetched text, as words or as input, may print it; so may one that
         // read a file saved with fetched text (to a pipe, a substitution or a file).
@@ -169,9 +170,15 @@ impl Walker<'_> {
         // `tee`, `rsync`): a later run of one runs fetched code. (Words of fetched text name
         // files; they are not what the files hold.)
         let written = std::mem::replace(&mut self.written_now, written_before);
+        let extracts = std::mem::replace(&mut self.extracts_now, extracts_before);
         if given_fetched || read_saved {
             for target in &written {
                 self.note_download_to(target, st);
+            }
+            // An archive of fetched text extracts files the walk cannot name: any file run
+            // after it may be one (`curl … | tar xz; ./install.sh`).
+            if extracts && self.quiet == 0 {
+                st.downloads_unknown = true;
             }
         }
         self.name_accesses(mark, c);

@@ -228,6 +228,18 @@ impl State {
         }
     }
 
+    /// Whether `$n` is set (1-based): `None` when their number is not known and `n` is past
+    /// those known.
+    pub fn positional_is_set(&self, n: usize) -> Option<bool> {
+        if n <= self.positional.len() {
+            Some(true)
+        } else if self.positional_open {
+            None
+        } else {
+            Some(false)
+        }
+    }
+
     /// All positional parameters, when their number is known.
     pub fn all_positional(&self) -> Option<Vec<Val>> {
         if self.positional_open { None } else { Some(self.positional.clone()) }

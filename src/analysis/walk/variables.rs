@@ -427,6 +427,13 @@ impl Walker<'_> {
         if st.downloaded.contains(path) || (!named && st.downloads_unknown) {
             return true;
         }
+        // A descriptor opened on such a file, by its name in `/dev/fd` or `/proc/self/fd`.
+        if !self.fetched_fds.is_empty()
+            && let Some(n) = fd_path(path)
+            && self.fetched_fds.contains(&n)
+        {
+            return true;
+        }
         // A relative name, where the cwd is not known: the one a save used.
         if !path.starts_with('/') && st.saved_words.contains(&super::state::relative_save_key(path)) {
             return true;
@@ -872,4 +879,12 @@ fn is_dynamic_bash_var(name: &str) -> bool {
                 | "BASH_CMDS"
                 | "BASH_ALIASES"
         )
+}
+
+/// The descriptor `/dev/fd/N`, `/proc/self/fd/N` or `/dev/stdin` names.
+fn fd_path(path: &str) -> Option<i32> {
+    if path == "/dev/stdin" {
+        return Some(0);
+    }
+    path.strip_prefix("/dev/fd/").or_else(|| path.strip_prefix("/proc/self/fd/"))?.parse().ok()
 }
