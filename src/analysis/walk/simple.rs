@@ -156,7 +156,7 @@ impl Walker<'_> {
                     && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
-        let given_fetched = self.stdin_fetched(&stdin, st);
+        let given_fetched = self.without_asking(|w| w.stdin_fetched(&stdin, st));
         let written_before = std::mem::take(&mut self.written_now);
         let extracts_before = std::mem::replace(&mut self.extracts_now, false);
         self.run_command(&args, &env, stdin, st, true);
