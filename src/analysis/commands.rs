@@ -394,9 +394,18 @@ fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st:
         if let Some(t) = target {
             w.record_link(&link, &t);
         }
-        // A link to a file saved with fetched text runs that text.
+        // A link to a file saved with fetched text runs that text (also where the destination
+        // is a directory the program makes first).
         if w.names_saved_file(src, st) {
             w.note_download(&link, st);
+            if !into_dir {
+                let inside = format!(
+                    "{}/{}",
+                    dest_abs.trim_end_matches('/'),
+                    text.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+                );
+                w.note_download(&inside, st);
+            }
         }
     }
 }

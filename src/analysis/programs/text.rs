@@ -60,6 +60,12 @@ fn programs(
     let mut texts = parsed.values(&inline);
     for f in parsed.values(files) {
         out.path(&f, &[Perm::Read], reason);
+        // A program file downloaded earlier is fetched code (`awk -f f`, `sed -f f`).
+        if let Some(p) = f.known().map(|t| call.absolute(&t).unwrap_or(t))
+            && (call.downloaded)(&p)
+        {
+            out.need(Scope::Network, Perm::Execute, &p, "runs a program file downloaded earlier", f.pos);
+        }
         if let Some(text) = f.known().and_then(|t| (call.read)(&t)) {
             texts.push(sub_arg(&f, &text));
         }
