@@ -69,8 +69,9 @@ fn program_effects(
         Some(kind) => programs::generic::handle(kind, &call),
         None => programs::generic::unknown(&call),
     };
-    apply(w, program, effects, stdin, st);
-    if matches!(entry.map(|e| e.kind), Some(Kind::Copy | Kind::Move)) {
+    let kind = entry.map(|e| e.kind);
+    apply(w, program, kind, effects, stdin, st);
+    if matches!(kind, Some(Kind::Copy | Kind::Move)) {
         copies_saved_files(w, entry.map_or("", |e| e.short_args), entry.map_or(&[], |e| e.long_args), args, st);
     }
 }
@@ -287,9 +288,9 @@ pub fn generic(w: &mut Walker, program: &str, args: &[Arg], st: &mut State) {
     program_effects(w, program, None, args, &[], &Stdin::Unknown, st);
 }
 
-/// Applies what a handler behind the seam (`programs/`) says the command does.
-fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdin, st: &mut State) {
-    let kind = lookup(program).map(|e| e.kind);
+/// Applies what a handler behind the seam (`programs/`) says the command does (`kind`: the
+/// program's row, when the table has it).
+fn apply(w: &mut Walker, program: &str, kind: Option<Kind>, effects: programs::Effects, stdin: &Stdin, st: &mut State) {
     let lists = matches!(kind, Some(Kind::Lists));
     // Files it may write what it reads into (not those it makes, removes or changes the mode
     // of: `rm`, `touch`, `mkdir`, `chmod`).
@@ -326,7 +327,7 @@ fn apply(w: &mut Walker, program: &str, effects: programs::Effects, stdin: &Stdi
             programs::Effect::UnknownWrite => w.note_unknown_write(),
             programs::Effect::Links { dest, sources, symbolic } => record_links(w, &dest, &sources, symbolic, st),
             programs::Effect::Possibly(effects) => {
-                w.possibly(|w| apply(w, program, programs::Effects(effects), stdin, st))
+                w.possibly(|w| apply(w, program, kind, programs::Effects(effects), stdin, st))
             }
             programs::Effect::DownloadedTo { arg } => w.note_download_to(&arg, st),
             programs::Effect::Downloaded { path } => {

@@ -98,11 +98,7 @@ pub fn handle(call: &Call) -> Effects {
                 }
                 // The script is its standard input (`python3 /dev/stdin < f`).
                 if script.known().is_some_and(|t| matches!(t.as_str(), "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
-                    && match call.stdin {
-                        Stdin::Fetched => true,
-                        Stdin::File(p) => (call.downloaded)(p),
-                        _ => false,
-                    }
+                    && call.input_fetched()
                 {
                     out.need(Scope::Network, Perm::Execute, program, "runs code fetched from the network", pos);
                 }

@@ -68,6 +68,16 @@ impl Call<'_> {
         getopt(self.args, self.short_args, self.long_args, true)
     }
 
+    /// Whether its standard input is fetched text: a pipe from a fetch, or a file the program
+    /// downloaded earlier.
+    pub fn input_fetched(&self) -> bool {
+        match self.stdin {
+            Stdin::Fetched => true,
+            Stdin::File(p) => (self.downloaded)(p),
+            _ => false,
+        }
+    }
+
     /// The arguments read with the row's grammar, options only before the first operand (what
     /// follows it is the program's own: `ssh host ls -l`).
     pub fn options_first(&self) -> Args {

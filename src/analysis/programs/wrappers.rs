@@ -3,7 +3,7 @@
 //! user (`sudo`, `su`). Each row of the table names the handler for its grammar; the command
 //! they run is walked as if it were in the program.
 
-use super::{Call, Effects, Nest, Stdin, literal, sub_arg};
+use super::{Call, Effects, Nest, literal, sub_arg};
 use crate::analysis::word::{Arg, Field, Part, is_name};
 use crate::mode::{Perm, Scope};
 
@@ -168,11 +168,7 @@ pub fn xargs(call: &Call) -> Effects {
     // Arguments read from fetched text are fetched text (`curl … | xargs sh -c`).
     let saved = |a: &Arg| a.known().and_then(|t| call.absolute(&t).or(Some(t))).is_some_and(|p| (call.downloaded)(&p));
     let fetched = match &arg_files[..] {
-        [] => match call.stdin {
-            Stdin::Fetched => true,
-            Stdin::File(p) => (call.downloaded)(p),
-            _ => false,
-        },
+        [] => call.input_fetched(),
         files => files.iter().any(saved),
     };
     let replace = parsed.values(&["I", "i", "replace"]).first().and_then(Arg::known);

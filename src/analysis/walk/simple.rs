@@ -149,14 +149,14 @@ impl Walker<'_> {
         }
         // A filter given fetched input prints it (a program that does not read its input, such
         // as `pwd` or `git rev-parse`, does not; a function's own commands say for themselves).
-        let fetched_input = self.stdin_fetched(&stdin, st)
+        let input_fetched = self.stdin_fetched(&stdin, st);
+        let fetched_input = input_fetched
             && args.first().and_then(|a| a.known()).is_some_and(|name| {
                 let base = name.rsplit('/').next().unwrap_or(&name).to_string();
                 !self.function_by_name.contains_key(&name)
                     && (PASSES_INPUT.contains(&base.as_str()) || !commands::is_modelled(&base))
             });
         let fetched_before = std::mem::replace(&mut self.fetched, false);
-        let given_fetched = self.without_asking(|w| w.stdin_fetched(&stdin, st));
         let written_before = std::mem::take(&mut self.written_now);
         let extracts_before = std::mem::replace(&mut self.extracts_now, false);
         self.run_command(&args, &env, stdin, st, true);
@@ -171,7 +171,7 @@ impl Walker<'_> {
         // files; they are not what the files hold.)
         let written = std::mem::replace(&mut self.written_now, written_before);
         let extracts = std::mem::replace(&mut self.extracts_now, extracts_before);
-        if given_fetched || read_saved {
+        if input_fetched || read_saved {
             for target in &written {
                 self.note_download_to(target, st);
             }
