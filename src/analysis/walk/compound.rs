@@ -8,9 +8,10 @@ use std::rc::Rc;
 use brush_parser::ast;
 
 use super::Walker;
+use super::branches::{self, Runs};
 use super::state::{MAX_CHOICES, Name, State, Val, field_val, val_field};
 use crate::analysis::programs::Stdin;
-use crate::analysis::word::Field;
+use crate::analysis::word::{Field, Part};
 
 /// Loops nested deeper than this are not pre-run; their bodies start from a fully unknown state.
 const MAX_PRERUN_LOOP_DEPTH: usize = 4;
@@ -115,24 +116,37 @@ impl Walker<'_> {
             ast::CompoundCommand::CaseClause(c) => self.case(c, st),
             ast::CompoundCommand::IfClause(i) => {
                 // As for `case`: a test of a word the analysis cannot know decides which branch
-                // runs, so what each branch after it does is only possible.
-                let mut undecided = self.undecided_test(&i.condition, st);
+                // runs, so what each branch after it does is only possible; and a branch the
+                // known values say cannot run is walked with its accesses only possible (see
+                // `branches`).
+                let (runs, mut undecided) = self.condition_runs(&i.condition, st);
                 self.compound_list(&i.condition, st);
                 let before = st.clone();
                 let mut then = before.clone();
-                self.branch(undecided, &i.then, &mut then);
+                self.branch(undecided || runs == Runs::No, &i.then, &mut then);
                 let mut merged = then;
                 let mut has_else = false;
                 let mut cond_state = before.clone();
+                // Whether the tests so far all fail: the next test, or the `else`, runs.
+                let mut reached = runs.not();
                 for e in i.elses.iter().flatten() {
-                    if let Some(cond) = &e.condition {
-                        undecided |= self.undecided_test(cond, &cond_state);
-                        self.compound_list(cond, &mut cond_state);
+                    let body_runs = if let Some(cond) = &e.condition {
+                        let (runs, unknown) = self.condition_runs(cond, &cond_state);
+                        undecided |= unknown;
+                        if reached == Runs::No {
+                            self.possibly(|w| w.compound_list(cond, &mut cond_state));
+                        } else {
+                            self.compound_list(cond, &mut cond_state);
+                        }
+                        let body_runs = reached.and(runs);
+                        reached = reached.and(runs.not());
+                        body_runs
                     } else {
                         has_else = true;
-                    }
+                        reached
+                    };
                     let mut branch = cond_state.clone();
-                    self.branch(undecided, &e.body, &mut branch);
+                    self.branch(undecided || body_runs == Runs::No, &e.body, &mut branch);
                     self.join(&mut merged, &branch);
                 }
                 if !has_else {
@@ -158,43 +172,67 @@ impl Walker<'_> {
 
     /// `case WORD in …`: every body, each from the states that reach it.
     ///
-    /// Every body is walked, whatever the word: a value the walk holds as known can be wrong
-    /// where the run's is not (`PS4` is bash's own). A body is reached by testing its patterns,
-    /// from the state before the `case` or the state a body ending in `;;&` left, and by
-    /// falling into it from the body before when that one ends in `;&`. What the `case` leaves
-    /// is the join of the bodies ending in `;;`, the body that falls through the end, and the
-    /// state where no pattern matched.
+    /// Every body is walked, whatever the word: a value the walk holds as known stands for the
+    /// run's value and is not always that value itself (see `branches`). A body is reached by
+    /// testing its patterns, from the state before the `case` or the state a body ending in
+    /// `;;&` left, and by falling into it from the body before when that one ends in `;&`. A
+    /// body the known word and patterns say cannot run is walked with its accesses only
+    /// possible, as every body is when the word is not known. What the `case` leaves is the
+    /// join of the bodies ending in `;;`, the body that falls through the end, and the state
+    /// where no pattern matched.
     fn case(&mut self, c: &ast::CaseClauseCommand, st: &mut State) {
         let pos = self.word_pos(&c.value);
         let subject = self.expand_single(&c.value.value, pos, st);
         // A word the analysis cannot know (`uname`'s output, an argument) decides which
         // branch runs: what each branch does is only possible, held by the kernel where
         // the kernel holds it (config.guess's branches for other systems).
-        let undecided = subject.known().is_none();
+        let word = subject.known().filter(|_| !subject.parts.iter().any(|p| matches!(p, Part::Break)));
+        let undecided = word.is_none();
         let before = st.clone();
         let mut left: Option<State> = None;
         let mut testing = before.clone();
         let mut falling: Option<State> = None;
+        // Whether the tests reach this item (no body before it ran and ended the `case`), and
+        // whether the body before falls into it.
+        let mut tested = Runs::Yes;
+        let mut fallen = Runs::No;
         for item in &c.cases {
+            let mut matched = Runs::No;
             for pattern in &item.patterns {
                 let pos = self.word_pos(pattern);
-                self.expand_single(&pattern.value, pos, st);
+                let field = self.expand_single(&pattern.value, pos, st);
+                matched = matched.or(match &word {
+                    Some(word) => branches::pattern_runs(&field, word),
+                    None => Runs::Maybe,
+                });
             }
+            let runs = tested.and(matched).or(fallen);
             let mut inner = match falling.take() {
                 Some(fallen) => self.joined(Some(fallen), testing.clone()),
                 None => testing.clone(),
             };
             if let Some(body) = &item.cmd {
-                if undecided {
+                if undecided || runs == Runs::No {
                     self.possibly(|w| w.compound_list(body, &mut inner));
                 } else {
                     self.compound_list(body, &mut inner);
                 }
             }
             match item.post_action {
-                ast::CaseItemPostAction::ExitCase => left = Some(self.joined(left, inner)),
-                ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => falling = Some(inner),
-                ast::CaseItemPostAction::ContinueEvaluatingCases => self.join(&mut testing, &inner),
+                ast::CaseItemPostAction::ExitCase => {
+                    left = Some(self.joined(left, inner));
+                    tested = tested.and(matched.not());
+                    fallen = Runs::No;
+                }
+                ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => {
+                    falling = Some(inner);
+                    tested = tested.and(matched.not());
+                    fallen = runs;
+                }
+                ast::CaseItemPostAction::ContinueEvaluatingCases => {
+                    self.join(&mut testing, &inner);
+                    fallen = Runs::No;
+                }
             }
         }
         // No pattern matched, or the last body fell through the end.
@@ -348,40 +386,6 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether `condition` is one test (`[`, `test`, `[[ ]]`) of a word whose value the
-    /// analysis cannot know (`uname`'s output, an argument): then which branch runs is not
-    /// known. Computed without recording anything; the condition is walked after.
-    fn undecided_test(&mut self, condition: &ast::CompoundList, st: &State) -> bool {
-        let [ast::CompoundListItem(and_or, _)] = condition.0.as_slice() else { return false };
-        let [command] = and_or.first.seq.as_slice() else { return false };
-        if !and_or.additional.is_empty() {
-            return false;
-        }
-        let mut words: Vec<&ast::Word> = Vec::new();
-        match command {
-            ast::Command::Simple(s) => {
-                let name = s.word_or_name.as_ref().map(|w| w.value.as_str());
-                if !matches!(name, Some("[" | "test")) {
-                    return false;
-                }
-                for item in s.suffix.iter().flat_map(|x| &x.0) {
-                    if let ast::CommandPrefixOrSuffixItem::Word(w) = item {
-                        words.push(w);
-                    }
-                }
-            }
-            ast::Command::ExtendedTest(t, _) => test_words(&t.expr, &mut words),
-            _ => return false,
-        }
-        let mut scratch = st.clone();
-        self.quiet_eval(|w| {
-            words.iter().any(|word| {
-                let pos = w.word_pos(word);
-                w.expand_single(&word.value, pos, &mut scratch).known().is_none()
-            })
-        })
-    }
-
     pub(super) fn extended_test(&mut self, e: &ast::ExtendedTestExpr, st: &mut State) {
         match e {
             ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
@@ -429,7 +433,7 @@ impl Walker<'_> {
 }
 
 /// The words of a `[[ ]]` test.
-fn test_words<'a>(e: &'a ast::ExtendedTestExpr, out: &mut Vec<&'a ast::Word>) {
+pub(super) fn test_words<'a>(e: &'a ast::ExtendedTestExpr, out: &mut Vec<&'a ast::Word>) {
     match e {
         ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
             test_words(a, out);

@@ -18,6 +18,7 @@
 //! `builtins.rs`, `finish.rs` (the end of the walk) and `tests.rs`.
 
 mod ahead;
+mod branches;
 mod builtins;
 mod calls;
 mod compound;

@@ -459,11 +459,47 @@ fn a_case_body_falls_into_the_next_with_its_state() {
     let text = "d=/etc/a; case x in x) d=/etc/b ;& y) cat \"$d\";; esac";
     assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
     // `;;&` tests the next patterns after this body.
-    let text = "d=/etc/a; case x in x) d=/etc/b ;;& y) cat \"$d\";; esac";
+    let text = "d=/etc/a; case x in x) d=/etc/b ;;& *) cat \"$d\";; esac";
     assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
     // A body falling through the end leaves the `case` with its state.
     let text = "d=/etc/a; case x in x) d=/etc/b ;& esac; cat \"$d\"";
     assert_eq!(touched(text, "cat"), ["/etc/a", "/etc/b"]);
+}
+
+#[test]
+fn a_branch_the_known_values_rule_out_counts_only_as_possible() {
+    // A dispatcher called for one subcommand: the others' accesses are only possible.
+    let dispatch = "g() { case \"$1\" in test) cat /etc/t;; deploy) cat /etc/d;; *) cat /etc/o;; esac; }; ";
+    let text = format!("{dispatch}g test");
+    assert_eq!(touched(&text, "cat"), ["/etc/t"]);
+    assert_eq!(possibly_touched(&text, "cat"), ["/etc/d", "/etc/o"]);
+    let text = format!("{dispatch}g other");
+    assert_eq!(touched(&text, "cat"), ["/etc/o"]);
+    // A word not known: every body only possible, as before.
+    let text = format!("{dispatch}g \"$(date)\"");
+    assert_eq!(touched(&text, "cat"), Vec::<String>::new());
+    // A pattern the walk does not decide (a bracket) leaves its body and those after it as
+    // they were: walked as running.
+    let text = "case a in [ab]) cat /etc/x;; *) cat /etc/y;; esac";
+    assert_eq!(touched(text, "cat"), ["/etc/x", "/etc/y"]);
+    // `if`, `elif` and `else` by the tests of known words.
+    let chain = |v: &str| {
+        format!(
+            "v={v}; if [ \"$v\" = a ]; then cat /etc/a; elif [[ $v == b* ]]; then cat /etc/b; \
+             elif test -n \"$v\" -a x; then cat /etc/c; else cat /etc/e; fi"
+        )
+    };
+    assert_eq!(touched(&chain("a"), "cat"), ["/etc/a"]);
+    assert_eq!(possibly_touched(&chain("a"), "cat"), ["/etc/b", "/etc/c", "/etc/e"]);
+    assert_eq!(touched(&chain("bz"), "cat"), ["/etc/b"]);
+    // `-a` is not decided: that branch and the `else` stay as they were.
+    assert_eq!(touched(&chain("z"), "cat"), ["/etc/c", "/etc/e"]);
+    assert_eq!(touched("if ! [ -z x ]; then cat /etc/a; else cat /etc/b; fi", "cat"), ["/etc/a"]);
+    // A glob's value stands for the names it matches, not for itself: a body ruled out by
+    // the pattern's text is still walked, its accesses possible (at run time `$f` is
+    // `/etc/passwd`).
+    let text = "for f in /etc/*; do case $f in /etc/passwd) cat /etc/k;; esac; done";
+    assert_eq!(possibly_touched(text, "cat"), ["/etc/k"]);
 }
 
 #[test]
