@@ -652,23 +652,37 @@ impl Holding<'_> {
     /// reason when they do not.
     pub fn holds(&self, access: &crate::analysis::Access) -> Result<(), String> {
         use crate::analysis::Bound;
+        let right = match access.perm {
+            crate::mode::Perm::Read => policy::Rights::READ,
+            crate::mode::Perm::Write => policy::Rights::WRITE,
+            crate::mode::Perm::Execute => policy::Rights::EXECUTE,
+        };
+        // No rule grants it, where it lies and where it leads; a directory read is a listing,
+        // which no rule may allow either (the names in `~/.ssh`).
+        let directory = right == policy::Rights::READ && std::fs::metadata(&access.target).is_ok_and(|m| m.is_dir());
+        let left_out = |policy: &Policy| {
+            let out = |p: &str| !(policy.granted(p).contains(right) || directory && policy.lists(p));
+            let real = crate::exec::canonicalize(&access.target).ok();
+            out(&access.target) && real.as_deref().is_none_or(out)
+        };
         match access.bound() {
-            Some(Bound::Kernel) if self.enforced => Ok(()),
+            // Landlock refuses what no rule grants; a path the rules grant all the same (the
+            // baseline every program needs: `/proc`, `/sys`, most of `/etc`) is not held.
+            Some(Bound::Kernel) if self.enforced => match self.policy {
+                Some(policy) if !left_out(policy) => {
+                    Err("the rules in force grant it (the baseline every program needs reads it)".into())
+                }
+                _ => Ok(()),
+            },
             Some(Bound::Kernel) => Err("the kernel layer runs degraded here".into()),
             Some(Bound::View) => {
                 // Landlock leaves it out (a home's credential entries get only the system
                 // bits), where it lies and where it leads.
-                let right = match access.perm {
-                    crate::mode::Perm::Read => policy::Rights::READ,
-                    crate::mode::Perm::Write => policy::Rights::WRITE,
-                    crate::mode::Perm::Execute => policy::Rights::EXECUTE,
-                };
-                if let Some(policy) = self.policy {
-                    let real = crate::exec::canonicalize(&access.target).ok();
-                    let left_out = |p: &str| !policy.granted(p).contains(right);
-                    if self.enforced && left_out(&access.target) && real.as_deref().is_none_or(left_out) {
-                        return Ok(());
-                    }
+                if let Some(policy) = self.policy
+                    && self.enforced
+                    && left_out(policy)
+                {
+                    return Ok(());
                 }
                 let Some(view) = self.view else {
                     let why = self.no_view.as_deref().unwrap_or("this platform has none");
@@ -682,6 +696,10 @@ impl Holding<'_> {
                     && view.read_only().any(|p| crate::scope::is_within(target, p));
                 if masked || read_only {
                     Ok(())
+                } else if directory {
+                    Err("the names in this directory can be listed (the view hides files, and the rules let the \
+                         directories above it be listed)"
+                        .into())
                 } else {
                     Err("the namespace view does not cover this path (it did not exist or was out of reach when the \
                          view was made)"

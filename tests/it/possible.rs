@@ -147,6 +147,20 @@ fn a_branch_the_known_values_rule_out_rests_on_the_kernel() {
             // Positive control: where the mode allows system read, the same branch reads it.
             assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
         }
+        // A possible access is held only where the rules refuse it: the names in a credential
+        // directory can be listed (the view hides its files), and `/proc` is read by every
+        // program. Such an access in a branch ruled out needs its bit, and nothing runs.
+        let ssh = lab.home.join(".ssh");
+        for program in [
+            format!("for f in {ws}/*; do if [ \"$f\" = {ws}/name ]; then ls {}; fi; done", ssh.display()),
+            "if [ a = b ]; then head -c 1 /proc/kallsyms; fi".to_string(),
+        ] {
+            let out = lab.run("0467", &program);
+            assert!(statically_denied(&out), "{program}: {}{}", text(&out.stdout), text(&out.stderr));
+            assert!(!text(&out.stdout).contains("id_"), "{program}: the names were listed");
+        }
+        let listing = format!("for f in {ws}/*; do if [ \"$f\" = {ws}/name ]; then ls {}; fi; done", ssh.display());
+        assert!(ok(&lab.run("4467", &listing)).contains("id_"), "positive control at 4467");
         // What no rule can hold is refused in a branch ruled out as in any other: fetched code
         // run, and a mode handed to a nested level.
         for program in [

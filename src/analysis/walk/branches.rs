@@ -23,6 +23,11 @@ use super::state::State;
 use crate::analysis::glob::fnmatch;
 use crate::analysis::word::{Field, Part};
 
+/// The longest word, and the most work (pattern length times word length), a pattern is
+/// matched against.
+const MAX_MATCHED: usize = 4096;
+const MAX_MATCH_WORK: usize = 1 << 16;
+
 /// Whether a branch runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Runs {
@@ -61,6 +66,10 @@ impl Runs {
 /// matches `subject`.
 pub(super) fn pattern_runs(pattern: &Field, subject: &str) -> Runs {
     let mut glob = String::new();
+    // Matching costs up to the product of the lengths: long ones are left undecided.
+    if subject.len() > MAX_MATCHED {
+        return Runs::Maybe;
+    }
     for part in &pattern.parts {
         let Part::Lit { text, quoted, .. } = part else { return Runs::Maybe };
         for c in text.chars() {
@@ -75,6 +84,9 @@ pub(super) fn pattern_runs(pattern: &Field, subject: &str) -> Runs {
             }
             glob.push(c);
         }
+    }
+    if glob.len().saturating_mul(subject.len().max(1)) > MAX_MATCH_WORK {
+        return Runs::Maybe;
     }
     if fnmatch(&glob, subject) {
         Runs::Yes
@@ -103,8 +115,19 @@ fn integer(text: &str) -> Option<i64> {
     t.parse().ok()
 }
 
-fn compare(op: &str, a: &str, b: &str) -> Runs {
-    let ints = || Some((integer(a)?, integer(b)?));
+/// An integer as `[[ ]]` reads one, as arithmetic: only plain decimal numbers without a
+/// leading zero (`010` is octal there, `08` an error).
+fn arithmetic_integer(text: &str) -> Option<i64> {
+    let t = text.trim_matches([' ', '\t']);
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    integer(t)
+}
+
+fn compare(op: &str, a: &str, b: &str, number: fn(&str) -> Option<i64>) -> Runs {
+    let ints = || Some((number(a)?, number(b)?));
     match op {
         "=" | "==" => Runs::of(a == b),
         "!=" => Runs::of(a != b),
@@ -138,7 +161,7 @@ fn test_args(args: &[String]) -> Runs {
             "-z" => Runs::of(a.is_empty()),
             _ => Runs::Maybe,
         },
-        [a, op, b] if BINARY.contains(&op.as_str()) => compare(op, a, b),
+        [a, op, b] if BINARY.contains(&op.as_str()) => compare(op, a, b, integer),
         [not, ..] if not == "!" && args.len() <= 4 => test_args(&args[1..]).not(),
         _ => Runs::Maybe,
     }
@@ -163,6 +186,11 @@ impl Walker<'_> {
                 if !matches!(name, Some("[" | "test")) {
                     return (Runs::Maybe, false);
                 }
+                // A function or an alias of that name runs instead of the builtin.
+                let replaced = |n: &str| {
+                    self.function_by_name.contains_key(n) || self.aliases_unknown || self.aliases.contains_key(n)
+                };
+                let replaced = name.is_some_and(replaced);
                 let mut words: Vec<&ast::Word> = Vec::new();
                 let mut redirected = s.prefix.is_some();
                 for item in s.suffix.iter().flat_map(|x| &x.0) {
@@ -176,7 +204,7 @@ impl Walker<'_> {
                         let pos = w.word_pos(word);
                         w.expand_single(&word.value, pos, &mut scratch).known().is_none()
                     });
-                    if undecided || redirected {
+                    if undecided || redirected || replaced {
                         return (Runs::Maybe, undecided);
                     }
                     // The arguments as `test` gets them: split and globbed.
@@ -265,7 +293,7 @@ impl Walker<'_> {
                             P::ArithmeticGreaterThan => "-gt",
                             _ => "-ge",
                         };
-                        compare(op, &left, &right)
+                        compare(op, &left, &right, arithmetic_integer)
                     }
                     _ => Runs::Maybe,
                 }
@@ -296,6 +324,11 @@ mod tests {
         assert_eq!(test_args(&args(&["a*", "=", "ab"])), Runs::No);
         assert_eq!(test_args(&args(&["a", "!=", "b"])), Runs::Yes);
         assert_eq!(test_args(&args(&["10", "-gt", " 9"])), Runs::Yes);
+        // `test` reads `010` as ten; `[[ ]]` as arithmetic, where it is eight.
+        assert_eq!(test_args(&args(&["010", "-eq", "10"])), Runs::Yes);
+        assert_eq!(compare("-eq", "010", "8", arithmetic_integer), Runs::Maybe);
+        assert_eq!(compare("-eq", "08", "8", arithmetic_integer), Runs::Maybe);
+        assert_eq!(compare("-eq", "0", "-0", arithmetic_integer), Runs::Yes);
         assert_eq!(test_args(&args(&["0x1", "-eq", "1"])), Runs::Maybe);
         assert_eq!(test_args(&args(&["!", "a", "=", "a"])), Runs::No);
         assert_eq!(test_args(&args(&["a", "-a", "b"])), Runs::Maybe);
@@ -326,6 +359,10 @@ mod tests {
         assert_eq!(pattern_runs(&p(vec![lit("[0-9]*", false)]), "x"), Runs::Maybe);
         assert_eq!(pattern_runs(&p(vec![lit("@(a", false)]), "x"), Runs::Maybe);
         assert_eq!(pattern_runs(&p(vec![lit("a", false), Part::Unknown { numeric: false }]), "b"), Runs::Maybe);
+        // Long words and patterns are not matched (the cost is their product).
+        let long = "a".repeat(70_000);
+        assert_eq!(pattern_runs(&p(vec![lit(&format!("*{}b", &long[..1000]), false)]), &long[..4000]), Runs::Maybe);
+        assert_eq!(pattern_runs(&p(vec![lit("*", false)]), &long), Runs::Maybe);
     }
 
     #[test]

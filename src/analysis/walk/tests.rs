@@ -495,6 +495,10 @@ fn a_branch_the_known_values_rule_out_counts_only_as_possible() {
     // `-a` is not decided: that branch and the `else` stay as they were.
     assert_eq!(touched(&chain("z"), "cat"), ["/etc/c", "/etc/e"]);
     assert_eq!(touched("if ! [ -z x ]; then cat /etc/a; else cat /etc/b; fi", "cat"), ["/etc/a"]);
+    // A function of that name runs instead of the builtin, and `[[ ]]` reads `010` as octal:
+    // nothing is ruled out.
+    assert_eq!(touched("test() { return 0; }; if test a = b; then cat /etc/a; fi", "cat"), ["/etc/a"]);
+    assert_eq!(touched("if [[ 010 -eq 8 ]]; then cat /etc/a; fi", "cat"), ["/etc/a"]);
     // A glob's value stands for the names it matches, not for itself: a body ruled out by
     // the pattern's text is still walked, its accesses possible (at run time `$f` is
     // `/etc/passwd`).
