@@ -495,19 +495,44 @@ pub fn is_within(path: &str, dir: &str) -> bool {
     path == dir || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
 }
 
-/// The files of `/proc/PID/` that say what a process is, as `ps` shows to everyone: reading
-/// them needs no bit. (`environ`, `mem`, `maps` and the rest keep their scope; other users'
-/// processes are out of reach of the kernel layer anyway.)
-const PROCESS_INFO: &[&str] = &["cmdline", "stat", "status", "comm", "statm"];
+/// The files of `/proc/PID/` that say what a process is, as `ps` and `findmnt` show to
+/// everyone: reading them needs no bit. (`environ`, `mem`, `maps` and the rest keep their
+/// scope; other users' processes are out of reach of the kernel layer anyway.)
+const PROCESS_INFO: &[&str] =
+    &["cmdline", "stat", "status", "comm", "statm", "mountinfo", "mounts", "cgroup", "limits"];
 
-/// The files of `/proc` that say what the machine is, as `free`, `uptime` and `nproc` show
-/// to everyone.
-const MACHINE_INFO: &[&str] = &["cpuinfo", "meminfo", "version", "loadavg", "uptime", "stat", "filesystems"];
+/// The files of `/proc` that say what the machine is, as `free`, `uptime`, `nproc`, `df` and
+/// `uname` show to everyone.
+const MACHINE_INFO: &[&str] = &[
+    "cpuinfo",
+    "meminfo",
+    "version",
+    "loadavg",
+    "uptime",
+    "stat",
+    "filesystems",
+    "mounts",
+    "partitions",
+    "swaps",
+    "vmstat",
+    "cgroups",
+    "sys/kernel/osrelease",
+    "sys/kernel/ostype",
+    "sys/kernel/hostname",
+];
+
+/// The trees of `/sys` that say what the machine's processors and memory are and what the
+/// run's control groups allow (`nproc`, runtimes sizing their thread pools and heaps).
+const MACHINE_SYS: &[&str] = &["/sys/fs/cgroup", "/sys/devices/system/cpu", "/sys/devices/system/node"];
 
 /// Whether `path` (absolute, normal) is one of [`PROCESS_INFO`] of some process or thread
-/// (`/proc/PID/NAME`, `/proc/self/NAME`, `/proc/thread-self/NAME`, `/proc/PID/task/TID/NAME`)
-/// or one of [`MACHINE_INFO`].
+/// (`/proc/PID/NAME`, `/proc/self/NAME`, `/proc/thread-self/NAME`, `/proc/PID/task/TID/NAME`),
+/// one of [`MACHINE_INFO`], or in [`MACHINE_SYS`]. (Not `/proc` itself: a path below it not
+/// known whole, `/proc/$PPID/environ`, is scoped to it.)
 pub fn is_process_info(path: &str) -> bool {
+    if MACHINE_SYS.iter().any(|t| is_within(path, t)) {
+        return true;
+    }
     let Some(rest) = path.strip_prefix("/proc/") else { return false };
     if MACHINE_INFO.contains(&rest) {
         return true;
@@ -1126,6 +1151,34 @@ mod tests {
         };
         assert_eq!(l.classify("/home/u/tokenizer/src/lib.rs", false), Class::Workspace);
         assert_eq!(l.classify("/home/u/tokenizer/secrets/a", false), Class::Credential);
+    }
+
+    #[test]
+    fn what_a_process_and_the_machine_are_needs_no_bit() {
+        for p in [
+            "/proc/cpuinfo",
+            "/proc/mounts",
+            "/proc/sys/kernel/osrelease",
+            "/proc/1/mountinfo",
+            "/proc/self/cgroup",
+            "/sys/fs/cgroup/cpu.max",
+            "/sys/devices/system/cpu/online",
+        ] {
+            assert!(is_process_info(p), "{p}");
+        }
+        for p in [
+            "/proc",
+            "/proc/kallsyms",
+            "/proc/net/tcp",
+            "/proc/1/environ",
+            "/proc/self/maps",
+            "/proc/sys/kernel/random/boot_id",
+            "/sys/class/net",
+            "/sys/fs/cgroupx",
+            "/sys/firmware/acpi/tables/DSDT",
+        ] {
+            assert!(!is_process_info(p), "{p}");
+        }
     }
 
     #[test]
