@@ -70,6 +70,10 @@ pub struct Access {
     pub more: usize,
 }
 
+/// Why `cd` and its kin record the directory they enter: a possible read that reads nothing
+/// (the kernel lets any directory be entered), so whatever rules are in force hold it.
+pub const ENTERS_DIRECTORY: &str = "changes into a directory (what runs there is checked where it reads)";
+
 /// Whether an access is known to happen, or only possible.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Certainty {

@@ -665,11 +665,13 @@ impl Holding<'_> {
             let real = crate::exec::canonicalize(&access.target).ok();
             out(&access.target) && real.as_deref().is_none_or(out)
         };
+        // Entering a directory reads nothing in it, whatever the rules grant there.
+        let entering = access.reason.starts_with(crate::analysis::ENTERS_DIRECTORY);
         match access.bound() {
             // Landlock refuses what no rule grants; a path the rules grant all the same (the
             // baseline every program needs: `/proc`, `/sys`, most of `/etc`) is not held.
             Some(Bound::Kernel) if self.enforced => match self.policy {
-                Some(policy) if !left_out(policy) => {
+                Some(policy) if !entering && !left_out(policy) => {
                     Err("the rules in force grant it (the baseline every program needs reads it)".into())
                 }
                 _ => Ok(()),
@@ -680,7 +682,7 @@ impl Holding<'_> {
                 // bits), where it lies and where it leads.
                 if let Some(policy) = self.policy
                     && self.enforced
-                    && left_out(policy)
+                    && (entering || left_out(policy))
                 {
                     return Ok(());
                 }

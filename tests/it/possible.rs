@@ -159,6 +159,11 @@ fn a_branch_the_known_values_rule_out_rests_on_the_kernel() {
             assert!(statically_denied(&out), "{program}: {}{}", text(&out.stdout), text(&out.stderr));
             assert!(!text(&out.stdout).contains("id_"), "{program}: the names were listed");
         }
+        // Entering a directory reads nothing: `cd` into one the rules let be listed runs, at
+        // this level and at a nested one.
+        for program in ["if [ a = b ]; then cd /proc/self; fi; cd /; pwd".to_string(), format!("{SB} -c 'cd /; pwd'")] {
+            assert!(ok(&lab.run("0467", &program)).ends_with("/\n"), "{program}");
+        }
         let listing = format!("for f in {ws}/*; do if [ \"$f\" = {ws}/name ]; then ls {}; fi; done", ssh.display());
         assert!(ok(&lab.run("4467", &listing)).contains("id_"), "positive control at 4467");
         // What no rule can hold is refused in a branch ruled out as in any other: fetched code

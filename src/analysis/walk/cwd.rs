@@ -26,7 +26,7 @@ impl Walker<'_> {
         let pos = target.map_or(self.here, |a| a.pos);
         // Entering a directory reads nothing in it (the kernel lets any directory be entered);
         // what later commands read there is resolved against it and checked then.
-        let reason = "changes into a directory (what runs there is checked where it reads)";
+        let reason = crate::analysis::ENTERS_DIRECTORY;
         self.possibly(|w| match &dests {
             Some(all) => {
                 for d in all {
