@@ -657,11 +657,11 @@ impl Holding<'_> {
             crate::mode::Perm::Write => policy::Rights::WRITE,
             crate::mode::Perm::Execute => policy::Rights::EXECUTE,
         };
-        // No rule grants it, where it lies and where it leads; a directory read is a listing,
-        // which no rule may allow either (the names in `~/.ssh`).
-        let directory = right == policy::Rights::READ && std::fs::metadata(&access.target).is_ok_and(|m| m.is_dir());
+        // No rule grants it, where it lies and where it leads. (A directory a rule above it lets
+        // be listed shows its names all the same: `--sandbox-info` says so of credential
+        // directories.)
         let left_out = |policy: &Policy| {
-            let out = |p: &str| !(policy.granted(p).contains(right) || directory && policy.lists(p));
+            let out = |p: &str| !policy.granted(p).contains(right);
             let real = crate::exec::canonicalize(&access.target).ok();
             out(&access.target) && real.as_deref().is_none_or(out)
         };
@@ -669,9 +669,11 @@ impl Holding<'_> {
         let entering = access.reason.starts_with(crate::analysis::ENTERS_DIRECTORY);
         match access.bound() {
             // Landlock refuses what no rule grants; a path the rules grant all the same (the
-            // baseline every program needs: `/proc`, `/sys`, most of `/etc`) is not held.
+            // baseline every program needs: `/proc`, `/sys`, most of `/etc`) is not held. Asked
+            // where this level made the view: a nested level's rules cover more than the
+            // enclosing level's, which refuse what they do not grant.
             Some(Bound::Kernel) if self.enforced => match self.policy {
-                Some(policy) if !entering && !left_out(policy) => {
+                Some(policy) if self.view.is_some() && !entering && !left_out(policy) => {
                     Err("the rules in force grant it (the baseline every program needs reads it)".into())
                 }
                 _ => Ok(()),
@@ -698,10 +700,6 @@ impl Holding<'_> {
                     && view.read_only().any(|p| crate::scope::is_within(target, p));
                 if masked || read_only {
                     Ok(())
-                } else if directory {
-                    Err("the names in this directory can be listed (the view hides files, and the rules let the \
-                         directories above it be listed)"
-                        .into())
                 } else {
                     Err("the namespace view does not cover this path (it did not exist or was out of reach when the \
                          view was made)"

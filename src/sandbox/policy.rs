@@ -241,15 +241,6 @@ impl Policy {
         granted_by(self.paths.iter().map(|r| (r.path.as_str(), r.rights, r.kind == Kind::File)), path)
     }
 
-    /// Whether the rules let the directory `path` be listed: Landlock's right to list applies
-    /// to every directory below the one a rule names.
-    pub fn lists(&self, path: &str) -> bool {
-        self.paths.iter().any(|r| {
-            (r.path == path || (r.kind != Kind::File && scope::is_within(path, &r.path)))
-                && (r.rights.contains(Rights::LIST) || r.rights.contains(Rights::READ))
-        })
-    }
-
     /// A policy with no rules and nothing allowed but what `mode` names, for tests.
     #[cfg(test)]
     pub fn bare(mode: Mode) -> Policy {
