@@ -14,7 +14,9 @@
 //! comparisons, `!`); `[[ … ]]` with `-n`, `-z`, `==`, `=`, `!=`, integer comparisons of plain
 //! numbers, `!`, `&&`, `||` and parentheses; each alone or negated with `!`. A pattern is
 //! decided not to match only when it matches neither as written nor with case ignored (bash's
-//! `nocasematch`, which the walk does not follow).
+//! `nocasematch`, which the walk does not follow). Left undecided: a `test` or `[` that a
+//! function or alias of the program may replace, `[[ ]]` numbers with a leading zero (octal
+//! there), and matches whose cost (the product of the lengths) is over a bound.
 
 use brush_parser::ast;
 
