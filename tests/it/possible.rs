@@ -62,6 +62,26 @@ fn explain_certainty(lab: &Lab, mode: &str, program: &str, target: &Path) -> (St
     (a["certainty"].as_str().unwrap_or("").to_string(), a["held_by"].as_str().unwrap_or("").to_string())
 }
 
+/// `program` reads the canary only possibly, the kernel refuses that read at 0467 (as root or
+/// as nobody) and leaves the canary as it was, and at 4467 the same program reads it.
+fn held_by_the_kernel(lab: &Lab, program: &str, canary: &Path, before: &str, nobody: bool) {
+    assert_eq!(
+        explain_certainty(lab, "0467", program, canary),
+        ("possible".to_string(), "kernel".to_string()),
+        "{program}"
+    );
+    let run = |mode: &str| -> Output {
+        let mut c = lab.command(mode, program);
+        if nobody { as_nobody(lab, c).output().unwrap() } else { c.output().unwrap() }
+    };
+    let out = run("0467");
+    kernel_refused(&out, &[]);
+    assert!(!text(&out.stdout).contains("SYSTEM CANARY"), "{program}: the canary was read");
+    assert_eq!(read(canary), before);
+    // Positive control: where the mode allows system read, the same program reads it.
+    assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
+}
+
 #[test]
 fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
     for nobody in [false, true] {
@@ -82,21 +102,7 @@ fn a_path_given_to_an_unknown_program_or_a_function_is_held_by_the_kernel() {
             format!("read -r w < name; if [ \"$w\" = f ]; then cat {c}; else echo other; fi"),
             format!("read -r w < name; if [[ $w == g ]]; then echo g; elif true; then cat {c}; fi"),
         ] {
-            assert_eq!(
-                explain_certainty(&lab, "0467", &program, &canary),
-                ("possible".to_string(), "kernel".to_string()),
-                "{program}"
-            );
-            let run = |mode: &str| -> Output {
-                let mut c = lab.command(mode, &program);
-                if nobody { as_nobody(&lab, c).output().unwrap() } else { c.output().unwrap() }
-            };
-            let out = run("0467");
-            kernel_refused(&out, &[]);
-            assert!(!text(&out.stdout).contains("SYSTEM CANARY"), "{program}: the canary was read");
-            assert_eq!(read(&canary), before);
-            // Positive control: where the mode allows system read, the same program reads it.
-            assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
+            held_by_the_kernel(&lab, &program, &canary, &before, nobody);
         }
         // A `case` on a word the analysis knows: its branch's read is known, and needs its bit.
         let known = format!("case f in f) cat {c};; esac");
@@ -126,26 +132,7 @@ fn a_branch_the_known_values_rule_out_rests_on_the_kernel() {
             format!("x=$(command -v cat); case \"$x\" in cat) echo same;; *) cat {c};; esac"),
             format!("for f in {ws}/*; do if [ \"$f\" = {ws}/name ]; then cat {c}; fi; done"),
         ] {
-            assert_eq!(
-                explain_certainty(&lab, "0467", &program, &canary),
-                ("possible".to_string(), "kernel".to_string()),
-                "{program}"
-            );
-            let run = |mode: &str| -> Output {
-                let c = lab.command(mode, &program);
-                if nobody {
-                    as_nobody(&lab, c).output().unwrap()
-                } else {
-                    let mut c = c;
-                    c.output().unwrap()
-                }
-            };
-            let out = run("0467");
-            kernel_refused(&out, &[]);
-            assert!(!text(&out.stdout).contains("SYSTEM CANARY"), "{program}: the canary was read");
-            assert_eq!(read(&canary), before);
-            // Positive control: where the mode allows system read, the same branch reads it.
-            assert_eq!(ok(&run("4467")), "SYSTEM CANARY\n", "{program} at 4467");
+            held_by_the_kernel(&lab, &program, &canary, &before, nobody);
         }
         // A possible access is held only where the rules refuse it: `/proc` is read by every
         // program. Such an access in a branch ruled out needs its bit, and nothing runs.
