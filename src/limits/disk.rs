@@ -8,13 +8,15 @@
 //! limit fails with ENOSPC; every other access goes on.
 //!
 //! What the run added is counted per file, in allocated blocks: what each file it wrote has
-//! gained since the run first wrote it, and each write let through that has not shown yet. A
-//! file the run deleted stops counting once no process of the run holds it open. An event does
-//! not say whether it is a read or a write, so the keeper reads the waiting thread's call
-//! (`/proc/TID/syscall`): a read goes on uncounted; a write counts all of its range until it is
-//! made (with an appending descriptor it lands at the end, wherever the event says); allocating
-//! calls and page faults count the range's holes; a shared mapping counts its holes at once.
-//! Core files, which the kernel writes without an event, are off for a run with the limit.
+//! gained since the run first wrote it, and what the writes let through to it may still add
+//! (until each of their threads makes its next call or ends, all of their length less what the
+//! file gained since the first of them). A file the run deleted stops counting once no process
+//! of the run holds it open. An event does not say whether it is a read or a write, so the
+//! keeper reads the waiting thread's call (`/proc/TID/syscall`): a read goes on uncounted; a
+//! write counts all of its range until it is made (with an appending descriptor it lands at
+//! the end, wherever the event says); allocating calls and page faults count the range's
+//! holes; a shared mapping counts its holes at once. Core files, which the kernel writes
+//! without an event, are off for a run with the limit.
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -179,21 +181,25 @@ struct Tracked {
     handle: Option<Vec<u8>>,
     /// Deleted, and held open by no process of the run.
     gone: bool,
+    /// Threads whose write to it was let through and may not be made yet.
+    writers: u32,
+    /// Its allocation when the first of those writes was let through.
+    mark: u64,
+    /// What those writes may add, all together.
+    owed: u64,
 }
 
 impl Tracked {
+    /// What it gained, and what the writes let through may still add. Writes to one file land
+    /// in any order and in pieces, so none is taken for made by what the file shows: together
+    /// they may still add what they owe less what the file gained since the first of them.
     fn added(&self) -> u64 {
-        if self.gone { 0 } else { self.now.max(self.floor).saturating_sub(self.base) }
+        if self.gone {
+            return 0;
+        }
+        let owing = if self.writers == 0 { 0 } else { self.owed.saturating_sub(self.now.saturating_sub(self.mark)) };
+        self.now.max(self.floor).saturating_sub(self.base) + owing
     }
-}
-
-/// A write let through and perhaps not made yet: each thread makes one call at a time, so its
-/// next event, or its file showing the room taken, ends it.
-struct Pending {
-    key: (u64, u64),
-    bytes: u64,
-    /// The file's allocation once the write is made.
-    expect: u64,
 }
 
 /// What the keeper keeps of the disk limit: the group, and what the run added.
@@ -207,10 +213,12 @@ pub struct Counter {
     /// read when the keeper has ended, however it ended.
     shared: Option<&'static [AtomicU64; 2]>,
     files: HashMap<(u64, u64), Tracked>,
-    /// What the files added, kept as they change (every event would otherwise add them up).
+    /// What the files added and may still add, kept as they change (every event would
+    /// otherwise add them up).
     files_added: u64,
-    pending: HashMap<i32, Pending>,
-    pending_bytes: u64,
+    /// The file each thread's write let through went to: one call at a time, so the thread's
+    /// next event, or its end, says the write was made.
+    pending: HashMap<i32, (u64, u64)>,
     /// A descriptor on each scratch filesystem, to open handles on.
     roots: Vec<(u64, OwnedFd)>,
     used: u64,
@@ -255,7 +263,6 @@ impl Counter {
             files: HashMap::new(),
             files_added: 0,
             pending: HashMap::new(),
-            pending_bytes: 0,
             roots,
             used: 0,
             peak: 0,
@@ -287,7 +294,6 @@ impl Counter {
             files: HashMap::new(),
             files_added: 0,
             pending: HashMap::new(),
-            pending_bytes: 0,
             roots,
             used: carried,
             peak: carried,
@@ -350,10 +356,10 @@ impl Counter {
         let key = (st.st_dev, st.st_ino);
         let allocated = st.st_blocks as u64 * 512;
         // The thread's previous call has ended.
-        if let Some(p) = self.pending.remove(&tid) {
-            self.pending_bytes -= p.bytes;
-            if p.key != key {
-                self.look_again(p.key);
+        if let Some(was) = self.pending.remove(&tid) {
+            self.made(was);
+            if was != key {
+                self.look_again(was);
             }
         }
         // An inode number is given again once its file is gone: a file with another handle is a
@@ -364,6 +370,7 @@ impl Counter {
             if self.files.get(&key).is_some_and(|t| t.handle != this) {
                 self.change(key, |t| t.gone = true);
                 self.files.remove(&key);
+                self.pending.retain(|_, k| *k != key);
             }
         }
         let size = st.st_size as u64;
@@ -414,10 +421,15 @@ impl Counter {
                     t.mapped = true;
                 });
             } else {
-                // Other threads' writes to the file may come first: each is expected on top.
-                let before: u64 = self.pending.values().filter(|p| p.key == key).map(|p| p.bytes).sum();
-                self.pending.insert(tid, Pending { key, bytes: growth, expect: allocated + before + growth });
-                self.pending_bytes += growth;
+                self.change(key, |t| {
+                    if t.writers == 0 {
+                        t.mark = allocated;
+                        t.owed = 0;
+                    }
+                    t.writers += 1;
+                    t.owed += growth;
+                });
+                self.pending.insert(tid, key);
             }
             self.total();
             return true;
@@ -444,7 +456,17 @@ impl Counter {
                 let handle = handle(file.as_raw_fd());
                 self.files.insert(
                     key,
-                    Tracked { base: allocated, now: allocated, floor: 0, mapped: false, handle, gone: false },
+                    Tracked {
+                        base: allocated,
+                        now: allocated,
+                        floor: 0,
+                        mapped: false,
+                        handle,
+                        gone: false,
+                        writers: 0,
+                        mark: 0,
+                        owed: 0,
+                    },
                 );
             }
             false => {}
@@ -460,9 +482,20 @@ impl Counter {
         }
     }
 
+    /// A thread's write to the file `key` was made: once none is left, the file has all it
+    /// will get from them.
+    fn made(&mut self, key: (u64, u64)) {
+        self.change(key, |t| {
+            t.writers = t.writers.saturating_sub(1);
+            if t.writers == 0 {
+                t.owed = 0;
+            }
+        });
+    }
+
     /// What the run added, with the writes let through and perhaps not made yet.
     fn total(&mut self) -> u64 {
-        self.used = self.carried + self.files_added + self.pending_bytes;
+        self.used = self.carried + self.files_added;
         self.peak = self.peak.max(self.used);
         self.publish();
         self.used
@@ -484,7 +517,7 @@ impl Counter {
     }
 
     /// Looks at every file the run wrote again: what it has now, whether it is gone, and which
-    /// writes let through have been made.
+    /// threads with a write let through have ended.
     fn recount(&mut self, run: &dyn Fn() -> Vec<i32>) {
         let mut open: Option<Vec<(u64, u64)>> = None;
         let keys: Vec<(u64, u64)> = self.files.iter().filter(|(_, t)| !t.gone).map(|(k, _)| *k).collect();
@@ -496,12 +529,17 @@ impl Counter {
                 self.change(key, |t| t.gone = !held);
             }
         }
-        let files = &self.files;
-        self.pending.retain(|tid, p| {
-            let made = files.get(&p.key).is_none_or(|t| t.gone || t.now >= p.expect);
-            !made && std::path::Path::new(&format!("/proc/{tid}")).exists()
+        let mut made = Vec::new();
+        self.pending.retain(|tid, key| {
+            let running = std::path::Path::new(&format!("/proc/{tid}")).exists();
+            if !running {
+                made.push(*key);
+            }
+            running
         });
-        self.pending_bytes = self.pending.values().map(|p| p.bytes).sum();
+        for key in made {
+            self.made(key);
+        }
         self.total();
     }
 }
@@ -696,5 +734,31 @@ mod tests {
         assert_eq!(range_of(&info), Some((4096, 8192)));
         assert_eq!(range_of(&info[..8]), None);
         assert_eq!(range_of(&[6, 0, 0, 0]), None);
+    }
+
+    #[test]
+    fn writes_to_one_file_owe_their_length_less_what_it_gained_whichever_landed() {
+        const M: u64 = 1 << 20;
+        let file = |now: u64, writers: u32, owed: u64| Tracked {
+            base: 0,
+            now,
+            floor: 0,
+            mapped: false,
+            handle: None,
+            gone: false,
+            writers,
+            mark: M,
+            owed,
+        };
+        // Two writes of 4 MiB let through when the file had 1 MiB: nothing shown yet, then one
+        // of them made (which one the file cannot say), then both.
+        assert_eq!(file(M, 2, 8 * M).added(), 9 * M);
+        assert_eq!(file(5 * M, 2, 8 * M).added(), 9 * M);
+        assert_eq!(file(9 * M, 2, 8 * M).added(), 9 * M);
+        // A truncation under them gives nothing back of what they owe.
+        assert_eq!(file(0, 2, 8 * M).added(), 8 * M);
+        // Once no thread with a write let through is left, the file counts what it has.
+        assert_eq!(file(5 * M, 0, 0).added(), 5 * M);
+        assert_eq!(Tracked { gone: true, ..file(5 * M, 2, 8 * M) }.added(), 0);
     }
 }
