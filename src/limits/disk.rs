@@ -183,21 +183,31 @@ struct Tracked {
     gone: bool,
     /// Threads whose write to it was let through and may not be made yet.
     writers: u32,
-    /// Its allocation when the first of those writes was let through.
-    mark: u64,
     /// What those writes may add, all together.
+    unmade: u64,
+    /// Its allocation when the first of the writes `owed` counts was let through.
+    mark: u64,
+    /// What the writes let through since `mark` were let through for, made or not (it starts
+    /// again once no writer is left).
     owed: u64,
 }
 
 impl Tracked {
     /// What it gained, and what the writes let through may still add. Writes to one file land
-    /// in any order and in pieces, so none is taken for made by what the file shows: together
-    /// they may still add what they owe less what the file gained since the first of them.
+    /// in any order and in pieces, so none is taken for made by what the file shows. The
+    /// writes not made may add all of their length, and no more than the run's writes owe
+    /// less what the file gained since the first of them (what a made write gained is at most
+    /// its length). A file a shared mapping fills gains without telling, and its floor counts
+    /// that already: its writes not made count whole.
     fn added(&self) -> u64 {
         if self.gone {
             return 0;
         }
-        let owing = if self.writers == 0 { 0 } else { self.owed.saturating_sub(self.now.saturating_sub(self.mark)) };
+        let owing = match self.writers {
+            0 => 0,
+            _ if self.mapped => self.unmade,
+            _ => self.unmade.min(self.owed.saturating_sub(self.now.saturating_sub(self.mark))),
+        };
         self.now.max(self.floor).saturating_sub(self.base) + owing
     }
 }
@@ -216,9 +226,9 @@ pub struct Counter {
     /// What the files added and may still add, kept as they change (every event would
     /// otherwise add them up).
     files_added: u64,
-    /// The file each thread's write let through went to: one call at a time, so the thread's
-    /// next event, or its end, says the write was made.
-    pending: HashMap<i32, (u64, u64)>,
+    /// The file each thread's write let through went to, and its length: one call at a time,
+    /// so the thread's next event, or its end, says the write was made.
+    pending: HashMap<i32, ((u64, u64), u64)>,
     /// A descriptor on each scratch filesystem, to open handles on.
     roots: Vec<(u64, OwnedFd)>,
     used: u64,
@@ -356,8 +366,8 @@ impl Counter {
         let key = (st.st_dev, st.st_ino);
         let allocated = st.st_blocks as u64 * 512;
         // The thread's previous call has ended.
-        if let Some(was) = self.pending.remove(&tid) {
-            self.made(was);
+        if let Some((was, bytes)) = self.pending.remove(&tid) {
+            self.made(was, bytes);
             if was != key {
                 self.look_again(was);
             }
@@ -370,7 +380,7 @@ impl Counter {
             if self.files.get(&key).is_some_and(|t| t.handle != this) {
                 self.change(key, |t| t.gone = true);
                 self.files.remove(&key);
-                self.pending.retain(|_, k| *k != key);
+                self.pending.retain(|_, (k, _)| *k != key);
             }
         }
         let size = st.st_size as u64;
@@ -404,7 +414,12 @@ impl Counter {
         // A mapped file is kept even when it has no hole yet: what makes it longer counts.
         self.seen(key, file, allocated, growth > 0 || mapped);
         if mapped && growth == 0 {
-            self.change(key, |t| t.mapped = true);
+            // What it has now counts while it is mapped: a hole punched under the mapping is
+            // filled again through it without an event.
+            self.change(key, |t| {
+                t.mapped = true;
+                t.floor = t.floor.max(allocated);
+            });
         }
         if growth == 0 {
             self.total();
@@ -425,11 +440,13 @@ impl Counter {
                     if t.writers == 0 {
                         t.mark = allocated;
                         t.owed = 0;
+                        t.unmade = 0;
                     }
                     t.writers += 1;
                     t.owed += growth;
+                    t.unmade += growth;
                 });
-                self.pending.insert(tid, key);
+                self.pending.insert(tid, (key, growth));
             }
             self.total();
             return true;
@@ -464,6 +481,7 @@ impl Counter {
                         handle,
                         gone: false,
                         writers: 0,
+                        unmade: 0,
                         mark: 0,
                         owed: 0,
                     },
@@ -484,11 +502,13 @@ impl Counter {
 
     /// A thread's write to the file `key` was made: once none is left, the file has all it
     /// will get from them.
-    fn made(&mut self, key: (u64, u64)) {
+    fn made(&mut self, key: (u64, u64), bytes: u64) {
         self.change(key, |t| {
             t.writers = t.writers.saturating_sub(1);
+            t.unmade = t.unmade.saturating_sub(bytes);
             if t.writers == 0 {
                 t.owed = 0;
+                t.unmade = 0;
             }
         });
     }
@@ -501,18 +521,24 @@ impl Counter {
         self.used
     }
 
-    /// Looks at one file again through its handle; `Err` with the errno when it cannot.
-    fn look_again(&mut self, key: (u64, u64)) -> Option<i32> {
-        let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd())?;
-        let h = self.files.get(&key)?.handle.as_ref()?;
+    /// Looks at one file again through its handle: whether it is still linked, and what it
+    /// has now.
+    fn look_again(&mut self, key: (u64, u64)) -> Look {
+        let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd());
+        let h = self.files.get(&key).and_then(|t| t.handle.as_ref());
+        let (Some(root), Some(h)) = (root, h) else { return Look::Unseen };
         match by_handle(root, h) {
-            Ok(fd) => {
-                if let Some(st) = fstat(fd.as_raw_fd()) {
+            Ok(fd) => match fstat(fd.as_raw_fd()) {
+                Some(st) => {
                     self.change(key, |t| t.now = st.st_blocks as u64 * 512);
+                    // Deleted and not yet freed: the last close of a file can be finished
+                    // by the kernel a little later, and until then its handle still opens.
+                    if st.st_nlink == 0 { Look::Deleted } else { Look::Linked }
                 }
-                None
-            }
-            Err(e) => Some(e),
+                None => Look::Unseen,
+            },
+            Err(libc::ESTALE) => Look::Deleted,
+            Err(_) => Look::Unseen,
         }
     }
 
@@ -524,24 +550,34 @@ impl Counter {
         for key in keys {
             // Deleted: gone, unless a process of the run still holds it open. A file that
             // cannot be looked at again keeps what it was last seen to have.
-            if self.look_again(key) == Some(libc::ESTALE) {
+            if self.look_again(key) == Look::Deleted {
                 let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
                 self.change(key, |t| t.gone = !held);
             }
         }
         let mut made = Vec::new();
-        self.pending.retain(|tid, key| {
+        self.pending.retain(|tid, (key, bytes)| {
             let running = std::path::Path::new(&format!("/proc/{tid}")).exists();
             if !running {
-                made.push(*key);
+                made.push((*key, *bytes));
             }
             running
         });
-        for key in made {
-            self.made(key);
+        for (key, bytes) in made {
+            self.made(key, bytes);
         }
         self.total();
     }
+}
+
+/// What a file looked at again through its handle is.
+#[derive(PartialEq, Eq)]
+enum Look {
+    Linked,
+    /// Deleted: it counts only while a process of the run holds it open.
+    Deleted,
+    /// Not known (no handle, or it cannot be opened): it keeps what it was last seen to have.
+    Unseen,
 }
 
 /// Answers the event that came with the descriptor `fd`: on, or refused with ENOSPC. A number
@@ -737,9 +773,11 @@ mod tests {
     }
 
     #[test]
-    fn writes_to_one_file_owe_their_length_less_what_it_gained_whichever_landed() {
+    fn writes_not_made_count_whole_less_what_the_file_gained_for_them() {
         const M: u64 = 1 << 20;
-        let file = |now: u64, writers: u32, owed: u64| Tracked {
+        const K: u64 = 1 << 10;
+        // A file that had 1 MiB when the first write counted was let through.
+        let file = |now: u64, writers: u32, unmade: u64, owed: u64| Tracked {
             base: 0,
             now,
             floor: 0,
@@ -747,18 +785,26 @@ mod tests {
             handle: None,
             gone: false,
             writers,
+            unmade,
             mark: M,
             owed,
         };
-        // Two writes of 4 MiB let through when the file had 1 MiB: nothing shown yet, then one
-        // of them made (which one the file cannot say), then both.
-        assert_eq!(file(M, 2, 8 * M).added(), 9 * M);
-        assert_eq!(file(5 * M, 2, 8 * M).added(), 9 * M);
-        assert_eq!(file(9 * M, 2, 8 * M).added(), 9 * M);
+        // Two writes of 4 MiB: nothing shown yet; one landed (which one the file cannot say);
+        // one made (its thread went on), the other not landed yet; both landed.
+        assert_eq!(file(M, 2, 8 * M, 8 * M).added(), 9 * M);
+        assert_eq!(file(5 * M, 2, 8 * M, 8 * M).added(), 9 * M);
+        assert_eq!(file(5 * M, 1, 4 * M, 8 * M).added(), 9 * M);
+        assert_eq!(file(9 * M, 1, 4 * M, 8 * M).added(), 9 * M);
+        // Two threads rewriting the file in place, 64 KiB at a time: the many writes made owe
+        // nothing more, only the two not made count.
+        assert_eq!(file(M, 2, 128 * K, 7 * M).added(), M + 128 * K);
         // A truncation under them gives nothing back of what they owe.
-        assert_eq!(file(0, 2, 8 * M).added(), 8 * M);
+        assert_eq!(file(0, 2, 8 * M, 8 * M).added(), 8 * M);
+        // What a shared mapping filled is its floor's, not the writes': they count whole.
+        let mapped = Tracked { mapped: true, floor: 5 * M, ..file(5 * M, 1, 4 * M, 4 * M) };
+        assert_eq!(mapped.added(), 9 * M);
         // Once no thread with a write let through is left, the file counts what it has.
-        assert_eq!(file(5 * M, 0, 0).added(), 5 * M);
-        assert_eq!(Tracked { gone: true, ..file(5 * M, 2, 8 * M) }.added(), 0);
+        assert_eq!(file(5 * M, 0, 0, 0).added(), 5 * M);
+        assert_eq!(Tracked { gone: true, ..file(5 * M, 2, 8 * M, 8 * M) }.added(), 0);
     }
 }

@@ -717,6 +717,34 @@ try:
 except OSError as e: print("reused", errno.errorcode[e.errno], 0)
 import glob
 [os.unlink(x) for x in glob.glob(f + ".*")]
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+def both(g):
+    n = (os.stat(f).st_blocks + os.stat(g).st_blocks) * 512; os.unlink(f); os.unlink(g); return n // M
+# A hole punched under a shared mapping of a file with none, filled again through it: no event.
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+os.write(fd, bytes(4 * M))
+p = libc.mmap(None, 4 * M, 3, 1, fd, 0)
+libc.fallocate(fd, 3, 0, 4 * M)
+gd = os.open(f + ".g", os.O_WRONLY | os.O_CREAT)
+r = fill(lambda i: os.write(gd, bytes(M)))
+ctypes.memset(p, 2, 4 * M); libc.munmap(ctypes.c_void_p(p), 4 * M)
+print("punched", r, both(f + ".g")); os.close(fd); os.close(gd)
+# Writes let through and waiting (a splice from an empty pipe) while a shared mapping fills
+# the same file: what the mapping filled is not what they owe.
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
+pipes = [os.pipe() for i in range(4)]
+import fcntl, time
+[fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, M) for r, w in pipes]
+ts = [threading.Thread(target=os.splice, args=(pipes[i][0], fd, M), kwargs=dict(offset_dst=(4 + i) * M)) for i in range(4)]
+[t.start() for t in ts]; time.sleep(0.3)
+os.ftruncate(fd, 4 * M)
+p = libc.mmap(None, 4 * M, 3, 1, fd, 0)
+ctypes.memset(p, 1, 4 * M); os.pread(fd, 1, 0)
+gd = os.open(f + ".g", os.O_WRONLY | os.O_CREAT)
+r = fill(lambda i: os.write(gd, bytes(M)))
+[os.write(w, bytes(M)) for r_, w in pipes]; [t.join() for t in ts]
+libc.munmap(ctypes.c_void_p(p), 4 * M)
+print("spliced", r, both(f + ".g")); os.close(fd); os.close(gd)
 # Twelve threads writing 4 MiB each into one file at once, four times: the writes land in any
 # order, and in pieces.
 for round in range(4):
@@ -735,7 +763,7 @@ for round in range(4):
     let stdout = text(&out.stdout);
     let _ = std::fs::remove_file(&f);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 11, "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(lines.len(), 13, "{stdout}\n{}", text(&out.stderr));
     for line in lines {
         let words: Vec<&str> = line.split(' ').collect();
         let took: u64 = words.last().and_then(|w| w.parse().ok()).unwrap_or(u64::MAX);
@@ -743,6 +771,55 @@ for round in range(4):
         assert!(!line.contains(" all "), "{line}: every write went through");
     }
     reached(&out, "disk_limit", "8 MiB");
+}
+
+#[test]
+fn threads_rewriting_a_file_in_place_are_not_refused() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("rewritten");
+    // A database's shape: two threads rewrite a 1 MiB file, 64 KiB at a time, 800 writes in
+    // all (50 MiB written, nothing added), under an 8 MiB bound.
+    let program = format!(
+        r#"python3 -c '
+import os, threading
+M, K = 1 << 20, 64 << 10
+fd = os.open("{f}", os.O_RDWR | os.O_CREAT)
+os.write(fd, bytes(M))
+done = []
+def rewrite(i):
+    for j in range(400): os.pwrite(fd, bytes(K), ((2 * j + i) * K) % M)
+    done.append(i)
+ts = [threading.Thread(target=rewrite, args=(i,)) for i in range(2)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(len(done), os.stat("{f}").st_blocks * 512 // M)
+'"#
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let _ = std::fs::remove_file(&f);
+    assert_eq!(text(&out.stdout), "2 1\n", "{}", text(&out.stderr));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(limit_lines(&out).is_empty(), "{:?}", limit_lines(&out));
+}
+
+#[test]
+fn a_deleted_file_only_a_process_outside_the_run_holds_stops_counting() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("held-outside");
+    std::fs::write(&f, b"").unwrap();
+    // A process outside the run keeps the file open: deleted, it is not freed, and its handle
+    // still opens. The run wrote 6 MiB into it and deleted it; 6 MiB more elsewhere fit 8 MiB.
+    let holder = Command::new("sleep").arg("60").stdin(std::fs::File::open(&f).unwrap()).spawn().unwrap();
+    let program = format!(
+        "dd if=/dev/zero of={f} bs=1M count=6 2>/dev/null; rm {f}
+dd if=/dev/zero of={f}.b bs=1M count=6 2>/dev/null; echo $?; rm -f {f}.b"
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let mut holder = holder;
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let _ = std::fs::remove_file(&f);
+    assert_eq!(text(&out.stdout), "0\n", "{}", text(&out.stderr));
+    assert!(limit_lines(&out).is_empty(), "{:?}", limit_lines(&out));
 }
 
 #[test]
