@@ -8,15 +8,15 @@
 //! limit fails with ENOSPC; every other access goes on.
 //!
 //! What the run added is counted per file, in allocated blocks: what each file it wrote has
-//! gained since the run first wrote it, and what the writes let through to it may still add
-//! (until each of their threads makes its next call or ends, all of their length less what the
-//! file gained since the first of them). A file the run deleted stops counting once no process
-//! of the run holds it open. An event does not say whether it is a read or a write, so the
-//! keeper reads the waiting thread's call (`/proc/TID/syscall`): a read goes on uncounted; a
-//! write counts all of its range until it is made (with an appending descriptor it lands at
-//! the end, wherever the event says); allocating calls and page faults count the range's
-//! holes; a shared mapping counts its holes at once. Core files, which the kernel writes
-//! without an event, are off for a run with the limit.
+//! gained since the run first wrote it, and what the writes let through to it and not made
+//! may still add (see `Tracked::added`); a write is made when its thread makes its next call
+//! or ends. A file the run deleted stops counting once no process of the run holds it open. An
+//! event does not say whether it is a read or a write, so the keeper reads the waiting thread's
+//! call (`/proc/TID/syscall`): a read goes on uncounted; a write counts all of its range until
+//! it is made (with an appending descriptor it lands at the end, wherever the event says);
+//! allocating calls and page faults count the range's holes; a shared mapping counts the
+//! file's holes at once, and what the file has while it may be mapped. Core files, which the
+//! kernel writes without an event, are off for a run with the limit.
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
