@@ -521,23 +521,23 @@ impl Counter {
         self.used
     }
 
-    /// Looks at one file again through its handle: whether it is still linked, and what it
-    /// has now.
+    /// Looks at one file again through its handle: whether the kernel still has it, and what
+    /// it has now.
     fn look_again(&mut self, key: (u64, u64)) -> Look {
         let root = self.roots.iter().find(|(dev, _)| *dev == key.0).map(|(_, fd)| fd.as_raw_fd());
         let h = self.files.get(&key).and_then(|t| t.handle.as_ref());
         let (Some(root), Some(h)) = (root, h) else { return Look::Unseen };
         match by_handle(root, h) {
-            Ok(fd) => match fstat(fd.as_raw_fd()) {
-                Some(st) => {
+            // Still there, deleted or not. A deleted file whose handle still opens is held by
+            // something (a descriptor in a socket, a mapping, a thread's own descriptor table,
+            // a process outside the run) that the run may take it back from: it keeps counting.
+            Ok(fd) => {
+                if let Some(st) = fstat(fd.as_raw_fd()) {
                     self.change(key, |t| t.now = st.st_blocks as u64 * 512);
-                    // Deleted and not yet freed: the last close of a file can be finished
-                    // by the kernel a little later, and until then its handle still opens.
-                    if st.st_nlink == 0 { Look::Deleted } else { Look::Linked }
                 }
-                None => Look::Unseen,
-            },
-            Err(libc::ESTALE) => Look::Deleted,
+                Look::There
+            }
+            Err(libc::ESTALE) => Look::Freed,
             Err(_) => Look::Unseen,
         }
     }
@@ -550,7 +550,7 @@ impl Counter {
         for key in keys {
             // Deleted: gone, unless a process of the run still holds it open. A file that
             // cannot be looked at again keeps what it was last seen to have.
-            if self.look_again(key) == Look::Deleted {
+            if self.look_again(key) == Look::Freed {
                 let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
                 self.change(key, |t| t.gone = !held);
             }
@@ -573,9 +573,10 @@ impl Counter {
 /// What a file looked at again through its handle is.
 #[derive(PartialEq, Eq)]
 enum Look {
-    Linked,
-    /// Deleted: it counts only while a process of the run holds it open.
-    Deleted,
+    There,
+    /// Its handle no longer opens: deleted, it counts only while a process of the run holds
+    /// it open.
+    Freed,
     /// Not known (no handle, or it cannot be opened): it keeps what it was last seen to have.
     Unseen,
 }
