@@ -233,6 +233,9 @@ pub struct Counter {
     roots: Vec<(u64, OwnedFd)>,
     used: u64,
     pub peak: u64,
+    /// A deleted file, held by no process of the run that the keeper can see, was still there
+    /// at the last look.
+    lingering: bool,
     /// Writes refused with ENOSPC.
     pub refused: u64,
     /// The file of the first refused write.
@@ -276,6 +279,7 @@ impl Counter {
             roots,
             used: 0,
             peak: 0,
+            lingering: false,
             refused: 0,
             first: None,
             added_then: 0,
@@ -307,6 +311,7 @@ impl Counter {
             roots,
             used: carried,
             peak: carried,
+            lingering: false,
             refused: 0,
             first: None,
             added_then: 0,
@@ -428,6 +433,14 @@ impl Counter {
         if self.total() + growth > self.limit {
             self.recount(run);
         }
+        // A file deleted a moment ago can still be there: the kernel may finish its last close
+        // a little later. Before a refusal that such files decide, they get that moment.
+        let mut waits = 0;
+        while self.lingering && self.used + growth > self.limit && waits < LINGER_WAITS {
+            std::thread::sleep(LINGER_STEP);
+            self.recount(run);
+            waits += 1;
+        }
         if self.used + growth <= self.limit {
             if mapped {
                 // A mapping fills its holes whenever it writes to them: counted now.
@@ -531,12 +544,13 @@ impl Counter {
             // Still there, deleted or not. A deleted file whose handle still opens is held by
             // something (a descriptor in a socket, a mapping, a thread's own descriptor table,
             // a process outside the run) that the run may take it back from: it keeps counting.
-            Ok(fd) => {
-                if let Some(st) = fstat(fd.as_raw_fd()) {
+            Ok(fd) => match fstat(fd.as_raw_fd()) {
+                Some(st) => {
                     self.change(key, |t| t.now = st.st_blocks as u64 * 512);
+                    if st.st_nlink == 0 { Look::Unlinked } else { Look::There }
                 }
-                Look::There
-            }
+                None => Look::There,
+            },
             Err(libc::ESTALE) => Look::Freed,
             Err(_) => Look::Unseen,
         }
@@ -547,12 +561,20 @@ impl Counter {
     fn recount(&mut self, run: &dyn Fn() -> Vec<i32>) {
         let mut open: Option<Vec<(u64, u64)>> = None;
         let keys: Vec<(u64, u64)> = self.files.iter().filter(|(_, t)| !t.gone).map(|(k, _)| *k).collect();
+        self.lingering = false;
         for key in keys {
             // Deleted: gone, unless a process of the run still holds it open. A file that
             // cannot be looked at again keeps what it was last seen to have.
-            if self.look_again(key) == Look::Freed {
-                let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
-                self.change(key, |t| t.gone = !held);
+            match self.look_again(key) {
+                Look::Freed => {
+                    let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
+                    self.change(key, |t| t.gone = !held);
+                }
+                Look::Unlinked => {
+                    let held = open.get_or_insert_with(|| open_files(&run())).contains(&key);
+                    self.lingering |= !held;
+                }
+                Look::There | Look::Unseen => {}
             }
         }
         let mut made = Vec::new();
@@ -570,10 +592,17 @@ impl Counter {
     }
 }
 
+/// How long a refusal that deleted files still there decide waits for the kernel to free
+/// them: `LINGER_WAITS` looks, `LINGER_STEP` apart.
+const LINGER_WAITS: u32 = 10;
+const LINGER_STEP: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// What a file looked at again through its handle is.
 #[derive(PartialEq, Eq)]
 enum Look {
     There,
+    /// Deleted and still there: it counts (see [`Counter::look_again`]).
+    Unlinked,
     /// Its handle no longer opens: deleted, it counts only while a process of the run holds
     /// it open.
     Freed,

@@ -745,6 +745,18 @@ r = fill(lambda i: os.write(gd, bytes(M)))
 [os.write(w, bytes(M)) for r_, w in pipes]; [t.join() for t in ts]
 libc.munmap(ctypes.c_void_p(p), 4 * M)
 print("spliced", r, both(f + ".g")); os.close(fd); os.close(gd)
+# Deleted files held only by descriptors sent over a socket count: the run can take them back.
+import socket
+sa, sb = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+sent = []
+def send(i):
+    g = "%s.s%d" % (f, i)
+    gd = os.open(g, os.O_RDWR | os.O_CREAT)
+    try: os.write(gd, bytes(3 * M))
+    finally: socket.send_fds(sa, [b"x"], [gd]); os.close(gd); os.unlink(g); sent.append(i)
+r = fill(send)
+back = [socket.recv_fds(sb, 10, 1)[1][0] for i in sent]
+print("sent", r, sum(os.fstat(x).st_blocks for x in back) * 512 // M); [os.close(x) for x in back]
 # Twelve threads writing 4 MiB each into one file at once, four times: the writes land in any
 # order, and in pieces.
 for round in range(4):
@@ -763,7 +775,7 @@ for round in range(4):
     let stdout = text(&out.stdout);
     let _ = std::fs::remove_file(&f);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 13, "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(lines.len(), 14, "{stdout}\n{}", text(&out.stderr));
     for line in lines {
         let words: Vec<&str> = line.split(' ').collect();
         let took: u64 = words.last().and_then(|w| w.parse().ok()).unwrap_or(u64::MAX);
