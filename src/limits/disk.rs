@@ -390,6 +390,9 @@ impl Counter {
         }
         let size = st.st_size as u64;
         let is_mapped = self.files.get(&key).is_some_and(|t| t.mapped && !t.gone);
+        // What a write or an allocation on a mapped file makes the file longer by: the mapping,
+        // grown later, may fill all of it.
+        let mut extends = 0;
         let (kind, growth) = match range {
             // A file a shared mapping may fill grows by what a truncation adds (a mapping grown
             // later can reach it without a call); any other truncation allocates nothing.
@@ -406,19 +409,21 @@ impl Counter {
                     Access::Map => holes(file.as_raw_fd(), size, 0, size.max(end)),
                 };
                 // A mapped file made longer by a write or an allocation: the mapping may fill
-                // all that it adds, as after a truncation.
-                match kind {
-                    Access::Write | Access::Allocate if is_mapped => {
-                        (Access::Map, growth.max(end.saturating_sub(size)))
-                    }
-                    _ => (kind, growth),
+                // all that it adds, as after a truncation; that part counts for good, the rest
+                // (what lands where the floor does not reach: an appending write, wherever the
+                // event says it goes) until the write is made.
+                if matches!(kind, Access::Write | Access::Allocate) && is_mapped {
+                    extends = end.saturating_sub(size);
+                    (kind, growth.saturating_sub(extends))
+                } else {
+                    (kind, growth)
                 }
             }
         };
         let mapped = kind == Access::Map;
         // A mapped file is kept even when it has no hole yet: what makes it longer counts.
         self.seen(key, file, allocated, growth > 0 || mapped);
-        if mapped && growth == 0 {
+        if mapped || is_mapped {
             // What it has now counts while it is mapped: a hole punched under the mapping is
             // filled again through it without an event.
             self.change(key, |t| {
@@ -426,29 +431,33 @@ impl Counter {
                 t.floor = t.floor.max(allocated);
             });
         }
-        if growth == 0 {
+        let growth_all = growth + extends;
+        if growth_all == 0 {
             self.total();
             return true;
         }
-        if self.total() + growth > self.limit {
+        if self.total() + growth_all > self.limit {
             self.recount(run);
         }
         // A file deleted a moment ago can still be there: the kernel may finish its last close
         // a little later. Before a refusal that such files decide, they get that moment.
         let mut waits = 0;
-        while self.lingering && self.used + growth > self.limit && waits < LINGER_WAITS {
+        while self.lingering && self.used + growth_all > self.limit && waits < LINGER_WAITS {
             std::thread::sleep(LINGER_STEP);
             self.recount(run);
             waits += 1;
         }
-        if self.used + growth <= self.limit {
+        if self.used + growth_all <= self.limit {
+            if extends > 0 {
+                self.change(key, |t| t.floor = t.floor.max(allocated) + extends);
+            }
             if mapped {
                 // A mapping fills its holes whenever it writes to them: counted now.
                 self.change(key, |t| {
                     t.floor = t.floor.max(allocated) + growth;
                     t.mapped = true;
                 });
-            } else {
+            } else if growth > 0 {
                 self.change(key, |t| {
                     if t.writers == 0 {
                         t.mark = allocated;

@@ -814,6 +814,29 @@ print(len(done), os.stat("{f}").st_blocks * 512 // M)
 }
 
 #[test]
+fn a_mapped_file_rewritten_in_place_is_not_refused() {
+    let lab = lab_for(User::Root);
+    let f = scratch_file("mapped-rewritten");
+    // sqlite with `mmap_size`, LMDB: a 1 MiB file mapped shared and rewritten with writes, 64
+    // KiB at a time, 400 times (25 MiB written, nothing added), under an 8 MiB bound.
+    let program = format!(
+        r#"python3 -c '
+import os, mmap
+M, K = 1 << 20, 64 << 10
+fd = os.open("{f}", os.O_RDWR | os.O_CREAT)
+os.write(fd, bytes(M))
+m = mmap.mmap(fd, M, mmap.MAP_SHARED, mmap.PROT_READ)
+for j in range(400): os.pwrite(fd, bytes(K), (j * K) % M)
+print(m[0], os.stat("{f}").st_blocks * 512 // M)
+'"#
+    );
+    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
+    let _ = std::fs::remove_file(&f);
+    assert_eq!(text(&out.stdout), "0 1\n", "{}", text(&out.stderr));
+    assert!(limit_lines(&out).is_empty(), "{:?}", limit_lines(&out));
+}
+
+#[test]
 fn a_killed_keeper_leaves_the_disk_limit_to_the_guard() {
     let lab = lab_for(User::Root);
     let f = scratch_file("killed");
