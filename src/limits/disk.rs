@@ -8,15 +8,15 @@
 //! limit fails with ENOSPC; every other access goes on.
 //!
 //! What the run added is counted per file, in allocated blocks: what each file it wrote has
-//! gained since the run first wrote it, and what the writes let through to it and not made
-//! may still add (see `Tracked::added`); a write is made when its thread makes its next call
-//! or ends. A file the run deleted stops counting once no process of the run holds it open. An
-//! event does not say whether it is a read or a write, so the keeper reads the waiting thread's
-//! call (`/proc/TID/syscall`): a read goes on uncounted; a write counts all of its range until
-//! it is made (with an appending descriptor it lands at the end, wherever the event says);
-//! allocating calls and page faults count the range's holes; a shared mapping counts the
-//! file's holes at once, and what the file has while it may be mapped. Core files, which the
-//! kernel writes without an event, are off for a run with the limit.
+//! gained since the run first wrote it, and what the writes let through to it and not made may
+//! still add (see `Tracked::added`); a write is made when its thread makes its next call or
+//! ends. A file the run deleted counts while the kernel still has it, then while a process of
+//! the run holds it open. An event does not say whether it is a read or a write, so the keeper
+//! reads the waiting thread's call (`/proc/TID/syscall`): a read goes on uncounted; a write
+//! counts all of its range until it is made (with an appending descriptor it lands at the end,
+//! wherever the event says); allocating calls and page faults count the range's holes; a shared
+//! mapping counts the file's holes at once, and what the file has while it may be mapped. Core
+//! files, which the kernel writes without an event, are off for a run with the limit.
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -195,9 +195,9 @@ struct Tracked {
 impl Tracked {
     /// What it gained, and what the writes let through may still add. Writes to one file land
     /// in any order and in pieces, so none is taken for made by what the file shows. The
-    /// writes not made may add all of their length, and no more than the run's writes owe
-    /// less what the file gained since the first of them (what a made write gained is at most
-    /// its length). A file a shared mapping fills gains without telling, and its floor counts
+    /// writes not made may add all of their length, and no more than all the writes let
+    /// through since the first of them owe less what the file gained since (what a made write
+    /// gained is at most its length). A file a shared mapping fills gains without telling, and its floor counts
     /// that already: its writes not made count whole.
     fn added(&self) -> u64 {
         if self.gone {
