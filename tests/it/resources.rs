@@ -785,55 +785,55 @@ for round in range(4):
     reached(&out, "disk_limit", "8 MiB");
 }
 
-#[test]
-fn threads_rewriting_a_file_in_place_are_not_refused() {
+/// Runs `rewrite` (python that rewrites the file `f` in place, its `M` and `K` 1 MiB and 64
+/// KiB, and prints what it names) under an 8 MiB bound: nothing is added, nothing is refused.
+fn rewritten_in_place_under_the_bound(tag: &str, rewrite: &str, printed: &str) {
     let lab = lab_for(User::Root);
-    let f = scratch_file("rewritten");
-    // A database's shape: two threads rewrite a 1 MiB file, 64 KiB at a time, 800 writes in
-    // all (50 MiB written, nothing added), under an 8 MiB bound.
+    let f = scratch_file(tag);
     let program = format!(
         r#"python3 -c '
-import os, threading
-M, K = 1 << 20, 64 << 10
-fd = os.open("{f}", os.O_RDWR | os.O_CREAT)
+import os, threading, mmap
+f, M, K = "{f}", 1 << 20, 64 << 10
+fd = os.open(f, os.O_RDWR | os.O_CREAT)
 os.write(fd, bytes(M))
-done = []
-def rewrite(i):
-    for j in range(400): os.pwrite(fd, bytes(K), ((2 * j + i) * K) % M)
-    done.append(i)
-ts = [threading.Thread(target=rewrite, args=(i,)) for i in range(2)]
-[t.start() for t in ts]; [t.join() for t in ts]
-print(len(done), os.stat("{f}").st_blocks * 512 // M)
+{rewrite}
 '"#
     );
     let (out, _) = run(&lab, User::Root, "disk=8M", &program);
     let _ = std::fs::remove_file(&f);
-    assert_eq!(text(&out.stdout), "2 1\n", "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), printed, "{}", text(&out.stderr));
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(limit_lines(&out).is_empty(), "{:?}", limit_lines(&out));
 }
 
 #[test]
-fn a_mapped_file_rewritten_in_place_is_not_refused() {
-    let lab = lab_for(User::Root);
-    let f = scratch_file("mapped-rewritten");
-    // sqlite with `mmap_size`, LMDB: a 1 MiB file mapped shared and rewritten with writes, 64
-    // KiB at a time, 400 times (25 MiB written, nothing added), under an 8 MiB bound.
-    let program = format!(
-        r#"python3 -c '
-import os, mmap
-M, K = 1 << 20, 64 << 10
-fd = os.open("{f}", os.O_RDWR | os.O_CREAT)
-os.write(fd, bytes(M))
-m = mmap.mmap(fd, M, mmap.MAP_SHARED, mmap.PROT_READ)
-for j in range(400): os.pwrite(fd, bytes(K), (j * K) % M)
-print(m[0], os.stat("{f}").st_blocks * 512 // M)
-'"#
+fn threads_rewriting_a_file_in_place_are_not_refused() {
+    // A database's shape: two threads rewrite a 1 MiB file, 64 KiB at a time, 800 writes in
+    // all (50 MiB written, nothing added).
+    rewritten_in_place_under_the_bound(
+        "rewritten",
+        "done = []
+def rewrite(i):
+    for j in range(400): os.pwrite(fd, bytes(K), ((2 * j + i) * K) % M)
+    done.append(i)
+ts = [threading.Thread(target=rewrite, args=(i,)) for i in range(2)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(len(done), os.stat(f).st_blocks * 512 // M)",
+        "2 1\n",
     );
-    let (out, _) = run(&lab, User::Root, "disk=8M", &program);
-    let _ = std::fs::remove_file(&f);
-    assert_eq!(text(&out.stdout), "0 1\n", "{}", text(&out.stderr));
-    assert!(limit_lines(&out).is_empty(), "{:?}", limit_lines(&out));
+}
+
+#[test]
+fn a_mapped_file_rewritten_in_place_is_not_refused() {
+    // sqlite with `mmap_size`, LMDB: a 1 MiB file mapped shared and rewritten with writes, 64
+    // KiB at a time, 400 times (25 MiB written, nothing added).
+    rewritten_in_place_under_the_bound(
+        "mapped-rewritten",
+        "m = mmap.mmap(fd, M, mmap.MAP_SHARED, mmap.PROT_READ)
+for j in range(400): os.pwrite(fd, bytes(K), (j * K) % M)
+print(m[0], os.stat(f).st_blocks * 512 // M)",
+        "0 1\n",
+    );
 }
 
 #[test]
