@@ -259,7 +259,7 @@ pub(crate) fn decide(
         }
     };
     decision.program = analysis::bytes::shown(&analysis::bytes::decode(&text)).into_owned();
-    let mut analysis = analysis::analyze(&text, kind, &ctx);
+    let mut analysis = analysis::analyze_kept(&text, kind, &ctx);
     analysis.accesses.extend(extra);
     if inv.noexec {
         // bash only parses: nothing the text names can run.

@@ -42,6 +42,14 @@ mod settings;
 mod trail;
 mod workspace;
 
+/// A directory of the build's own for a unit test, outside `/tmp` (scratch in every mode).
+#[cfg(test)]
+pub(crate) fn unit_scratch() -> tempfile::TempDir {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/unit-tmp");
+    std::fs::create_dir_all(&base).unwrap();
+    tempfile::tempdir_in(base).unwrap()
+}
+
 pub use cli::{Action, sandbox_command, split_sandbox_args};
 pub use outcome::Outcome;
 pub use workspace::{WORKSPACE_VAR, find_workspace};

@@ -9,7 +9,7 @@ pub const MODE_VAR: &str = "BASH_AGENT_BASH_MODE";
 pub const DEFAULT_MODE: Mode = Mode(0o0467);
 
 /// One of the four scopes, in the order of the mode's digits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Scope {
     System,
     External,
@@ -42,7 +42,7 @@ impl Scope {
 }
 
 /// One permission bit within a scope's digit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Perm {
     Read,
     Write,

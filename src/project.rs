@@ -375,9 +375,7 @@ mod tests {
 
     /// A directory of the build's own, outside `/tmp`.
     fn scratch() -> tempfile::TempDir {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/unit-tmp");
-        std::fs::create_dir_all(&base).unwrap();
-        tempfile::tempdir_in(base).unwrap()
+        crate::unit_scratch()
     }
 
     fn hex(id: &[u8]) -> String {

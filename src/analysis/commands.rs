@@ -88,9 +88,9 @@ fn copies_saved_files(w: &mut Walker, short: &str, long: &[&str], args: &[Arg], 
         None if operands.len() >= 2 => {
             let Some(dest) = operands.pop() else { return };
             let is_dir = operands.len() > 1
-                || dest.known().is_some_and(|t| {
-                    t.ends_with('/') || w.absolute(&t, st).is_some_and(|a| super::bytes::path(&a).is_dir())
-                });
+                || dest
+                    .known()
+                    .is_some_and(|t| t.ends_with('/') || w.absolute(&t, st).is_some_and(|a| super::asked::is_dir(&a)));
             (dest, is_dir)
         }
         None => return,
@@ -352,7 +352,7 @@ fn apply(w: &mut Walker, program: &str, kind: Option<Kind>, effects: programs::E
 /// The text of a script a program reads (`sed -f`, `awk -f`), when the walk may read it.
 fn script_text(w: &Walker, path: &str, st: &State) -> Option<String> {
     let abs = w.absolute(path, st)?;
-    let bytes = super::files::read_regular(&super::bytes::path(&abs), 1 << 20).ok()?;
+    let bytes = super::asked::read(&abs, 1 << 20)?;
     String::from_utf8(bytes).ok()
 }
 
@@ -373,7 +373,7 @@ fn cwd_access(w: &mut Walker, program: &str, perms: &[Perm], reason: &str, pos: 
 /// `ln [-s] SOURCE… DEST`: later accesses through DEST land at the source.
 fn record_links(w: &mut Walker, dest: &Arg, sources: &[Arg], symbolic: bool, st: &mut State) {
     let Some(dest_abs) = dest.known().and_then(|t| w.absolute(&t, st)) else { return };
-    let into_dir = sources.len() > 1 || super::bytes::path(&dest_abs).is_dir();
+    let into_dir = sources.len() > 1 || super::asked::is_dir(&dest_abs);
     for src in sources {
         let Some(text) = src.known() else { continue };
         let link = if into_dir {
@@ -587,14 +587,14 @@ fn run_script_file(
 /// bash looks a script name without a slash up in the cwd, then on PATH.
 fn find_script(w: &Walker, name: &str, st: &State) -> Option<String> {
     let local = w.absolute(name, st)?;
-    if name.contains('/') || super::bytes::path(&local).is_file() || w.downloaded_here(&local, true, st) {
+    if name.contains('/') || super::asked::is_file(&local) || w.downloaded_here(&local, true, st) {
         return Some(local);
     }
     let on_path = w.var_value("PATH", st).and_then(|path| {
         path.split(':')
             .filter(|d| !d.is_empty())
             .map(|d| format!("{}/{name}", d.trim_end_matches('/')))
-            .find(|p| super::bytes::path(p).is_file())
+            .find(|p| super::asked::is_file(p))
     });
     Some(on_path.unwrap_or(local))
 }
@@ -889,7 +889,7 @@ pub fn source_file(w: &mut Walker, arg: &Arg, command: &str, st: &mut State, nes
     let path = if name.contains('/') {
         w.absolute(&name, st)
     } else {
-        let on_path = on_path_candidates.iter().find(|c| super::bytes::path(c).is_file()).cloned();
+        let on_path = on_path_candidates.iter().find(|c| super::asked::is_file(c)).cloned();
         on_path.or_else(|| w.absolute(&name, st))
     };
     let Some(path) = path else {

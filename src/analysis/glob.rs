@@ -158,20 +158,19 @@ pub fn matches(pattern: &str, budget: usize) -> Vec<String> {
             let base = dir.trim_end_matches('/');
             if !has_glob(comp) {
                 let candidate = format!("{base}/{}", unescape(comp));
-                if std::fs::symlink_metadata(super::bytes::path(&candidate)).is_ok() {
+                if super::asked::status(&candidate, false).is_ok() {
                     next.push(candidate);
                 }
                 continue;
             }
-            let Ok(entries) = std::fs::read_dir(super::bytes::path(if base.is_empty() { "/" } else { base })) else {
+            let Some(names) = super::asked::list(if base.is_empty() { "/" } else { base }) else {
                 continue;
             };
-            for entry in entries.flatten() {
+            for name in names {
                 if budget == 0 {
                     return next;
                 }
                 budget -= 1;
-                let name = super::bytes::from_os(std::path::Path::new(&entry.file_name()));
                 if name.starts_with('.') && !comp.starts_with('.') {
                     continue;
                 }

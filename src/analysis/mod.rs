@@ -9,11 +9,14 @@
 //! The whole analysis runs on one thread with a large stack, after a cheap scan has bounded
 //! the nesting depth, so that no input can overflow the stack.
 
+pub mod asked;
 pub mod bytes;
 mod commands;
 mod effects;
 pub mod files;
 pub(crate) mod glob;
+#[cfg(target_os = "linux")]
+mod kept;
 pub mod oracle;
 mod parse;
 pub(crate) mod programs;
@@ -34,7 +37,7 @@ use crate::mode::{Mode, Perm, Scope};
 use crate::scope::Layout;
 
 /// A position in the program text the user gave (1-based).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Pos {
     pub line: usize,
     pub column: usize,
@@ -47,7 +50,7 @@ impl std::fmt::Display for Pos {
 }
 
 /// One bit of the mode that one part of the program needs, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Access {
     pub scope: Scope,
     pub perm: Perm,
@@ -75,7 +78,7 @@ pub struct Access {
 pub const ENTERS_DIRECTORY: &str = "changes into a directory (what runs there is checked where it reads)";
 
 /// Whether an access is known to happen, or only possible.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Certainty {
     /// It happens when this code runs (a redirection, an operand a modelled command really
     /// reads, writes or runs, code read whole): it needs its bit.
@@ -86,7 +89,7 @@ pub enum Certainty {
 }
 
 /// What holds the boundary a possible access would cross.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Bound {
     /// Landlock and seccomp: a scope's rights on a whole tree (an ordinary path).
     Kernel,
@@ -127,7 +130,7 @@ impl Access {
 }
 
 /// A program or builtin the text can run. `name` is `None` when it is not static.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CommandUse {
     pub name: Option<String>,
     /// The source text of a name that is not static.
@@ -138,7 +141,7 @@ pub struct CommandUse {
 }
 
 /// A word whose value the analysis could not know.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Unresolved {
     pub text: String,
     pub pos: Pos,
@@ -147,7 +150,7 @@ pub struct Unresolved {
 }
 
 /// Why the program cannot be analysed at all (it is then denied as a whole).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     pub message: String,
     pub pos: Option<Pos>,
@@ -163,7 +166,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// The result of analysing one program.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Analysis {
     pub accesses: Vec<Access>,
     pub commands: Vec<CommandUse>,
@@ -260,47 +263,63 @@ pub enum TextKind {
 /// Analyses `text` as bash would run it in `ctx`. Never panics on any input; failures to
 /// understand the text are reported in [`Analysis::failure`].
 pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
+    analyze_answered(text, kind, ctx).0
+}
+
+/// [`analyze`], taken from an earlier run's when nothing it depends on changed, and kept for
+/// the next (see `kept`).
+pub fn analyze_kept(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
+    #[cfg(target_os = "linux")]
+    return kept::analyze(text, kind, ctx);
+    #[cfg(not(target_os = "linux"))]
+    return analyze(text, kind, ctx);
+}
+
+/// [`analyze`], with the questions the walk asked of the filesystem and their answers (see
+/// [`asked`]); `None` when they cannot be asked again.
+pub fn analyze_answered(text: &[u8], kind: TextKind, ctx: &Context) -> (Analysis, Option<asked::Answers>) {
     let text = match parse::check_text(text) {
         Ok(text) => text.into_owned(),
-        Err(failure) => return Analysis { failure: Some(failure), ..Analysis::default() },
+        Err(failure) => return (Analysis { failure: Some(failure), ..Analysis::default() }, Some(Vec::new())),
     };
     // Small programs (most commands an agent runs) are analysed right here: starting a
     // thread costs a third of a millisecond. Anything deeper goes to the big stack.
     if crate::exec::on_main_thread() && crate::exec::main_stack_bytes() >= walk::SHALLOW_STACK_BYTES {
         // A panic (the parser crate has a few) must end as a failure here too, as it does on
         // the analysis thread. (The binary aborts on panic; its hook denies first.)
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk::analyze_program_shallow(&text, kind, ctx)))
-        {
-            Ok(Some(analysis)) => return analysis,
-            Ok(None) => {}
-            Err(_) => return failure(STOPPED),
+        let shallow = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            asked::recorded(|| walk::analyze_program_shallow(&text, kind, ctx))
+        }));
+        match shallow {
+            Ok((Some(analysis), answers)) => return (analysis, answers),
+            Ok((None, _)) => {}
+            Err(_) => return (failure(STOPPED), None),
         }
     }
     let ctx = ctx.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("analysis".into()).stack_size(parse::STACK_BYTES).spawn(move || {
-        let analysis = walk::analyze_program(&text, kind, &ctx);
-        let _ = tx.send(analysis);
+        let _ = tx.send(asked::recorded(|| walk::analyze_program(&text, kind, &ctx)));
     });
     let handle = match spawned {
         Ok(handle) => handle,
-        Err(e) => return failure(&format!("cannot start the analysis thread: {e}")),
+        Err(e) => return (failure(&format!("cannot start the analysis thread: {e}")), None),
     };
     // A watchdog: no input may keep the analysis busy for long. The thread is left behind
     // (the process denies and exits right after).
     match rx.recv_timeout(TIME_LIMIT) {
-        Ok(analysis) => {
+        Ok(answered) => {
             // The kernel rules are applied to one thread: the process must be single-threaded
             // again before they are.
             if handle.join().is_err() {
-                return failure(STOPPED);
+                return (failure(STOPPED), None);
             }
-            analysis
+            answered
         }
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs()))
+            (failure(&format!("the analysis took longer than {} seconds", TIME_LIMIT.as_secs())), None)
         }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => failure(STOPPED),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => (failure(STOPPED), None),
     }
 }
 

@@ -45,6 +45,10 @@ pub const DIR: &str = "facts";
 /// The store's file in [`DIR`].
 pub(super) const FILE: &str = "listings";
 
+/// The directory of the analyses kept from one run to the next, in [`DIR`] (see
+/// `analysis::kept`): masked with the rest of the store in every run's view.
+const ANALYSES: &str = "analyses";
+
 /// How old a directory's last change must be for its listing to be kept, in seconds.
 const SETTLED: i64 = 2;
 
@@ -550,6 +554,9 @@ struct Facts {
     changed: bool,
     /// The wall clock at the start, in seconds.
     now: i64,
+    /// The directory of the analyses kept from one run to the next (see
+    /// `analysis::kept`), and whether this run may write there.
+    analyses: Option<(std::path::PathBuf, bool)>,
 }
 
 static FACTS: Mutex<Option<Facts>> = Mutex::new(None);
@@ -638,6 +645,8 @@ pub fn admit(writable: &[&str]) {
         used: rustc_hash::FxHashSet::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         changed: false,
         now: now / 1_000_000_000,
+        // Not for a nested level: what its enclosing view gives it holds listings only.
+        analyses: (usable && how != Use::Given).then(|| (dir.join(ANALYSES), write)),
     };
     if usable && let Some(raw) = load(&dir.join(FILE)) {
         facts.kept.raw = raw;
@@ -674,6 +683,13 @@ fn own_private_dir(dir: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::symlink_metadata(dir)
         .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
+}
+
+/// Where the analyses kept from one run to the next are, and whether this run may write there:
+/// beside the listings, on the same terms (`None` before [`admit`], for a nested level, or when
+/// the store is not used).
+pub fn analyses() -> Option<(std::path::PathBuf, bool)> {
+    FACTS.lock().ok()?.as_ref()?.analyses.clone()
 }
 
 /// Writes what this run listed anew, when it may (before the run locks itself: after, the
@@ -988,9 +1004,7 @@ mod tests {
     use super::*;
 
     fn scratch() -> tempfile::TempDir {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/unit-tmp");
-        std::fs::create_dir_all(&base).unwrap();
-        tempfile::tempdir_in(base).unwrap()
+        crate::unit_scratch()
     }
 
     /// A store as a run would have it; `now` far enough ahead that every listing counts as
@@ -1007,6 +1021,7 @@ mod tests {
             used: Default::default(),
             changed: false,
             now: real / 1_000_000_000 + 60,
+            analyses: None,
         }
     }
 

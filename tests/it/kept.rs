@@ -254,3 +254,92 @@ fn no_command_makes_the_store_where_its_run_may_write() {
     // Positive control: the rest of the workspace is written.
     assert_eq!(std::fs::read_to_string(account.join("notes")).unwrap(), "mine\n");
 }
+
+/// The directory of the analyses kept from one run to the next (`analysis::kept`), beside the
+/// listings.
+fn analyses(lab: &Lab) -> PathBuf {
+    lab.home.join(".local/state/sandbox-bash/facts/analyses")
+}
+
+fn entries(dir: &Path) -> Vec<(PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(list) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut all: Vec<(PathBuf, u64)> = list.flatten().map(|e| (e.path(), e.metadata().unwrap().ino())).collect();
+    all.sort();
+    all
+}
+
+/// `lib.sh` in the workspace, with `greet` doing `body`, padded to `len` bytes with a comment,
+/// its modification time set to `mtime`.
+fn library(lab: &Lab, body: &str, len: usize, mtime: std::time::SystemTime) {
+    let mut text = format!("greet() {{ {body}; }}\n#");
+    assert!(text.len() < len);
+    text.push_str(&"x".repeat(len - text.len() - 1));
+    text.push('\n');
+    let lib = lab.ws.join("lib.sh");
+    std::fs::write(&lib, &text).unwrap();
+    std::fs::File::options().write(true).open(&lib).unwrap().set_modified(mtime).unwrap();
+}
+
+#[test]
+fn a_kept_analysis_holds_only_while_what_it_read_is_unchanged() {
+    let lab = Lab::new();
+    let target = lab.outside.join("written");
+    let mtime = std::time::SystemTime::now() - Duration::from_secs(3600);
+    library(&lab, "echo hello", 200, mtime);
+    let program = "source ./lib.sh; greet";
+    assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "hello\n");
+    let kept = entries(&analyses(&lab));
+    assert_eq!(kept.len(), 1, "one analysis kept: {kept:?}");
+    // Taken again: the entry is not written anew (a new one is a new file renamed over it).
+    assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "hello\n");
+    assert_eq!(entries(&analyses(&lab)), kept);
+    // The library now writes outside the workspace: the same length, the same modification
+    // time. The static layer must see it, and say so.
+    library(&lab, &format!("echo hello > {}", target.display()), 200, mtime);
+    let out = run(&lab, "0467", program, false, &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(crate::lab::statically_denied(&out) && out.status.code() == Some(126), "{all}");
+    assert!(all.contains(&target.display().to_string()) && all.contains("external write"), "{all}");
+    assert!(!target.exists());
+    assert_ne!(entries(&analyses(&lab)), kept, "the new analysis replaces the old");
+    // Positive control: the mode that allows it runs it.
+    ok(&run(&lab, "0667", program, false, &[]));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
+}
+
+#[test]
+fn no_run_reads_or_writes_the_kept_analyses_and_explaining_keeps_none() {
+    let lab = Lab::new();
+    library(&lab, "echo hello", 200, std::time::SystemTime::now());
+    let program = "source ./lib.sh; greet";
+    // Explaining reads the kept analyses and writes none.
+    let mut explain = std::process::Command::new(crate::lab::SB);
+    explain.args(["--sandbox-explain", "-c", program]).current_dir(&lab.ws).env("BASH_AGENT_BASH_MODE", "0467");
+    explain.env("SANDBOX_BASH_WORKSPACE", &lab.ws).env("HOME", &lab.home).env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    explain.env_remove("SANDBOX_BASH_ENFORCED").env("SANDBOX_BASH_TEST_ACCOUNT_HOME", &lab.home);
+    let explained = explain.output().unwrap();
+    assert!(text(&explained.stdout).contains("would run"), "{}", text(&explained.stdout));
+    assert!(entries(&analyses(&lab)).is_empty());
+    ok(&run(&lab, "0467", program, false, &[]));
+    let kept = entries(&analyses(&lab));
+    let (entry, _) = kept.first().cloned().expect("an analysis kept");
+    let bytes = std::fs::read(&entry).unwrap();
+    for mode in ["0467", "0667", "0777"] {
+        let attack = format!(
+            "cat {e}; echo forged > {e}; echo forged > {d}/planted; mkdir -p {d}/new; ls {d}; echo end",
+            e = entry.display(),
+            d = analyses(&lab).display()
+        );
+        let out = run(&lab, mode, &attack, true, &[]);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(all.contains("end"), "mode {mode}: {all}");
+        assert!(
+            !all.contains("\"answers\"") && !all.contains("\"key\""),
+            "mode {mode}: the run read the analyses:\n{all}"
+        );
+        assert!(all.contains("Read-only file system") || all.contains("Permission denied"), "mode {mode}: {all}");
+        assert_eq!(std::fs::read(&entry).unwrap(), bytes, "mode {mode}: the entry was changed");
+        assert_eq!(entries(&analyses(&lab)), kept, "mode {mode}: the kept analyses changed");
+    }
+}

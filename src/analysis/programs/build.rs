@@ -191,7 +191,7 @@ fn git_hooks(call: &Call, out: &mut Effects) {
     };
     let mut dir = std::path::Path::new(cwd);
     let root = loop {
-        if dir.join(".git").exists() {
+        if crate::analysis::asked::exists(&crate::analysis::bytes::from_os(&dir.join(".git"))) {
             break Some(dir);
         }
         match dir.parent() {
@@ -246,8 +246,8 @@ fn environment(call: &Call, var: &dyn Fn(&str) -> Option<String>) -> Environment
         }
         let Some(path) = var("PATH") else { return Environment::Unknown };
         let found = crate::scope::path_dirs(Some(path.as_bytes())).find(|d| {
-            let candidate = std::path::Path::new(d).join(program);
-            candidate.is_file() || !std::path::Path::new(d).exists()
+            let candidate = crate::analysis::bytes::from_os(&std::path::Path::new(d).join(program));
+            crate::analysis::asked::is_file(&candidate) || !crate::analysis::asked::exists(d)
         });
         match found {
             Some(d) => d,

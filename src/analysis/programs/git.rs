@@ -358,7 +358,7 @@ impl Git<'_> {
             .repo_dir()
             .and_then(|dir| {
                 let git = format!("{}/.git/config", dir.trim_end_matches('/'));
-                std::fs::read_to_string(&git).ok().or_else(|| std::fs::read_to_string(format!("{dir}/config")).ok())
+                crate::analysis::asked::text(&git).or_else(|| crate::analysis::asked::text(&format!("{dir}/config")))
             })
             .and_then(|config| remote_url(&config, dest));
         // A bare name that is no remote here is not read as a path (git would say so).

@@ -5,6 +5,7 @@
 use super::Walker;
 use super::state::{State, Val, field_val};
 use super::variables::LOADER_VARS;
+use crate::analysis::asked;
 use crate::analysis::commands;
 use crate::analysis::programs::{Nest, Stdin};
 use crate::analysis::word::{Arg, Field};
@@ -241,8 +242,8 @@ impl Walker<'_> {
         }
         // sandbox-bash through a link (one named `bash` put first on PATH) is sandbox-bash.
         if let Some(me) = self.ctx.self_exe.as_deref()
-            && std::fs::symlink_metadata(crate::analysis::bytes::path(abs)).is_ok_and(|m| m.file_type().is_symlink())
-            && crate::exec::canonicalize(abs).is_ok_and(|real| real == me)
+            && asked::status(abs, false) == Ok(asked::Kind::Link)
+            && asked::canonical(abs).is_some_and(|real| real == me)
         {
             return true;
         }

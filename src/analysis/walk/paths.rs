@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use super::Walker;
 use super::state::State;
+use crate::analysis::asked;
 use crate::analysis::word::{Arg, Field};
 use crate::analysis::{Bound, Pos};
 use crate::mode::{Perm, Scope};
@@ -304,11 +305,7 @@ impl Walker<'_> {
         if let Some(cached) = self.canonical_cache.get(abs) {
             return cached.clone();
         }
-        let resolved = std::fs::canonicalize(crate::analysis::bytes::path(abs))
-            .ok()
-            .map(|p| crate::analysis::bytes::from_os(&p))
-            .or_else(|| through_dangling_links(abs))
-            .filter(|p| p != abs);
+        let resolved = asked::canonical(abs).or_else(|| through_dangling_links(abs)).filter(|p| p != abs);
         self.canonical_cache.insert(abs.to_string(), resolved.clone());
         resolved
     }
@@ -349,9 +346,9 @@ impl Walker<'_> {
     fn makes_or_removes(abs: &str, command: &str) -> bool {
         let name = command.rsplit('/').next().unwrap_or(command);
         let removes = REMOVERS.contains(&name);
-        match std::fs::symlink_metadata(crate::analysis::bytes::path(abs)) {
+        match asked::status(abs, false) {
             Ok(_) => removes || REPLACERS.contains(&name),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound && !removes,
+            Err(missing) => missing == asked::Missing::NotFound && !removes,
         }
     }
 
@@ -498,17 +495,16 @@ fn through_dangling_links(abs: &str) -> Option<String> {
         for (i, part) in parts.iter().enumerate() {
             at.push('/');
             at.push_str(part);
-            let Ok(meta) = std::fs::symlink_metadata(crate::analysis::bytes::path(&at)) else {
+            let Ok(kind) = asked::status(&at, false) else {
                 // Nothing there: the rest is made as written.
                 return (followed > 0).then_some(path);
             };
-            if meta.file_type().is_symlink() {
+            if kind == asked::Kind::Link {
                 followed += 1;
                 if followed > 40 {
                     return None;
                 }
-                let target = std::fs::read_link(crate::analysis::bytes::path(&at)).ok()?;
-                let target = crate::analysis::bytes::from_os(&target);
+                let target = asked::link(&at)?;
                 let dir = at.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
                 let mut next = scope::normalize(dir, &target);
                 for rest in &parts[i + 1..] {

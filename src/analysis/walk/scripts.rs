@@ -4,6 +4,7 @@
 
 use super::state::State;
 use super::{Origin, Walker};
+use crate::analysis::asked;
 use crate::analysis::programs::Nest;
 use crate::analysis::word::{Arg, Field};
 use crate::analysis::{Pos, commands, parse};
@@ -32,7 +33,7 @@ impl Walker<'_> {
             // Already being analysed further up (a script that runs or sources itself).
             return Some(String::new());
         }
-        let bytes = crate::analysis::files::read_regular(&crate::analysis::bytes::path(path), MAX_FILE_BYTES).ok()?;
+        let bytes = asked::read(path, MAX_FILE_BYTES)?;
         // The work budgets grow with the code there is to read, files included (once each).
         if !self.file_names.iter().any(|f| f == path) {
             self.input_len += bytes.len();
@@ -56,9 +57,9 @@ impl Walker<'_> {
         if self.links.iter().any(|(link, _)| scope::is_within(path, link)) {
             return false;
         }
-        match std::fs::symlink_metadata(crate::analysis::bytes::path(path)) {
+        match asked::status(path, false) {
             Ok(_) => false,
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
+            Err(missing) => missing != asked::Missing::Other,
         }
     }
 
@@ -76,9 +77,9 @@ impl Walker<'_> {
             return false;
         }
         // A directory or a device is no program either (`/`, `/dev/null`): bash cannot run it.
-        match std::fs::metadata(crate::analysis::bytes::path(path)) {
-            Ok(m) => !m.is_file(),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR),
+        match asked::status(path, true) {
+            Ok(kind) => kind != asked::Kind::File,
+            Err(missing) => missing != asked::Missing::Other,
         }
     }
 
@@ -133,7 +134,7 @@ impl Walker<'_> {
     /// The text of a file bash would run as a shell script when executed by path: one with a
     /// `#!` line naming a POSIX shell, or a text file without one (bash runs those itself).
     pub fn read_code_file_if_shell(&mut self, path: &str) -> Option<String> {
-        let head = crate::analysis::files::head(&crate::analysis::bytes::path(path), 256)?;
+        let head = asked::head(path, 256)?;
         let head = head.as_slice();
         if head.starts_with(b"#!") {
             let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);

@@ -216,6 +216,8 @@ impl Walker<'_> {
         }
         let asked = self.ctx.bash.as_deref();
         let valid = asked.is_some_and(|bash| {
+            // An answer not asked again cheaply: this walk is not kept for another run.
+            crate::analysis::asked::spoil();
             crate::analysis::oracle::bash_accepts(bash, &crate::analysis::bytes::encode(text), self.ctx.posix)
         });
         if !valid {

@@ -188,7 +188,7 @@ impl Walker<'_> {
         if is_dynamic_bash_var(name) {
             return Val::unknown();
         }
-        match self.ctx.env.get(name) {
+        match crate::analysis::asked::env_var(&self.ctx.env, name) {
             Some(v) => Val::Known(v.to_string_lossy().into_owned()),
             None => Val::Unset,
         }
@@ -784,7 +784,7 @@ impl Walker<'_> {
     /// program exported it. (The analysis never takes the export away again: a child that
     /// sees a variable it might not have only makes the analysis see more.)
     fn is_exported(&self, name: &str, st: &State) -> bool {
-        st.exported.contains(name) || self.ctx.env.get(name).is_some()
+        st.exported.contains(name) || crate::analysis::asked::env_var(&self.ctx.env, name).is_some()
     }
 
     /// The state a new bash process starts with: exported variables only.
