@@ -277,9 +277,17 @@ fn list_now(path: &str) -> Option<Vec<String>> {
 
 /// A regular file of at most `limit` bytes (see [`super::files::read_regular`]).
 pub fn read(path: &str, limit: u64) -> Option<Vec<u8>> {
-    let got = read_now(path, limit);
+    read_digested(path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read`], with the SHA-256 of what it read (hex).
+pub fn read_digested(path: &str, limit: u64) -> Option<(Vec<u8>, String)> {
+    let got = read_now(path, limit).map(|bytes| {
+        let d = digest(&bytes);
+        (bytes, d)
+    });
     if recording() {
-        note(Question::Read { path: path.to_string(), limit }, &Answer::Digest(got.as_deref().map(digest)));
+        note(Question::Read { path: path.to_string(), limit }, &Answer::Digest(got.as_ref().map(|(_, d)| d.clone())));
     }
     got
 }

@@ -6,11 +6,11 @@
 //! filesystem gave to the walk's questions (see [`asked`]): nothing else reaches it. So one is
 //! kept with
 //!
-//! - a key: the SHA-256 of the text, its kind, the whole context (cwd, layout, environment,
+//! - a key: the SHA-256 of the text, its kind, the context but its environment (cwd, layout,
 //!   arguments, start-up file, …) and the identity of this very executable (device, inode,
 //!   size, modification and change times: another build asks again);
 //! - every question the walk asked, with its answer: a file's contents as their SHA-256, a
-//!   path's kind, a link's target, a directory's names.
+//!   path's kind, a link's target, a directory's names, a variable's value.
 //!
 //! and taken again only for the same key when every question, asked again now, gets the same
 //! answer. Contents are compared by digest, never by time or size, so a file rewritten within
@@ -63,7 +63,7 @@ pub fn analyze(text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
 }
 
 fn analyze_in(dir: &std::path::Path, write: bool, text: &[u8], kind: TextKind, ctx: &Context) -> Analysis {
-    let path = dir.join(name(text, kind));
+    let path = dir.join(name(text, kind, ctx));
     let mut key = None;
     if let Some(entry) = read(dir, &path) {
         let k = key_of(text, kind, ctx);
@@ -85,14 +85,22 @@ fn analyze_in(dir: &std::path::Path, write: bool, text: &[u8], kind: TextKind, c
     analysis
 }
 
-/// The entry's file name: the digest of the text and its kind alone (cheap at every start); the
-/// entry holds the whole key.
-fn name(text: &[u8], kind: TextKind) -> String {
-    let mut h = hmac_sha256::Hash::new();
-    h.update(FORMAT);
-    h.update([kind_byte(kind)]);
-    h.update(text);
-    asked::hex(&h.finalize()[..16])
+/// The entry's file name: a fast hash of the text, its kind, the cwd and the executable's path
+/// (cheap at every start, however long the text: the same program run in two projects, or by
+/// two builds, has two entries). Two programs with one name only take turns in one entry: the
+/// entry holds the whole key, a digest, which decides.
+fn name(text: &[u8], kind: TextKind, ctx: &Context) -> String {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(FORMAT);
+    h.write_u8(kind_byte(kind));
+    for part in [ctx.cwd.as_str(), ctx.self_exe.as_deref().unwrap_or("")] {
+        h.write_usize(part.len());
+        h.write(part.as_bytes());
+    }
+    h.write_usize(text.len());
+    h.write(text);
+    format!("{:016x}", h.finish())
 }
 
 fn kind_byte(kind: TextKind) -> u8 {
@@ -221,7 +229,7 @@ mod tests {
     /// The analysis of `text`, kept in `store`, and whether it was taken from there.
     fn analyzed(store: &std::path::Path, text: &str, ctx: &Context) -> (Analysis, bool) {
         use std::os::unix::fs::MetadataExt;
-        let path = store.join(name(text.as_bytes(), TextKind::Command));
+        let path = store.join(name(text.as_bytes(), TextKind::Command, ctx));
         // An entry written anew is a new file renamed over the old one.
         let written = std::fs::metadata(&path).map(|m| m.ino()).ok();
         let fresh = super::super::analyze(text.as_bytes(), TextKind::Command, ctx);
@@ -311,7 +319,7 @@ mod tests {
         let c = ctx(ws.path());
         let text = format!(". {}", lib.display());
         analyzed(&store, &text, &c);
-        let entry = store.join(name(text.as_bytes(), TextKind::Command));
+        let entry = store.join(name(text.as_bytes(), TextKind::Command, &c));
         assert!(analyzed(&store, &text, &c).1);
         std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o622)).unwrap();
         assert!(read(&store, &entry).is_none());

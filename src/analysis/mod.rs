@@ -3,8 +3,11 @@
 //! The text is parsed with `brush-parser`; the tree is walked with a small abstract state
 //! (known variable values, the cwd, functions, aliases), and every simple command is looked up
 //! in the command knowledge table (`commands.rs`). Anything the walk cannot know is reported as
-//! unresolved rather than guessed. The only I/O here is reading what the text itself names:
-//! `source`d files with literal paths, script files given to shells, and glob matches.
+//! unresolved rather than guessed. The only I/O here is looking at what the text itself names
+//! (`source`d files with literal paths, script files given to shells, glob matches, the paths
+//! it reads and writes), and all of it goes through [`asked`], with the environment's
+//! variables: so an analysis can be kept for the next run and taken again while every answer
+//! is the same ([`analyze_kept`]).
 //!
 //! The whole analysis runs on one thread with a large stack, after a cheap scan has bounded
 //! the nesting depth, so that no input can overflow the stack.

@@ -33,14 +33,13 @@ impl Walker<'_> {
             // Already being analysed further up (a script that runs or sources itself).
             return Some(String::new());
         }
-        let bytes = asked::read(path, MAX_FILE_BYTES)?;
+        let (bytes, digest) = asked::read_digested(path, MAX_FILE_BYTES)?;
         // The work budgets grow with the code there is to read, files included (once each).
         if !self.file_names.iter().any(|f| f == path) {
             self.input_len += bytes.len();
         }
         if self.texts_read.len() < MAX_TEXTS_KEPT && !self.texts_read.iter().any(|(p, _)| p == path) {
-            let digest = hmac_sha256::Hash::hash(&bytes);
-            self.texts_read.push((path.to_string(), digest.iter().map(|b| format!("{b:02x}")).collect()));
+            self.texts_read.push((path.to_string(), digest));
         }
         // A binary or an oversized file is not text bash would run as a script; it stays
         // unknown code for the caller.
