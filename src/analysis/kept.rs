@@ -29,8 +29,9 @@ use super::{Analysis, Context, TextKind, asked};
 /// The entries' format; part of every key.
 const FORMAT: &[u8] = b"sandbox-bash kept analysis 1\0";
 
-/// Entries kept at most; past it the older half goes.
+/// Entries kept at most, and their bytes at most; past either the oldest go, down to half.
 const MAX_KEPT: usize = 256;
+const MAX_KEPT_BYTES: u64 = 64 << 20;
 
 /// The largest entry read.
 const MAX_ENTRY_BYTES: u64 = 16 << 20;
@@ -197,18 +198,30 @@ fn keep(dir: &std::path::Path, path: &std::path::Path, entry: &EntryRef<'_>) {
     trim(dir);
 }
 
-/// Past [`MAX_KEPT`] entries, the older half goes (by when each was written).
+/// Past [`MAX_KEPT`] entries or [`MAX_KEPT_BYTES`], the oldest go (by when each was written)
+/// until half of each is left.
 fn trim(dir: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let names: Vec<std::path::PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    if names.len() <= MAX_KEPT {
+    let mut dated: Vec<(std::time::SystemTime, u64, std::path::PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
+        .collect();
+    let mut bytes: u64 = dated.iter().map(|(_, len, _)| len).sum();
+    if dated.len() <= MAX_KEPT && bytes <= MAX_KEPT_BYTES {
         return;
     }
-    let mut dated: Vec<(std::time::SystemTime, std::path::PathBuf)> =
-        names.into_iter().filter_map(|p| Some((std::fs::symlink_metadata(&p).ok()?.modified().ok()?, p))).collect();
     dated.sort();
-    for (_, p) in dated.iter().take(dated.len() - MAX_KEPT / 2) {
+    let mut left = dated.len();
+    for (_, len, p) in &dated {
+        if left <= MAX_KEPT / 2 && bytes <= MAX_KEPT_BYTES / 2 {
+            break;
+        }
         let _ = std::fs::remove_file(p);
+        left -= 1;
+        bytes = bytes.saturating_sub(*len);
     }
 }
 
@@ -342,5 +355,34 @@ mod tests {
         let c = ctx(ws.path());
         analyzed(&store, "echo hi; ls", &c);
         assert!(std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0) == 0);
+    }
+
+    #[test]
+    fn past_the_bound_the_oldest_entries_go() {
+        let ws = scratch();
+        let store = ws.path().join("store");
+        std::fs::create_dir(&store).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for i in 0..=MAX_KEPT {
+            let entry = store.join(format!("{i:016x}"));
+            std::fs::write(&entry, "{}").unwrap();
+            let when = old + std::time::Duration::from_secs(i as u64);
+            std::fs::File::options().write(true).open(&entry).unwrap().set_modified(when).unwrap();
+        }
+        trim(&store);
+        let mut left: Vec<String> =
+            std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        assert_eq!(left.len(), MAX_KEPT / 2);
+        assert_eq!(left.first().unwrap(), &format!("{:016x}", MAX_KEPT / 2 + 1), "the newest are left");
+        // A few large entries: the bytes bound.
+        let big = vec![b' '; (MAX_KEPT_BYTES / 3 + 1) as usize];
+        for i in 0..3 {
+            let entry = store.join(format!("big{i}"));
+            std::fs::write(&entry, &big).unwrap();
+        }
+        trim(&store);
+        let bytes: u64 = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert!(bytes <= MAX_KEPT_BYTES / 2, "{bytes}");
     }
 }
