@@ -73,6 +73,13 @@ impl Committed {
     /// Whether `path` (absolute, normal) is project content: a regular file of the workspace
     /// whose content its repository stores, or a directory of the workspace holding one.
     pub fn holds(&self, path: &str) -> bool {
+        let answer = self.holds_now(path);
+        // An analysis that depends on it is kept only while it holds (`analysis::kept`).
+        crate::analysis::asked::committed(path, answer);
+        answer
+    }
+
+    fn holds_now(&self, path: &str) -> bool {
         if !is_within(path, &self.workspace) || path == self.workspace {
             return false;
         }

@@ -55,6 +55,9 @@ pub enum Question {
     Text { path: String },
     /// A variable of the environment bash starts with (see [`env_var`]).
     Env { name: String },
+    /// Whether a credential-named path of the workspace is project content (see
+    /// [`crate::project::Committed::holds`]: its content is a blob its repository stores).
+    Committed { path: String },
 }
 
 /// Its answer. Contents are kept as their SHA-256 (hex), never as themselves.
@@ -63,6 +66,7 @@ pub enum Answer {
     Status(Result<Kind, Missing>),
     Path(Option<String>),
     Digest(Option<String>),
+    Flag(bool),
 }
 
 /// The questions one walk asked, each with the answer it got.
@@ -131,10 +135,11 @@ fn recording() -> bool {
     RECORD.with(|r| r.borrow().is_some())
 }
 
-/// Asks `question` now, of the filesystem or of `env` (nothing recorded).
-pub fn answer(question: &Question, env: &crate::environ::Environ) -> Answer {
+/// Asks `question` now, of the filesystem or of the context `ctx` (nothing recorded).
+pub fn answer(question: &Question, ctx: &super::Context) -> Answer {
     match question {
-        Question::Env { name } => Answer::Digest(env.get(name).map(|v| digest(v.as_encoded_bytes()))),
+        Question::Env { name } => Answer::Digest(ctx.env.get(name).map(|v| digest(v.as_encoded_bytes()))),
+        Question::Committed { path } => Answer::Flag(ctx.layout.committed.as_ref().is_some_and(|c| c.holds(path))),
         Question::Status { path, follow } => Answer::Status(status_now(path, *follow)),
         Question::Canonical { path } => Answer::Path(canonical_now(path)),
         Question::Link { path } => Answer::Path(link_now(path)),
@@ -145,9 +150,17 @@ pub fn answer(question: &Question, env: &crate::environ::Environ) -> Answer {
     }
 }
 
-/// Whether every question gets the answer it got before, with `env` as the environment.
-pub fn still(answers: &Answers, env: &crate::environ::Environ) -> bool {
-    answers.iter().all(|(q, a)| answer(q, env) == *a)
+/// Whether every question gets the answer it got before, in the context `ctx`.
+pub fn still(answers: &Answers, ctx: &super::Context) -> bool {
+    answers.iter().all(|(q, a)| answer(q, ctx) == *a)
+}
+
+/// Notes what [`crate::project::Committed::holds`] answered for `path`, when a walk is
+/// recorded (the layout's credential checks reach the files there, outside the walk's code).
+pub fn committed(path: &str, holds: bool) {
+    if recording() {
+        note(Question::Committed { path: path.to_string() }, &Answer::Flag(holds));
+    }
 }
 
 /// The variable `name` of `env`, the environment bash starts with: the walk's only way to it,
@@ -343,14 +356,14 @@ mod tests {
         assert_eq!(got.3, Err(Missing::NotFound));
         let answers = answers.expect("a record");
         assert_eq!(answers.len(), 3, "{answers:?}");
-        assert!(still(&answers, &crate::environ::Environ::default()));
+        assert!(still(&answers, &crate::analysis::Context::plain(Default::default(), Default::default())));
         // The same length, another text: the digest tells.
         std::fs::write(&file, "echo two\n").unwrap();
-        assert!(!still(&answers, &crate::environ::Environ::default()));
+        assert!(!still(&answers, &crate::analysis::Context::plain(Default::default(), Default::default())));
         std::fs::write(&file, "echo one\n").unwrap();
-        assert!(still(&answers, &crate::environ::Environ::default()));
+        assert!(still(&answers, &crate::analysis::Context::plain(Default::default(), Default::default())));
         std::fs::write(format!("{path}.not"), "").unwrap();
-        assert!(!still(&answers, &crate::environ::Environ::default()));
+        assert!(!still(&answers, &crate::analysis::Context::plain(Default::default(), Default::default())));
         // Outside a record nothing is noted.
         assert!(!recording());
     }

@@ -68,7 +68,7 @@ fn analyze_in(dir: &std::path::Path, write: bool, text: &[u8], kind: TextKind, c
     let mut key = None;
     if let Some(entry) = read(dir, &path) {
         let k = key_of(text, kind, ctx);
-        if k.as_deref() == Some(entry.key.as_str()) && asked::still(&entry.answers, &ctx.env) {
+        if k.as_deref() == Some(entry.key.as_str()) && asked::still(&entry.answers, ctx) {
             return entry.analysis;
         }
         key = k;
@@ -384,5 +384,44 @@ mod tests {
         trim(&store);
         let bytes: u64 = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
         assert!(bytes <= MAX_KEPT_BYTES / 2, "{bytes}");
+    }
+
+    #[test]
+    fn a_committed_file_whose_working_copy_changed_is_a_credential_again() {
+        // `.env` is project content while its working copy is a blob the repository stores;
+        // once it differs, reading it is reading a credential.
+        let ws = scratch();
+        let store = ws.path().join("store");
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+                .args(args)
+                .current_dir(ws.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", ws.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        };
+        std::fs::write(ws.path().join(".env"), "PORT=3000\n").unwrap();
+        std::fs::write(ws.path().join("lib.sh"), "show() { cat .env; }\n").unwrap();
+        git(&["init", "-q"]);
+        git(&["add", ".env", "lib.sh"]);
+        git(&["commit", "-qm", "init"]);
+        let mut c = ctx(ws.path());
+        let workspace = c.layout.workspace.clone();
+        c.layout.committed = Some(crate::project::Committed::new(&workspace));
+        let credential =
+            |a: &Analysis| a.accesses.iter().any(|x| x.target.ends_with("/.env") && x.reason.contains("credential"));
+        let text = "source ./lib.sh; show";
+        let (first, _) = analyzed(&store, text, &c);
+        assert!(!credential(&first), "{:?}", first.accesses);
+        c.layout.committed = Some(crate::project::Committed::new(&workspace));
+        assert!(analyzed(&store, text, &c).1);
+        std::fs::write(ws.path().join(".env"), "TOKEN=secret\n").unwrap();
+        c.layout.committed = Some(crate::project::Committed::new(&workspace));
+        let (second, taken) = analyzed(&store, text, &c);
+        assert!(!taken);
+        assert!(credential(&second), "{:?}", second.accesses);
     }
 }
