@@ -322,7 +322,8 @@ fn head_now(path: &str, n: usize) -> Option<Vec<u8>> {
     super::files::head(&super::bytes::path(path), n)
 }
 
-/// A file read whole as UTF-8 text.
+/// A regular file of at most 1 MiB read whole as UTF-8 text (never a pipe or a device: the
+/// question is asked again outside the analysis' watchdog).
 pub fn text(path: &str) -> Option<String> {
     let got = text_now(path);
     if recording() {
@@ -332,7 +333,7 @@ pub fn text(path: &str) -> Option<String> {
 }
 
 fn text_now(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok()
+    String::from_utf8(read_now(path, 1 << 20)?).ok()
 }
 
 #[cfg(test)]
@@ -387,5 +388,18 @@ mod tests {
         assert!(answers.is_none());
         let (_, answers) = recorded(|| read(&path, 10));
         assert!(answers.is_some());
+    }
+
+    #[test]
+    fn a_pipe_is_no_text_and_is_not_waited_for() {
+        let dir = crate::unit_scratch();
+        let fifo = dir.path().join("config");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        #[allow(unsafe_code)]
+        let made = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+        assert_eq!(made, 0);
+        assert_eq!(text(fifo.to_str().unwrap()), None);
+        assert_eq!(read(fifo.to_str().unwrap(), 1 << 20), None);
     }
 }

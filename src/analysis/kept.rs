@@ -33,8 +33,9 @@ const FORMAT: &[u8] = b"sandbox-bash kept analysis 1\0";
 const MAX_KEPT: usize = 256;
 const MAX_KEPT_BYTES: u64 = 64 << 20;
 
-/// The largest entry read.
-const MAX_ENTRY_BYTES: u64 = 16 << 20;
+/// The largest entry written or read (nvm.sh's is 450 KB): an analysis of a text that names
+/// tens of thousands of paths is walked at every run rather than fill the home.
+const MAX_ENTRY_BYTES: u64 = 4 << 20;
 
 /// A text shorter than this that reads no file as code is walked in less time than an entry
 /// takes to read: it is not kept.
@@ -185,6 +186,9 @@ fn read(dir: &std::path::Path, path: &std::path::Path) -> Option<Entry> {
 fn keep(dir: &std::path::Path, path: &std::path::Path, entry: &EntryRef<'_>) {
     use std::io::Write;
     let Ok(bytes) = serde_json::to_vec(entry) else { return };
+    if bytes.len() as u64 > MAX_ENTRY_BYTES {
+        return;
+    }
     let tmp = path.with_extension(format!("{}", std::process::id()));
     let written = {
         let mut o = std::fs::OpenOptions::new();
@@ -423,5 +427,18 @@ mod tests {
         let (second, taken) = analyzed(&store, text, &c);
         assert!(!taken);
         assert!(credential(&second), "{:?}", second.accesses);
+    }
+
+    #[test]
+    fn an_analysis_too_large_to_keep_is_walked_again() {
+        let ws = scratch();
+        let store = ws.path().join("store");
+        std::fs::write(ws.path().join("lib.sh"), "true\n").unwrap();
+        let c = ctx(ws.path());
+        let names: Vec<String> = (0..20_000).map(|i| format!("f{i:x}")).collect();
+        let text = format!("source ./lib.sh; cat {}", names.join(" "));
+        assert!(!analyzed(&store, &text, &c).1);
+        assert!(!analyzed(&store, &text, &c).1);
+        assert_eq!(std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0), 0);
     }
 }

@@ -343,3 +343,44 @@ fn no_run_reads_or_writes_the_kept_analyses_and_explaining_keeps_none() {
         assert_eq!(entries(&analyses(&lab)), kept, "mode {mode}: the kept analyses changed");
     }
 }
+
+#[test]
+fn a_kept_analysis_holds_only_while_a_committed_credential_named_file_is_project_content() {
+    // Deep in `node_modules` the view does not look for credentials: the analysis is all that
+    // stands between a 0467 run and a secret there, kept or not.
+    let lab = Lab::new();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&lab.ws)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &lab.home)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    let env = lab.ws.join("node_modules/pkg/.env");
+    std::fs::create_dir_all(env.parent().unwrap()).unwrap();
+    std::fs::write(&env, "TOKEN=placeholder\n").unwrap();
+    std::fs::write(lab.ws.join("lib.sh"), "show() { cat node_modules/pkg/.env; }\n").unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "-f", "."]);
+    git(&["commit", "-qm", "init"]);
+    let program = "source ./lib.sh; show";
+    assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "TOKEN=placeholder\n");
+    let kept = entries(&analyses(&lab));
+    assert_eq!(kept.len(), 1);
+    assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "TOKEN=placeholder\n");
+    assert_eq!(entries(&analyses(&lab)), kept, "taken again");
+    // The working copy is a secret now: the same program is denied, and says why.
+    std::fs::write(&env, "TOKEN=REAL-SECRET\n").unwrap();
+    let out = run(&lab, "0467", program, false, &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!all.contains("REAL-SECRET"), "{all}");
+    assert!(crate::lab::statically_denied(&out) && out.status.code() == Some(126), "{all}");
+    assert!(all.contains("credential"), "{all}");
+    // And once it is committed again, the program runs again (no false denial kept).
+    git(&["commit", "-qam", "secret"]);
+    assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "TOKEN=REAL-SECRET\n");
+}
