@@ -3,14 +3,15 @@
 //! looked at changed.
 //!
 //! An analysis is a function of the program text, its [`Context`] and the answers the
-//! filesystem gave to the walk's questions (see [`asked`]): nothing else reaches it. So one is
-//! kept with
+//! filesystem and the environment gave to the walk's questions (see [`asked`]): nothing else
+//! reaches it. So one is kept with
 //!
 //! - a key: the SHA-256 of the text, its kind, the context but its environment (cwd, layout,
 //!   arguments, start-up file, …) and the identity of this very executable (device, inode,
 //!   size, modification and change times: another build asks again);
 //! - every question the walk asked, with its answer: a file's contents as their SHA-256, a
-//!   path's kind, a link's target, a directory's names, a variable's value.
+//!   path's kind, a link's target, a directory's names, a variable's value, whether a
+//!   credential-named file is project content.
 //!
 //! and taken again only for the same key when every question, asked again now, gets the same
 //! answer. Contents are compared by digest, never by time or size, so a file rewritten within
