@@ -88,16 +88,16 @@ fn analyze_in(dir: &std::path::Path, write: bool, text: &[u8], kind: TextKind, c
     analysis
 }
 
-/// The entry's file name: a fast hash of the text, its kind, the cwd and the executable's path
-/// (cheap at every start, however long the text: the same program run in two projects, or by
-/// two builds, has two entries). Two programs with one name only take turns in one entry: the
-/// entry holds the whole key, a digest, which decides.
+/// The entry's file name: a fast hash of the text, its kind, the cwd, the workspace and the
+/// executable's path (cheap at every start, however long the text: the same program run in two
+/// projects, or by two builds, has two entries). Two programs with one name only take turns in
+/// one entry: the entry holds the whole key, a digest, which decides.
 fn name(text: &[u8], kind: TextKind, ctx: &Context) -> String {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
     h.write(FORMAT);
     h.write_u8(kind_byte(kind));
-    for part in [ctx.cwd.as_str(), ctx.self_exe.as_deref().unwrap_or("")] {
+    for part in [ctx.cwd.as_str(), ctx.layout.workspace.as_str(), ctx.self_exe.as_deref().unwrap_or("")] {
         h.write_usize(part.len());
         h.write(part.as_bytes());
     }
@@ -441,5 +441,20 @@ mod tests {
         assert!(!analyzed(&store, &text, &c).1);
         assert!(!analyzed(&store, &text, &c).1);
         assert_eq!(std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0), 0);
+    }
+
+    #[test]
+    fn one_program_in_one_directory_with_two_workspaces_keeps_two_analyses() {
+        let ws = scratch();
+        let store = ws.path().join("store");
+        std::fs::write(ws.path().join("lib.sh"), "true\n").unwrap();
+        let c = ctx(ws.path());
+        let mut other = c.clone();
+        other.layout.workspace = "/".into();
+        let text = "source ./lib.sh";
+        analyzed(&store, text, &c);
+        analyzed(&store, text, &other);
+        assert!(analyzed(&store, text, &c).1);
+        assert!(analyzed(&store, text, &other).1);
     }
 }
