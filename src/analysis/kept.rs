@@ -172,9 +172,7 @@ fn read(dir: &std::path::Path, path: &std::path::Path) -> Option<Entry> {
     {
         return None;
     }
-    let private = std::fs::symlink_metadata(dir)
-        .is_ok_and(|d| d.is_dir() && d.uid() == crate::exec::uid() && d.permissions().mode() & 0o077 == 0);
-    if !private {
+    if !crate::sandbox::facts::own_private_dir(dir) {
         return None;
     }
     let mut bytes = Vec::with_capacity(m.len() as usize);

@@ -679,7 +679,8 @@ fn given_by_the_view(dir: &std::path::Path) -> bool {
     }
 }
 
-fn own_private_dir(dir: &std::path::Path) -> bool {
+/// `dir` is a directory (not a link) of the caller's own that nobody else may use.
+pub(crate) fn own_private_dir(dir: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::symlink_metadata(dir)
         .is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid() && m.permissions().mode() & 0o077 == 0)
