@@ -138,6 +138,9 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
     let mut out = Vec::new();
     // The empty directory every layer shares is looked at once.
     let mut empty_checked = false;
+    // The kept listings answer for the caches until this loop makes one: a cache made here may
+    // be the parent of the next.
+    let mut listed = true;
     for (path, when) in trees(home, var) {
         let usable = |p: &str| {
             !(scope::is_system_path(p)
@@ -156,16 +159,24 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
         if !usable(&path) {
             continue;
         }
-        let made = match std::fs::symlink_metadata(&path) {
+        let made = match status(&path, listed) {
             Ok(m) => m.is_dir() && m.uid() == crate::exec::uid(),
-            Err(_) => {
-                let parent_there = path.rsplit_once('/').is_some_and(|(p, _)| !p.is_empty() && own_dir(p));
-                make && match when {
+            // Its parent is looked at only when it may be made.
+            Err(_) if make => {
+                let parent_there = || {
+                    path.rsplit_once('/').is_some_and(|(p, _)| {
+                        !p.is_empty() && status(p, listed).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
+                    })
+                };
+                let made = match when {
                     Make::Always => make_dir(&path, true),
-                    Make::WithProgram(program) => parent_there && on_path(program, var) && make_dir(&path, false),
-                    Make::InParent => parent_there && make_dir(&path, false),
-                }
+                    Make::WithProgram(program) => parent_there() && on_path(program, var) && make_dir(&path, false),
+                    Make::InParent => parent_there() && make_dir(&path, false),
+                };
+                listed &= !made;
+                made
             }
+            Err(_) => false,
         };
         if !made {
             continue;
@@ -192,6 +203,17 @@ fn on_path(program: &str, var: &dyn Fn(&str) -> Option<String>) -> bool {
 /// Whether `dir` is a directory of the caller's own.
 fn own_dir(dir: &str) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
+}
+
+/// The status of `path` (not following a last link); when `listed`, not asked of the kernel
+/// where the kept directory listings show it is not there (most of the caches this module
+/// knows of are not).
+fn status(path: &str, listed: bool) -> std::io::Result<std::fs::Metadata> {
+    #[cfg(target_os = "linux")]
+    if listed && matches!(crate::sandbox::facts::entry(path), Some(None)) {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    std::fs::symlink_metadata(path)
 }
 
 /// Makes the cache directory `path` (0700): with its parents when `parents`, else only when
@@ -233,24 +255,40 @@ fn layer_dirs(
         work: format!("{base}/work"),
         empty: format!("{state}/caches/empty"),
     };
-    let relative = [format!("{below}/upper"), format!("{below}/work"), "empty".to_string()];
-    for (dir, rel) in [&layer.upper, &layer.work, &layer.empty].into_iter().zip(&relative) {
-        if *empty_checked && *dir == layer.empty {
-            continue;
-        }
-        if !own_dir(dir) {
-            if !make {
-                return None;
+    // Each directory reached from the layers' directory by no link and the caller's: the layer's
+    // own directory opened once, its two below it. What is missing is made (when `make`) and
+    // opened again.
+    let open = || -> std::io::Result<[std::fs::File; 2]> {
+        let base = crate::exec::open_dir_below_no_links(caches, std::path::Path::new(&below))?;
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        Ok([
+            crate::exec::open_in(&base, std::ffi::OsStr::new("upper"), flags, 0)?,
+            crate::exec::open_in(&base, std::ffi::OsStr::new("work"), flags, 0)?,
+        ])
+    };
+    let opened = match open() {
+        Ok(dirs) => dirs,
+        Err(e) if make && e.kind() == std::io::ErrorKind::NotFound => {
+            for dir in [&layer.upper, &layer.work] {
+                std::fs::DirBuilder::new().mode(0o700).recursive(true).create(dir).ok()?;
             }
-            let mut b = std::fs::DirBuilder::new();
-            b.mode(0o700).recursive(true);
-            b.create(dir).ok()?;
+            open().ok()?
         }
-        // Every component reached by no link (those above the layers' directory were, when it
-        // was opened), and the directory the caller's.
-        let opened = crate::exec::open_dir_below_no_links(caches, std::path::Path::new(rel)).ok()?;
-        let m = opened.metadata().ok()?;
-        if !m.is_dir() || m.uid() != crate::exec::uid() {
+        Err(_) => return None,
+    };
+    let own = |d: &std::fs::File| d.metadata().is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid());
+    if !opened.iter().all(own) {
+        return None;
+    }
+    if !*empty_checked {
+        let empty = match crate::exec::open_dir_below_no_links(caches, std::path::Path::new("empty")) {
+            Err(e) if make && e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::DirBuilder::new().mode(0o700).create(&layer.empty).ok()?;
+                crate::exec::open_dir_below_no_links(caches, std::path::Path::new("empty"))
+            }
+            other => other,
+        };
+        if !empty.is_ok_and(|d| own(&d)) {
             return None;
         }
     }
@@ -261,6 +299,50 @@ fn layer_dirs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn layers_are_made_once_reached_by_no_link_and_found_again_without_making() {
+        let d = crate::unit_scratch();
+        let home = d.path().join("home");
+        let ws = d.path().join("ws");
+        for dir in [home.join(".cache"), home.join(".cargo"), ws.clone()] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let home = home.to_str().unwrap().to_string();
+        let layout = Layout { workspace: ws.to_str().unwrap().into(), home: Some(home.clone()), ..Default::default() };
+        let none = |_: &str| None;
+        // Explaining makes nothing, and finds nothing made.
+        assert!(layers(&layout, &none, "0467", false).is_empty());
+        let made = layers(&layout, &none, "0467", true);
+        let paths: Vec<&str> = made.iter().map(|l| l.path.as_str()).collect();
+        // `.cargo` is there, so its registry and git caches are made; gradle's parent is not.
+        assert_eq!(paths, [format!("{home}/.cache"), format!("{home}/.cargo/registry"), format!("{home}/.cargo/git")]);
+        for l in &made {
+            for dir in [&l.upper, &l.work, &l.empty] {
+                let m = std::fs::symlink_metadata(dir).unwrap();
+                assert!(m.is_dir() && m.permissions().mode() & 0o777 == 0o700, "{dir}");
+            }
+        }
+        assert!(!std::path::Path::new(&format!("{home}/.gradle")).exists());
+        // Found again as they are, without making.
+        assert_eq!(layers(&layout, &none, "0467", false), made);
+        // A layer's directory that became a link is no layer, made or not.
+        let upper = &made[0].upper;
+        std::fs::remove_dir(upper).unwrap();
+        std::os::unix::fs::symlink(d.path(), upper).unwrap();
+        for make in [false, true] {
+            let again = layers(&layout, &none, "0467", make);
+            assert!(!again.iter().any(|l| l.path == made[0].path), "{again:?}");
+            assert_eq!(again.len(), 2);
+        }
+        // Its work directory missing: made again only when making.
+        let work = &made[1].work;
+        std::fs::remove_dir(work).unwrap();
+        assert_eq!(layers(&layout, &none, "0467", false).len(), 1);
+        assert_eq!(layers(&layout, &none, "0467", true).len(), 2);
+        assert!(std::fs::symlink_metadata(work).unwrap().is_dir());
+    }
 
     #[test]
     fn the_caches_follow_their_variables_and_nest_in_one_layer() {

@@ -794,6 +794,10 @@ enum Seen {
     /// Too many entries to keep.
     Large,
     Unlistable,
+    /// There, and this process may not open it: it stays so while planning (forgetting keeps
+    /// it), as no start changes a permission (a nested level may not list `/`, and would ask
+    /// again through the supervisor at every look).
+    Refused,
 }
 
 #[derive(Clone, Copy)]
@@ -809,10 +813,16 @@ impl Facts {
     fn forget(&mut self) {
         // The tables are emptied in place, keeping their room.
         let stamps = &mut self.stamps;
+        let mut refused = Vec::new();
         self.before.extend(self.seen.drain().filter_map(|(dir, seen)| {
+            if matches!(seen, Seen::Refused) {
+                refused.push(dir);
+                return None;
+            }
             let stamp = stamps.remove(&dir)?;
             Some((dir, (stamp, seen)))
         }));
+        self.seen.extend(refused.into_iter().map(|dir| (dir, Seen::Refused)));
         self.stamps.clear();
         self.found.clear();
     }
@@ -877,9 +887,12 @@ impl Facts {
     fn list_anew(&mut self, dir: &str) -> Seen {
         // A listing that no longer holds is dropped; that alone is not worth writing the store
         // for (it fails its check again next time, or is replaced).
-        let Some((listed, stamped)) = super::linux::list_dir_stamped(dir, true) else {
-            self.kept.remove(dir);
-            return Seen::Unlistable;
+        let (listed, stamped) = match super::linux::list_dir_or_why(dir, true) {
+            Ok(listed) => listed,
+            Err(why) => {
+                self.kept.remove(dir);
+                return if why == super::linux::Unlisted::Refused { Seen::Refused } else { Seen::Unlistable };
+            }
         };
         let large = listed.len() > MAX_ENTRIES;
         let entries = if large { Names::default() } else { Names::of(&listed) };
@@ -1052,6 +1065,44 @@ mod tests {
         assert!(matches!(f.found(&path), Found::Here(2)));
         // Below it too, from the new listing.
         assert!(matches!(f.found(&format!("{path}/upper")), Found::Absent));
+    }
+
+    #[test]
+    fn a_directory_this_process_may_not_open_is_not_asked_again_after_planning_forgets() {
+        let d = scratch();
+        let dir = d.path().join("closed");
+        std::fs::create_dir(&dir).unwrap();
+        let dir = dir.to_str().unwrap().to_string();
+        let missing = format!("{dir}-missing");
+        // Landlock on this thread alone: no directory may be listed (root would be let in by
+        // permissions, as a nested level is not by its enclosing rules).
+        std::thread::spawn(move || {
+            use landlock::{AccessFs, Ruleset, RulesetAttr};
+            let status = Ruleset::default()
+                .handle_access(AccessFs::ReadDir)
+                .and_then(|r| r.create())
+                .and_then(|r| r.restrict_self())
+                .expect("Landlock is available on this machine");
+            assert_ne!(status.ruleset, landlock::RulesetStatus::NotEnforced, "Landlock must be enforced here");
+            assert_eq!(
+                super::super::linux::list_dir_or_why(&dir, true).err(),
+                Some(super::super::linux::Unlisted::Refused)
+            );
+            assert_eq!(
+                super::super::linux::list_dir_or_why(&missing, true).err(),
+                Some(super::super::linux::Unlisted::Other)
+            );
+            let mut f = facts(Store::default());
+            assert_eq!(names(&mut f, &dir), ["(unlistable)"]);
+            assert_eq!(names(&mut f, &missing), ["(unlistable)"]);
+            f.forget();
+            // Still known refused, so not opened again; what was not there is looked at anew.
+            assert!(matches!(f.seen.get(&dir), Some(Seen::Refused)));
+            assert!(!f.seen.contains_key(&missing));
+            assert_eq!(names(&mut f, &dir), ["(unlistable)"]);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

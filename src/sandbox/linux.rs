@@ -219,11 +219,26 @@ pub type Stamped = (libc::stat, libc::c_long);
 /// on the open directory before its entries are read (so that a change made while they are read
 /// shows in a later status as a change).
 pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::Entry>, Option<Stamped>)> {
-    let c = CString::new(dir).ok()?;
+    list_dir_or_why(dir, stamp).ok()
+}
+
+/// Why a directory was not listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unlisted {
+    /// A directory that the caller may not open (EACCES, EPERM): so it stays for this process,
+    /// which changes no permissions while it plans.
+    Refused,
+    /// Anything else: not there, not a directory, an error while reading.
+    Other,
+}
+
+/// [`list_dir_stamped`], saying why a directory was not listed.
+pub fn list_dir_or_why(dir: &str, stamp: bool) -> Result<(Vec<super::policy::Entry>, Option<Stamped>), Unlisted> {
+    let c = CString::new(dir).map_err(|_| Unlisted::Other)?;
     // A directory that is not there is not opened: under a watched run every open waits for
     // the supervisor, a status does not (a nested level looks for some forty that are not).
     if !is_dir_at(&c) {
-        return None;
+        return Err(Unlisted::Other);
     }
     // SAFETY: `c` is a valid NUL-terminated path.
     let fd = unsafe {
@@ -236,7 +251,8 @@ pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::En
         )
     };
     if fd < 0 {
-        return None;
+        let refused = matches!(std::io::Error::last_os_error().raw_os_error(), Some(libc::EACCES | libc::EPERM));
+        return Err(if refused { Unlisted::Refused } else { Unlisted::Other });
     }
     // SAFETY: the descriptor was just opened and nothing else owns it.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
@@ -249,14 +265,14 @@ pub fn list_dir_stamped(dir: &str, stamp: bool) -> Option<(Vec<super::policy::En
         // SAFETY: `fd` is open and `flags` a valid out-pointer of the size the request takes.
         let read = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags as *mut libc::c_long) } == 0;
         if !read || flags & FS_CASEFOLD_FL != 0 {
-            return list_dir_entries(fd, None);
+            return list_dir_entries(fd, None).ok_or(Unlisted::Other);
         }
-        let st = fstat_fd(fd.as_raw_fd())?;
-        Some((st, fs_type(fd.as_raw_fd())?))
+        let st = fstat_fd(fd.as_raw_fd()).ok_or(Unlisted::Other)?;
+        Some((st, fs_type(fd.as_raw_fd()).ok_or(Unlisted::Other)?))
     } else {
         None
     };
-    list_dir_entries(fd, stamped)
+    list_dir_entries(fd, stamped).ok_or(Unlisted::Other)
 }
 
 /// The type of the filesystem the open descriptor `fd` is on (`statfs`'s magic number).
