@@ -39,6 +39,10 @@ pub(crate) fn sessions_dirs(env: &Environ, layout: &Layout) -> Vec<String> {
         .flatten()
     {
         let dir = format!("{state}/sessions");
+        // The home's default is most often the environment's own, looked at already.
+        if out.contains(&dir) {
+            continue;
+        }
         let is_dir = |d: &str| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
         // Looked at before it is made: it is there at almost every start.
         let mut there = is_dir(&dir);
@@ -385,6 +389,10 @@ pub(crate) fn hold_sessions(layout: &mut Layout, env: &Environ) {
                 .enumerate()
         {
             let dir = std::path::Path::new(&state).join("approvals");
+            // The home's default is most often the environment's own, looked at already.
+            if i > 0 && layout.private.iter().any(|p| std::path::Path::new(p) == dir) {
+                continue;
+            }
             if (i == 0 && crate::approval::make_dir(&dir)) || dir.is_dir() {
                 let dir = dir.to_string_lossy().into_owned();
                 if !layout.private.contains(&dir) {
