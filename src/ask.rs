@@ -58,6 +58,11 @@ pub(crate) fn through(
             let allowed_before = settings.modes.allowed;
             settings.widen(mode, &hosts, env)?;
             settings.granted = question.is_some().then_some(mode).or(settings.outer_grant.filter(|g| *g == mode));
+            // A person may have changed a permission while the question waited.
+            #[cfg(target_os = "linux")]
+            if question.is_some() {
+                crate::sandbox::facts::forget_refused();
+            }
             *planned = replan(settings)?;
             match &question {
                 Some(q) if !still_bound(q, &planned.decision, bash_args, allowed_before) => Some(

@@ -122,7 +122,8 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
     let Some(state) = state_dir(home, var) else { return Vec::new() };
     // The layers' directory where it really is, made when missing.
     let caches = format!("{state}/caches");
-    let there = own_dir(&caches) || (make && make_dir(&caches, true));
+    let existed = own_dir(&caches);
+    let there = existed || (make && make_dir(&caches, true));
     if !there {
         return Vec::new();
     }
@@ -138,9 +139,9 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
     let mut out = Vec::new();
     // The empty directory every layer shares is looked at once.
     let mut empty_checked = false;
-    // The kept listings answer for the caches until this loop makes one: a cache made here may
-    // be the parent of the next.
-    let mut listed = true;
+    // The kept listings answer for the caches until a directory is made here: the layers'
+    // directory just made (and those above it) or a cache may be the parent of the next.
+    let mut listed = existed;
     for (path, when) in trees(home, var) {
         let usable = |p: &str| {
             !(scope::is_system_path(p)
@@ -283,7 +284,8 @@ fn layer_dirs(
     if !*empty_checked {
         let empty = match crate::exec::open_dir_below_no_links(caches, std::path::Path::new("empty")) {
             Err(e) if make && e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::DirBuilder::new().mode(0o700).create(&layer.empty).ok()?;
+                // Recursive: another start may make it first.
+                std::fs::DirBuilder::new().mode(0o700).recursive(true).create(&layer.empty).ok()?;
                 crate::exec::open_dir_below_no_links(caches, std::path::Path::new("empty"))
             }
             other => other,
@@ -342,6 +344,39 @@ mod tests {
         assert_eq!(layers(&layout, &none, "0467", false).len(), 1);
         assert_eq!(layers(&layout, &none, "0467", true).len(), 2);
         assert!(std::fs::symlink_metadata(work).unwrap().is_dir());
+    }
+
+    /// (Sets a variable of the process and the kept listings it uses: the test runner gives each
+    /// test a process of its own.)
+    #[test]
+    #[allow(unsafe_code)]
+    fn a_cache_below_a_directory_made_for_the_layers_is_made_though_a_listing_said_it_was_not_there() {
+        let d = crate::unit_scratch();
+        let (t, home, ws) = (d.path().join("t"), d.path().join("home"), d.path().join("ws"));
+        for dir in [&t, &home.join(".cache"), &ws] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        // SAFETY: this test's process alone (see above); no other thread reads the variable.
+        unsafe { std::env::set_var("SANDBOX_BASH_TEST_ACCOUNT_HOME", &home) };
+        crate::sandbox::facts::open(crate::sandbox::facts::Use::Read);
+        crate::sandbox::facts::admit(&[]);
+        let t = t.to_str().unwrap().to_string();
+        // An earlier step of the start looked below `t` (a toolchain home there), so its listing
+        // says `t/s` is not there; the layers' directory is then made below it.
+        let _ = crate::exec::canonicalize(&format!("{t}/cargo"));
+        assert_eq!(crate::sandbox::facts::entry(&format!("{t}/s")), Some(None));
+        let vars = |n: &str| match n {
+            "XDG_STATE_HOME" => Some(format!("{t}/s")),
+            "NUGET_PACKAGES" => Some(format!("{t}/s/nuget")),
+            _ => None,
+        };
+        let layout = Layout {
+            workspace: ws.to_str().unwrap().into(),
+            home: Some(home.to_str().unwrap().into()),
+            ..Default::default()
+        };
+        let made = layers(&layout, &vars, "0467", true);
+        assert!(made.iter().any(|l| l.path == format!("{t}/s/nuget")), "{made:?}");
     }
 
     #[test]

@@ -740,6 +740,17 @@ pub fn forget() {
     }
 }
 
+/// Forgets the directories this process was refused, too: after a wait for a person, whose
+/// answer may have come with a permission changed.
+pub fn forget_refused() {
+    if let Ok(mut guard) = FACTS.lock()
+        && let Some(facts) = guard.as_mut()
+    {
+        facts.seen.retain(|_, seen| !matches!(seen, Seen::Refused));
+        facts.found.clear();
+    }
+}
+
 /// The entries of `dir`, from a listing still valid or the kernel's (`None`: not listable).
 /// `None` as the outer value when no store is in use.
 pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {
