@@ -209,6 +209,7 @@ fn own_dir(dir: &str) -> bool {
 /// The status of `path` (not following a last link); when `listed`, not asked of the kernel
 /// where the kept directory listings show it is not there (most of the caches this module
 /// knows of are not).
+#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
 fn status(path: &str, listed: bool) -> std::io::Result<std::fs::Metadata> {
     #[cfg(target_os = "linux")]
     if listed && matches!(crate::sandbox::facts::entry(path), Some(None)) {
@@ -261,10 +262,9 @@ fn layer_dirs(
     // opened again.
     let open = || -> std::io::Result<[std::fs::File; 2]> {
         let base = crate::exec::open_dir_below_no_links(caches, std::path::Path::new(&below))?;
-        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
         Ok([
-            crate::exec::open_in(&base, std::ffi::OsStr::new("upper"), flags, 0)?,
-            crate::exec::open_in(&base, std::ffi::OsStr::new("work"), flags, 0)?,
+            crate::exec::open_dir_below_no_links(&base, std::path::Path::new("upper"))?,
+            crate::exec::open_dir_below_no_links(&base, std::path::Path::new("work"))?,
         ])
     };
     let opened = match open() {
@@ -349,6 +349,7 @@ mod tests {
     /// (Sets a variable of the process and the kept listings it uses: the test runner gives each
     /// test a process of its own.)
     #[test]
+    #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
     fn a_cache_below_a_directory_made_for_the_layers_is_made_though_a_listing_said_it_was_not_there() {
         let d = crate::unit_scratch();
