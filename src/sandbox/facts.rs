@@ -807,7 +807,8 @@ enum Seen {
     Unlistable,
     /// There, and this process may not open it: it stays so while planning (forgetting keeps
     /// it), as no start changes a permission (a nested level may not list `/`, and would ask
-    /// again through the supervisor at every look).
+    /// again through the supervisor at every look); after a wait for a person's answer it is
+    /// tried again (see [`forget_refused`]).
     Refused,
 }
 
