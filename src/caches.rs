@@ -122,7 +122,7 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
     let Some(state) = state_dir(home, var) else { return Vec::new() };
     // The layers' directory where it really is, made when missing.
     let caches = format!("{state}/caches");
-    let existed = own_dir(&caches);
+    let existed = own_dir(&caches, false);
     let there = existed || (make && make_dir(&caches, true));
     if !there {
         return Vec::new();
@@ -164,11 +164,7 @@ pub fn layers(layout: &Layout, var: &dyn Fn(&str) -> Option<String>, key: &str, 
             Ok(m) => m.is_dir() && m.uid() == crate::exec::uid(),
             // Its parent is looked at only when it may be made.
             Err(_) if make => {
-                let parent_there = || {
-                    path.rsplit_once('/').is_some_and(|(p, _)| {
-                        !p.is_empty() && status(p, listed).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
-                    })
-                };
+                let parent_there = || path.rsplit_once('/').is_some_and(|(p, _)| !p.is_empty() && own_dir(p, listed));
                 let made = match when {
                     Make::Always => make_dir(&path, true),
                     Make::WithProgram(program) => parent_there() && on_path(program, var) && make_dir(&path, false),
@@ -201,9 +197,9 @@ fn on_path(program: &str, var: &dyn Fn(&str) -> Option<String>) -> bool {
         .any(|d| std::fs::metadata(format!("{d}/{program}")).is_ok_and(|m| m.is_file()))
 }
 
-/// Whether `dir` is a directory of the caller's own.
-fn own_dir(dir: &str) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
+/// Whether `dir` is a directory of the caller's own (`listed`: see [`status`]).
+fn own_dir(dir: &str, listed: bool) -> bool {
+    status(dir, listed).is_ok_and(|m| m.is_dir() && m.uid() == crate::exec::uid())
 }
 
 /// The status of `path` (not following a last link); when `listed`, not asked of the kernel
@@ -223,7 +219,7 @@ fn status(path: &str, listed: bool) -> std::io::Result<std::fs::Metadata> {
 fn make_dir(path: &str, parents: bool) -> bool {
     let mut b = std::fs::DirBuilder::new();
     b.mode(0o700).recursive(parents);
-    b.create(path).is_ok() || own_dir(path)
+    b.create(path).is_ok() || own_dir(path, false)
 }
 
 /// The layer's directories for the cache `real`, made when missing, every one reached by no

@@ -52,7 +52,7 @@ pub(crate) fn sessions_dirs(env: &Environ, layout: &Layout) -> Vec<String> {
             let _ = b.recursive(true).create(&dir);
             there = is_dir(&dir);
         }
-        if !out.contains(&dir) && there {
+        if there {
             out.push(dir);
         }
     }
