@@ -67,6 +67,10 @@ pub enum Enforced {
     /// Landlock's layer limit was reached: the enclosing level's rules bind.
     #[serde(rename = "outer layers")]
     OuterLayers,
+    /// A nested level whose inputs are those its run locked with: the run's rules hold it, and
+    /// it adds none of its own.
+    #[serde(rename = "run layers")]
+    RunLayers,
 }
 
 /// One record.

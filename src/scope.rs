@@ -15,8 +15,12 @@ pub struct Layout {
     pub home: Option<String>,
     /// `$TMPDIR`, only when it is a sane scratch directory (see [`acceptable_tmpdir`]).
     pub tmpdir: Option<String>,
-    /// Credential paths the configuration adds to the built-in ones.
+    /// Credential paths the configuration adds to the built-in ones, and the audit log's.
     pub extra_credentials: Vec<String>,
+    /// The audit log's paths among them: a nested level knows none (its records go through the
+    /// enclosing level's relay), so they are no input of its boundary (see
+    /// [`crate::sandbox::boundary`]).
+    pub audit_logs: Vec<String>,
     /// Name patterns (`fnmatch`, one component) the configuration adds to the credential
     /// names, and those it exempts from the built-in ones (the system file only).
     pub credential_names: Vec<String>,

@@ -170,9 +170,9 @@ impl Settings {
         let allowed = self.modes.allowed;
         // The caches' layers are kept apart by mode and network list: what a run wrote there
         // is found only by runs that may do no more than it could.
-        let layers_for = match &self.net {
-            NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) => format!("{allowed}-{}", fingerprint(list)),
-            _ => allowed.to_string(),
+        let layers_for = match self.network_list() {
+            Some(fp) => format!("{allowed}-{fp}"),
+            None => allowed.to_string(),
         };
         let run = self.action == Action::Run;
         let layout = crate::workspace::layout(self, env, &layers_for, run)?;
@@ -188,6 +188,14 @@ impl Settings {
             }
         }
         Ok(layout)
+    }
+
+    /// The fingerprint of the network list the run is held to, when it is held to one.
+    pub(crate) fn network_list(&self) -> Option<String> {
+        match &self.net {
+            NetPlan::Proxy(list) | NetPlan::Enclosed(_, list) => Some(fingerprint(list)),
+            _ => None,
+        }
     }
 
     /// The real bash: the variable's, else the configuration's, else the first on `PATH`.

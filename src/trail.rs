@@ -147,6 +147,7 @@ impl Trail {
                 }
             }
         }
+        layout.audit_logs.clone_from(&audit_paths);
         layout.extra_credentials.extend(audit_paths);
         Ok(Trail { channel, writable: log_writable })
     }

@@ -244,6 +244,7 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
         home,
         tmpdir,
         extra_credentials,
+        audit_logs: Vec::new(),
         credential_names: config.credential_names.clone(),
         credential_exempt: config.credential_exempt.clone(),
         committed,

@@ -196,6 +196,12 @@ pub(crate) fn lock_and_exec(
         }
         None => layout,
     };
+    // The run's own relay stays reachable for its nested levels.
+    let extra = sandbox::policy::Extra {
+        sockets: config.sockets.iter().cloned().chain(outside.sockets()).collect(),
+        ..settings.extra()
+    };
+    let boundary = sandbox::boundary(layout, &bash, &extra, &settings.network_list().unwrap_or_default());
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let mut locked = sandbox::lock(sandbox::Lock {
         allowed,
@@ -205,11 +211,7 @@ pub(crate) fn lock_and_exec(
         layout,
         real_bash: &bash,
         env,
-        // The run's own relay stays reachable for its nested levels.
-        extra: sandbox::policy::Extra {
-            sockets: config.sockets.iter().cloned().chain(outside.sockets()).collect(),
-            ..settings.extra()
-        },
+        extra,
         keep_env: &config.keep_env,
         require_namespaces: config.require_namespaces,
         frozen: frozen(decision),
@@ -217,6 +219,7 @@ pub(crate) fn lock_and_exec(
         join: outside.join(),
         in_view: limits.marks().then_some(&|| limits.mark()),
         nested_may_start: nested_may_start(decision),
+        boundary: Some(boundary),
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.
@@ -383,6 +386,8 @@ fn enforced(outcome: &sandbox::Outcome) -> Enforced {
         Enforced::Degraded
     } else if outcome.layer_limit {
         Enforced::OuterLayers
+    } else if outcome.run_layers {
+        Enforced::RunLayers
     } else {
         Enforced::Whole
     }

@@ -557,6 +557,9 @@ struct Facts {
     /// The directory of the analyses kept from one run to the next (see
     /// `analysis::kept`), and whether this run may write there.
     analyses: Option<(std::path::PathBuf, bool)>,
+    /// The directory the enclosing view gave a nested level in the store's place, once found
+    /// to be one (see [`given_word`]).
+    given: Option<std::path::PathBuf>,
 }
 
 static FACTS: Mutex<Option<Facts>> = Mutex::new(None);
@@ -647,6 +650,7 @@ pub fn admit(writable: &[&str]) {
         now: now / 1_000_000_000,
         // Not for a nested level: what its enclosing view gives it holds listings only.
         analyses: (usable && how != Use::Given).then(|| (dir.join(ANALYSES), write)),
+        given: (usable && how == Use::Given).then(|| dir.clone()),
     };
     if usable && let Some(raw) = load(&dir.join(FILE)) {
         facts.kept.raw = raw;
@@ -691,6 +695,18 @@ pub(crate) fn own_private_dir(dir: &std::path::Path) -> bool {
 /// the store is not used).
 pub fn analyses() -> Option<(std::path::PathBuf, bool)> {
     FACTS.lock().ok()?.as_ref()?.analyses.clone()
+}
+
+/// The enclosing run's word to this nested level (see [`super::word`]), from the directory its
+/// view mounted in the store's place; `None` where there is no such directory or no word in it.
+pub fn given_word() -> Option<Vec<u8>> {
+    let dir = FACTS.lock().ok()?.as_ref()?.given.clone()?;
+    let mut o = std::fs::OpenOptions::new();
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
+    let mut file = o.read(true).open(dir.join(super::word::FILE)).ok()?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
+    Some(bytes)
 }
 
 /// Writes what this run listed anew, when it may (before the run locks itself: after, the
@@ -1048,6 +1064,7 @@ mod tests {
             changed: false,
             now: real / 1_000_000_000 + 60,
             analyses: None,
+            given: None,
         }
     }
 

@@ -908,6 +908,11 @@ fn drop_capabilities(caps: &[u8]) -> Result<(), Error> {
 pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
     let path_var = lock.env.get("PATH");
     let outer = lock.outer.map(|m| m.mode);
+    if outer.is_some()
+        && let Some(locked) = held_by_run(&lock)
+    {
+        return Ok(locked);
+    }
     // What the run made since it last looked (its relay, its caches' layers) is looked at anew.
     super::facts::forget();
     let plan = |allowed: Mode| {
@@ -916,6 +921,7 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
         if outer.is_none() && lock.nested_may_start {
             view.listings = listings_for(&policy, &view);
+            view.word = lock.boundary.as_deref().map(|b| super::word::of(policy.mode, b, &policy));
         }
         (policy, view)
     };
@@ -976,6 +982,48 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
         view: if entered { Some(view) } else { None },
         policy: Some(policy),
         network,
+    })
+}
+
+/// A nested level whose inputs are those its run locked with (see [`super::word`]): the run's
+/// Landlock domain and filter, which this process is in already, hold the same boundary, and
+/// the word's rules answer what they hold. `None` (lock as any level does) where anything
+/// differs, where this level asks for a network namespace or a view of its own, or where the
+/// process is not held as the run's level left it (no no_new_privs, no filter).
+fn held_by_run(lock: &Lock<'_>) -> Option<Locked> {
+    if lock.network.is_some() || lock.join.is_some() || lock.in_view.is_some() || lock.require_namespaces {
+        return None;
+    }
+    let boundary = lock.boundary.as_deref()?;
+    let policy = super::word::rules_for(&super::facts::given_word()?, lock.allowed, boundary)?;
+    let no_new_privs = nix::sys::prctl::get_no_new_privs() == Ok(true);
+    // SAFETY: PR_GET_SECCOMP takes integer arguments only.
+    let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } == 2;
+    if !no_new_privs || !seccomp {
+        return None;
+    }
+    let enforcement = Enforcement {
+        landlock_abi: landlock_abi().ok(),
+        landlock: true,
+        seccomp,
+        no_new_privs,
+        capabilities_dropped: 0,
+        namespaces: Some(view::Entered::Unavailable(
+            "an enclosing sandbox-bash's Landlock rules refuse new mounts".into(),
+        )),
+        filters: None,
+    };
+    let outcome = Outcome { enforcement, shortfalls: Vec::new(), layer_limit: false, run_layers: true };
+    let outer_marked = lock.outer.is_some_and(|m| m.namespaces);
+    let layer = layer(&outcome, &view::View::default(), outer_marked, false).ok()?;
+    Some(Locked {
+        mode: lock.allowed,
+        outcome,
+        static_only: layer.static_only,
+        namespaces: layer.marked,
+        view: None,
+        policy: Some(policy),
+        network: NetworkLayer::NotAsked,
     })
 }
 
@@ -1085,9 +1133,11 @@ fn enforce(
     let (applied, handover) =
         apply(prepared, layer, network, in_view).map_err(|why| RunError::Sandbox { mode: policy.mode, why })?;
     let outcome = match applied {
-        Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false },
+        Applied::Done(enforcement) => Outcome { enforcement, shortfalls, layer_limit: false, run_layers: false },
         Applied::LayerLimit(enforcement) => match outer {
-            Some(outer) if outer.covers(requested) => Outcome { enforcement, shortfalls, layer_limit: true },
+            Some(outer) if outer.covers(requested) => {
+                Outcome { enforcement, shortfalls, layer_limit: true, run_layers: false }
+            }
             _ => return Err(RunError::LayerLimit { requested, outer }),
         },
     };

@@ -139,12 +139,15 @@ fn enforce_macos(
     use crate::error::Error as RunError;
     if already_sandboxed() {
         return match outer {
-            Some(outer) if outer.covers(requested) => {
-                Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: true })
-            }
+            Some(outer) if outer.covers(requested) => Ok(Outcome {
+                enforcement: Enforcement::default(),
+                shortfalls: Vec::new(),
+                layer_limit: true,
+                run_layers: false,
+            }),
             _ => Err(RunError::Sandbox { mode, why: Error::AlreadySandboxed { requested, outer } }),
         };
     }
     apply(profile).map_err(|why| RunError::Sandbox { mode, why })?;
-    Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false })
+    Ok(Outcome { enforcement: Enforcement::default(), shortfalls: Vec::new(), layer_limit: false, run_layers: false })
 }

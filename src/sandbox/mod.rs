@@ -21,6 +21,8 @@ pub mod policy;
 pub mod seatbelt;
 pub mod seccomp;
 pub mod view;
+#[cfg(target_os = "linux")]
+pub mod word;
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -478,6 +480,9 @@ pub struct Outcome {
     pub shortfalls: Vec<Shortfall>,
     /// Landlock's layer limit was reached; the outer layers bind.
     pub layer_limit: bool,
+    /// The enclosing run's layers hold this level, which adds none: its inputs are those the
+    /// run locked with (see [`word`]).
+    pub run_layers: bool,
 }
 
 /// Whether a network namespace for the allowlist's proxy can be had here (tried in a child
@@ -534,6 +539,48 @@ pub struct Lock<'a> {
     /// Nested levels may start in the run (it runs a shell, or code the analysis cannot see):
     /// the view gives them the listings in the store's place (see `facts::snapshot`).
     pub nested_may_start: bool,
+    /// What decides the rules besides the mode (see [`boundary`]): the outermost level gives
+    /// it to its nested levels, which lock nothing more when theirs is the same.
+    pub boundary: Option<String>,
+}
+
+/// What decides a level's rules besides its mode, as text: the places of its layout, the
+/// configuration's additions and ceiling, the real bash, and the network list it is held to
+/// (`network`). Left out is what only widens a nested level's rules, which the enclosing ones
+/// bound anyway: `PATH`, the standard streams, the sockets left reachable, the caches' layers
+/// (the run's view holds them), the files the repository stores (read anew at each start), and
+/// the audit log (held by the run's rules, and no nested level's to know).
+pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, network: &str) -> String {
+    let Layout {
+        workspace,
+        no_workspace,
+        home,
+        tmpdir,
+        extra_credentials,
+        audit_logs,
+        credential_names,
+        credential_exempt,
+        committed: _,
+        extra_protected,
+        toolchains,
+        client_state,
+        client_files,
+        caches: _,
+        sessions,
+        private,
+        relaxed,
+    } = layout;
+    let policy::Extra { config_files, runtime_read, runtime_execute, ceiling, sockets: _ } = extra;
+    let extra_credentials: Vec<&String> = extra_credentials.iter().filter(|c| !audit_logs.contains(c)).collect();
+    format!(
+        "{:?}",
+        (
+            (workspace, no_workspace, home, tmpdir),
+            (extra_credentials, credential_names, credential_exempt, extra_protected),
+            (toolchains, client_state, client_files, sessions, private, relaxed),
+            (real_bash, config_files, runtime_read, runtime_execute, ceiling, network),
+        )
+    )
 }
 
 /// What became of the network namespace [`Lock::network`] asked for.

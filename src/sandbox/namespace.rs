@@ -507,7 +507,11 @@ pub fn enter(
             write_frozen(&fs, f)?;
         }
         // Nested levels' listings: a convenience, so a failure only leaves the store masked.
-        listings = view.listings.as_ref().filter(|(_, bytes)| write_listings(&fs, bytes)).map(|(path, _)| path);
+        listings = view
+            .listings
+            .as_ref()
+            .filter(|(_, bytes)| write_listings(&fs, bytes, view.word.as_deref()))
+            .map(|(path, _)| path);
         set_attr(fs.as_raw_fd(), "", MOUNT_ATTR_RDONLY, false, 0)?;
         Some(fs)
     } else {
@@ -625,18 +629,37 @@ pub fn enter(
 /// The directory of the stand-ins' file system that takes the store's place.
 const LISTINGS_DIR: &str = "listings";
 
-/// Writes `bytes` as the store's file in a directory of the stand-ins' file system: the
-/// caller's own, only they may enter it, and nobody may write it (its file system becomes
-/// read-only). `false` when it could not be written whole (then the store stays masked).
-fn write_listings(fs: &OwnedFd, bytes: &[u8]) -> bool {
-    use std::io::Write;
+/// Writes `bytes` as the store's file in a directory of the stand-ins' file system, and the
+/// run's `word` beside it: the caller's own, only they may enter it, and nobody may write it
+/// (its file system becomes read-only). `false` when the listings could not be written whole
+/// (then the store stays masked); a word that could not be is none, which nested levels take
+/// as a word that differs from theirs.
+fn write_listings(fs: &OwnedFd, bytes: &[u8], word: Option<&[u8]>) -> bool {
     let dir = std::ffi::CString::new(LISTINGS_DIR).unwrap_or_default();
     // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated.
     if unsafe { libc::mkdirat(fs.as_raw_fd(), dir.as_ptr(), 0o700) } != 0 {
         return false;
     }
-    let name = std::ffi::CString::new(format!("{LISTINGS_DIR}/{}", super::facts::FILE)).unwrap_or_default();
-    // SAFETY: as above; the descriptor returned is owned below.
+    // SAFETY: as above.
+    if unsafe { libc::fchmodat(fs.as_raw_fd(), dir.as_ptr(), 0o700, 0) } != 0 {
+        return false;
+    }
+    if let Some(word) = word
+        && !write_new(fs, &format!("{LISTINGS_DIR}/{}", super::word::FILE), word)
+    {
+        let name = std::ffi::CString::new(format!("{LISTINGS_DIR}/{}", super::word::FILE)).unwrap_or_default();
+        // SAFETY: as above.
+        unsafe { libc::unlinkat(fs.as_raw_fd(), name.as_ptr(), 0) };
+    }
+    write_new(fs, &format!("{LISTINGS_DIR}/{}", super::facts::FILE), bytes)
+}
+
+/// Writes `bytes` as the new file `name` (mode 0600, whatever the umask) below `fs`.
+fn write_new(fs: &OwnedFd, name: &str, bytes: &[u8]) -> bool {
+    use std::io::Write;
+    let name = std::ffi::CString::new(name).unwrap_or_default();
+    // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated; the descriptor
+    // returned is owned below.
     let fd = unsafe {
         libc::openat(
             fs.as_raw_fd(),
@@ -650,12 +673,9 @@ fn write_listings(fs: &OwnedFd, bytes: &[u8]) -> bool {
     }
     // SAFETY: a descriptor the kernel just returned, owned by nothing else.
     let mut file = std::fs::File::from(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
-    // A directory mode 0700 and a file 0600, whatever the umask took.
-    // SAFETY: plain system calls on descriptors and a NUL-terminated name.
-    let modes = unsafe {
-        libc::fchmodat(fs.as_raw_fd(), dir.as_ptr(), 0o700, 0) == 0 && libc::fchmod(file.as_raw_fd(), 0o600) == 0
-    };
-    modes && file.write_all(bytes).is_ok()
+    // SAFETY: a plain system call on a descriptor.
+    let mode = unsafe { libc::fchmod(file.as_raw_fd(), 0o600) } == 0;
+    mode && file.write_all(bytes).is_ok()
 }
 
 fn write_frozen(fs: &OwnedFd, f: &Frozen) -> Result<(), ViewError> {

@@ -95,6 +95,9 @@ pub enum Why {
     /// The listings the view gives nested levels in place of the masked store (opened once
     /// the view has mounted them).
     Listings,
+    /// A rule of the enclosing run's, which holds a nested level that adds none (see
+    /// [`super::word`]).
+    Run,
 }
 
 impl Why {
@@ -112,6 +115,7 @@ impl Why {
             Why::Listings => "listings for nested levels",
             Why::System => "system",
             Why::Credential => "credential",
+            Why::Run => "the enclosing run's rule",
         }
     }
 }
@@ -239,6 +243,23 @@ impl Policy {
     /// link elsewhere, never invent one.
     pub fn granted(&self, path: &str) -> Rights {
         granted_by(self.paths.iter().map(|r| (r.path.as_str(), r.rights, r.kind == Kind::File)), path)
+    }
+
+    /// The rules an enclosing run holds, as its word gave them (see [`super::word`]): what
+    /// [`Policy::granted`] answers from; nothing else of it is applied by this level.
+    pub fn of_run(mode: Mode, paths: Vec<PathRule>) -> Policy {
+        Policy {
+            mode,
+            paths,
+            sockets: false,
+            keyring: false,
+            new_code: false,
+            drop_capabilities: Vec::new(),
+            scoped: false,
+            enclosed_network: false,
+            static_only: Vec::new(),
+            reachable: Vec::new(),
+        }
     }
 
     /// A policy with no rules and nothing allowed but what `mode` names, for tests.

@@ -122,6 +122,9 @@ pub struct View {
     /// read-only directory holding these listings (see `facts::snapshot`), which Landlock lets
     /// the run read once it is mounted.
     pub listings: Option<(String, Vec<u8>)>,
+    /// Beside the listings, the run's word to its nested levels (see `word`): written only
+    /// with them.
+    pub word: Option<Vec<u8>>,
     /// Persistence points that did not exist at the start (`.git/hooks` in a repository without
     /// one, `.vscode`, `.mcp.json`): no mount can cover a name that is not there, so the
     /// supervisor's watch refuses the calls that would make one (see `outside::watch`). Each

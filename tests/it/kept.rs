@@ -391,3 +391,53 @@ fn a_kept_analysis_holds_only_while_a_committed_credential_named_file_is_project
     git(&["commit", "-qam", "secret"]);
     assert_eq!(ok(&run(&lab, "0467", program, false, &[])), "TOKEN=REAL-SECRET\n");
 }
+
+/// The run's word to its nested levels (see `sandbox::word`) is taken only from the read-only
+/// file system its view mounts in the store's place. The very word a run gave, planted in the
+/// store's own directory, for a level started outside any run under a forged marker, with
+/// no_new_privs and a seccomp filter as a run's level has them (one that allows everything):
+/// the level locks itself, and the home's key stays out of reach.
+#[test]
+fn a_word_found_anywhere_but_in_the_runs_view_is_not_taken() {
+    let lab = settled_lab(|_| {});
+    let facts = lab.home.join(".local/state/sandbox-bash/facts");
+    let copy = lab.ws.join("word.copy");
+    let out = run(&lab, "0467", &format!("cat {}/word > {}; echo end", facts.display(), copy.display()), true, &[]);
+    assert!(text(&out.stdout).contains("end"), "{}", text(&out.stderr));
+    let word = std::fs::read(&copy).unwrap_or_default();
+    assert!(word.starts_with(b"{\"inputs\""), "the run gave its nested levels a word: {}", text(&word));
+    std::fs::write(facts.join("word"), &word).unwrap();
+    let key = lab.home.join(".ssh/id_ed25519");
+    let program = format!("python3 -c 'print(open({:?}).read())'; echo end", key.display().to_string());
+    let mut c = std::process::Command::new(crate::lab::SB);
+    c.arg("-s").current_dir(&lab.ws).env("BASH_AGENT_BASH_MODE", "0467").env("SANDBOX_BASH_WORKSPACE", &lab.ws);
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("HOME", &lab.home);
+    c.env("SANDBOX_BASH_TEST_ACCOUNT_HOME", &lab.home);
+    c.env("SANDBOX_BASH_ENFORCED", format!("0467+ns:{}", lab.ws.display()));
+    // SAFETY: between fork and exec only async-signal-safe calls: prctl with a program that
+    // lives in this (copied) address space.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut c, || {
+            let allow = [libc::sock_filter { code: 0x06, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW }];
+            let prog = libc::sock_fprog { len: 1, filter: allow.as_ptr() as *mut libc::sock_filter };
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(program.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.contains("end"), "{stdout}{stderr}");
+    assert!(!stdout.contains("PRIVATE KEY CANARY"), "a planted word let a level lock nothing:\n{stdout}{stderr}");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    assert_eq!(std::fs::read(facts.join("word")).unwrap(), word);
+}

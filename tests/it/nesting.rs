@@ -93,3 +93,63 @@ fn sandbox_bash_run_through_a_link_by_its_path_is_sandbox_bash() {
     assert_eq!(out.status.code(), Some(126));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing system read (4000): cat needs it for /etc/shadow"));
 }
+
+/// What a nested level's probe did: reading the home's key, writing outside the workspace and
+/// in it (python, which the analysis does not see into: only the kernel stands in the way).
+#[cfg(target_os = "linux")]
+fn probe(lab: &crate::lab::Lab, made: &str) -> String {
+    let code = format!(
+        "import sys\nfor path, how in (({key:?}, 'r'), ({outside:?}, 'a'), ({made:?}, 'w')):\n    try:\n        open(path, how).close()\n        print('done', path)\n    except OSError as e:\n        print('refused', path, e.errno)\n",
+        key = lab.home.join(".ssh/id_ed25519").display().to_string(),
+        outside = lab.outside.join("file.txt").display().to_string(),
+        made = lab.ws.join(made).display().to_string(),
+    );
+    let file = lab.ws.join(format!("{made}.py"));
+    std::fs::write(&file, code).unwrap();
+    format!("python3 {}", file.display())
+}
+
+/// A nested level whose inputs are its run's (the same mode, workspace, home, configuration and
+/// programs) adds no Landlock layer: the run's hold it, and its record says so. The boundary is
+/// the same: the home's key and the tree outside the workspace stay out of reach, the workspace
+/// is written. A level that narrows the mode locks itself as ever: the workspace it may not
+/// write is refused by its own layer, nothing made.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_nested_level_that_does_not_narrow_is_held_by_its_runs_layers_and_one_that_narrows_locks() {
+    let lab = crate::lab::Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let sb = crate::lab::SB;
+    let (same, narrower) = (probe(&lab, "same"), probe(&lab, "narrower"));
+    let program = format!("{sb} -c '{same}'; BASH_AGENT_BASH_MODE=0465 {sb} -c '{narrower}'");
+    // The first start in a new home makes sandbox-bash's state directory there (which the run's
+    // inputs did not see yet, and a nested level's would): a home that has one already.
+    assert!(lab.run("0467", "true").status.success());
+    let out = lab.command("0467", &program).env("SANDBOX_BASH_AUDIT_LOG", &log).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let key = lab.home.join(".ssh/id_ed25519");
+    let outside = lab.outside.join("file.txt");
+    // Both levels: the key masked, the tree outside read-only (or refused by Landlock).
+    assert_eq!(stdout.matches(&format!("refused {} 13\n", key.display())).count(), 2, "{stdout}");
+    assert_eq!(stdout.matches(&format!("refused {} ", outside.display())).count(), 2, "{stdout}");
+    assert!(stdout.contains(&format!("done {}", lab.ws.join("same").display())), "{stdout}");
+    assert!(stdout.contains(&format!("refused {} 13", lab.ws.join("narrower").display())), "{stdout}");
+    assert!(!lab.ws.join("narrower").exists());
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside data\n");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("program").is_some())
+        .collect();
+    let by = |program: &str| {
+        records
+            .iter()
+            .find(|r| r["program"].as_str().is_some_and(|p| p.starts_with(program)))
+            .unwrap_or_else(|| panic!("no record of {program}: {records:#?}"))
+    };
+    assert_eq!(by(&same)["enforcement"], "run layers", "{records:#?}");
+    assert_eq!(by(&narrower)["enforcement"], "enforced", "{records:#?}");
+    assert_eq!(by(&format!("{sb} -c"))["enforcement"], "enforced", "{records:#?}");
+}

@@ -1,0 +1,103 @@
+//! The run's word to its nested levels: what decided the boundary its kernel layers hold, and
+//! the Landlock rules it holds, beside the listings in the read-only file system its view
+//! mounts in the store's place (see `facts`). Nothing inside a run can write there or mount
+//! another in its place: Landlock refuses every mount, and the filter `mount_setattr`.
+//!
+//! A nested level whose own inputs are the word's, byte for byte, would plan the same boundary
+//! again: it adds no Landlock layer or filter of its own, and answers what the rules in force
+//! hold with the word's rules, which are those in force. Any difference (a narrower mode,
+//! another workspace, home, configuration, program, network list) and it locks itself as
+//! before. The word is compared, never trusted for what it says of the nested level: a forged
+//! marker changes nothing, and under a narrower level in between the domain in force is the
+//! intersection either way.
+
+use serde::{Deserialize, Serialize};
+
+use super::policy::{Kind, PathRule, Policy, Rights, Why};
+use crate::mode::Mode;
+
+/// The file the word is kept in, beside the listings.
+pub const FILE: &str = "word";
+
+/// What the run's levels said when it locked.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Word {
+    /// The inputs that decided the boundary (see [`inputs`]).
+    inputs: String,
+    /// The Landlock rules in force: path, rights, whether the rule is on a file.
+    rules: Vec<(String, u8, bool)>,
+}
+
+/// The inputs of a level locked in `mode`: this build, the mode, and the rest of what decides
+/// its rules (`boundary`, see [`super::boundary`]).
+fn inputs(mode: Mode, boundary: &str) -> String {
+    format!("{} {mode} {boundary}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The word of a level locked in `mode` with the rules of `policy`.
+pub fn of(mode: Mode, boundary: &str, policy: &Policy) -> Vec<u8> {
+    let word = Word {
+        inputs: inputs(mode, boundary),
+        rules: policy.paths.iter().map(|r| (r.path.clone(), r.rights.0, r.kind == Kind::File)).collect(),
+    };
+    serde_json::to_vec(&word).unwrap_or_default()
+}
+
+/// The rules in force, when `bytes` is the word of a level locked in `mode` whose other inputs
+/// were `boundary`.
+pub fn rules_for(bytes: &[u8], mode: Mode, boundary: &str) -> Option<Policy> {
+    let word: Word = serde_json::from_slice(bytes).ok()?;
+    if word.inputs != inputs(mode, boundary) {
+        return None;
+    }
+    Some(Policy::of_run(
+        mode,
+        word.rules
+            .into_iter()
+            .map(|(path, rights, file)| PathRule {
+                path,
+                rights: Rights(rights),
+                why: Why::Run,
+                follow: false,
+                kind: if file { Kind::File } else { Kind::Dir },
+                node: None,
+            })
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_gives_its_rules_only_to_the_same_inputs() {
+        let mut policy = Policy::bare(Mode(0o0467));
+        policy.paths.push(PathRule {
+            path: "/w".into(),
+            rights: Rights::ALL,
+            why: Why::Workspace,
+            follow: false,
+            kind: Kind::Dir,
+            node: None,
+        });
+        policy.paths.push(PathRule {
+            path: "/etc/hosts".into(),
+            rights: Rights::READ,
+            why: Why::Runtime,
+            follow: true,
+            kind: Kind::File,
+            node: None,
+        });
+        let bytes = of(Mode(0o0467), "workspace /w", &policy);
+        let held = rules_for(&bytes, Mode(0o0467), "workspace /w").expect("the same inputs");
+        assert_eq!(held.granted("/w/src/main.rs"), Rights::ALL);
+        assert_eq!(held.granted("/etc/hosts"), Rights::READ);
+        assert_eq!(held.granted("/etc/shadow"), Rights::NONE);
+        // Another mode, another workspace, or a word that does not read: nothing.
+        assert!(rules_for(&bytes, Mode(0o0444), "workspace /w").is_none());
+        assert!(rules_for(&bytes, Mode(0o0467), "workspace /w/sub").is_none());
+        assert!(rules_for(&bytes[..bytes.len() - 1], Mode(0o0467), "workspace /w").is_none());
+        assert!(rules_for(b"", Mode(0o0467), "").is_none());
+    }
+}
