@@ -114,8 +114,13 @@ fn at_the_layer_limit_an_inner_invocation_may_only_ask_for_less() {
             lab::SB
         ))
     };
+    // Each level narrows its run's mode, so each adds a layer of its own (one with its run's
+    // inputs would add none).
     let step = |last: &str| {
-        format!("if [ \"$1\" -lt 16 ]; then {} -c \"$NEST\" level $(( $1 + 1 )); else {last}; fi", lab::SB)
+        format!(
+            "if [ \"$1\" -lt 16 ]; then BASH_AGENT_BASH_MODE=0447 {} -c \"$NEST\" level $(( $1 + 1 )); else {last}; fi",
+            lab::SB
+        )
     };
     for (mode, expect_ok) in [("0447", true), ("4467", false)] {
         let nest = step(&launch(mode));

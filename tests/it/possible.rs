@@ -207,10 +207,18 @@ fn a_possible_credential_read_rests_on_the_kernel_and_is_denied_where_nothing_ho
     let said = text(&out.stdout);
     assert!(said.starts_with("verdict:    would be denied (exit 126)"), "{said}");
     assert!(said.contains("possible, and no namespace layer holds credential"), "{said}");
-    // A nested level knows only its own rules, which take unlistable trees whole: the home
-    // key is denied there too (the enclosing level's rules would hold it; it cannot see them).
+    // The home key at a nested level: one with its run's inputs answers with its run's rules
+    // (the word the run left it), which leave the key out: the program runs, the kernel refuses
+    // the read, and it is told. One that narrows knows only its own rules, which take unlistable
+    // trees whole: the read is denied before anything runs.
     let nested = format!("{SB} -c {}", shell_quote(&format!("./reader.py {}", home_key.display())));
     let out = lab.run("0467", &nested);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!crate::lab::statically_denied(&out), "{all}");
+    assert!(all.contains("Errno 13") && !all.contains("CANARY"), "{all}");
+    assert!(all.contains(&format!("opens for reading {} (openat); held by", home_key.display())), "{all}");
+    let narrower = format!("BASH_AGENT_BASH_MODE=0465 {nested}");
+    let out = lab.run("0467", &narrower);
     assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
 }
 
