@@ -94,7 +94,13 @@ pub(crate) fn explain(
                 Some((_, Err(why))) => (None, Some(why.clone())),
                 None => (None, None),
             };
-            let holding = sandbox::Holding { enforced: shortfalls.is_empty(), policy: Some(&policy), view, no_view };
+            let holding = sandbox::Holding {
+                enforced: shortfalls.is_empty(),
+                policy: Some(&policy),
+                view,
+                no_view,
+                exact: view.is_some(),
+            };
             unheld_possible(&decision, &holding).unwrap_or(decision)
         }
         _ => decision,

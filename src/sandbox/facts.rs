@@ -557,9 +557,9 @@ struct Facts {
     /// The directory of the analyses kept from one run to the next (see
     /// `analysis::kept`), and whether this run may write there.
     analyses: Option<(std::path::PathBuf, bool)>,
-    /// The directory the enclosing view gave a nested level in the store's place, once found
-    /// to be one (see [`given_word`]).
-    given: Option<std::path::PathBuf>,
+    /// The directory the enclosing view gave a nested level in the store's place, open, once
+    /// found to be one (see [`given_word`]).
+    given: Option<std::os::fd::OwnedFd>,
 }
 
 static FACTS: Mutex<Option<Facts>> = Mutex::new(None);
@@ -622,6 +622,7 @@ pub fn open(how: Use) {
 pub fn admit(writable: &[&str]) {
     let Some((dir, how)) = ASKED.lock().ok().and_then(|mut a| a.take()) else { return };
     let write = how == Use::Write;
+    let mut given: Option<std::os::fd::OwnedFd> = None;
     let Some(state) = dir.parent().and_then(|p| p.to_str()) else { return };
     // Where the state directory really is (the kernel's answer: the store is not in use yet).
     let real = crate::exec::canonicalize(state).unwrap_or_else(|_| state.to_string());
@@ -635,7 +636,10 @@ pub fn admit(writable: &[&str]) {
     let usable = match how {
         Use::Write => crate::approval::make_dir(&dir),
         Use::Read => own_private_dir(&dir),
-        Use::Given => own_private_dir(&dir) && given_by_the_view(&dir),
+        Use::Given => {
+            given = open_dir_path(&dir).filter(given_dir);
+            given.is_some()
+        }
     };
     let (now, _) = clocks();
     let mut facts = Facts {
@@ -650,7 +654,7 @@ pub fn admit(writable: &[&str]) {
         now: now / 1_000_000_000,
         // Not for a nested level: what its enclosing view gives it holds listings only.
         analyses: (usable && how != Use::Given).then(|| (dir.join(ANALYSES), write)),
-        given: (usable && how == Use::Given).then(|| dir.clone()),
+        given,
     };
     if usable && let Some(raw) = load(&dir.join(FILE)) {
         facts.kept.raw = raw;
@@ -660,26 +664,47 @@ pub fn admit(writable: &[&str]) {
     }
 }
 
-/// `dir` is the root of a mount of a read-only tmpfs: what an enclosing view mounts in the
-/// store's place. Nothing inside a run can make one (Landlock refuses every mount), so a store
-/// a command wrote, wherever its run let it write, is never read for one.
+/// [`given_dir`] for a path.
+#[cfg(test)]
 fn given_by_the_view(dir: &std::path::Path) -> bool {
+    open_dir_path(dir).is_some_and(|fd| given_dir(&fd))
+}
+
+/// `dir` opened with `O_PATH`, a directory reached with no link at its end.
+fn open_dir_path(dir: &std::path::Path) -> Option<std::os::fd::OwnedFd> {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
-    // SAFETY: plain system calls on a NUL-terminated path and out-structures of the right types.
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a NUL-terminated path; the descriptor returned is owned at once.
+    #[allow(unsafe_code)]
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        (fd >= 0).then(|| <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd))
+    }
+}
+
+/// The directory, open (with `O_PATH`), is the root of a mount of a read-only tmpfs, the
+/// caller's own and nobody else's: what an enclosing view mounts in the store's place. Nothing
+/// inside a run can make one (Landlock refuses every mount), so a store a command wrote,
+/// wherever its run let it write, is never read for one; the run's word is then read through
+/// this very descriptor, whatever the path leads to by then.
+fn given_dir(fd: &std::os::fd::OwnedFd) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain system calls on an open descriptor and out-structures of the right types.
     #[allow(unsafe_code)]
     unsafe {
         let mut fs: libc::statfs = std::mem::zeroed();
         let mut vfs: libc::statvfs = std::mem::zeroed();
         let mut st: libc::statx = std::mem::zeroed();
-        libc::statfs(path.as_ptr(), &mut fs) == 0
+        libc::fstatfs(fd.as_raw_fd(), &mut fs) == 0
             && fs.f_type as libc::c_long == TMPFS
-            && libc::statvfs(path.as_ptr(), &mut vfs) == 0
+            && libc::fstatvfs(fd.as_raw_fd(), &mut vfs) == 0
             && vfs.f_flag & libc::ST_RDONLY != 0
-            && libc::statx(libc::AT_FDCWD, path.as_ptr(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_BASIC_STATS, &mut st)
-                == 0
+            && libc::statx(fd.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_BASIC_STATS, &mut st) == 0
             && st.stx_attributes_mask & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
             && st.stx_attributes & libc::STATX_ATTR_MOUNT_ROOT as u64 != 0
+            && st.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR
+            && st.stx_uid == crate::exec::uid()
+            && st.stx_mode & 0o077 == 0
     }
 }
 
@@ -700,10 +725,20 @@ pub fn analyses() -> Option<(std::path::PathBuf, bool)> {
 /// The enclosing run's word to this nested level (see [`super::word`]), from the directory its
 /// view mounted in the store's place; `None` where there is no such directory or no word in it.
 pub fn given_word() -> Option<Vec<u8>> {
-    let dir = FACTS.lock().ok()?.as_ref()?.given.clone()?;
-    let mut o = std::fs::OpenOptions::new();
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
-    let mut file = o.read(true).open(dir.join(super::word::FILE)).ok()?;
+    use std::os::fd::AsRawFd;
+    let guard = FACTS.lock().ok()?;
+    let dir = guard.as_ref()?.given.as_ref()?;
+    let name = std::ffi::CString::new(super::word::FILE).ok()?;
+    // SAFETY: an open directory descriptor and a NUL-terminated name; the descriptor returned
+    // is owned at once.
+    #[allow(unsafe_code)]
+    let mut file = unsafe {
+        let fd = libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        std::fs::File::from(<std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd))
+    };
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
     Some(bytes)

@@ -921,7 +921,12 @@ pub(super) fn lock(lock: Lock<'_>) -> Result<Locked, crate::error::Error> {
             if outer.is_none() { view_here(&policy, lock.layout, lock.env, lock.keep_env) } else { Default::default() };
         if outer.is_none() && lock.nested_may_start {
             view.listings = listings_for(&policy, &view);
-            view.word = lock.boundary.as_deref().map(|b| super::word::of(policy.mode, b, &policy));
+            // Only a run Landlock holds whole says anything to its nested levels: without it, a
+            // process of the run could mount another word in the store's place.
+            let (abi, short) = shortfalls(&policy);
+            if abi.is_some() && short.is_empty() {
+                view.word = lock.boundary.as_deref().map(|b| super::word::of(policy.mode, b, &policy, &view));
+            }
         }
         (policy, view)
     };
@@ -995,6 +1000,7 @@ fn held_by_run(lock: &Lock<'_>) -> Option<Locked> {
         return None;
     }
     let boundary = lock.boundary.as_deref()?;
+    let abi = landlock_abi().ok()?;
     let policy = super::word::rules_for(&super::facts::given_word()?, lock.allowed, boundary)?;
     let no_new_privs = nix::sys::prctl::get_no_new_privs() == Ok(true);
     // SAFETY: PR_GET_SECCOMP takes integer arguments only.
@@ -1003,7 +1009,7 @@ fn held_by_run(lock: &Lock<'_>) -> Option<Locked> {
         return None;
     }
     let enforcement = Enforcement {
-        landlock_abi: landlock_abi().ok(),
+        landlock_abi: Some(abi),
         landlock: true,
         seccomp,
         no_new_privs,

@@ -546,11 +546,12 @@ pub struct Lock<'a> {
 
 /// What decides a level's rules besides its mode, as text: the places of its layout, the
 /// configuration's additions and ceiling, the real bash, and the network list it is held to
-/// (`network`). Left out is what only widens a nested level's rules, which the enclosing ones
-/// bound anyway: `PATH`, the standard streams, the sockets left reachable, the caches' layers
-/// (the run's view holds them), the files the repository stores (read anew at each start), and
-/// the audit log (held by the run's rules, and no nested level's to know).
-pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, network: &str) -> String {
+/// (`network`). Left out is what the run's own rules bound for every process in it, a nested
+/// level's or not: `PATH`, the standard streams, the sockets left reachable, the caches' layers
+/// (the run's view holds them), the files the repository stores (read anew at each start), and,
+/// for the outermost level (`outermost`), its audit log, which its rules hold and no nested
+/// level knows (a nested level's own log is one of its inputs).
+pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, network: &str, outermost: bool) -> String {
     let Layout {
         workspace,
         no_workspace,
@@ -571,7 +572,8 @@ pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, networ
         relaxed,
     } = layout;
     let policy::Extra { config_files, runtime_read, runtime_execute, ceiling, sockets: _ } = extra;
-    let extra_credentials: Vec<&String> = extra_credentials.iter().filter(|c| !audit_logs.contains(c)).collect();
+    let extra_credentials: Vec<&String> =
+        extra_credentials.iter().filter(|c| !(outermost && audit_logs.contains(c))).collect();
     format!(
         "{:?}",
         (
@@ -692,6 +694,9 @@ pub struct Holding<'a> {
     pub view: Option<&'a view::View>,
     /// Why there is no view, when there is none.
     pub no_view: Option<String>,
+    /// The rules are those in force, not a nested level's own laid over its run's: a path
+    /// they grant is not held (the outermost level's, a nested level held by its run's).
+    pub exact: bool,
 }
 
 impl Holding<'_> {
@@ -720,7 +725,7 @@ impl Holding<'_> {
             // where this level made the view: a nested level's rules cover more than the
             // enclosing level's, which refuse what they do not grant.
             Some(Bound::Kernel) if self.enforced => match self.policy {
-                Some(policy) if self.view.is_some() && !entering && !left_out(policy) => {
+                Some(policy) if self.exact && !entering && !left_out(policy) => {
                     Err("the rules in force grant it (the baseline every program needs reads it)".into())
                 }
                 _ => Ok(()),
@@ -770,6 +775,7 @@ impl Locked {
             policy: self.policy.as_ref(),
             view: self.view.as_ref(),
             no_view,
+            exact: self.view.is_some() || self.outcome.run_layers,
         }
     }
 }

@@ -644,6 +644,9 @@ fn write_listings(fs: &OwnedFd, bytes: &[u8], word: Option<&[u8]>) -> bool {
     if unsafe { libc::fchmodat(fs.as_raw_fd(), dir.as_ptr(), 0o700, 0) } != 0 {
         return false;
     }
+    if !write_new(fs, &format!("{LISTINGS_DIR}/{}", super::facts::FILE), bytes) {
+        return false;
+    }
     if let Some(word) = word
         && !write_new(fs, &format!("{LISTINGS_DIR}/{}", super::word::FILE), word)
     {
@@ -651,7 +654,7 @@ fn write_listings(fs: &OwnedFd, bytes: &[u8], word: Option<&[u8]>) -> bool {
         // SAFETY: as above.
         unsafe { libc::unlinkat(fs.as_raw_fd(), name.as_ptr(), 0) };
     }
-    write_new(fs, &format!("{LISTINGS_DIR}/{}", super::facts::FILE), bytes)
+    true
 }
 
 /// Writes `bytes` as the new file `name` (mode 0600, whatever the umask) below `fs`.

@@ -5,11 +5,15 @@
 //!
 //! A nested level whose own inputs are the word's, byte for byte, would plan the same boundary
 //! again: it adds no Landlock layer or filter of its own, and answers what the rules in force
-//! hold with the word's rules, which are those in force. Any difference (a narrower mode,
-//! another workspace, home, configuration, program, network list) and it locks itself as
-//! before. The word is compared, never trusted for what it says of the nested level: a forged
-//! marker changes nothing, and under a narrower level in between the domain in force is the
-//! intersection either way.
+//! hold with the word's rules (the run's, with those its view adds once mounted). Any
+//! difference (a narrower mode, another workspace, home, configuration, program, network list)
+//! and it locks itself as before. The word is compared, never trusted for what it says of the
+//! nested level: a forged marker changes nothing, and under a narrower level in between the
+//! domain in force is the intersection either way. Only a run that Landlock holds whole writes
+//! one (without Landlock, a process of the run could mount another in its place). What a level
+//! that adds no domain of its own goes without: Landlock's scoping between it and the rest of
+//! its run (signals, abstract unix sockets), which the run's domain still holds against
+//! everything outside the run.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,12 +38,22 @@ fn inputs(mode: Mode, boundary: &str) -> String {
     format!("{} {mode} {boundary}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The word of a level locked in `mode` with the rules of `policy`.
-pub fn of(mode: Mode, boundary: &str, policy: &Policy) -> Vec<u8> {
-    let word = Word {
-        inputs: inputs(mode, boundary),
-        rules: policy.paths.iter().map(|r| (r.path.clone(), r.rights.0, r.kind == Kind::File)).collect(),
-    };
+/// The word of a level locked in `mode` with the rules of `policy` and the view `view`: the
+/// rules the view adds once it is mounted (the caches' layers, the listings) among them. (A
+/// layer the kernel then refuses grants nothing: listed all the same, it makes the nested
+/// level's answers more cautious, never less.)
+pub fn of(mode: Mode, boundary: &str, policy: &Policy, view: &super::view::View) -> Vec<u8> {
+    let mut rules: Vec<(String, u8, bool)> =
+        policy.paths.iter().map(|r| (r.path.clone(), r.rights.0, r.kind == Kind::File)).collect();
+    for point in &view.points {
+        if let super::view::Point::Layer { path, rights, .. } = point {
+            rules.push((path.clone(), rights.0, false));
+        }
+    }
+    if let Some((path, _)) = &view.listings {
+        rules.push((path.clone(), Rights::READ.0, false));
+    }
+    let word = Word { inputs: inputs(mode, boundary), rules };
     serde_json::to_vec(&word).unwrap_or_default()
 }
 
@@ -89,7 +103,7 @@ mod tests {
             kind: Kind::File,
             node: None,
         });
-        let bytes = of(Mode(0o0467), "workspace /w", &policy);
+        let bytes = of(Mode(0o0467), "workspace /w", &policy, &crate::sandbox::view::View::default());
         let held = rules_for(&bytes, Mode(0o0467), "workspace /w").expect("the same inputs");
         assert_eq!(held.granted("/w/src/main.rs"), Rights::ALL);
         assert_eq!(held.granted("/etc/hosts"), Rights::READ);
