@@ -67,6 +67,28 @@ fn limit_lines(settings: &Settings) -> Vec<Result<String, String>> {
     lines
 }
 
+/// The rules in force when this is a nested level that adds none of its own, as the run would
+/// find (see `sandbox::word`): a program that would make files for its run, a network list of
+/// its own or a required view make the run lock itself instead.
+fn run_rules(
+    decision: &Decision,
+    settings: &Settings,
+    layout: &Layout,
+    real: &std::path::Path,
+) -> Option<sandbox::policy::Policy> {
+    if !settings.nested()
+        || !decision.client_files.is_empty()
+        || decision.relaxed != crate::plain::Relaxed::default()
+        || matches!(settings.net, NetPlan::Proxy(_))
+        || settings.config.require_namespaces
+    {
+        return None;
+    }
+    let network_list = settings.network_list().unwrap_or_default();
+    let boundary = sandbox::boundary(layout, real, &settings.extra(), &network_list, false);
+    sandbox::run_rules(settings.modes.allowed, &boundary)
+}
+
 /// `--sandbox-explain`: the decision on the program, with what the rules this run would get
 /// make of its possible accesses and of the descriptors it was given, and the status the run
 /// would end with.
@@ -83,6 +105,16 @@ pub(crate) fn explain(
     // Possible accesses the mode does not allow rest on the rules this run would get: say
     // here what the run would find.
     let decision = match (bash, &decision.verdict) {
+        // A nested level that the run's rules hold (its inputs are the run's) answers with them,
+        // as its run would.
+        (Some(real), Verdict::Allow)
+            if has_pending(&decision)
+                && let Some(policy) = run_rules(&decision, settings, layout, real) =>
+        {
+            let no_view = Some("an enclosing sandbox-bash's Landlock rules refuse new mounts".to_string());
+            let holding = sandbox::Holding { enforced: true, policy: Some(&policy), view: None, no_view, exact: true };
+            unheld_possible(&decision, &holding).unwrap_or(decision)
+        }
         (Some(real), Verdict::Allow) if has_pending(&decision) => {
             let layout = sandbox::with_programs(layout, real);
             let policy =

@@ -56,8 +56,16 @@ pub(crate) enum Nested {
 /// the workspace's own programs, or code or paths the analysis cannot see (only speed hangs on
 /// it: a nested level without the listings lists for itself).
 fn nested_may_start(decision: &crate::report::Decision) -> bool {
+    let me = crate::exec::self_exe();
+    // This program by its path, whatever its name.
+    let itself = |n: &str| {
+        n.contains('/')
+            && me.as_deref().is_some_and(|me| crate::exec::canonicalize(n).is_ok_and(|r| std::path::Path::new(&r) == me))
+    };
     let shell = |c: &crate::analysis::CommandUse| {
-        c.name.as_deref().is_none_or(|n| matches!(n.rsplit('/').next(), Some("bash" | "sh" | "sandbox-bash")))
+        c.name
+            .as_deref()
+            .is_none_or(|n| matches!(n.rsplit('/').next(), Some("bash" | "sh" | "sandbox-bash")) || itself(n))
     };
     not_all_seen(decision) || unseen(decision) || decision.analysis.commands.iter().any(shell)
 }

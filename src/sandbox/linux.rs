@@ -999,20 +999,12 @@ fn held_by_run(lock: &Lock<'_>) -> Option<Locked> {
     if lock.network.is_some() || lock.join.is_some() || lock.in_view.is_some() || lock.require_namespaces {
         return None;
     }
-    let boundary = lock.boundary.as_deref()?;
-    let abi = landlock_abi().ok()?;
-    let policy = super::word::rules_for(&super::facts::given_word()?, lock.allowed, boundary)?;
-    let no_new_privs = nix::sys::prctl::get_no_new_privs() == Ok(true);
-    // SAFETY: PR_GET_SECCOMP takes integer arguments only.
-    let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } == 2;
-    if !no_new_privs || !seccomp {
-        return None;
-    }
+    let (abi, policy) = run_rules(lock.allowed, lock.boundary.as_deref()?)?;
     let enforcement = Enforcement {
         landlock_abi: Some(abi),
         landlock: true,
-        seccomp,
-        no_new_privs,
+        seccomp: true,
+        no_new_privs: true,
         capabilities_dropped: 0,
         namespaces: Some(view::Entered::Unavailable(
             "an enclosing sandbox-bash's Landlock rules refuse new mounts".into(),
@@ -1031,6 +1023,17 @@ fn held_by_run(lock: &Lock<'_>) -> Option<Locked> {
         policy: Some(policy),
         network: NetworkLayer::NotAsked,
     })
+}
+
+/// The Landlock ABI and the rules in force, when this nested level's inputs in `mode` are its
+/// run's (`boundary`, see [`super::boundary`]) and the process is held as the run's level left
+/// it (no_new_privs, a filter).
+pub(super) fn run_rules(mode: Mode, boundary: &str) -> Option<(i32, Policy)> {
+    let abi = landlock_abi().ok()?;
+    let policy = super::word::rules_for(&super::facts::given_word()?, mode, boundary)?;
+    // SAFETY: PR_GET_SECCOMP takes integer arguments only.
+    let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } == 2;
+    (nix::sys::prctl::get_no_new_privs() == Ok(true) && seccomp).then_some((abi, policy))
 }
 
 /// The listings the view gives nested levels where it masks the store (see

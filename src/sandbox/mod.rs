@@ -544,6 +544,18 @@ pub struct Lock<'a> {
     pub boundary: Option<String>,
 }
 
+/// The rules in force at a nested level whose inputs in `mode` are its run's (`boundary`),
+/// which then adds none of its own (see [`word`]); `None` anywhere else.
+pub fn run_rules(mode: Mode, boundary: &str) -> Option<Policy> {
+    #[cfg(target_os = "linux")]
+    return linux::run_rules(mode, boundary).map(|(_, policy)| policy);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (mode, boundary);
+        None
+    }
+}
+
 /// What decides a level's rules besides its mode, as text: the places of its layout, the
 /// configuration's additions and ceiling, the real bash, and the network list it is held to
 /// (`network`). Left out is what the run's own rules bound for every process in it, a nested

@@ -217,6 +217,10 @@ fn a_possible_credential_read_rests_on_the_kernel_and_is_denied_where_nothing_ho
     assert!(!crate::lab::statically_denied(&out), "{all}");
     assert!(all.contains("Errno 13") && !all.contains("CANARY"), "{all}");
     assert!(all.contains(&format!("opens for reading {} (openat); held by", home_key.display())), "{all}");
+    // Its explanation says the same, before anything runs.
+    let explain = format!("{SB} --sandbox-explain -c {}", shell_quote(&format!("./reader.py {}", home_key.display())));
+    let said = text(&lab.run("0467", &explain).stdout);
+    assert!(said.starts_with("verdict:    would run"), "{said}");
     let narrower = format!("BASH_AGENT_BASH_MODE=0465 {nested}");
     let out = lab.run("0467", &narrower);
     assert_eq!(out.status.code(), Some(126), "{}", text(&out.stderr));
