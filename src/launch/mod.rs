@@ -60,7 +60,7 @@ fn nested_may_start(decision: &crate::report::Decision) -> bool {
     // This program by its path, whatever its name.
     let itself = |n: &str| {
         n.contains('/')
-            && me.as_deref().is_some_and(|me| crate::exec::canonicalize(n).is_ok_and(|r| std::path::Path::new(&r) == me))
+            && me.is_some_and(|me| crate::exec::canonicalize(n).is_ok_and(|r| std::path::Path::new(&r) == me))
     };
     let shell = |c: &crate::analysis::CommandUse| {
         c.name

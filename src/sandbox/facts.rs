@@ -557,9 +557,9 @@ struct Facts {
     /// The directory of the analyses kept from one run to the next (see
     /// `analysis::kept`), and whether this run may write there.
     analyses: Option<(std::path::PathBuf, bool)>,
-    /// The directory the enclosing view gave a nested level in the store's place, open, once
-    /// found to be one (see [`given_word`]).
-    given: Option<std::os::fd::OwnedFd>,
+    /// The listings were those the enclosing view gave a nested level in the store's place
+    /// (see [`given_word`]).
+    given: bool,
 }
 
 static FACTS: Mutex<Option<Facts>> = Mutex::new(None);
@@ -654,9 +654,15 @@ pub fn admit(writable: &[&str]) {
         now: now / 1_000_000_000,
         // Not for a nested level: what its enclosing view gives it holds listings only.
         analyses: (usable && how != Use::Given).then(|| (dir.join(ANALYSES), write)),
-        given,
+        given: given.is_some(),
     };
-    if usable && let Some(raw) = load(&dir.join(FILE)) {
+    // A nested level reads the listings through the very directory it checked.
+    let loaded = match &given {
+        Some(fd) => open_at(fd, FILE).and_then(load_file),
+        None if usable => load(&dir.join(FILE)),
+        None => None,
+    };
+    if let Some(raw) = loaded {
         facts.kept.raw = raw;
     }
     if let Ok(mut f) = FACTS.lock() {
@@ -725,23 +731,22 @@ pub fn analyses() -> Option<(std::path::PathBuf, bool)> {
 /// The enclosing run's word to this nested level (see [`super::word`]), from the directory its
 /// view mounted in the store's place; `None` where there is no such directory or no word in it.
 pub fn given_word() -> Option<Vec<u8>> {
-    use std::os::fd::AsRawFd;
     let guard = FACTS.lock().ok()?;
-    let dir = guard.as_ref()?.given.as_ref()?;
-    let name = std::ffi::CString::new(super::word::FILE).ok()?;
+    let facts = guard.as_ref().filter(|f| f.given)?;
+    super::word::after_listings(&facts.kept.raw.bytes).map(<[u8]>::to_vec)
+}
+
+/// `name` below the open directory `dir`, opened for reading with no link at its end.
+fn open_at(dir: &std::os::fd::OwnedFd, name: &str) -> Option<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(name).ok()?;
     // SAFETY: an open directory descriptor and a NUL-terminated name; the descriptor returned
     // is owned at once.
     #[allow(unsafe_code)]
-    let mut file = unsafe {
+    unsafe {
         let fd = libc::openat(dir.as_raw_fd(), name.as_ptr(), libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC);
-        if fd < 0 {
-            return None;
-        }
-        std::fs::File::from(<std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd))
-    };
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
-    Some(bytes)
+        (fd >= 0).then(|| std::fs::File::from(<std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd)))
+    }
 }
 
 /// Writes what this run listed anew, when it may (before the run locks itself: after, the
@@ -1030,9 +1035,14 @@ fn checksum(bytes: &[u8]) -> u64 {
 /// not read: a start looks at a few dozen of its listings, and the pages of the others are
 /// never touched (see [`Mapped`]); elsewhere, or where it cannot be mapped, it is read whole.
 fn load(file: &std::path::Path) -> Option<Raw> {
+    use std::os::unix::fs::OpenOptionsExt;
+    load_file(std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?)
+}
+
+/// [`load`] for a file already open.
+fn load_file(mut f: std::fs::File) -> Option<Raw> {
     use std::io::Read;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    use std::os::unix::fs::PermissionsExt;
     let m = f.metadata().ok()?;
     if !m.is_file() || m.uid() != crate::exec::uid() || m.permissions().mode() & 0o022 != 0 || m.len() > 16 << 20 {
         return None;
@@ -1099,7 +1109,7 @@ mod tests {
             changed: false,
             now: real / 1_000_000_000 + 60,
             analyses: None,
-            given: None,
+            given: false,
         }
     }
 

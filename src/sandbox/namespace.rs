@@ -629,11 +629,10 @@ pub fn enter(
 /// The directory of the stand-ins' file system that takes the store's place.
 const LISTINGS_DIR: &str = "listings";
 
-/// Writes `bytes` as the store's file in a directory of the stand-ins' file system, and the
-/// run's `word` beside it: the caller's own, only they may enter it, and nobody may write it
-/// (its file system becomes read-only). `false` when the listings could not be written whole
-/// (then the store stays masked); a word that could not be is none, which nested levels take
-/// as a word that differs from theirs.
+/// Writes `bytes` as the store's file in a directory of the stand-ins' file system, with the
+/// run's `word` after them (see `word::with_listings`): the caller's own, only they may enter
+/// it, and nobody may write it (its file system becomes read-only). `false` when it could not
+/// be written whole (then the store stays masked, and nested levels find no word).
 fn write_listings(fs: &OwnedFd, bytes: &[u8], word: Option<&[u8]>) -> bool {
     let dir = std::ffi::CString::new(LISTINGS_DIR).unwrap_or_default();
     // SAFETY: `fs` is a directory descriptor; the name is NUL-terminated.
@@ -644,17 +643,8 @@ fn write_listings(fs: &OwnedFd, bytes: &[u8], word: Option<&[u8]>) -> bool {
     if unsafe { libc::fchmodat(fs.as_raw_fd(), dir.as_ptr(), 0o700, 0) } != 0 {
         return false;
     }
-    if !write_new(fs, &format!("{LISTINGS_DIR}/{}", super::facts::FILE), bytes) {
-        return false;
-    }
-    if let Some(word) = word
-        && !write_new(fs, &format!("{LISTINGS_DIR}/{}", super::word::FILE), word)
-    {
-        let name = std::ffi::CString::new(format!("{LISTINGS_DIR}/{}", super::word::FILE)).unwrap_or_default();
-        // SAFETY: as above.
-        unsafe { libc::unlinkat(fs.as_raw_fd(), name.as_ptr(), 0) };
-    }
-    true
+    let with_word = word.and_then(|w| super::word::with_listings(bytes, w));
+    write_new(fs, &format!("{LISTINGS_DIR}/{}", super::facts::FILE), with_word.as_deref().unwrap_or(bytes))
 }
 
 /// Writes `bytes` as the new file `name` (mode 0600, whatever the umask) below `fs`.

@@ -1,6 +1,7 @@
 //! The run's word to its nested levels: what decided the boundary its kernel layers hold, and
-//! the Landlock rules it holds, beside the listings in the read-only file system its view
-//! mounts in the store's place (see `facts`). Nothing inside a run can write there or mount
+//! the Landlock rules it holds, at the end of the listings file in the read-only file system
+//! its view mounts in the store's place (see `facts`), read with the listings (no open more
+//! for a nested level, whose opens each wait for the run's watch). Nothing inside a run can write there or mount
 //! another in its place: Landlock refuses every mount, and the filter `mount_setattr`.
 //!
 //! A nested level whose own inputs are the word's, byte for byte, would plan the same boundary
@@ -20,8 +21,29 @@ use serde::{Deserialize, Serialize};
 use super::policy::{Kind, PathRule, Policy, Rights, Why};
 use crate::mode::Mode;
 
-/// The file the word is kept in, beside the listings.
-pub const FILE: &str = "word";
+/// What ends the listings file when a word follows them: the word, its length (4 bytes, little
+/// endian), then these 8 bytes. The listings' own format locates every record from its header,
+/// so what follows them is never read as listings.
+const TRAILER: &[u8; 8] = b"SBWORD01";
+
+/// `listings` with `word` after them, as the view writes them for nested levels.
+pub fn with_listings(listings: &[u8], word: &[u8]) -> Option<Vec<u8>> {
+    let len = u32::try_from(word.len()).ok()?;
+    let mut out = Vec::with_capacity(listings.len() + word.len() + 12);
+    out.extend_from_slice(listings);
+    out.extend_from_slice(word);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(TRAILER);
+    Some(out)
+}
+
+/// The word at the end of the listings file `bytes`, when one is there.
+pub fn after_listings(bytes: &[u8]) -> Option<&[u8]> {
+    let rest = bytes.strip_suffix(TRAILER)?;
+    let (rest, len) = rest.split_at_checked(rest.len().checked_sub(4)?)?;
+    let len = u32::from_le_bytes(len.try_into().ok()?) as usize;
+    rest.get(rest.len().checked_sub(len)?..)
+}
 
 /// What the run's levels said when it locked.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -113,5 +135,19 @@ mod tests {
         assert!(rules_for(&bytes, Mode(0o0467), "workspace /w/sub").is_none());
         assert!(rules_for(&bytes[..bytes.len() - 1], Mode(0o0467), "workspace /w").is_none());
         assert!(rules_for(b"", Mode(0o0467), "").is_none());
+    }
+
+    #[test]
+    fn the_word_is_found_after_the_listings_and_nowhere_else() {
+        let both = with_listings(b"LISTINGS", b"{word}").unwrap();
+        assert_eq!(after_listings(&both), Some(&b"{word}"[..]));
+        assert_eq!(after_listings(b"LISTINGS"), None);
+        assert_eq!(after_listings(&both[..both.len() - 1]), None);
+        // A length that reaches past the start.
+        let mut long = b"{word}".to_vec();
+        long.extend_from_slice(&100u32.to_le_bytes());
+        long.extend_from_slice(TRAILER);
+        assert_eq!(after_listings(&long), None);
+        assert_eq!(after_listings(&with_listings(b"", b"").unwrap()), Some(&b""[..]));
     }
 }

@@ -393,20 +393,26 @@ fn a_kept_analysis_holds_only_while_a_committed_credential_named_file_is_project
 }
 
 /// The run's word to its nested levels (see `sandbox::word`) is taken only from the read-only
-/// file system its view mounts in the store's place. The very word a run gave, planted in the
-/// store's own directory, for a level started outside any run under a forged marker, with
+/// file system its view mounts in the store's place. The very listings and word a run gave,
+/// planted as the store's own file, for a level started outside any run under a forged marker, with
 /// no_new_privs and a seccomp filter as a run's level has them (one that allows everything):
 /// the level locks itself, and the home's key stays out of reach.
 #[test]
 fn a_word_found_anywhere_but_in_the_runs_view_is_not_taken() {
     let lab = settled_lab(|_| {});
     let facts = lab.home.join(".local/state/sandbox-bash/facts");
-    let copy = lab.ws.join("word.copy");
-    let out = run(&lab, "0467", &format!("cat {}/word > {}; echo end", facts.display(), copy.display()), true, &[]);
+    let copy = lab.ws.join("listings.copy");
+    let out = run(&lab, "0467", &format!("cat {}/listings > {}; echo end", facts.display(), copy.display()), true, &[]);
     assert!(text(&out.stdout).contains("end"), "{}", text(&out.stderr));
-    let word = std::fs::read(&copy).unwrap_or_default();
-    assert!(word.starts_with(b"{\"inputs\""), "the run gave its nested levels a word: {}", text(&word));
-    std::fs::write(facts.join("word"), &word).unwrap();
+    let given = std::fs::read(&copy).unwrap_or_default();
+    assert!(
+        given.starts_with(b"SBLIST02") && given.ends_with(b"SBWORD01"),
+        "the run gave its nested levels its listings and a word"
+    );
+    // The very bytes, as the store's own file (as a start would have written it: 0600).
+    let planted = facts.join("listings");
+    std::fs::write(&planted, &given).unwrap();
+    std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let key = lab.home.join(".ssh/id_ed25519");
     let program = format!("python3 -c 'print(open({:?}).read())'; echo end", key.display().to_string());
     let mut c = std::process::Command::new(crate::lab::SB);
@@ -439,5 +445,5 @@ fn a_word_found_anywhere_but_in_the_runs_view_is_not_taken() {
     assert!(stdout.contains("end"), "{stdout}{stderr}");
     assert!(!stdout.contains("PRIVATE KEY CANARY"), "a planted word let a level lock nothing:\n{stdout}{stderr}");
     assert!(stderr.contains("Permission denied"), "{stderr}");
-    assert_eq!(std::fs::read(facts.join("word")).unwrap(), word);
+    assert_eq!(std::fs::read(&planted).unwrap(), given);
 }
