@@ -228,7 +228,10 @@ pub(crate) fn lock_and_exec(
         join: outside.join(),
         in_view: limits.marks().then_some(&|| limits.mark()),
         nested_may_start: nested_may_start(decision),
-        boundary: Some(boundary),
+        // A program that makes files for its run, or that the kernel layer relaxes for, has
+        // inputs no nested level shares: it gives them no word, and takes none.
+        boundary: (decision.client_files.is_empty() && decision.relaxed == plain::Relaxed::default())
+            .then_some(boundary),
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.

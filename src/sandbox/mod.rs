@@ -586,9 +586,15 @@ pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, networ
     let policy::Extra { config_files, runtime_read, runtime_execute, ceiling, sockets: _ } = extra;
     let extra_credentials: Vec<&String> =
         extra_credentials.iter().filter(|c| !(outermost && audit_logs.contains(c))).collect();
+    // This very program (a build put in its place since the run started has another file).
+    let build = crate::exec::self_exe().and_then(|me| std::fs::metadata(me).ok()).map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec())
+    });
     format!(
         "{:?}",
         (
+            build,
             (workspace, no_workspace, home, tmpdir),
             (extra_credentials, credential_names, credential_exempt, extra_protected),
             (toolchains, client_state, client_files, sessions, private, relaxed),

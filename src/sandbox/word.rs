@@ -4,9 +4,11 @@
 //! for a nested level, whose opens each wait for the run's watch). Nothing inside a run can write there or mount
 //! another in its place: Landlock refuses every mount, and the filter `mount_setattr`.
 //!
-//! A nested level whose own inputs are the word's, byte for byte, would plan the same boundary
-//! again: it adds no Landlock layer or filter of its own, and answers what the rules in force
-//! hold with the word's rules (the run's, with those its view adds once mounted). Any
+//! A nested level whose own inputs are the word's, byte for byte, adds no Landlock layer or
+//! filter of its own: the run's domain, planned from the same inputs, holds it (what the
+//! planner would make differently of the file system as it is now, it leaves to the run's
+//! rules, which hold every process of the run alike). It answers what the rules in force hold
+//! with the word's rules (the run's, with those its view adds once mounted). Any
 //! difference (a narrower mode, another workspace, home, configuration, program, network list)
 //! and it locks itself as before. The word is compared, never trusted for what it says of the
 //! nested level: a forged marker changes nothing, and under a narrower level in between the
@@ -21,14 +23,14 @@ use serde::{Deserialize, Serialize};
 use super::policy::{Kind, PathRule, Policy, Rights, Why};
 use crate::mode::Mode;
 
-/// What ends the listings file when a word follows them: the word, its length (4 bytes, little
-/// endian), then these 8 bytes. The listings' own format locates every record from its header,
-/// so what follows them is never read as listings.
+/// What ends the listings file when a word follows them: the word, the listings' length (4
+/// bytes, little endian: where the word starts), then these 8 bytes. The listings' own format
+/// locates every record from its header, so what follows them is never read as listings.
 const TRAILER: &[u8; 8] = b"SBWORD01";
 
 /// `listings` with `word` after them, as the view writes them for nested levels.
 pub fn with_listings(listings: &[u8], word: &[u8]) -> Option<Vec<u8>> {
-    let len = u32::try_from(word.len()).ok()?;
+    let len = u32::try_from(listings.len()).ok()?;
     let mut out = Vec::with_capacity(listings.len() + word.len() + 12);
     out.extend_from_slice(listings);
     out.extend_from_slice(word);
@@ -37,12 +39,12 @@ pub fn with_listings(listings: &[u8], word: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The word at the end of the listings file `bytes`, when one is there.
+/// The word at the end of the listings file `bytes`, when one is there: from the end of the
+/// listings the trailer names to the trailer.
 pub fn after_listings(bytes: &[u8]) -> Option<&[u8]> {
     let rest = bytes.strip_suffix(TRAILER)?;
     let (rest, len) = rest.split_at_checked(rest.len().checked_sub(4)?)?;
-    let len = u32::from_le_bytes(len.try_into().ok()?) as usize;
-    rest.get(rest.len().checked_sub(len)?..)
+    rest.get(u32::from_le_bytes(len.try_into().ok()?) as usize..)
 }
 
 /// What the run's levels said when it locked.
@@ -143,7 +145,7 @@ mod tests {
         assert_eq!(after_listings(&both), Some(&b"{word}"[..]));
         assert_eq!(after_listings(b"LISTINGS"), None);
         assert_eq!(after_listings(&both[..both.len() - 1]), None);
-        // A length that reaches past the start.
+        // Listings longer than what precedes the trailer.
         let mut long = b"{word}".to_vec();
         long.extend_from_slice(&100u32.to_le_bytes());
         long.extend_from_slice(TRAILER);
