@@ -84,8 +84,7 @@ fn run_rules(
     {
         return None;
     }
-    let network_list = settings.network_list().unwrap_or_default();
-    let boundary = sandbox::boundary(layout, real, &settings.extra(), &network_list, false);
+    let boundary = sandbox::boundary(layout, real, &settings.extra(), false);
     sandbox::run_rules(settings.modes.allowed, &boundary)
 }
 

@@ -209,8 +209,7 @@ pub(crate) fn lock_and_exec(
         sockets: config.sockets.iter().cloned().chain(outside.sockets()).collect(),
         ..settings.extra()
     };
-    let network_list = settings.network_list().unwrap_or_default();
-    let boundary = sandbox::boundary(layout, &bash, &extra, &network_list, !settings.nested());
+    let boundary = sandbox::boundary(layout, &bash, &extra, !settings.nested());
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let mut locked = sandbox::lock(sandbox::Lock {
         allowed,

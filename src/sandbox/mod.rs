@@ -557,13 +557,15 @@ pub fn run_rules(mode: Mode, boundary: &str) -> Option<Policy> {
 }
 
 /// What decides a level's rules besides its mode, as text: the places of its layout, the
-/// configuration's additions and ceiling, the real bash, and the network list it is held to
-/// (`network`). Left out is what the run's own rules bound for every process in it, a nested
-/// level's or not: `PATH`, the standard streams, the sockets left reachable, the caches' layers
-/// (the run's view holds them), the files the repository stores (read anew at each start), and,
-/// for the outermost level (`outermost`), its audit log, which its rules hold and no nested
-/// level knows (a nested level's own log is one of its inputs).
-pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, network: &str, outermost: bool) -> String {
+/// configuration's additions and ceiling, and the real bash. Left out is what the run's own
+/// rules bound for every process in it, a nested level's or not: `PATH`, the standard streams,
+/// the sockets left reachable, the caches' layers (the run's view holds them), the files the
+/// repository stores (read anew at each start), and, for the outermost level (`outermost`), its
+/// audit log, which its rules hold and no nested level knows (a nested level's own log is one
+/// of its inputs). The network list too: a nested level's own rules never hold one (it cannot
+/// make a network namespace); the run's namespace and proxy hold it, and a nested level with a
+/// list the run does not hold gets no network at all, a mode without the network bits.
+pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, outermost: bool) -> String {
     let Layout {
         workspace,
         no_workspace,
@@ -598,7 +600,7 @@ pub fn boundary(layout: &Layout, real_bash: &Path, extra: &policy::Extra, networ
             (workspace, no_workspace, home, tmpdir),
             (extra_credentials, credential_names, credential_exempt, extra_protected),
             (toolchains, client_state, client_files, sessions, private, relaxed),
-            (real_bash, config_files, runtime_read, runtime_execute, ceiling, network),
+            (real_bash, config_files, runtime_read, runtime_execute, ceiling),
         )
     )
 }

@@ -9,7 +9,7 @@
 //! planner would make differently of the file system as it is now, it leaves to the run's
 //! rules, which hold every process of the run alike). It answers what the rules in force hold
 //! with the word's rules (the run's, with those its view adds once mounted). Any
-//! difference (a narrower mode, another workspace, home, configuration, program, network list)
+//! difference (a narrower mode, another workspace, home, configuration, program)
 //! and it locks itself as before. The word is compared, never trusted for what it says of the
 //! nested level: a forged marker changes nothing, and under a narrower level in between the
 //! domain in force is the intersection either way. Only a run that Landlock holds whole writes

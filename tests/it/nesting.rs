@@ -153,3 +153,36 @@ fn a_nested_level_that_does_not_narrow_is_held_by_its_runs_layers_and_one_that_n
     assert_eq!(by(&narrower)["enforcement"], "enforced", "{records:#?}");
     assert_eq!(by(&format!("{sb} -c"))["enforcement"], "enforced", "{records:#?}");
 }
+
+/// Under a network allowlist, a nested level with its run's inputs is held by the run's layers
+/// too: its own rules would hold no list (a nested level cannot make a network namespace), the
+/// run's namespace and proxy do. A connection past the proxy stays impossible from it.
+#[cfg(target_os = "linux")]
+#[test]
+fn under_an_allowlist_a_nested_level_is_held_by_the_runs_namespace() {
+    let lab = crate::lab::Lab::new();
+    let log = lab.outside.join("audit.jsonl");
+    let sb = crate::lab::SB;
+    let code = "import socket\ns = socket.socket()\ns.settimeout(3)\ntry:\n    s.connect(('192.0.2.1', 80))\n    print('connected')\nexcept OSError as e:\n    print('no way out', e.errno)\n";
+    std::fs::write(lab.ws.join("connect.py"), code).unwrap();
+    assert!(lab.run("0467", "true").status.success());
+    let program = format!("{sb} -c 'python3 {}'", lab.ws.join("connect.py").display());
+    let out = lab
+        .command("0467", &program)
+        .env("SANDBOX_BASH_NETWORK_ALLOW", "127.0.0.2")
+        .env("SANDBOX_BASH_AUDIT_LOG", &log)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    // ENETUNREACH: the run's namespace has nothing but loopback.
+    assert!(stdout.contains("no way out 101"), "{stdout}");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("program").is_some())
+        .collect();
+    let nested = records.iter().find(|r| r["nested"] == true).expect("the nested level's record");
+    assert_eq!(nested["enforcement"], "run layers", "{records:#?}");
+}
