@@ -1,22 +1,23 @@
 //! The run's word to its nested levels: what decided the boundary its kernel layers hold, and
 //! the Landlock rules it holds, at the end of the listings file in the read-only file system
 //! its view mounts in the store's place (see `facts`), read with the listings (no open more
-//! for a nested level, whose opens each wait for the run's watch). Nothing inside a run can write there or mount
-//! another in its place: Landlock refuses every mount, and the filter `mount_setattr`.
+//! for a nested level, whose opens each wait for the run's watch). Nothing inside a run can
+//! write there or mount another in its place: Landlock refuses every mount, and the filter
+//! `mount_setattr`.
 //!
 //! A nested level whose own inputs are the word's, byte for byte, adds no Landlock layer or
 //! filter of its own: the run's domain, planned from the same inputs, holds it (what the
 //! planner would make differently of the file system as it is now, it leaves to the run's
 //! rules, which hold every process of the run alike). It answers what the rules in force hold
-//! with the word's rules (the run's, with those its view adds once mounted). Any
-//! difference (a narrower mode, another workspace, home, configuration, program)
-//! and it locks itself as before. The word is compared, never trusted for what it says of the
-//! nested level: a forged marker changes nothing, and under a narrower level in between the
-//! domain in force is the intersection either way. Only a run that Landlock holds whole writes
-//! one (without Landlock, a process of the run could mount another in its place). What a level
-//! that adds no domain of its own goes without: Landlock's scoping between it and the rest of
-//! its run (signals, abstract unix sockets), which the run's domain still holds against
-//! everything outside the run.
+//! with the word's rules (the run's, with those its view adds once mounted). Any difference (a
+//! narrower mode, another workspace, home, configuration, program) and it locks itself as
+//! before. The word is compared, never trusted for what it says of the nested level: a forged
+//! marker changes nothing, and under a narrower level in between the domain in force is the
+//! intersection either way. Only a run that Landlock holds whole writes one (without Landlock,
+//! a process of the run could mount another in its place). What a level that adds no domain of
+//! its own goes without: Landlock's scoping between it and the rest of its run (signals,
+//! abstract unix sockets, ptrace), which the run's domain still holds against everything
+//! outside the run.
 
 use serde::{Deserialize, Serialize};
 
