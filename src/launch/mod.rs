@@ -209,7 +209,14 @@ pub(crate) fn lock_and_exec(
         sockets: config.sockets.iter().cloned().chain(outside.sockets()).collect(),
         ..settings.extra()
     };
-    let boundary = sandbox::boundary(layout, &bash, &extra, !settings.nested());
+    // What decides the rules besides the mode, only where a nested level compares it or may
+    // start to: a program that makes files for its run, or that the kernel layer relaxes for,
+    // has inputs no nested level shares, and gives them no word and takes none.
+    let may_start = nested_may_start(decision);
+    let boundary = ((settings.nested() || may_start)
+        && decision.client_files.is_empty()
+        && decision.relaxed == plain::Relaxed::default())
+    .then(|| sandbox::boundary(layout, &bash, &extra, !settings.nested()));
     // Lock first, then exec: bash and everything it starts inherit the rules.
     let mut locked = sandbox::lock(sandbox::Lock {
         allowed,
@@ -226,11 +233,8 @@ pub(crate) fn lock_and_exec(
         network: outside.network(),
         join: outside.join(),
         in_view: limits.marks().then_some(&|| limits.mark()),
-        nested_may_start: nested_may_start(decision),
-        // A program that makes files for its run, or that the kernel layer relaxes for, has
-        // inputs no nested level shares: it gives them no word, and takes none.
-        boundary: (decision.client_files.is_empty() && decision.relaxed == plain::Relaxed::default())
-            .then_some(boundary),
+        nested_may_start: may_start,
+        boundary,
     })?;
     outside.locked(&mut locked)?;
     // No network namespace: no network at all.

@@ -265,18 +265,7 @@ impl Policy {
     /// A policy with no rules and nothing allowed but what `mode` names, for tests.
     #[cfg(test)]
     pub fn bare(mode: Mode) -> Policy {
-        Policy {
-            mode,
-            paths: Vec::new(),
-            sockets: false,
-            keyring: false,
-            new_code: false,
-            drop_capabilities: Vec::new(),
-            scoped: true,
-            enclosed_network: false,
-            static_only: Vec::new(),
-            reachable: Vec::new(),
-        }
+        Policy { scoped: true, ..Policy::of_run(mode, Vec::new()) }
     }
 
     /// [`Policy::granted`] for many paths: the rules by their path, so that a path is answered

@@ -94,6 +94,17 @@ fn sandbox_bash_run_through_a_link_by_its_path_is_sandbox_bash() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing system read (4000): cat needs it for /etc/shadow"));
 }
 
+/// The audit log's records of programs (not the watch's records of refused calls).
+#[cfg(target_os = "linux")]
+fn records(log: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("program").is_some())
+        .collect()
+}
+
 /// What a nested level's probe did: reading the home's key, writing outside the workspace and
 /// in it (python, which the analysis does not see into: only the kernel stands in the way).
 #[cfg(target_os = "linux")]
@@ -137,12 +148,7 @@ fn a_nested_level_that_does_not_narrow_is_held_by_its_runs_layers_and_one_that_n
     assert!(stdout.contains(&format!("refused {} 13", lab.ws.join("narrower").display())), "{stdout}");
     assert!(!lab.ws.join("narrower").exists());
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside data\n");
-    let records: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|r: &serde_json::Value| r.get("program").is_some())
-        .collect();
+    let records = records(&log);
     let by = |program: &str| {
         records
             .iter()
@@ -177,12 +183,7 @@ fn under_an_allowlist_a_nested_level_is_held_by_the_runs_namespace() {
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     // ENETUNREACH: the run's namespace has nothing but loopback.
     assert!(stdout.contains("no way out 101"), "{stdout}");
-    let records: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|r: &serde_json::Value| r.get("program").is_some())
-        .collect();
+    let records = records(&log);
     let nested = records.iter().find(|r| r["nested"] == true).expect("the nested level's record");
     assert_eq!(nested["enforcement"], "run layers", "{records:#?}");
 }
