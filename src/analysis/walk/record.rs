@@ -197,8 +197,12 @@ impl Walker<'_> {
         self.assigned_dynamic = true;
         match reach {
             Reach::Everything => {
-                self.aliases_unknown = true;
-                self.call_effects.clear();
+                // What a call may change was gathered knowing the aliases: once they are unknown,
+                // it is gathered again (after that, nothing it was gathered from changes here).
+                if !self.aliases_unknown {
+                    self.aliases_unknown = true;
+                    self.call_effects.clear();
+                }
                 st.havoc();
             }
             Reach::Variables => st.havoc_variables(),
