@@ -49,6 +49,13 @@ install -m 755 "$build" "$out/sandbox-bash"
 sb="$out/sandbox-bash"
 cc -O2 -Wall -o "$out/ns-baseline" benches/ns-baseline.c
 cc -O2 -Wall -o "$out/replay" benches/replay.c
+# The floor of any program that starts bash in its place, and of any program at all: static C
+# programs that exec bash and that return at once (run inside the run below, from the workspace,
+# where the default mode lets programs run).
+printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv("/bin/bash", v); return 127; }\n' >"$out/floor-exec.c"
+printf 'int main(void) { return 0; }\n' >"$out/floor-return.c"
+cc -O2 -static -o "$out/floor-exec" "$out/floor-exec.c"
+cc -O2 -static -o "$out/floor-return" "$out/floor-return.c"
 
 # -- the fixture ---------------------------------------------------------------------------
 ws="$out/ws"
@@ -143,11 +150,15 @@ done
 # -- nested: inside a sandbox-bash run ------------------------------------------------------
 # The inner level is the same program (as make's SHELL or a test suite's bash would be): with
 # the run's own inputs it adds no layer of its own (see ARCHITECTURE.md).
+# Beside them, the floors: a static C program that execs bash, one that returns at once, and
+# sandbox-bash's own work with no bash after it (`--sandbox-explain -c true`).
+install -m 755 "$out/floor-exec" "$out/floor-return" "$ws/"
 for round in $(seq "$ROUNDS"); do
   "$sb" -c "hyperfine -N --warmup 20 --runs $RUNS --style none --export-json nested-$round.json \
-    '/bin/bash -c true' '$sb -c true' >/dev/null"
+    '/bin/bash -c true' '$sb -c true' './floor-exec -c true' './floor-return' '$sb --sandbox-explain -c true' >/dev/null"
   mv "$ws/nested-$round.json" "$out/nested-$round.json"
 done
+rm -f "$ws/floor-exec" "$ws/floor-return"
 
 python3 - "$out" "$ROUNDS" "${names[@]}" <<'PY'
 import json, statistics, sys
@@ -179,4 +190,10 @@ ds = [r[1] - r[0] for r in nested]
 print(f"  nested sandbox-bash - bash: {med(ds):.3f} ms (rounds {min(ds):.3f} to {max(ds):.3f})")
 ws_ = [n[0] / row[idx["bash"]] for n, row in zip(nested, rows)]
 print(f"  bash inside the run / bash outside: {med(ws_):.2f}x (rounds {min(ws_):.2f} to {max(ws_):.2f})")
+# The floors inside the run: what any program that starts bash in its place pays, and
+# sandbox-bash's own process there (no bash after it).
+for i, what in [(2, "C program exec'ing bash"), (3, "C program returning at once"), (4, "sandbox-bash --sandbox-explain -c true")]:
+    ms = [r[i] for r in nested]
+    rs = [r[i] / r[0] for r in nested]
+    print(f"  inside the run, {what}: {med(ms):.3f} ms, {med(rs):.2f}x bash (rounds {min(rs):.2f} to {max(rs):.2f})")
 PY
