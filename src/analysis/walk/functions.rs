@@ -15,6 +15,12 @@ use crate::analysis::effects::Effects;
 use crate::analysis::programs::{Nest, Stdin, shell_quote};
 use crate::analysis::word::Arg;
 
+/// Tests count how often what a call may change is gathered anew.
+#[cfg(test)]
+thread_local! {
+    pub(super) static GATHERED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Deepest chain of function calls followed into function bodies.
 const MAX_CALL_DEPTH: usize = 4;
 
@@ -167,6 +173,8 @@ impl Walker<'_> {
         let all = match self.call_effects.get(name) {
             Some(all) => Rc::clone(all),
             None => {
+                #[cfg(test)]
+                GATHERED.with(|g| g.set(g.get() + 1));
                 let all = Rc::new(self.gather_call_effects(name));
                 self.call_effects.insert(name.to_string(), Rc::clone(&all));
                 all

@@ -99,6 +99,26 @@ fn a_body_walked_on_its_own_follows_its_own_calls_of_itself_even_past_the_budget
 }
 
 #[test]
+fn what_a_call_may_change_is_gathered_again_only_when_what_it_is_read_from_changes() {
+    // `f` calls itself: the inner call is not followed, its effects are read from the syntax.
+    // Code the walk cannot see (`eval` of a file's text) makes the aliases unknown once; after
+    // that, more of it changes nothing a gathering reads, and each call takes the one gathered.
+    let gathered = |text: &str| {
+        super::functions::GATHERED.with(|g| g.set(0));
+        let found = touched(text, "head");
+        (super::functions::GATHERED.with(|g| g.get()), found)
+    };
+    let calls = "eval \"$(cat /etc/x)\"; f; ".repeat(12);
+    let (count, found) = gathered(&format!("f() {{ d=/etc/a; f; }}; {calls}head \"$d\""));
+    assert!(count <= 2, "gathered {count} times");
+    // (With the aliases unknown, the call not followed may run anything: `d` is not known.)
+    assert!(found.is_empty(), "{found:?}");
+    // A function defined since is read anew.
+    let (count, _) = gathered(&format!("f() {{ d=/etc/a; f; }}; {calls}g() {{ :; }}; f; head \"$d\""));
+    assert!((2..=3).contains(&count), "gathered {count} times");
+}
+
+#[test]
 fn every_case_item_runs_in_a_call_whatever_its_word() {
     // A value the walk holds as known can be wrong where the run's is not (PS4 is bash's own):
     // no item is left out for it, and what each assigns reaches the code after.
