@@ -15,9 +15,9 @@ use crate::analysis::effects::Effects;
 use crate::analysis::programs::{Nest, Stdin, shell_quote};
 use crate::analysis::word::Arg;
 
-/// Tests count how often what a call may change is gathered anew.
 #[cfg(test)]
 thread_local! {
+    /// Tests count how often what a call may change is gathered anew.
     pub(super) static GATHERED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
