@@ -285,6 +285,8 @@ impl Walker<'_> {
                 self.run_decoded(&code, pos, st, Nest::Same);
                 if let Some(v) = saved {
                     self.aliases.insert(name.to_string(), v);
+                    // What a call may change was gathered without it meanwhile.
+                    self.call_effects.clear();
                 }
             }
             Some(None) => {

@@ -116,6 +116,9 @@ fn what_a_call_may_change_is_gathered_again_only_when_what_it_is_read_from_chang
     // A function defined since is read anew.
     let (count, _) = gathered(&format!("f() {{ d=/etc/a; f; }}; {calls}g() {{ :; }}; f; head \"$d\""));
     assert!((2..=3).contains(&count), "gathered {count} times");
+    // An alias is put aside while its text runs: what was gathered meanwhile is read anew.
+    let (count, _) = gathered("shopt -s expand_aliases; f() { d=/etc/a; f; }; alias g=f; g; f; head \"$d\"");
+    assert_eq!(count, 2, "gathered {count} times");
 }
 
 #[test]
