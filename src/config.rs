@@ -661,7 +661,7 @@ impl Credentials {
         let layout = |home: Option<String>| scope::Layout {
             workspace: String::new(),
             home,
-            extra_credentials: extra.to_vec(),
+            extra_credentials: extra.to_vec().into(),
             ..Default::default()
         };
         let mut layouts = vec![layout(homes)];

@@ -16,7 +16,7 @@ pub struct Layout {
     /// `$TMPDIR`, only when it is a sane scratch directory (see [`acceptable_tmpdir`]).
     pub tmpdir: Option<String>,
     /// Credential paths the configuration adds to the built-in ones, and the audit log's.
-    pub extra_credentials: Vec<String>,
+    pub extra_credentials: Paths,
     /// The audit log's paths among them: a nested level knows none (its records go through the
     /// enclosing level's relay), so they are no input of its boundary (see
     /// [`crate::sandbox::boundary`]).
@@ -29,7 +29,7 @@ pub struct Layout {
     /// stores them as they are); `None`: none is (a layout not read from this machine).
     pub committed: Option<crate::project::Committed>,
     /// Protected paths (writes need system write) the configuration adds.
-    pub extra_protected: Vec<String>,
+    pub extra_protected: Paths,
     /// Where toolchains are installed, each home where it really is (see
     /// [`toolchain_groups`]); `None`: the homes' defaults, as written.
     pub toolchains: Option<Vec<Toolchain>>,
@@ -54,6 +54,127 @@ pub struct Layout {
     /// repository configurations it writes with keys that run no program, and the trees it
     /// deletes first.
     pub relaxed: crate::plain::Relaxed,
+}
+
+/// A list of paths (absolute, as [`is_within`] takes them) that answers the two questions
+/// the layout asks of it for every path it classifies, without comparing the path with each
+/// entry: whether the path is an entry or lies below one ([`Paths::holds_ancestor_of`]), and
+/// whether an entry lies strictly below it ([`Paths::any_below`]). Planning asks them of every
+/// entry of every directory it lists, and a run whose home is not the account's carries some
+/// 140 protected paths: comparing each was a fifth of the planner's time. The lookup is made on
+/// the first question and dropped by every change (the list changes only through `&mut`).
+#[derive(Default)]
+pub struct Paths {
+    list: Vec<String>,
+    index: std::sync::OnceLock<PathIndex>,
+}
+
+/// What [`Paths`] looks paths up in.
+struct PathIndex {
+    /// The entries themselves.
+    entries: rustc_hash::FxHashSet<String>,
+    /// Each entry's parts before one of its slashes (`/a/b`: `""` and `/a`): the paths an entry
+    /// lies strictly below.
+    above: rustc_hash::FxHashSet<String>,
+    /// Whether `/` is an entry (every path lies below it).
+    root: bool,
+    /// Whether an entry other than `/` is there (each lies below `/`).
+    below_root: bool,
+}
+
+/// The parts of `path` before each of its slashes, shortest first (`/a/b`: `""`, `/a`).
+fn before_slashes(path: &str) -> impl Iterator<Item = &str> {
+    path.bytes().enumerate().filter(|&(_, b)| b == b'/').map(move |(i, _)| &path[..i])
+}
+
+impl Paths {
+    fn index(&self) -> &PathIndex {
+        self.index.get_or_init(|| PathIndex {
+            entries: self.list.iter().cloned().collect(),
+            above: self.list.iter().flat_map(|c| before_slashes(c).map(str::to_string)).collect(),
+            root: self.list.iter().any(|c| c == "/"),
+            below_root: self.list.iter().any(|c| c != "/"),
+        })
+    }
+
+    /// Whether `path` is one of the entries or lies below one: `is_within(path, entry)` for
+    /// some entry. (`is_within` holds exactly for `/`, the path itself, and the path's parts
+    /// before each of its slashes.)
+    pub fn holds_ancestor_of(&self, path: &str) -> bool {
+        if self.list.is_empty() {
+            return false;
+        }
+        let index = self.index();
+        index.root || index.entries.contains(path) || before_slashes(path).any(|a| index.entries.contains(a))
+    }
+
+    /// Whether an entry lies strictly below `path`: `c != path && is_within(c, path)` for some
+    /// entry `c`.
+    pub fn any_below(&self, path: &str) -> bool {
+        if self.list.is_empty() {
+            return false;
+        }
+        let index = self.index();
+        if path == "/" { index.below_root } else { index.above.contains(path) }
+    }
+
+    pub fn push(&mut self, path: String) {
+        self.index = std::sync::OnceLock::new();
+        self.list.push(path);
+    }
+
+    pub fn extend(&mut self, paths: impl IntoIterator<Item = String>) {
+        self.index = std::sync::OnceLock::new();
+        self.list.extend(paths);
+    }
+}
+
+impl std::ops::Deref for Paths {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.list
+    }
+}
+
+impl<'a> IntoIterator for &'a Paths {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
+impl From<Vec<String>> for Paths {
+    fn from(list: Vec<String>) -> Paths {
+        Paths { list, index: std::sync::OnceLock::new() }
+    }
+}
+
+impl FromIterator<String> for Paths {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Paths {
+        Paths::from(iter.into_iter().collect::<Vec<String>>())
+    }
+}
+
+impl Clone for Paths {
+    fn clone(&self) -> Paths {
+        Paths::from(self.list.clone())
+    }
+}
+
+impl PartialEq for Paths {
+    fn eq(&self, other: &Paths) -> bool {
+        self.list == other.list
+    }
+}
+
+impl Eq for Paths {}
+
+/// As the list itself (the run's word to nested levels shows it so).
+impl std::fmt::Debug for Paths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.list.fmt(f)
+    }
 }
 
 /// The directories where agents keep the state their own shell writes and later sources (the
@@ -687,7 +808,7 @@ impl Layout {
     /// material and secret stores anywhere, unless the file is project content (see
     /// [`crate::project`]).
     pub fn is_credential(&self, path: &str) -> bool {
-        if self.extra_credentials.iter().any(|c| is_within(path, c)) {
+        if self.extra_credentials.holds_ancestor_of(path) {
             return true;
         }
         if let Some(home) = self.home.as_deref().filter(|h| *h != "/")
@@ -725,8 +846,7 @@ impl Layout {
     /// that writes, so a read-only grant does not enter directories for them. No entry can be
     /// made or removed right inside such a directory unless the mode grants the whole system.
     pub fn holds(&self, p: &str, writes: bool) -> bool {
-        let extra = self.extra_credentials.iter().chain(self.extra_protected.iter().filter(|_| writes));
-        if extra.into_iter().any(|c| c != p && is_within(c, p)) {
+        if self.extra_credentials.any_below(p) || (writes && self.extra_protected.any_below(p)) {
             return true;
         }
         let Some(home) = self.home.as_deref() else { return false };
@@ -751,7 +871,7 @@ impl Layout {
     /// settings (`.claude/settings*.json`, `.codex/config.toml`, `.vscode/`, `.idea/`), and
     /// what the configuration adds (the `PATH` directories outside the workspace among them).
     pub fn is_protected(&self, path: &str) -> bool {
-        if self.extra_protected.iter().any(|c| is_within(path, c)) {
+        if self.extra_protected.holds_ancestor_of(path) {
             return true;
         }
         let under = |rest: &str, entry: &str| {
@@ -975,6 +1095,56 @@ mod tests {
 
     fn layout() -> Layout {
         Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() }
+    }
+
+    /// The lookup answers exactly what comparing the path with every entry answers, for lists
+    /// and paths of every shape `is_within` is given (the root, the empty string, doubled and
+    /// trailing slashes, entries that are prefixes of one another's names), and stays right
+    /// through changes of the list.
+    #[test]
+    fn paths_look_up_what_comparing_with_each_entry_finds() {
+        let parts = ["", "/", "a", "ab", "b", ".ssh", "a/b", "a/bc", "a//b", "a/", "x/y/z"];
+        let mut candidates: Vec<String> = vec![String::new(), "/".into(), "//".into()];
+        for p in parts {
+            for q in parts {
+                candidates.push(format!("/{p}"));
+                candidates.push(format!("/{p}/{q}"));
+                candidates.push(format!("{p}/{q}"));
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        let lists: Vec<Vec<String>> = vec![
+            vec![],
+            vec!["/".into()],
+            vec![String::new()],
+            vec!["/a".into()],
+            vec!["/a/b".into(), "/ab".into()],
+            vec!["/a/".into(), "//".into()],
+            vec!["/a//b".into(), "/x/y/z".into(), "/.ssh".into()],
+            candidates.iter().step_by(7).cloned().collect(),
+        ];
+        let check = |paths: &Paths, list: &[String]| {
+            for path in &candidates {
+                let ancestor = list.iter().any(|c| is_within(path, c));
+                let below = list.iter().any(|c| c != path && is_within(c, path));
+                assert_eq!(paths.holds_ancestor_of(path), ancestor, "{path:?} in {list:?}");
+                assert_eq!(paths.any_below(path), below, "below {path:?} in {list:?}");
+            }
+        };
+        for list in &lists {
+            let mut paths = Paths::from(list.clone());
+            check(&paths, list);
+            // Asked once (the lookup made), then changed: the answers follow the change.
+            let mut grown = list.clone();
+            grown.push("/a/b/c".into());
+            paths.push("/a/b/c".into());
+            check(&paths, &grown);
+            grown.extend(["/".to_string(), "/q".to_string()]);
+            paths.extend(["/".to_string(), "/q".to_string()]);
+            check(&paths, &grown);
+            check(&paths.clone(), &grown);
+        }
     }
 
     #[test]

@@ -555,8 +555,9 @@ impl Planner<'_> {
                 for entry in scope::HOME_CREDENTIALS {
                     self.add(&join(&home, entry), system, Why::Credential, false);
                 }
-                for c in self.layout().extra_credentials.clone() {
-                    self.add(&c, system, Why::Credential, false);
+                let credentials = self.layout().extra_credentials.clone();
+                for c in &credentials {
+                    self.add(c, system, Why::Credential, false);
                 }
                 let cargo = join(&home, ".cargo");
                 for e in self.world.list(&cargo).unwrap_or_default() {
@@ -1350,8 +1351,8 @@ mod tests {
         world.0.insert("/srv", vec!["secrets", "www"]);
         world.0.insert("/home/u/notes", vec!["todo", "other"]);
         let l = Layout {
-            extra_credentials: vec!["/srv/secrets".into()],
-            extra_protected: vec!["/home/u/notes/todo".into()],
+            extra_credentials: vec!["/srv/secrets".into()].into(),
+            extra_protected: vec!["/home/u/notes/todo".into()].into(),
             ..layout()
         };
         let inputs = |mode: u16, ceiling: Option<Mode>| Inputs {

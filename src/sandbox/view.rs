@@ -1176,7 +1176,7 @@ mod tests {
         let layout = Layout {
             workspace: "/home/u/proj".into(),
             home: Some("/home/u".into()),
-            extra_credentials: vec![sessions.clone()],
+            extra_credentials: vec![sessions.clone()].into(),
             sessions: vec![sessions.clone()],
             ..Default::default()
         };

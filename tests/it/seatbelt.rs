@@ -120,8 +120,8 @@ fn configured_paths_reach_the_profile() {
         workspace: "/Users/u/proj".into(),
         home: Some("/Users/u".into()),
         tmpdir: None,
-        extra_credentials: vec!["/Users/u/vault".into()],
-        extra_protected: vec!["/Users/u/.gitconfig".into()],
+        extra_credentials: vec!["/Users/u/vault".into()].into(),
+        extra_protected: vec!["/Users/u/.gitconfig".into()].into(),
         ..Default::default()
     };
     let inputs = Inputs {
