@@ -342,12 +342,21 @@ mod tests {
         assert!(std::fs::symlink_metadata(work).unwrap().is_dir());
     }
 
-    /// (Sets a variable of the process and the kept listings it uses: the test runner gives each
-    /// test a process of its own.)
+    /// (Sets a variable of the process and the kept listings it uses: in a process of its own.)
     #[test]
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
     fn a_cache_below_a_directory_made_for_the_layers_is_made_though_a_listing_said_it_was_not_there() {
+        let test = concat!(
+            module_path!(),
+            "::a_cache_below_a_directory_made_for_the_layers_is_made_though_a_listing_said_it_was_not_there"
+        );
+        crate::in_own_process(test, cache_below_a_made_directory);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn cache_below_a_made_directory() {
         let d = crate::unit_scratch();
         let (t, home, ws) = (d.path().join("t"), d.path().join("home"), d.path().join("ws"));
         for dir in [&t, &home.join(".cache"), &ws] {

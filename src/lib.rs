@@ -50,6 +50,34 @@ pub(crate) fn unit_scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(base).unwrap()
 }
 
+/// Runs `body` in a process of its own, for a test that changes what the whole process shares
+/// (a variable of its environment, the kept listings): the tests beside it must not see that.
+/// Under a runner that gives each test a process (nextest) this is the test's own; under
+/// `cargo test`, whose tests share one, the test binary runs this test again, alone, in a child
+/// process, and the test passes when that run passes. `test` is the test's path in its crate
+/// (`module_path!()` and its name).
+#[cfg(test)]
+pub(crate) fn in_own_process(test: &str, body: impl FnOnce()) {
+    const ALONE: &str = "SANDBOX_BASH_UNIT_TEST_ALONE";
+    let own = std::env::var_os("NEXTEST_EXECUTION_MODE").is_some_and(|m| m == "process-per-test");
+    if own || std::env::var_os(ALONE).is_some() {
+        body();
+        return;
+    }
+    let name = test.split_once("::").map_or(test, |(_, rest)| rest);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1"])
+        .env(ALONE, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{name} alone in its own process:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 pub use cli::{Action, sandbox_command, split_sandbox_args};
 pub use outcome::Outcome;
 pub use workspace::{WORKSPACE_VAR, find_workspace};
