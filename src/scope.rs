@@ -62,11 +62,12 @@ pub struct Layout {
 /// whether an entry lies strictly below it ([`Paths::any_below`]). Planning asks them of every
 /// entry of every directory it lists, and a run whose home is not the account's carries some
 /// 140 protected paths: comparing each was a fifth of the planner's time. The lookup is made on
-/// the first question and dropped by every change (the list changes only through `&mut`).
+/// the first question, shared by the clones made after it (the layout is cloned for each plan),
+/// and dropped by every change (the list changes only through `&mut`).
 #[derive(Default)]
 pub struct Paths {
     list: Vec<String>,
-    index: std::sync::OnceLock<PathIndex>,
+    index: std::sync::OnceLock<std::sync::Arc<PathIndex>>,
 }
 
 /// What [`Paths`] looks paths up in.
@@ -89,11 +90,13 @@ fn before_slashes(path: &str) -> impl Iterator<Item = &str> {
 
 impl Paths {
     fn index(&self) -> &PathIndex {
-        self.index.get_or_init(|| PathIndex {
-            entries: self.list.iter().cloned().collect(),
-            above: self.list.iter().flat_map(|c| before_slashes(c).map(str::to_string)).collect(),
-            root: self.list.iter().any(|c| c == "/"),
-            below_root: self.list.iter().any(|c| c != "/"),
+        self.index.get_or_init(|| {
+            std::sync::Arc::new(PathIndex {
+                entries: self.list.iter().cloned().collect(),
+                above: self.list.iter().flat_map(|c| before_slashes(c).map(str::to_string)).collect(),
+                root: self.list.iter().any(|c| c == "/"),
+                below_root: self.list.iter().any(|c| c != "/"),
+            })
         })
     }
 
@@ -158,7 +161,7 @@ impl FromIterator<String> for Paths {
 
 impl Clone for Paths {
     fn clone(&self) -> Paths {
-        Paths::from(self.list.clone())
+        Paths { list: self.list.clone(), index: self.index.clone() }
     }
 }
 
@@ -1143,7 +1146,14 @@ mod tests {
             grown.extend(["/".to_string(), "/q".to_string()]);
             paths.extend(["/".to_string(), "/q".to_string()]);
             check(&paths, &grown);
-            check(&paths.clone(), &grown);
+            // A clone made after the lookup shares it; a change to the clone is the clone's.
+            let mut copy = paths.clone();
+            check(&copy, &grown);
+            copy.push("/z".into());
+            let mut more = grown.clone();
+            more.push("/z".into());
+            check(&copy, &more);
+            check(&paths, &grown);
         }
     }
 
