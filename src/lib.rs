@@ -56,7 +56,7 @@ pub(crate) fn unit_scratch() -> tempfile::TempDir {
 /// `cargo test`, whose tests share one, the test binary runs this test again, alone, in a child
 /// process, and the test passes when that run passes. `test` is the test's path in its crate
 /// (`module_path!()` and its name).
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 pub(crate) fn in_own_process(test: &str, body: impl FnOnce()) {
     const ALONE: &str = "SANDBOX_BASH_UNIT_TEST_ALONE";
     let own = std::env::var_os("NEXTEST_EXECUTION_MODE").is_some_and(|m| m == "process-per-test");
