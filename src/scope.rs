@@ -83,8 +83,9 @@ struct PathIndex {
     below_root: bool,
 }
 
-/// The parts of `path` before each of its slashes, shortest first (`/a/b`: `""`, `/a`).
-fn before_slashes(path: &str) -> impl Iterator<Item = &str> {
+/// The parts of `path` before each of its slashes, shortest first (`/a/b`: `""`, `/a`): with
+/// `/` and the path itself, the directories [`is_within`] finds it in.
+pub(crate) fn before_slashes(path: &str) -> impl Iterator<Item = &str> {
     path.bytes().enumerate().filter(|&(_, b)| b == b'/').map(move |(i, _)| &path[..i])
 }
 

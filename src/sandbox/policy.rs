@@ -309,10 +309,8 @@ impl Grants<'_> {
         if path != "/" {
             r = r.union(beneath("/"));
         }
-        for (i, _) in path.match_indices('/') {
-            if path[..i] != *"/" {
-                r = r.union(beneath(&path[..i]));
-            }
+        for dir in scope::before_slashes(path).filter(|d| *d != "/") {
+            r = r.union(beneath(dir));
         }
         r.without(Rights::LIST)
     }
