@@ -896,6 +896,9 @@ fn repository(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mode::Mode;
+    use crate::sandbox::policy::{Entry, Inputs, plan as plan_policy};
+    use std::collections::BTreeMap;
 
     /// Comparing bytes with `/` as the least orders paths as comparing their components does,
     /// for names with bytes below and above `/` (`-`, `.`, a space, `0`), empty components and
@@ -918,9 +921,6 @@ mod tests {
             }
         }
     }
-    use crate::mode::Mode;
-    use crate::sandbox::policy::{Entry, Inputs, plan as plan_policy};
-    use std::collections::BTreeMap;
 
     /// A machine of listings: a name ending in `/` is a directory, in `@` a link.
     struct Fake {
