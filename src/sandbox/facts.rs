@@ -536,17 +536,20 @@ struct Facts {
     /// The store's file, when this run may write it.
     file: Option<std::path::PathBuf>,
     kept: Store,
-    /// Directories looked at since planning last forgot them.
+    /// Directories looked at.
     seen: HashMap<String, Seen>,
     /// The status of those whose last change was settled when they were looked at (see
-    /// [`SETTLED`]): a listing that still has that status after planning forgot it holds as it
+    /// [`SETTLED`]): a listing that still has that status after planning forgot holds as it
     /// was, since a change would have given the directory a newer time.
     stamps: HashMap<String, Stamp>,
-    /// What planning forgot, with those statuses: looked at again only by status.
-    before: HashMap<String, (Stamp, Seen)>,
-    /// What each path asked about since then was found to be, by those listings (a start asks
-    /// about a few hundred paths, most of them below the same few dozen directories).
-    found: HashMap<String, Found>,
+    /// The look (see `look`) in which each listing in `seen` was last found to hold.
+    held: HashMap<String, u32>,
+    /// What each path asked about was found to be, by those listings (a start asks about a few
+    /// hundred paths, most of them below the same few dozen directories), and in which look.
+    found: HashMap<String, (Found, u32)>,
+    /// Planning's look at the file system: each time it forgets, a new one begins, in which
+    /// what was looked at before is looked at again when next asked.
+    look: u32,
     /// Every directory this run looked at (what the listings handed to nested levels come from:
     /// see [`snapshot`]).
     used: rustc_hash::FxHashSet<String>,
@@ -647,8 +650,9 @@ pub fn admit(writable: &[&str]) {
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         stamps: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
-        before: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
+        held: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         found: HashMap::with_capacity_and_hasher(TABLE_PATHS, Default::default()),
+        look: 0,
         used: rustc_hash::FxHashSet::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         changed: false,
         now: now / 1_000_000_000,
@@ -785,9 +789,11 @@ pub fn snapshot(listable: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
 
 /// Forgets what this run has looked at, so that the next question looks again: this process
 /// itself makes directories while it plans (the caches' layers, the sessions', approvals' and
-/// relays' directories), and what it listed before must not hide them. A listing whose
-/// directory's last change was settled is looked at again by its status alone (one `statx`), on
-/// the terms the store keeps listings on; any other is listed again.
+/// relays' directories), and what it listed before must not hide them. Each listing is looked
+/// at again the first time it is needed after: one whose directory's last change was settled,
+/// by its status alone (one `statx`), on the terms the store keeps listings on, and kept while
+/// that status is the same; any other is listed again. Each path asked about again is found
+/// again through the listings on its way (a lookup in each, none of them copied).
 pub fn forget() {
     if let Ok(mut guard) = FACTS.lock()
         && let Some(facts) = guard.as_mut()
@@ -841,6 +847,11 @@ pub fn entry(path: &str) -> Option<Option<Entry>> {
     }
 }
 
+/// Whether `dir` is a directory with the status `stamp` still.
+fn same_status(dir: &str, stamp: Stamp) -> bool {
+    std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == stamp)
+}
+
 /// An absolute path with no empty, `.` or `..` component (`/` itself included).
 fn plain(path: &str) -> bool {
     let bytes = path.as_bytes();
@@ -879,20 +890,29 @@ enum Found {
 impl Facts {
     /// See [`forget`].
     fn forget(&mut self) {
-        // The tables are emptied in place, keeping their room.
-        let stamps = &mut self.stamps;
-        let mut refused = Vec::new();
-        self.before.extend(self.seen.drain().filter_map(|(dir, seen)| {
-            if matches!(seen, Seen::Refused) {
-                refused.push(dir);
-                return None;
-            }
-            let stamp = stamps.remove(&dir)?;
-            Some((dir, (stamp, seen)))
-        }));
-        self.seen.extend(refused.into_iter().map(|dir| (dir, Seen::Refused)));
-        self.stamps.clear();
-        self.found.clear();
+        self.look += 1;
+    }
+
+    /// Whether the listing of `dir` looked at in an earlier look holds in this one: while its
+    /// directory's last change was settled and its status is the same (and a directory this
+    /// process may not open stays so). One that does not is dropped, to be looked at anew.
+    fn recheck(&mut self, dir: &str) {
+        let Some(at) = self.held.get_mut(dir) else { return };
+        if *at == self.look {
+            return;
+        }
+        let holds = match self.seen.get(dir) {
+            Some(Seen::Refused) => true,
+            Some(_) => self.stamps.get(dir).is_some_and(|stamp| same_status(dir, *stamp)),
+            None => false,
+        };
+        if holds {
+            *at = self.look;
+        } else {
+            self.held.remove(dir);
+            self.seen.remove(dir);
+            self.stamps.remove(dir);
+        }
     }
 
     /// See [`snapshot`].
@@ -916,32 +936,27 @@ impl Facts {
     /// `dir`'s listing for this run: looked at once, from the store when its status is the
     /// same, else listed (and kept when it may be).
     fn listing(&mut self, dir: &str) -> Listing<'_> {
+        self.recheck(dir);
         if !self.seen.contains_key(dir) {
             if !self.used.contains(dir) {
                 self.used.insert(dir.to_string());
             }
-            let same = |stamp: Stamp| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && Stamp::of(&m) == stamp);
-            // Looked at before planning forgot it, settled then, and the same now.
-            if let Some((stamp, seen)) = self.before.remove(dir).filter(|(stamp, _)| same(*stamp)) {
-                self.stamps.insert(dir.to_string(), stamp);
-                self.seen.insert(dir.to_string(), seen);
-            } else {
-                let valid = self.kept.get(dir).filter(|k| same(k.stamp));
-                let seen = match valid {
-                    // The store keeps only settled listings.
-                    Some(k) => {
-                        self.stamps.insert(dir.to_string(), k.stamp);
-                        match k.entries {
-                            Some(e) => Seen::Entries(e),
-                            None => Seen::Large,
-                        }
+            let valid = self.kept.get(dir).filter(|k| same_status(dir, k.stamp));
+            let seen = match valid {
+                // The store keeps only settled listings.
+                Some(k) => {
+                    self.stamps.insert(dir.to_string(), k.stamp);
+                    match k.entries {
+                        Some(e) => Seen::Entries(e),
+                        None => Seen::Large,
                     }
-                    // Not there, by the listings above it: nothing to ask.
-                    None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
-                    None => self.list_anew(dir),
-                };
-                self.seen.insert(dir.to_string(), seen);
-            }
+                }
+                // Not there, by the listings above it: nothing to ask.
+                None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
+                None => self.list_anew(dir),
+            };
+            self.seen.insert(dir.to_string(), seen);
+            self.held.insert(dir.to_string(), self.look);
         }
         match self.seen.get(dir) {
             Some(Seen::Entries(e)) => Listing::Entries(e),
@@ -987,11 +1002,20 @@ impl Facts {
         if path == "/" {
             return Found::Here(2);
         }
-        if let Some(&found) = self.found.get(path) {
+        if let Some(&(found, at)) = self.found.get(path)
+            && at == self.look
+        {
             return found;
         }
+        // Asked in an earlier look, or never: found again from the listings on its way, each
+        // looked at again (by its status) the first time this look needs it.
         let found = self.found_anew(path);
-        self.found.insert(path.to_string(), found);
+        match self.found.get_mut(path) {
+            Some(entry) => *entry = (found, self.look),
+            None => {
+                self.found.insert(path.to_string(), (found, self.look));
+            }
+        }
         found
     }
 
@@ -1103,8 +1127,9 @@ mod tests {
             kept,
             seen: HashMap::default(),
             stamps: HashMap::default(),
-            before: HashMap::default(),
+            held: HashMap::default(),
             found: HashMap::default(),
+            look: 0,
             used: Default::default(),
             changed: false,
             now: real / 1_000_000_000 + 60,
@@ -1142,6 +1167,37 @@ mod tests {
     }
 
     #[test]
+    fn after_forgetting_paths_are_found_again_through_the_listings_that_still_hold() {
+        let d = scratch();
+        let (same, changed) = (d.path().join("same"), d.path().join("changed"));
+        std::fs::create_dir(&same).unwrap();
+        std::fs::create_dir(&changed).unwrap();
+        let (same, changed) = (same.to_str().unwrap().to_string(), changed.to_str().unwrap().to_string());
+        let mut f = facts(Store::default());
+        let (kept, file, deep) =
+            (format!("{same}/as-found"), format!("{changed}/file"), format!("{changed}/inner/file"));
+        for path in [&kept, &file, &deep] {
+            assert!(matches!(f.found(path), Found::Absent));
+        }
+        // An entry only this run's look at `same` holds: it answers while the directory's
+        // status is the same.
+        if let Some(Seen::Entries(e)) = f.seen.get_mut(&same) {
+            e.push("as-found", 0);
+        }
+        assert!(matches!(f.found(&kept), Found::Absent), "an answer holds within a look");
+        // Made while the run plans, a clock tick later: `changed` gets a file and a directory.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&file, "").unwrap();
+        std::fs::create_dir(format!("{changed}/inner")).unwrap();
+        std::fs::write(&deep, "").unwrap();
+        f.forget();
+        assert!(matches!(f.found(&kept), Found::Here(0)), "found again through the listing that holds");
+        assert!(matches!(f.found(&file), Found::Here(0)), "and through the one listed again");
+        assert!(matches!(f.found(&deep), Found::Here(0)));
+        assert!(matches!(f.found(&changed), Found::Here(2)));
+    }
+
+    #[test]
     fn a_directory_this_process_may_not_open_is_not_asked_again_after_planning_forgets() {
         let d = scratch();
         let dir = d.path().join("closed");
@@ -1170,7 +1226,10 @@ mod tests {
             assert_eq!(names(&mut f, &dir), ["(unlistable)"]);
             assert_eq!(names(&mut f, &missing), ["(unlistable)"]);
             f.forget();
-            // Still known refused, so not opened again; what was not there is looked at anew.
+            // When next needed: still known refused, so not opened again; what was not there is
+            // looked at anew.
+            f.recheck(&dir);
+            f.recheck(&missing);
             assert!(matches!(f.seen.get(&dir), Some(Seen::Refused)));
             assert!(!f.seen.contains_key(&missing));
             assert_eq!(names(&mut f, &dir), ["(unlistable)"]);
