@@ -251,7 +251,7 @@ impl Store {
     }
 
     /// The store's bytes, with only the listings `only` names when it says.
-    fn encode(&self, only: Option<&HashMap<String, Seen>>) -> Vec<u8> {
+    fn encode(&self, only: Option<&HashMap<String, (Seen, u32)>>) -> Vec<u8> {
         let wanted =
             |path: &[u8]| only.is_none_or(|seen| std::str::from_utf8(path).is_ok_and(|p| seen.contains_key(p)));
         let mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)> = Vec::new();
@@ -536,14 +536,13 @@ struct Facts {
     /// The store's file, when this run may write it.
     file: Option<std::path::PathBuf>,
     kept: Store,
-    /// Directories looked at.
-    seen: HashMap<String, Seen>,
+    /// Directories looked at, each with the look (see `look`) in which its listing was last
+    /// found to hold.
+    seen: HashMap<String, (Seen, u32)>,
     /// The status of those whose last change was settled when they were looked at (see
     /// [`SETTLED`]): a listing that still has that status after planning forgot holds as it
     /// was, since a change would have given the directory a newer time.
     stamps: HashMap<String, Stamp>,
-    /// The look (see `look`) in which each listing in `seen` was last found to hold.
-    held: HashMap<String, u32>,
     /// What each path asked about was found to be, by those listings (a start asks about a few
     /// hundred paths, most of them below the same few dozen directories), and in which look.
     found: HashMap<String, (Found, u32)>,
@@ -650,7 +649,6 @@ pub fn admit(writable: &[&str]) {
         kept: Store::default(),
         seen: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         stamps: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
-        held: HashMap::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
         found: HashMap::with_capacity_and_hasher(TABLE_PATHS, Default::default()),
         look: 0,
         used: rustc_hash::FxHashSet::with_capacity_and_hasher(TABLE_DIRS, Default::default()),
@@ -809,7 +807,7 @@ pub fn forget_refused() {
     if let Ok(mut guard) = FACTS.lock()
         && let Some(facts) = guard.as_mut()
     {
-        facts.seen.retain(|_, seen| !matches!(seen, Seen::Refused));
+        facts.seen.retain(|_, (seen, _)| !matches!(seen, Seen::Refused));
         facts.found.clear();
     }
 }
@@ -898,19 +896,14 @@ impl Facts {
     /// directory's last change was settled and its status is the same (and a directory this
     /// process may not open stays so). One that does not is dropped, to be looked at anew.
     fn recheck(&mut self, dir: &str) {
-        let Some(at) = self.held.get_mut(dir) else { return };
+        let Some((seen, at)) = self.seen.get_mut(dir) else { return };
         if *at == self.look {
             return;
         }
-        let holds = match self.seen.get(dir) {
-            Some(Seen::Refused) => true,
-            Some(_) => self.stamps.get(dir).is_some_and(|stamp| same_status(dir, *stamp)),
-            None => false,
-        };
+        let holds = matches!(seen, Seen::Refused) || self.stamps.get(dir).is_some_and(|stamp| same_status(dir, *stamp));
         if holds {
             *at = self.look;
         } else {
-            self.held.remove(dir);
             self.seen.remove(dir);
             self.stamps.remove(dir);
         }
@@ -956,12 +949,11 @@ impl Facts {
                 None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
                 None => self.list_anew(dir),
             };
-            self.seen.insert(dir.to_string(), seen);
-            self.held.insert(dir.to_string(), self.look);
+            self.seen.insert(dir.to_string(), (seen, self.look));
         }
         match self.seen.get(dir) {
-            Some(Seen::Entries(e)) => Listing::Entries(e),
-            Some(Seen::Large) => Listing::Large,
+            Some((Seen::Entries(e), _)) => Listing::Entries(e),
+            Some((Seen::Large, _)) => Listing::Large,
             _ => Listing::Unlistable,
         }
     }
@@ -1128,7 +1120,6 @@ mod tests {
             kept,
             seen: HashMap::default(),
             stamps: HashMap::default(),
-            held: HashMap::default(),
             found: HashMap::default(),
             look: 0,
             used: Default::default(),
@@ -1182,7 +1173,7 @@ mod tests {
         }
         // An entry only this run's look at `same` holds: it answers while the directory's
         // status is the same.
-        if let Some(Seen::Entries(e)) = f.seen.get_mut(&same) {
+        if let Some((Seen::Entries(e), _)) = f.seen.get_mut(&same) {
             e.push("as-found", 0);
         }
         assert!(matches!(f.found(&kept), Found::Absent), "an answer holds within a look");
@@ -1230,7 +1221,7 @@ mod tests {
             // looked at anew.
             f.recheck(&dir);
             f.recheck(&missing);
-            assert!(matches!(f.seen.get(&dir), Some(Seen::Refused)));
+            assert!(matches!(f.seen.get(&dir), Some((Seen::Refused, _))));
             assert!(!f.seen.contains_key(&missing));
             assert_eq!(names(&mut f, &dir), ["(unlistable)"]);
         })
@@ -1265,7 +1256,7 @@ mod tests {
         assert_eq!(names(&mut f, &dir), ["a"]);
         // What it was looked at as stays (an entry only this run's listing holds shows it),
         // while the directory's status is the same.
-        if let Some(Seen::Entries(e)) = f.seen.get_mut(&dir) {
+        if let Some((Seen::Entries(e), _)) = f.seen.get_mut(&dir) {
             e.push("as-looked-at", 0);
         }
         f.forget();
@@ -1462,7 +1453,7 @@ mod tests {
         assert_eq!(again.get("/x").map(|k| k.stamp.ino), Some(9));
         assert!(again.get("/d7").is_none() && again.get("/d8").is_some());
         // Past the most kept, only what this run looked at stays.
-        let seen: HashMap<String, Seen> = [("/d3".to_string(), Seen::Unlistable)].into_iter().collect();
+        let seen: HashMap<String, (Seen, u32)> = [("/d3".to_string(), (Seen::Unlistable, 0))].into_iter().collect();
         let pruned = Raw::parse(again.encode(Some(&seen)), clocks()).unwrap();
         assert_eq!(pruned.count, 1);
 
