@@ -12,7 +12,8 @@
 #   corpus     the third-party scripts checked in under tests/corpus, one after the other
 #              (the same text on every machine).
 # Both binaries are copied with `install` first (see run.sh for why that matters).
-# Needs hyperfine and python3. RUNS scales the number of runs (default 1).
+# Needs hyperfine and python3. RUNS scales the number of runs (default 1); TEXTS_ONLY=1 writes
+# the texts and times nothing.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: benches/compare.sh OLD NEW [BASH]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -97,6 +98,8 @@ for name, (pieces, wrap) in layouts.items():
             f.write(text)
 PY
 
+# TEXTS_ONLY=1: write the texts and stop (benches/instructions.sh reads them).
+[ -z "${TEXTS_ONLY:-}" ] || exit 0
 cd "$out"
 runs_for() { case "$1" in 1000) echo $((40 * scale)) ;; 10000) echo $((15 * scale)) ;; *) echo $((5 * scale)) ;; esac; }
 report() {

@@ -20,10 +20,18 @@ fn is_carried(c: char) -> bool {
     (BASE..=BASE + 0xFF).contains(&u32::from(c))
 }
 
+/// Whether valid UTF-8 `text` may hold a carried character. Each is four bytes long and starts
+/// with 0xF4 (as do all characters from U+100000 on, which programs almost never hold), so a
+/// text without that byte has none: one pass over the bytes instead of decoding every
+/// character, which on a long program cost more than a millisecond at each start.
+fn may_carry(text: &[u8]) -> bool {
+    text.contains(&0xF4)
+}
+
 /// `bytes` as text for the parser, losslessly.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes)
-        && !text.chars().any(is_carried)
+        && (!may_carry(bytes) || !text.chars().any(is_carried))
     {
         return Cow::Borrowed(text);
     }
@@ -48,7 +56,7 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
 
 /// The bytes `text` stands for.
 pub fn encode(text: &str) -> Cow<'_, [u8]> {
-    if !text.chars().any(is_carried) {
+    if !may_carry(text.as_bytes()) || !text.chars().any(is_carried) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());
@@ -75,7 +83,7 @@ pub fn from_os(p: &std::path::Path) -> String {
 
 /// `text` for people: each carried byte as `\xNN`.
 pub fn shown(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_carried) {
+    if !may_carry(text.as_bytes()) || !text.chars().any(is_carried) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -109,5 +117,18 @@ mod tests {
         assert!(matches!(decode(b"plain"), Cow::Borrowed(_)));
         assert_eq!(shown(&decode(b"caf\xe9")), "caf\\xe9");
         assert_eq!(path(&decode(b"/w/caf\xe9")).as_os_str().as_bytes(), b"/w/caf\xe9");
+    }
+
+    #[test]
+    fn characters_that_share_the_carried_range_lead_byte_are_told_apart() {
+        // Every character from U+100000 on starts with 0xF4; only U+10FF00 to U+10FFFF are carried.
+        for plain in ["\u{100000}", "x\u{10feff}y", "\u{10fe00}\u{10ffff}"] {
+            let carried = plain.contains('\u{10ffff}');
+            assert_eq!(matches!(decode(plain.as_bytes()), Cow::Borrowed(_)), !carried, "{plain:?}");
+            assert_eq!(&*encode(&decode(plain.as_bytes())), plain.as_bytes(), "{plain:?}");
+            assert_eq!(matches!(shown(plain), Cow::Borrowed(_)), !carried, "{plain:?}");
+        }
+        assert_eq!(shown("a\u{10ff41}b"), "a\\x41b");
+        assert_eq!(&*encode("a\u{10ff41}b"), b"aAb");
     }
 }
