@@ -9,8 +9,10 @@
 # cannot be told apart by time; the counts are the same from run to run, so a change that does
 # less work shows as fewer instructions even then. They are not time: they count neither the
 # kernel's work (page faults, system calls) nor cache misses, and callgrind runs the threads
-# one at a time, while the walk and the parsing thread overlap on two cores. A wall-clock
-# comparison (compare.sh, interleave.py) still decides whether a change is faster.
+# one at a time, while the walk and the parsing thread overlap on two cores (and the parsing
+# thread splits words ahead only while the walk has pieces queued, which one at a time makes
+# more frequent: its count is the most it does). A wall-clock comparison (compare.sh,
+# interleave.py) still decides whether a change is faster.
 #
 # Needs valgrind and python3.
 set -euo pipefail

@@ -150,12 +150,15 @@ done
 # -- nested: inside a sandbox-bash run ------------------------------------------------------
 # The inner level is the same program (as make's SHELL or a test suite's bash would be): with
 # the run's own inputs it adds no layer of its own (see ARCHITECTURE.md).
-# Beside them, the floors: a static C program that execs bash, one that returns at once, and
-# sandbox-bash's own work with no bash after it (`--sandbox-explain -c true`).
+# Beside them, the floors: a static C program that execs bash, one that returns at once,
+# sandbox-bash's own work with no bash after it (`--sandbox-explain -c true`), and its process
+# doing no work at all (`--sandbox-version`: what the binary's start costs before anything it
+# does; a nested level pays it and bash's start whatever it leaves out).
 install -m 755 "$out/floor-exec" "$out/floor-return" "$ws/"
 for round in $(seq "$ROUNDS"); do
   "$sb" -c "hyperfine -N --warmup 20 --runs $RUNS --style none --export-json nested-$round.json \
-    '/bin/bash -c true' '$sb -c true' './floor-exec -c true' './floor-return' '$sb --sandbox-explain -c true' >/dev/null"
+    '/bin/bash -c true' '$sb -c true' './floor-exec -c true' './floor-return' '$sb --sandbox-explain -c true' \
+    '$sb --sandbox-version' >/dev/null"
   mv "$ws/nested-$round.json" "$out/nested-$round.json"
 done
 rm -f "$ws/floor-exec" "$ws/floor-return"
@@ -192,7 +195,8 @@ ws_ = [n[0] / row[idx["bash"]] for n, row in zip(nested, rows)]
 print(f"  bash inside the run / bash outside: {med(ws_):.2f}x (rounds {min(ws_):.2f} to {max(ws_):.2f})")
 # The floors inside the run: what any program that starts bash in its place pays, and
 # sandbox-bash's own process there (no bash after it).
-for i, what in [(2, "C program exec'ing bash"), (3, "C program returning at once"), (4, "sandbox-bash --sandbox-explain -c true")]:
+for i, what in [(2, "C program exec'ing bash"), (3, "C program returning at once"), (4, "sandbox-bash --sandbox-explain -c true"),
+                (5, "sandbox-bash --sandbox-version")]:
     ms = [r[i] for r in nested]
     rs = [r[i] / r[0] for r in nested]
     print(f"  inside the run, {what}: {med(ms):.3f} ms, {med(rs):.2f}x bash (rounds {min(rs):.2f} to {max(rs):.2f})")
