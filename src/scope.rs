@@ -1049,10 +1049,37 @@ pub const STORE_STEMS: &[&str] = &[
 pub const DATA_EXTENSIONS: &[&str] =
     &["", "json", "yaml", "yml", "toml", "ini", "xml", "env", "txt", "cfg", "conf", "properties", "csv", "db", "gpg"];
 
+/// How many answers of [`credential_bytes`] a thread keeps before it starts again.
+const KEPT_NAME_ANSWERS: usize = 1024;
+
+thread_local! {
+    /// [`credential_bytes`]'s answers, by component: planning asks it of every component of
+    /// every path it looks at (some 800 paths at a start), and the same few dozen names (the
+    /// directories on the way to the workspace and the home) come back again and again.
+    static NAME_ANSWERS: std::cell::RefCell<rustc_hash::FxHashMap<Box<[u8]>, bool>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+}
+
 fn credential_bytes(c: &[u8]) -> bool {
     if c.is_empty() || c.len() > 255 {
         return false;
     }
+    NAME_ANSWERS.with(|answers| {
+        if let Some(&known) = answers.borrow().get(c) {
+            return known;
+        }
+        let answer = credential_rule(c);
+        let mut answers = answers.borrow_mut();
+        if answers.len() >= KEPT_NAME_ANSWERS {
+            answers.clear();
+        }
+        answers.insert(c.into(), answer);
+        answer
+    })
+}
+
+/// The built-in rule for one component (1 to 255 bytes).
+fn credential_rule(c: &[u8]) -> bool {
     // Lowered on the stack: this is asked of every component of every path planning and the
     // analysis look at. (Lowering ASCII letters keeps the text UTF-8.)
     let mut buf = [0u8; 255];
@@ -1099,6 +1126,24 @@ mod tests {
 
     fn layout() -> Layout {
         Layout { workspace: "/home/u/proj".into(), home: Some("/home/u".into()), tmpdir: None, ..Default::default() }
+    }
+
+    /// The answers kept by component are the rule's, asked first or again, for names whose
+    /// case differs, and after the table was filled and started again.
+    #[test]
+    fn kept_name_answers_are_the_rules() {
+        let names = ["id_ed25519", "ID_ED25519", "id_ed25519.pub", ".env", ".env.local", "notes", "tokenizer.py"];
+        let fresh: Vec<bool> = names.iter().map(|n| credential_rule(n.as_bytes())).collect();
+        assert_eq!(fresh, [true, true, false, true, true, false, false]);
+        for round in 0..3 {
+            for (n, want) in names.iter().zip(&fresh) {
+                assert_eq!(credential_name(n), *want, "{n} in round {round}");
+            }
+            // More distinct names than are kept: the table starts again on the way.
+            for i in 0..KEPT_NAME_ANSWERS + 7 {
+                assert!(!credential_name(&format!("dir{i}")));
+            }
+        }
     }
 
     /// The lookup answers exactly what comparing the path with every entry answers, for lists
