@@ -837,8 +837,13 @@ impl Layout {
     /// Whether one component names a credential here: by the built-in rule unless the
     /// configuration exempts it, or by a pattern the configuration adds.
     pub fn credential_component(&self, c: &[u8]) -> bool {
-        let Ok(name) = std::str::from_utf8(c) else { return false };
-        let matches = |patterns: &[String]| patterns.iter().any(|p| crate::analysis::glob::fnmatch(p, name));
+        // A name that is not UTF-8 is none (the built-in rule says so too); it is decoded only
+        // where the configuration has patterns to match it with.
+        let matches = |patterns: &[String]| {
+            !patterns.is_empty()
+                && std::str::from_utf8(c)
+                    .is_ok_and(|name| patterns.iter().any(|p| crate::analysis::glob::fnmatch(p, name)))
+        };
         (credential_bytes(c) && !matches(&self.credential_exempt)) || matches(&self.credential_names)
     }
 
