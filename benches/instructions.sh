@@ -6,13 +6,14 @@
 # the same text.
 #
 # On a machine whose speed moves by a third within an hour, two builds a few percent apart
-# cannot be told apart by time; the counts are the same from run to run, so a change that does
-# less work shows as fewer instructions even then. They are not time: they count neither the
-# kernel's work (page faults, system calls) nor cache misses, and callgrind runs the threads
-# one at a time, while the walk and the parsing thread overlap on two cores (and the parsing
-# thread splits words ahead only while the walk has pieces queued, which one at a time makes
-# more frequent: its count is the most it does). A wall-clock comparison (compare.sh,
-# interleave.py) still decides whether a change is faster.
+# cannot be told apart by time. The main thread's counts, and those of an analysis done on one
+# thread (nvm.sh), are the same from run to run, so a change that does less work there shows as
+# fewer instructions even then. The walk's and the parsing thread's move by up to 3% between
+# runs of one build: the parsing thread splits words ahead only while the walk has pieces
+# queued, which depends on how the two threads happen to take turns. Counts are not time: they
+# leave out the kernel's work (page faults, system calls) and cache misses, and callgrind runs
+# the threads one at a time, while the walk and the parsing thread overlap on two cores. A
+# wall-clock comparison (compare.sh, interleave.py) still decides whether a change is faster.
 #
 # Needs valgrind and python3.
 set -euo pipefail

@@ -151,9 +151,9 @@ done
 # The inner level is the same program (as make's SHELL or a test suite's bash would be): with
 # the run's own inputs it adds no layer of its own (see ARCHITECTURE.md).
 # Beside them, the floors: a static C program that execs bash, one that returns at once,
-# sandbox-bash's own work with no bash after it (`--sandbox-explain -c true`), and its process
-# doing no work at all (`--sandbox-version`: what the binary's start costs before anything it
-# does; a nested level pays it and bash's start whatever it leaves out).
+# sandbox-bash's own work with no bash after it (`--sandbox-explain -c true`), and it printing
+# its version (`--sandbox-version`: about what the binary's start costs before any of its work;
+# a nested level pays it and bash's start whatever work it leaves out).
 install -m 755 "$out/floor-exec" "$out/floor-return" "$ws/"
 for round in $(seq "$ROUNDS"); do
   "$sb" -c "hyperfine -N --warmup 20 --runs $RUNS --style none --export-json nested-$round.json \
