@@ -20,18 +20,18 @@ fn is_carried(c: char) -> bool {
     (BASE..=BASE + 0xFF).contains(&u32::from(c))
 }
 
-/// Whether valid UTF-8 `text` may hold a carried character. Each is four bytes long and starts
-/// with 0xF4 (as do all characters from U+100000 on, which programs almost never hold), so a
-/// text without that byte has none: one pass over the bytes instead of decoding every
-/// character, which on a long program cost more than a millisecond at each start.
-fn may_carry(text: &[u8]) -> bool {
-    text.contains(&0xF4)
+/// Whether `text` holds a carried character. Each is four bytes long and starts with 0xF4 (as
+/// do all characters from U+100000 on, which programs almost never hold), so a text without
+/// that byte has none: one pass over the bytes, and the characters are decoded only where it
+/// is there (decoding every one cost more than a millisecond on a long program at each start).
+fn carries(text: &str) -> bool {
+    text.as_bytes().contains(&0xF4) && text.chars().any(is_carried)
 }
 
 /// `bytes` as text for the parser, losslessly.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes)
-        && (!may_carry(bytes) || !text.chars().any(is_carried))
+        && !carries(text)
     {
         return Cow::Borrowed(text);
     }
@@ -56,7 +56,7 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
 
 /// The bytes `text` stands for.
 pub fn encode(text: &str) -> Cow<'_, [u8]> {
-    if !may_carry(text.as_bytes()) || !text.chars().any(is_carried) {
+    if !carries(text) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());
@@ -83,7 +83,7 @@ pub fn from_os(p: &std::path::Path) -> String {
 
 /// `text` for people: each carried byte as `\xNN`.
 pub fn shown(text: &str) -> Cow<'_, str> {
-    if !may_carry(text.as_bytes()) || !text.chars().any(is_carried) {
+    if !carries(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
