@@ -61,26 +61,18 @@ pub struct Layout {
 /// entry: whether the path is an entry or lies below one ([`Paths::holds_ancestor_of`]), and
 /// whether an entry lies strictly below it ([`Paths::any_below`]). Planning asks them of every
 /// entry of every directory it lists, and a run whose home is not the account's carries some
-/// 140 protected paths: comparing each was a fifth of the planner's time. The lookup is made on
-/// the first question, shared by the clones made after it (the layout is cloned for each plan),
-/// and dropped by every change (the list changes only through `&mut`).
+/// 140 protected paths: comparing each was a fifth of the planner's time. Each question's lookup
+/// is made the first time that question is asked (a start asks only the first, of most lists),
+/// shared by the clones made after it (the layout is cloned for each plan), and dropped by every
+/// change (the list changes only through `&mut`).
 #[derive(Default)]
 pub struct Paths {
     list: Vec<String>,
-    index: std::sync::OnceLock<std::sync::Arc<PathIndex>>,
-}
-
-/// What [`Paths`] looks paths up in.
-struct PathIndex {
-    /// The entries themselves.
-    entries: rustc_hash::FxHashSet<String>,
+    /// The entries themselves, and whether `/` is one (every path lies below it).
+    entries: std::sync::OnceLock<std::sync::Arc<(rustc_hash::FxHashSet<String>, bool)>>,
     /// Each entry's parts before one of its slashes (`/a/b`: `""` and `/a`): the paths an entry
-    /// lies strictly below.
-    above: rustc_hash::FxHashSet<String>,
-    /// Whether `/` is an entry (every path lies below it).
-    root: bool,
-    /// Whether an entry other than `/` is there (each lies below `/`).
-    below_root: bool,
+    /// lies strictly below; and whether an entry other than `/` is there (each lies below `/`).
+    above: std::sync::OnceLock<std::sync::Arc<(rustc_hash::FxHashSet<String>, bool)>>,
 }
 
 /// The parts of `path` before each of its slashes, shortest first (`/a/b`: `""`, `/a`): with
@@ -90,17 +82,6 @@ pub(crate) fn before_slashes(path: &str) -> impl Iterator<Item = &str> {
 }
 
 impl Paths {
-    fn index(&self) -> &PathIndex {
-        self.index.get_or_init(|| {
-            std::sync::Arc::new(PathIndex {
-                entries: self.list.iter().cloned().collect(),
-                above: self.list.iter().flat_map(|c| before_slashes(c).map(str::to_string)).collect(),
-                root: self.list.iter().any(|c| c == "/"),
-                below_root: self.list.iter().any(|c| c != "/"),
-            })
-        })
-    }
-
     /// Whether `path` is one of the entries or lies below one: `is_within(path, entry)` for
     /// some entry. (`is_within` holds exactly for `/`, the path itself, and the path's parts
     /// before each of its slashes.)
@@ -108,8 +89,10 @@ impl Paths {
         if self.list.is_empty() {
             return false;
         }
-        let index = self.index();
-        index.root || index.entries.contains(path) || before_slashes(path).any(|a| index.entries.contains(a))
+        let (entries, root) = &**self.entries.get_or_init(|| {
+            std::sync::Arc::new((self.list.iter().cloned().collect(), self.list.iter().any(|c| c == "/")))
+        });
+        *root || entries.contains(path) || before_slashes(path).any(|a| entries.contains(a))
     }
 
     /// Whether an entry lies strictly below `path`: `c != path && is_within(c, path)` for some
@@ -118,17 +101,27 @@ impl Paths {
         if self.list.is_empty() {
             return false;
         }
-        let index = self.index();
-        if path == "/" { index.below_root } else { index.above.contains(path) }
+        let (above, below_root) = &**self.above.get_or_init(|| {
+            std::sync::Arc::new((
+                self.list.iter().flat_map(|c| before_slashes(c).map(str::to_string)).collect(),
+                self.list.iter().any(|c| c != "/"),
+            ))
+        });
+        if path == "/" { *below_root } else { above.contains(path) }
+    }
+
+    fn forget_lookups(&mut self) {
+        self.entries = std::sync::OnceLock::new();
+        self.above = std::sync::OnceLock::new();
     }
 
     pub fn push(&mut self, path: String) {
-        self.index = std::sync::OnceLock::new();
+        self.forget_lookups();
         self.list.push(path);
     }
 
     pub fn extend(&mut self, paths: impl IntoIterator<Item = String>) {
-        self.index = std::sync::OnceLock::new();
+        self.forget_lookups();
         self.list.extend(paths);
     }
 }
@@ -150,7 +143,7 @@ impl<'a> IntoIterator for &'a Paths {
 
 impl From<Vec<String>> for Paths {
     fn from(list: Vec<String>) -> Paths {
-        Paths { list, index: std::sync::OnceLock::new() }
+        Paths { list, entries: std::sync::OnceLock::new(), above: std::sync::OnceLock::new() }
     }
 }
 
@@ -162,7 +155,7 @@ impl FromIterator<String> for Paths {
 
 impl Clone for Paths {
     fn clone(&self) -> Paths {
-        Paths { list: self.list.clone(), index: self.index.clone() }
+        Paths { list: self.list.clone(), entries: self.entries.clone(), above: self.above.clone() }
     }
 }
 

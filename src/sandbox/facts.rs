@@ -262,20 +262,27 @@ impl Store {
                 records.push((path, std::borrow::Cow::Borrowed(record)));
             }
         }
+        // The store's own listings come in the order of their paths; the few found anew are put
+        // in that order too, so that the sort below merges two runs.
+        let mut found: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)> = Vec::new();
         for (path, kept) in &self.fresh {
             if let Some(k) = kept
                 && wanted(path.as_bytes())
             {
-                records.push((path.as_bytes(), std::borrow::Cow::Owned(encode_record(path, k))));
+                found.push((path.as_bytes(), std::borrow::Cow::Owned(encode_record(path, k))));
             }
         }
+        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        records.append(&mut found);
         assemble(records)
     }
 }
 
 /// The store's bytes for these listings (each a path and its encoded record), in any order.
 fn assemble(mut records: Vec<(&[u8], std::borrow::Cow<'_, [u8]>)>) -> Vec<u8> {
-    records.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // (The stable sort finds runs already in order and merges them: a store rewritten is one run
+    // and a few records. Of two records of one path, the first given is kept.)
+    records.sort_by(|a, b| a.0.cmp(b.0));
     records.dedup_by(|a, b| a.0 == b.0);
     let table_at = 8 + 8 + 4;
     let body_at = table_at + 4 * records.len() + 8;
@@ -1447,11 +1454,18 @@ mod tests {
         next.insert("/x".to_string(), Kept { stamp: Stamp { ino: 9, ..stamp }, entries: None });
         next.remove("/d7");
         next.remove("/never-kept");
-        assert_eq!(next.len(), 51);
+        // Listings new to the store whose paths fall before, between and after those read: the
+        // store rewritten is still in the order of its paths (each is found by a binary search).
+        for path in ["/a", "/d3x", "/d49/e", "/e", "/z"] {
+            next.insert(path.to_string(), Kept { stamp: Stamp { ino: 8, ..stamp }, entries: None });
+        }
+        assert_eq!(next.len(), 56);
         let again = through_the_file(&next);
-        assert_eq!(again.raw.count, 51);
+        assert_eq!(again.raw.count, 56);
         assert_eq!(again.get("/x").map(|k| k.stamp.ino), Some(9));
         assert!(again.get("/d7").is_none() && again.get("/d8").is_some());
+        assert!((0..50).filter(|&i| i != 7).all(|i| again.get(&format!("/d{i}")).is_some()));
+        assert!(["/a", "/d3x", "/d49/e", "/e", "/z"].iter().all(|p| again.get(p).is_some_and(|k| k.stamp.ino == 8)));
         // Past the most kept, only what this run looked at stays.
         let seen: HashMap<String, (Seen, u32)> = [("/d3".to_string(), (Seen::Unlistable, 0))].into_iter().collect();
         let pruned = Raw::parse(again.encode(Some(&seen)), clocks()).unwrap();
