@@ -835,7 +835,7 @@ pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {
 /// What a path is: `Some(None)` when it is not there, `Some(Some(entry))` when it is, `None`
 /// when the listings cannot say (no store, a link on the way, a directory not listable or too
 /// large, a path not in its plain form).
-pub fn entry(path: &str) -> Option<Option<Entry>> {
+pub fn entry(path: &str) -> Option<Option<Kind>> {
     if !plain(path) {
         return None;
     }
@@ -843,14 +843,18 @@ pub fn entry(path: &str) -> Option<Option<Entry>> {
     let facts = guard.as_mut()?;
     match facts.found(path) {
         Found::Absent => Some(None),
-        Found::Here(kind) => Some(Some(Entry {
-            name: path.rsplit('/').next().unwrap_or_default().to_string(),
-            link: kind & 1 != 0,
-            dir: kind & 2 != 0,
-            special: kind & 4 != 0,
-        })),
+        Found::Here(kind) => Some(Some(Kind { link: kind & 1 != 0, dir: kind & 2 != 0 })),
         Found::Unknown => None,
     }
+}
+
+/// What a path the listings show is there is (see [`Entry`], whose name the path already says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind {
+    /// A symbolic link (or a type the filesystem did not say).
+    pub link: bool,
+    /// A directory (not through a link).
+    pub dir: bool,
 }
 
 /// Whether `dir` is a directory with the status `stamp` still.
