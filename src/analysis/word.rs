@@ -354,15 +354,23 @@ pub fn offset_pos(start: Pos, text: &str, index: usize) -> Pos {
 impl Walker<'_> {
     /// Expands a word as a command argument: braces, expansions, splitting; one [`Arg`] per field.
     pub fn expand_word(&mut self, raw: &str, pos: Pos, st: &mut State) -> Vec<Arg> {
+        let mut out = Vec::new();
+        self.expand_word_into(raw, pos, st, &mut out);
+        out
+    }
+
+    /// [`Self::expand_word`], its fields added to `all` (a command's words, each added in turn).
+    pub fn expand_word_into(&mut self, raw: &str, pos: Pos, st: &mut State, all: &mut Vec<Arg>) {
         // Most words are plain text: one field, as written.
         if !raw.is_empty() && !raw.bytes().any(|b| SPECIAL_IN_WORD[usize::from(b)]) {
             let field = Field {
                 parts: vec![Part::Lit { text: raw.to_string(), quoted: false, split: false }],
                 ..Field::default()
             };
-            return vec![Arg { field, pos, raw: raw.to_string() }];
+            all.push(Arg { field, pos, raw: raw.to_string() });
+            return;
         }
-        let mut out = Vec::new();
+        let first = all.len();
         let Some(variants) = brace_variants(raw) else {
             // Too many words to list: the code in it is still walked, but what it expands to is
             // known only up to its first brace, quote or expansion.
@@ -373,7 +381,8 @@ impl Walker<'_> {
                 Part::Unknown { numeric: false },
             ];
             let field = Field { parts, tainted: self.take_taint(), content: None };
-            return vec![Arg { field, pos, raw: raw.to_string() }];
+            all.push(Arg { field, pos, raw: raw.to_string() });
+            return;
         };
         for variant in variants {
             let parts = self.eval_text(&variant, pos, st, false);
@@ -383,9 +392,10 @@ impl Walker<'_> {
                 String::new()
             };
             for field in split_fields(parts, &ifs) {
-                out.push(Arg { field, pos, raw: raw.to_string() });
+                all.push(Arg { field, pos, raw: raw.to_string() });
             }
         }
+        let out = &mut all[first..];
         if self.take_taint() {
             // `"$@"` alone makes one field of each parameter, fetched or not.
             let each = matches!(raw, "\"$@\"" | "\"${@}\"")
@@ -395,10 +405,9 @@ impl Walker<'_> {
                 a.field.tainted = !each || st.param_tainted(Some(i + 1));
             }
         }
-        for a in &out {
+        for a in &all[first..] {
             self.glob_listing(a, st);
         }
-        out
     }
 
     /// Expands a word that is not split (assignment values, redirection targets, `case` words).

@@ -63,7 +63,7 @@ impl Walker<'_> {
 
         // Expansions, left to right.
         let mut assigns: Vec<(String, Assigned)> = Vec::new();
-        let mut args: Vec<Arg> = Vec::new();
+        let mut args: Vec<Arg> = Vec::with_capacity(items.len() + 1);
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let in_prefix = i < prefix_len;
@@ -72,7 +72,7 @@ impl Walker<'_> {
                 && let Some(w) = &c.word_or_name
             {
                 let pos = self.word_pos(w);
-                args.extend(self.expand_word(&w.value, pos, st));
+                self.expand_word_into(&w.value, pos, st, &mut args);
             }
             match item {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
@@ -83,7 +83,7 @@ impl Walker<'_> {
                 }
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) | ast::CommandPrefixOrSuffixItem::Word(w) => {
                     let pos = self.word_pos(w);
-                    args.extend(self.expand_word(&w.value, pos, st));
+                    self.expand_word_into(&w.value, pos, st, &mut args);
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
                     let pos = self.here;
@@ -99,7 +99,7 @@ impl Walker<'_> {
             && let Some(w) = &c.word_or_name
         {
             let pos = self.word_pos(w);
-            args.extend(self.expand_word(&w.value, pos, st));
+            self.expand_word_into(&w.value, pos, st, &mut args);
         }
         if self.failed() {
             return;
