@@ -371,7 +371,10 @@ impl Walker<'_> {
             return;
         }
         let first = all.len();
-        let Some(variants) = brace_variants(raw) else {
+        // (A word with no brace is its only variant, taken as it is.)
+        let braced = raw.contains('{');
+        let variants = if braced { brace_expand(raw, MAX_BRACE_FIELDS) } else { Some(Vec::new()) };
+        let Some(variants) = variants else {
             // Too many words to list: the code in it is still walked, but what it expands to is
             // known only up to its first brace, quote or expansion.
             self.eval_text(raw, pos, st, false);
@@ -384,8 +387,11 @@ impl Walker<'_> {
             all.push(Arg { field, pos, raw: raw.to_string() });
             return;
         };
-        for variant in variants {
-            let parts = self.eval_text(&variant, pos, st, false);
+        let whole = [raw];
+        let each: &mut dyn Iterator<Item = &str> =
+            if braced { &mut variants.iter().map(String::as_str) } else { &mut whole.into_iter() };
+        for variant in each {
+            let parts = self.eval_text(variant, pos, st, false);
             let ifs = if parts.iter().any(|p| matches!(p, Part::Lit { split: true, .. })) {
                 self.ifs(st)
             } else {
