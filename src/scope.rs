@@ -62,8 +62,8 @@ pub struct Layout {
 /// whether an entry lies strictly below it ([`Paths::any_below`]). Planning asks them of every
 /// entry of every directory it lists, and a run whose home is not the account's carries some
 /// 140 protected paths: comparing each was a fifth of the planner's time. Each question's lookup
-/// is made the first time that question is asked (a start asks only the first, of most lists),
-/// shared by the clones made after it (the layout is cloned for each plan), and dropped by every
+/// is made the first time that question is asked (at a start, most lists are asked only the
+/// first), shared by the clones made after it (the layout is cloned for each plan), and dropped by every
 /// change (the list changes only through `&mut`).
 #[derive(Default)]
 pub struct Paths {

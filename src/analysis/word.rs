@@ -406,7 +406,7 @@ impl Walker<'_> {
             // `"$@"` alone makes one field of each parameter, fetched or not.
             let each = matches!(raw, "\"$@\"" | "\"${@}\"")
                 && !self.volatile_positional
-                && st.all_positional().is_some_and(|all| all.len() == out.len());
+                && st.all_positional().is_some_and(|params| params.len() == out.len());
             for (i, a) in out.iter_mut().enumerate() {
                 a.field.tainted = !each || st.param_tainted(Some(i + 1));
             }

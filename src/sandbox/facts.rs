@@ -832,7 +832,7 @@ pub fn list(dir: &str) -> Option<Option<Vec<Entry>>> {
     })
 }
 
-/// What a path is: `Some(None)` when it is not there, `Some(Some(entry))` when it is, `None`
+/// What a path is: `Some(None)` when it is not there, `Some(Some(kind))` when it is, `None`
 /// when the listings cannot say (no store, a link on the way, a directory not listable or too
 /// large, a path not in its plain form).
 pub fn entry(path: &str) -> Option<Option<Kind>> {
@@ -848,7 +848,8 @@ pub fn entry(path: &str) -> Option<Option<Kind>> {
     }
 }
 
-/// What a path the listings show is there is (see [`Entry`], whose name the path already says).
+/// The kind of a path the listings show is there: an [`Entry`] without its name, which the path
+/// already gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kind {
     /// A symbolic link (or a type the filesystem did not say).

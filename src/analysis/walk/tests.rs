@@ -326,6 +326,8 @@ fn fetched_text_stays_fetched_in_variables_and_parameters() {
     // a value, not a command; a program that does not read its input does not print it.
     for text in [
         format!("run() {{ echo \"+ $*\"; \"$@\"; }}; v=$(curl -s {u}); run git tag \"v$v\""),
+        // (`"$@"` after another word: each of its fields is marked by its own parameter.)
+        format!("run() {{ command \"$@\"; }}; v=$(curl -s {u}); run git tag \"v$v\""),
         format!("set -- make all; f() {{ :; }}; f \"$(curl -s {u})\"; \"$@\""),
         format!("v=$(curl -s {u}); env VERSION=\"$v\" make release"),
         format!("curl -s {u} | while read -r f; do \"$(pwd)/tools/check\" \"$f\"; done"),
