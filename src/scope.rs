@@ -63,9 +63,9 @@ pub struct Layout {
 /// entry of every directory it lists, and a run whose home is not the account's carries some
 /// 140 protected paths: comparing each was a fifth of the planner's time. Each question's lookup
 /// is made the first time that question is asked (at a start, most lists are asked only the
-/// first), shared by the clones made after it (the layout is cloned for each plan), and dropped by every
-/// change (the list changes only through `&mut`).
-#[derive(Default)]
+/// first), shared by the clones made after it (the layout is cloned for each plan), and dropped
+/// by every change (the list changes only through `&mut`).
+#[derive(Clone, Default)]
 pub struct Paths {
     list: Vec<String>,
     /// The entries themselves, and whether `/` is one (every path lies below it).
@@ -143,19 +143,13 @@ impl<'a> IntoIterator for &'a Paths {
 
 impl From<Vec<String>> for Paths {
     fn from(list: Vec<String>) -> Paths {
-        Paths { list, entries: std::sync::OnceLock::new(), above: std::sync::OnceLock::new() }
+        Paths { list, ..Paths::default() }
     }
 }
 
 impl FromIterator<String> for Paths {
     fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Paths {
         Paths::from(iter.into_iter().collect::<Vec<String>>())
-    }
-}
-
-impl Clone for Paths {
-    fn clone(&self) -> Paths {
-        Paths { list: self.list.clone(), entries: self.entries.clone(), above: self.above.clone() }
     }
 }
 
