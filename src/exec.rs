@@ -36,6 +36,17 @@ pub fn canonicalize(path: &str) -> std::io::Result<String> {
     Ok(if real.starts_with("//") { real[1..].to_string() } else { real })
 }
 
+/// [`canonicalize`] for a path that may well not be there (a toolchain's usual home): `None`
+/// at once where the kept listings show it is not (see `sandbox::facts`), without asking the
+/// kernel, and for any error.
+pub fn canonical_if_there(path: &str) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    if crate::sandbox::facts::absent(path) {
+        return None;
+    }
+    canonicalize(path).ok()
+}
+
 /// The canonical path the kernel gives for a descriptor opened on `path`: three system calls,
 /// where the C library's realpath asks for every component in turn. The open follows every
 /// link and fails as realpath does (a missing component, a directory that may not be
@@ -309,8 +320,15 @@ pub fn socket_address(path: &str) -> Option<(nix::sys::socket::UnixAddr, Option<
 /// Opens the directory at the absolute `path` one component at a time, following no symbolic
 /// link on the way: what it returns is the directory that path names without links, now.
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
-    let root = open_dir(Path::new("/"))?;
     let below = path.strip_prefix("/").map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    #[cfg(target_os = "linux")]
+    if below.components().all(|part| matches!(part, std::path::Component::Normal(_)))
+        && below.components().next().is_some()
+        && let Some(answer) = open_dir_in_one_call(libc::AT_FDCWD, path)
+    {
+        return answer;
+    }
+    let root = open_dir(Path::new("/"))?;
     open_dir_below_no_links(&root, below)
 }
 
@@ -321,6 +339,15 @@ pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> s
     let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+    if relative.components().any(|part| !matches!(part, std::path::Component::Normal(_))) {
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    }
+    #[cfg(target_os = "linux")]
+    if relative.components().nth(1).is_some()
+        && let Some(answer) = open_dir_in_one_call(std::os::fd::AsRawFd::as_raw_fd(dir), relative)
+    {
+        return answer;
+    }
     let mut opened: Option<std::fs::File> = None;
     for part in relative.components() {
         let std::path::Component::Normal(name) = part else {
@@ -332,6 +359,42 @@ pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> s
         Some(d) => Ok(d),
         None => open_in(dir, OsStr::new("."), flags, 0),
     }
+}
+
+/// [`open_dir_below_no_links`] below the directory `dir` (or [`open_dir_no_links`], from
+/// `AT_FDCWD` with an absolute `path`) in one system call where the kernel offers it
+/// (`openat2(2)`, which refuses a symbolic link on any component, Linux 5.6 and later), rather
+/// than an open and a close for each component. `None` where the walk must answer: the call is not offered
+/// (an older kernel; an enclosing sandbox-bash's filter, which answers "not supported"), or it
+/// refused for a reason the walk may word otherwise (a link on the way is ELOOP here and
+/// ENOTDIR there). A component that is not there is the same answer either way.
+#[cfg(target_os = "linux")]
+fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io::Result<std::fs::File>> {
+    // `struct open_how` (linux/openat2.h).
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+    let how = OpenHow {
+        flags: (libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: RESOLVE_NO_SYMLINKS,
+    };
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: the descriptor, the NUL-terminated path and the structure (with its size) are
+    // valid for the call; the result is checked before it is owned.
+    let fd = unsafe {
+        libc::syscall(libc::SYS_openat2, dir, c.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>())
+    };
+    if fd >= 0 {
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        return Some(Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd as libc::c_int) }));
+    }
+    let error = std::io::Error::last_os_error();
+    (error.raw_os_error() == Some(libc::ENOENT)).then_some(Err(error))
 }
 
 /// `openat(2)`: the entry `name` of the open directory `dir`, with `flags` (close-on-exec is
@@ -391,5 +454,95 @@ mod tests {
         assert_eq!(canonicalize("//usr///bin/").unwrap(), std::fs::canonicalize("/usr/bin").unwrap().to_str().unwrap());
         assert!(!canonicalize(&format!("/{root}")).unwrap().starts_with("//"));
         assert_eq!(canonicalize(".").unwrap(), std::env::current_dir().unwrap().to_str().unwrap());
+    }
+
+    #[test]
+    fn a_directory_is_opened_by_no_link_in_one_call_or_by_the_walk_alike() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = crate::unit_scratch();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("a/b/c")).unwrap();
+        std::fs::write(root.join("a/file"), "").unwrap();
+        std::os::unix::fs::symlink("b", root.join("a/link")).unwrap();
+        std::os::unix::fs::symlink("missing", root.join("a/dangling")).unwrap();
+        let base = open_dir(&root).unwrap();
+        let ino = |f: &std::fs::File| f.metadata().unwrap().ino();
+        #[cfg(target_os = "linux")]
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        #[cfg(not(target_os = "linux"))]
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        let walked = |relative: &str| {
+            // The walk alone, one component at a time, as where openat2 is not offered.
+            let mut opened: Option<std::fs::File> = None;
+            for part in Path::new(relative).components() {
+                let at = opened.as_ref().unwrap_or(&base);
+                opened = Some(open_in(at, part.as_os_str(), flags, 0)?);
+            }
+            Ok::<_, std::io::Error>(opened.unwrap())
+        };
+        for relative in ["a/b/c", "a/b", "a/link/c", "a/link", "a/dangling", "a/file/x", "a/missing/c", "a/b/missing"] {
+            let below = open_dir_below_no_links(&base, Path::new(relative));
+            let from_root = open_dir_no_links(&root.join(relative));
+            let walk = walked(relative);
+            for (how, got) in [("below", &below), ("from /", &from_root)] {
+                match (got, &walk) {
+                    (Ok(a), Ok(b)) => assert_eq!(ino(a), ino(b), "{relative} ({how})"),
+                    (Err(a), Err(b)) => assert_eq!(a.raw_os_error(), b.raw_os_error(), "{relative} ({how})"),
+                    _ => panic!("{relative} ({how}): {got:?} against the walk's {walk:?}"),
+                }
+            }
+        }
+        assert_eq!(
+            ino(&open_dir_below_no_links(&base, Path::new("a/b/c")).unwrap()),
+            ino(&std::fs::File::open(root.join("a/b/c")).unwrap())
+        );
+        // A link anywhere on the way is refused, never followed.
+        assert!(open_dir_below_no_links(&base, Path::new("a/link/c")).is_err());
+        assert!(open_dir_no_links(&root.join("a/link")).is_err());
+        // `..` and `.` are not walked.
+        for odd in ["a/../a/b", "./a/b"] {
+            let e = open_dir_below_no_links(&base, Path::new(odd)).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{odd}");
+        }
+        assert_eq!(open_dir_no_links(&root.join("a/../a/b")).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+    }
+
+    /// (Uses the kept listings, which the whole process shares: in a process of its own.)
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_path_the_listings_show_is_not_there_is_not_asked_of_the_kernel_until_they_are_forgotten() {
+        let test = concat!(
+            module_path!(),
+            "::a_path_the_listings_show_is_not_there_is_not_asked_of_the_kernel_until_they_are_forgotten"
+        );
+        crate::in_own_process(test, canonical_if_there_from_the_listings);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn canonical_if_there_from_the_listings() {
+        let d = crate::unit_scratch();
+        let root = std::fs::canonicalize(d.path()).unwrap().into_os_string().into_string().unwrap();
+        let home = format!("{root}/home");
+        std::fs::create_dir_all(format!("{home}/.cargo")).unwrap();
+        std::os::unix::fs::symlink(format!("{home}/.cargo"), format!("{home}/cargo-link")).unwrap();
+        // SAFETY: this test's process alone (see above); no other thread reads the variable.
+        unsafe { std::env::set_var("SANDBOX_BASH_TEST_ACCOUNT_HOME", &home) };
+        crate::sandbox::facts::open(crate::sandbox::facts::Use::Read);
+        crate::sandbox::facts::admit(&[]);
+        assert_eq!(canonical_if_there(&format!("{home}/.cargo")), Some(format!("{home}/.cargo")));
+        assert_eq!(canonical_if_there(&format!("{home}/cargo-link")), Some(format!("{home}/.cargo")));
+        assert_eq!(canonical_if_there(&format!("{home}/.volta")), None);
+        assert_eq!(canonical_if_there(&format!("{home}/.cargo/x/y")), None);
+        // Made since the home was listed: the listing answers until it is forgotten (a start
+        // forgets after making its own directories), and then the kernel's answer is taken.
+        std::fs::create_dir(format!("{home}/.volta")).unwrap();
+        assert_eq!(canonical_if_there(&format!("{home}/.volta")), None, "the listing was not used");
+        assert_eq!(canonicalize(&format!("{home}/.volta")).as_deref().ok(), Some(format!("{home}/.volta").as_str()));
+        crate::sandbox::facts::forget();
+        assert_eq!(canonical_if_there(&format!("{home}/.volta")), Some(format!("{home}/.volta")));
+        // Below a link the listings do not answer: the kernel does.
+        std::fs::create_dir(format!("{home}/.cargo/bin")).unwrap();
+        assert_eq!(canonical_if_there(&format!("{home}/cargo-link/bin")), Some(format!("{home}/.cargo/bin")));
     }
 }

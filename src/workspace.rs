@@ -231,9 +231,9 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
     let toolchains: Vec<scope::Toolchain> = scope::toolchain_groups(home.as_deref(), &var)
         .into_iter()
         .map(|g| scope::Toolchain {
-            homes: g.homes.iter().filter_map(|h| exec::canonicalize(h).ok()).collect(),
+            homes: g.homes.iter().filter_map(|h| exec::canonical_if_there(h)).collect(),
             credentials: g.credentials,
-            named: g.named.iter().filter_map(|h| exec::canonicalize(h).ok()).collect(),
+            named: g.named.iter().filter_map(|h| exec::canonical_if_there(h)).collect(),
         })
         .filter(|g| !g.homes.is_empty())
         .collect();

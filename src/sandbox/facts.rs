@@ -848,6 +848,14 @@ pub fn entry(path: &str) -> Option<Option<Kind>> {
     }
 }
 
+/// Whether the listings show that `path` is not there (a directory on its way holds no such
+/// name, or a file stands where a directory would), with no link on the way: the kernel would
+/// refuse it (ENOENT, or ENOTDIR below a file), as far as the listings are current (see
+/// [`forget`]). For callers to whom any refusal means the same.
+pub fn absent(path: &str) -> bool {
+    matches!(entry(path), Some(None))
+}
+
 /// The kind of a path the listings show is there: an [`Entry`] without its name, which the path
 /// already gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1038,7 +1038,7 @@ pub(super) fn run_rules(mode: Mode, boundary: &str) -> Option<(i32, Policy)> {
 
 /// The listings the view gives nested levels where it masks the store (see
 /// [`super::facts::snapshot`]): only of directories the command may list itself, by the rules
-/// (a rule on the directory that lists or reads, or one that reads a tree holding it) and the
+/// (a rule on the directory that lists or reads, or one on a tree holding it that does) and the
 /// view (nothing masked or layered at or above it).
 fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)> {
     let store = format!("{}/{}", super::facts::state_dir()?, super::facts::DIR);
@@ -1065,7 +1065,10 @@ fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)>
             if hidden.contains(at) {
                 return false;
             }
-            reads |= grants.on(at).1.contains(Rights::READ);
+            // A tree's rule lists every directory beneath it, as Landlock reads a rule on a
+            // directory: one that only lists (the home's, where it holds credentials) too.
+            let beneath = grants.on(at).1;
+            reads |= beneath.contains(Rights::READ) || beneath.contains(Rights::LIST);
             match at.rsplit_once('/') {
                 Some(("", _)) if at != "/" => at = "/",
                 Some((parent, _)) if !parent.is_empty() => at = parent,

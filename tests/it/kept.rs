@@ -113,8 +113,9 @@ fn a_credential_that_appears_after_the_listings_were_kept_is_held() {
 
 #[test]
 fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_run_may_list() {
-    // The store also holds a listing this run never looks at (another workspace's) and the
-    // listing of a directory the view masks (a key's name in ~/.ssh): neither may show.
+    // The store also holds a listing this run never looks at (another workspace's), which may
+    // never show, and the listing of ~/.ssh (a key's name), which may show exactly where the
+    // run lists ~/.ssh itself (names only, through the home's rule; a mask would hide both).
     let lab = settled_lab(|lab| {
         std::fs::create_dir_all(lab.home.join(".ssh")).unwrap();
         std::fs::write(lab.home.join(".ssh/id_secret_key_name"), "KEY\n").unwrap();
@@ -126,6 +127,7 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
     let file = store(&lab);
     let kept = std::fs::read(&file).unwrap();
     assert!(contains(&kept, Path::new("only_in_the_store")) && contains(&kept, Path::new("id_secret_key_name")));
+    let mut ssh_somewhere = false;
     for mode in ["0467", "0667", "0777"] {
         let program = format!(
             "cat {f}; echo forged > {f}; ls -a {d}; echo end",
@@ -136,9 +138,11 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
         let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
         let shown = String::from_utf8_lossy(&all);
         assert!(shown.contains("end"), "mode {mode}: {shown}");
-        for secret in ["only_in_the_store", "id_secret_key_name"] {
-            assert!(!contains(&all, Path::new(secret)), "mode {mode}: the run read {secret}:\n{shown}");
-        }
+        assert!(!contains(&all, Path::new("only_in_the_store")), "mode {mode}: the run read another listing:\n{shown}");
+        let ssh = run(&lab, mode, &format!("ls -a {}/.ssh; echo end", lab.home.display()), true, &[]);
+        let ssh_listed = text(&ssh.stdout).contains("id_secret_key_name");
+        assert_eq!(contains(&all, Path::new("id_secret_key_name")), ssh_listed, "mode {mode}: {shown}");
+        ssh_somewhere |= ssh_listed;
         assert!(shown.contains("Read-only file system") || shown.contains("Permission denied"), "mode {mode}: {shown}");
         assert_eq!(std::fs::read(&file).unwrap(), kept, "mode {mode}: the store was changed");
         // What a nested level finds in the store's place: the listing of the home where the
@@ -150,6 +154,8 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
             assert!(home_listed && shown.starts_with("SBLIST02") && contains(&all, &lab.ws), "mode {mode}: {shown}");
         }
     }
+    // ~/.ssh is listed by the run through the home's rule, which lists every directory beneath.
+    assert!(ssh_somewhere, "no mode lists ~/.ssh: the case above tested nothing");
 }
 
 #[test]
