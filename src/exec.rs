@@ -383,6 +383,11 @@ fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io:
         mode: 0,
         resolve: RESOLVE_NO_SYMLINKS,
     };
+    // Once refused as not offered, not asked again (inside a run, every call would be).
+    static OFFERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    if !OFFERED.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
     let c = CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: the descriptor, the NUL-terminated path and the structure (with its size) are
     // valid for the call; the result is checked before it is owned.
@@ -394,6 +399,9 @@ fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io:
         return Some(Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd as libc::c_int) }));
     }
     let error = std::io::Error::last_os_error();
+    if error.raw_os_error() == Some(libc::ENOSYS) {
+        OFFERED.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     (error.raw_os_error() == Some(libc::ENOENT)).then_some(Err(error))
 }
 
