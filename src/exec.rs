@@ -317,28 +317,27 @@ pub fn socket_address(path: &str) -> Option<(nix::sys::socket::UnixAddr, Option<
     Some((nix::sys::socket::UnixAddr::new(short.as_str()).ok()?, Some(dir)))
 }
 
-/// Opens the directory at the absolute `path` one component at a time, following no symbolic
-/// link on the way: what it returns is the directory that path names without links, now.
+/// Opens the directory at the absolute `path`, following no symbolic link on the way: what it
+/// returns is the directory that path names without links, now (in one call where the kernel
+/// offers it, else one component at a time).
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
     let below = path.strip_prefix("/").map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    if below.components().any(|part| !matches!(part, std::path::Component::Normal(_))) {
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    }
     #[cfg(target_os = "linux")]
-    if below.components().all(|part| matches!(part, std::path::Component::Normal(_)))
-        && below.components().next().is_some()
+    if below.components().next().is_some()
         && let Some(answer) = open_dir_in_one_call(libc::AT_FDCWD, path)
     {
         return answer;
     }
     let root = open_dir(Path::new("/"))?;
-    open_dir_below_no_links(&root, below)
+    walk_below_no_links(&root, below)
 }
 
 /// The directory `relative` below the open directory `dir`, every component reached by no
 /// link (as [`open_dir_no_links`] does from `/`). An empty `relative` opens `dir` again.
 pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> std::io::Result<std::fs::File> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
     if relative.components().any(|part| !matches!(part, std::path::Component::Normal(_))) {
         return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
     }
@@ -348,6 +347,16 @@ pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> s
     {
         return answer;
     }
+    walk_below_no_links(dir, relative)
+}
+
+/// [`open_dir_below_no_links`] one component at a time: an open with `O_NOFOLLOW` for each
+/// (`relative` holds only plain components).
+fn walk_below_no_links(dir: &std::fs::File, relative: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
     let mut opened: Option<std::fs::File> = None;
     for part in relative.components() {
         let std::path::Component::Normal(name) = part else {
@@ -364,9 +373,10 @@ pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> s
 /// [`open_dir_below_no_links`] below the directory `dir` (or [`open_dir_no_links`], from
 /// `AT_FDCWD` with an absolute `path`) in one system call where the kernel offers it
 /// (`openat2(2)`, which refuses a symbolic link on any component, Linux 5.6 and later), rather
-/// than an open and a close for each component. `None` where the walk must answer: the call is not offered
-/// (an older kernel; an enclosing sandbox-bash's filter, which answers "not supported"), or it
-/// refused for a reason the walk may word otherwise (a link on the way is ELOOP here and
+/// than an open and a close for each component. `None` where the walk must answer: the call is
+/// not offered (an older kernel; an enclosing sandbox-bash's filter, which answers "not
+/// supported", or another filter that answers "not permitted": either is not asked again), or
+/// it refused for a reason the walk may word otherwise (a link on the way is ELOOP here and
 /// ENOTDIR there). A component that is not there is the same answer either way.
 #[cfg(target_os = "linux")]
 fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io::Result<std::fs::File>> {
@@ -377,11 +387,10 @@ fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io:
         mode: u64,
         resolve: u64,
     }
-    const RESOLVE_NO_SYMLINKS: u64 = 0x04;
     let how = OpenHow {
         flags: (libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
         mode: 0,
-        resolve: RESOLVE_NO_SYMLINKS,
+        resolve: libc::RESOLVE_NO_SYMLINKS,
     };
     // Once refused as not offered, not asked again (inside a run, every call would be).
     static OFFERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
@@ -399,7 +408,7 @@ fn open_dir_in_one_call(dir: std::os::fd::RawFd, path: &Path) -> Option<std::io:
         return Some(Ok(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd as libc::c_int) }));
     }
     let error = std::io::Error::last_os_error();
-    if error.raw_os_error() == Some(libc::ENOSYS) {
+    if matches!(error.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) {
         OFFERED.store(false, std::sync::atomic::Ordering::Relaxed);
     }
     (error.raw_os_error() == Some(libc::ENOENT)).then_some(Err(error))

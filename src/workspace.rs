@@ -220,7 +220,12 @@ pub(crate) fn layout(settings: &Settings, env: &Environ, layers_for: &str, run: 
         // write (a workspace that holds the account's home, another home given): a command must
         // never make the store the next start reads.
         if run {
+            let there = matches!(sandbox::facts::entry(&state), Some(Some(k)) if k.dir);
             let _ = crate::approval::make_dir(std::path::Path::new(&state));
+            // What it made is looked at anew (the toolchain homes below are asked next).
+            if !there {
+                sandbox::facts::forget();
+            }
         }
         if !extra_protected.contains(&state) {
             extra_protected.push(state);

@@ -965,8 +965,12 @@ impl Facts {
                         None => Seen::Large,
                     }
                 }
-                // Not there, by the listings above it: nothing to ask.
-                None if plain(dir) && matches!(self.found(dir), Found::Absent) => Seen::Unlistable,
+                // Not there, by the listings above it: nothing to ask, and a listing kept of it
+                // is of a directory gone (neither given to nested levels nor kept again).
+                None if plain(dir) && matches!(self.found(dir), Found::Absent) => {
+                    self.kept.remove(dir);
+                    Seen::Unlistable
+                }
                 None => self.list_anew(dir),
             };
             self.seen.insert(dir.to_string(), (seen, self.look));
@@ -1366,6 +1370,29 @@ mod tests {
         assert!(given.find(&dirs[0]).is_some_and(|k| k.entries.is_some_and(|e| e.find("in-given").is_some())));
         assert!(given.find(&dirs[1]).is_none() && given.find(&dirs[2]).is_none());
         assert!(facts(Store::default()).snapshot(|_| true).is_none(), "nothing looked at, nothing given");
+    }
+
+    #[test]
+    fn the_listing_of_a_directory_removed_since_it_was_kept_is_neither_given_nor_kept() {
+        let d = scratch();
+        let home = d.path().join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_old_key"), "").unwrap();
+        let (home, ssh) = (home.to_str().unwrap().to_string(), format!("{}/.ssh", home.to_str().unwrap()));
+        let mut first = facts(Store::default());
+        names(&mut first, &home);
+        assert_eq!(names(&mut first, &ssh), ["id_old_key"]);
+        let kept = through_the_file(&first.kept);
+        std::fs::remove_file(format!("{ssh}/id_old_key")).unwrap();
+        std::fs::remove_dir(&ssh).unwrap();
+        // A later run looks at the home (listed again: it changed) and at the directory gone.
+        let mut later = facts(kept);
+        assert_eq!(names(&mut later, &ssh), ["(unlistable)"]);
+        let given = later.snapshot(|_| true).unwrap();
+        let needle = b"id_old_key";
+        assert!(!given.windows(needle.len()).any(|w| w == needle), "a listing of a directory gone was given");
+        let written = later.kept.encode(None);
+        assert!(!written.windows(needle.len()).any(|w| w == needle), "a listing of a directory gone was kept");
     }
 
     #[test]

@@ -1050,11 +1050,13 @@ fn listings_for(policy: &Policy, view: &view::View) -> Option<(String, Vec<u8>)>
     // hides it. A directory and each directory above it are looked up (a start asks about
     // some eighty directories, against a few hundred rules).
     let grants = policy.grants();
+    // (A private `/dev/shm` of the run's own hides the host's too.)
     let hidden: rustc_hash::FxHashSet<&str> = view
         .points
         .iter()
         .filter(|p| matches!(p, view::Point::Mask { .. } | view::Point::Layer { .. }))
         .map(view::Point::path)
+        .chain(view.private_shm.map(|_| "/dev/shm"))
         .collect();
     let listable = |dir: &str| {
         let here = grants.on(dir).0;

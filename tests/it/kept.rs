@@ -115,20 +115,32 @@ fn a_credential_that_appears_after_the_listings_were_kept_is_held() {
 fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_run_may_list() {
     // The store also holds a listing this run never looks at (another workspace's), which may
     // never show, and the listing of ~/.ssh (a key's name), which may show exactly where the
-    // run lists ~/.ssh itself (names only, through the home's rule; a mask would hide both).
+    // run lists ~/.ssh itself (names only, through the home's rule; a mask would hide both; at
+    // 0067 nothing outside the workspace is read and neither shows).
+    // And the host's `/dev/shm`, which the run sees only as its own empty one: a name there may
+    // never show either.
+    let shm = PathBuf::from(format!("/dev/shm/sbx-kept-host-only-{}", std::process::id()));
     let lab = settled_lab(|lab| {
         std::fs::create_dir_all(lab.home.join(".ssh")).unwrap();
         std::fs::write(lab.home.join(".ssh/id_secret_key_name"), "KEY\n").unwrap();
         std::fs::create_dir_all(lab.outside.join("elsewhere/only_in_the_store")).unwrap();
+        std::fs::write(&shm, "").unwrap();
     });
+    struct Gone(PathBuf);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let _shm = Gone(shm.clone());
     let elsewhere = lab.outside.join("elsewhere");
     ok(&run(&lab, "0467", "true", false, &[("SANDBOX_BASH_WORKSPACE", &elsewhere)]));
     settle_home(&lab);
     let file = store(&lab);
     let mut kept = std::fs::read(&file).unwrap();
     assert!(contains(&kept, Path::new("only_in_the_store")) && contains(&kept, Path::new("id_secret_key_name")));
-    let mut ssh_somewhere = false;
-    for mode in ["0467", "0667", "0777"] {
+    let (mut ssh_somewhere, mut ssh_not_everywhere) = (false, false);
+    for mode in ["0467", "0667", "0777", "0067"] {
         let program = format!(
             "cat {f}; echo forged > {f}; ls -a {d}; echo end",
             f = file.display(),
@@ -139,6 +151,10 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
         let shown = String::from_utf8_lossy(&all);
         assert!(shown.contains("end"), "mode {mode}: {shown}");
         assert!(!contains(&all, Path::new("only_in_the_store")), "mode {mode}: the run read another listing:\n{shown}");
+        assert!(
+            !contains(&all, Path::new(shm.file_name().unwrap())),
+            "mode {mode}: the host's /dev/shm was given:\n{shown}"
+        );
         assert!(shown.contains("Read-only file system") || shown.contains("Permission denied"), "mode {mode}: {shown}");
         assert_eq!(std::fs::read(&file).unwrap(), kept, "mode {mode}: the store was changed");
         // (A start of its own, which may keep the listing it makes: the store is read again
@@ -147,6 +163,7 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
         let ssh_listed = text(&ssh.stdout).contains("id_secret_key_name");
         assert_eq!(contains(&all, Path::new("id_secret_key_name")), ssh_listed, "mode {mode}: {shown}");
         ssh_somewhere |= ssh_listed;
+        ssh_not_everywhere |= !ssh_listed;
         // What a nested level finds in the store's place: the listing of the home where the
         // run may list the home itself, and not where it may not.
         let home = run(&lab, mode, &format!("ls -a {}; echo end", lab.home.display()), true, &[]);
@@ -157,8 +174,9 @@ fn no_run_reads_or_writes_the_kept_listings_and_nested_levels_get_only_what_the_
         }
         kept = std::fs::read(&file).unwrap();
     }
-    // ~/.ssh is listed by the run through the home's rule, which lists every directory beneath.
-    assert!(ssh_somewhere, "no mode lists ~/.ssh: the case above tested nothing");
+    // ~/.ssh is listed by the run through the home's rule, which lists every directory beneath
+    // (where the mode reads outside the workspace), and not listed where nothing there is read.
+    assert!(ssh_somewhere && ssh_not_everywhere, "every mode or none lists ~/.ssh: the case above tested one side");
 }
 
 #[test]
