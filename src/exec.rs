@@ -322,7 +322,7 @@ pub fn socket_address(path: &str) -> Option<(nix::sys::socket::UnixAddr, Option<
 /// offers it, else one component at a time).
 pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
     let below = path.strip_prefix("/").map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    if below.components().any(|part| !matches!(part, std::path::Component::Normal(_))) {
+    if !plain_components(below) {
         return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
     }
     #[cfg(target_os = "linux")]
@@ -338,7 +338,7 @@ pub(crate) fn open_dir_no_links(path: &Path) -> std::io::Result<std::fs::File> {
 /// The directory `relative` below the open directory `dir`, every component reached by no
 /// link (as [`open_dir_no_links`] does from `/`). An empty `relative` opens `dir` again.
 pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> std::io::Result<std::fs::File> {
-    if relative.components().any(|part| !matches!(part, std::path::Component::Normal(_))) {
+    if !plain_components(relative) {
         return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
     }
     #[cfg(target_os = "linux")]
@@ -348,6 +348,11 @@ pub(crate) fn open_dir_below_no_links(dir: &std::fs::File, relative: &Path) -> s
         return answer;
     }
     walk_below_no_links(dir, relative)
+}
+
+/// Whether `path` names only entries (no root, `.` or `..`): what the no-link opens walk.
+fn plain_components(path: &Path) -> bool {
+    path.components().all(|part| matches!(part, std::path::Component::Normal(_)))
 }
 
 /// [`open_dir_below_no_links`] one component at a time: an open with `O_NOFOLLOW` for each
@@ -484,19 +489,8 @@ mod tests {
         std::os::unix::fs::symlink("missing", root.join("a/dangling")).unwrap();
         let base = open_dir(&root).unwrap();
         let ino = |f: &std::fs::File| f.metadata().unwrap().ino();
-        #[cfg(target_os = "linux")]
-        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        #[cfg(not(target_os = "linux"))]
-        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-        let walked = |relative: &str| {
-            // The walk alone, one component at a time, as where openat2 is not offered.
-            let mut opened: Option<std::fs::File> = None;
-            for part in Path::new(relative).components() {
-                let at = opened.as_ref().unwrap_or(&base);
-                opened = Some(open_in(at, part.as_os_str(), flags, 0)?);
-            }
-            Ok::<_, std::io::Error>(opened.unwrap())
-        };
+        // The walk alone, one component at a time, as where openat2 is not offered.
+        let walked = |relative: &str| walk_below_no_links(&base, Path::new(relative));
         for relative in ["a/b/c", "a/b", "a/link/c", "a/link", "a/dangling", "a/file/x", "a/missing/c", "a/b/missing"] {
             let below = open_dir_below_no_links(&base, Path::new(relative));
             let from_root = open_dir_no_links(&root.join(relative));
